@@ -1,0 +1,132 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Every setting of the service: its environment variable, default and meaning.
+ * Nothing else in the code base reads `process.env`.
+ */
+export const settings = {
+  port: {
+    env: 'PORT',
+    default: '8080',
+    description: 'TCP port the HTTP server listens on (0 picks a free port).',
+    schema: z.coerce.number().int().min(0).max(65535),
+  },
+  host: {
+    env: 'HOST',
+    default: '127.0.0.1',
+    description: 'Interface the HTTP server binds to (0.0.0.0 inside a container).',
+    schema: z.string().min(1),
+  },
+  mongodbUri: {
+    env: 'MONGODB_URI',
+    default: '',
+    description:
+      'MongoDB connection string. Unset: an embedded MongoDB-wire-compatible store is started on DATA_DIR and filled with demo data.',
+    schema: z
+      .string()
+      .refine((v) => v === '' || /^mongodb(\+srv)?:\/\//.test(v), 'must start with mongodb:// or mongodb+srv://'),
+  },
+  mongodbDb: {
+    env: 'MONGODB_DB',
+    default: 'candidate_directory',
+    description: 'Name of the MongoDB database holding every collection.',
+    schema: z.string().regex(/^[A-Za-z0-9_-]{1,63}$/, 'must be 1-63 letters, digits, _ or -'),
+  },
+  dataDir: {
+    env: 'DATA_DIR',
+    default: '.data/',
+    description: 'Directory of the embedded store (snapshot and journal). Ignored when MONGODB_URI is set.',
+    schema: z.string().min(1),
+  },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    default: 'info',
+    description: 'Minimum level of the JSON logs: fatal, error, warn, info, debug, trace or silent.',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  },
+  demoApiKey: {
+    env: 'DEMO_API_KEY',
+    default: '',
+    description:
+      'Fixes the value of the demo API key created on an empty embedded store (random when unset). Never used with MONGODB_URI.',
+    schema: z.string(),
+  },
+  environment: {
+    env: 'NODE_ENV',
+    default: 'production',
+    description:
+      'production or development. Development adds stack traces and schema hints to GraphQL errors; never use it with real data.',
+    schema: z.enum(['production', 'development', 'test']),
+  },
+  graphqlMaxDepth: {
+    env: 'GRAPHQL_MAX_DEPTH',
+    default: '12',
+    description: 'Deepest field nesting a GraphQL operation may select (the recursive `partner` field needs a bound).',
+    schema: z.coerce.number().int().min(1).max(100),
+  },
+  graphqlMaxCost: {
+    env: 'GRAPHQL_MAX_COST',
+    default: '5000',
+    description: 'Highest static cost (graphql-armor cost limit) of a GraphQL operation.',
+    schema: z.coerce.number().int().min(1),
+  },
+  graphqlMaxAliases: {
+    env: 'GRAPHQL_MAX_ALIASES',
+    default: '15',
+    description: 'Most aliases a GraphQL operation may use.',
+    schema: z.coerce.number().int().min(0),
+  },
+  graphqlMaxTokens: {
+    env: 'GRAPHQL_MAX_TOKENS',
+    default: '2000',
+    description: 'Most lexical tokens a GraphQL document may have (bounds parsing work).',
+    schema: z.coerce.number().int().min(1),
+  },
+  demoCandidates: {
+    env: 'DEMO_CANDIDATES',
+    default: '2000',
+    description: 'Number of demo candidates seeded into an empty embedded store at start.',
+    schema: z.coerce.number().int().min(0).max(1_000_000),
+  },
+} as const;
+
+type Settings = typeof settings;
+export type Config = { [K in keyof Settings]: z.output<Settings[K]['schema']> };
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads and validates the configuration; throws a ConfigError naming every bad variable. */
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  overrides: Partial<Config> = {},
+): Config {
+  const problems: string[] = [];
+  const config: Record<string, unknown> = {};
+  for (const [key, setting] of Object.entries(settings)) {
+    if (key in overrides) {
+      config[key] = (overrides as Record<string, unknown>)[key];
+      continue;
+    }
+    const raw = env[setting.env] ?? setting.default;
+    const parsed = (setting.schema as z.ZodType).safeParse(raw);
+    if (parsed.success) config[key] = parsed.data;
+    else problems.push(`${setting.env}=${JSON.stringify(raw)}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  const result = config as Config;
+  return { ...result, dataDir: path.resolve(result.dataDir) };
+}
+
+/** The settings as a markdown table (the README's configuration section is generated from it). */
+export function settingsTable(): string {
+  const rows = Object.values(settings).map(
+    (s) => `| \`${s.env}\` | ${s.default === '' ? '(unset)' : `\`${s.default}\``} | ${s.description} |`,
+  );
+  return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
+}

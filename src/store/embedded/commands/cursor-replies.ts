@@ -1,0 +1,38 @@
+import type { Document } from 'bson';
+import { AS_STORED, DEFAULT_FIRST_BATCH, type Presenter } from '../cursors/cursor-registry';
+import { CommandError } from '../errors';
+import { encodeCursorReply } from '../wire/cursor-reply';
+import { optionalDocument, optionalInteger } from './arguments';
+import type { CommandContext } from './context';
+
+export interface FirstBatchOptions {
+  /** Documents in the first batch; MongoDB's default is 101. */
+  readonly batchSize?: number;
+  /** Return one batch and close the cursor (find's singleBatch, negative limit). */
+  readonly singleBatch?: boolean;
+  readonly present?: Presenter;
+}
+
+/** `cursor.batchSize` of aggregate and the list commands. */
+export function cursorBatchSize(command: Document): number | undefined {
+  const cursor = optionalDocument(command, 'cursor');
+  return cursor ? batchSizeValue(optionalInteger(cursor, 'batchSize')) : undefined;
+}
+
+export function batchSizeValue(value: number | undefined): number | undefined {
+  if (value !== undefined && value < 0) throw new CommandError('BadValue', `batchSize must be non-negative, not ${value}`);
+  return value;
+}
+
+/**
+ * Replies with the first batch of a result; the rest stays in a server cursor for getMore.
+ * Exhausted (or single-batch) results answer cursor id 0 and keep nothing open.
+ */
+export function firstBatchReply(context: CommandContext, ns: string, docs: Document[], options: FirstBatchOptions = {}): Uint8Array {
+  const { cursors } = context.runtime;
+  const cursor = cursors.open(ns, docs, options.present ?? AS_STORED);
+  const batch = cursor.nextBatch(options.batchSize ?? DEFAULT_FIRST_BATCH);
+  const keepOpen = !cursor.exhausted && !options.singleBatch;
+  if (!keepOpen) cursors.close(cursor.id);
+  return encodeCursorReply('firstBatch', keepOpen ? cursor.id : 0, ns, batch);
+}

@@ -1,0 +1,76 @@
+import type { Document } from 'bson';
+import { asCommandError, CommandError } from '../errors';
+import type { StoreRuntime } from '../runtime';
+import { aggregateCommands } from './aggregate';
+import { collectionCommands } from './collections';
+import type { CommandHandler, CommandResult } from './context';
+import { countDistinctCommands } from './count-distinct';
+import { databaseCommands } from './databases';
+import { explainCommands } from './explain';
+import { findCommands } from './find';
+import { findAndModifyCommands } from './find-and-modify';
+import { getMoreCommands } from './get-more';
+import { handshakeCommands } from './handshake';
+import { indexCommands } from './indexes';
+import { serverInfoCommands } from './server-info';
+import { writeCommands } from './write-commands';
+
+const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map(
+  Object.entries({
+    ...handshakeCommands,
+    ...serverInfoCommands,
+    ...databaseCommands,
+    ...collectionCommands,
+    ...indexCommands,
+    ...findCommands,
+    ...getMoreCommands,
+    ...writeCommands,
+    ...findAndModifyCommands,
+    ...countDistinctCommands,
+    ...aggregateCommands,
+    ...explainCommands,
+  }),
+);
+
+async function execute(body: Document, runtime: StoreRuntime, connectionId: number): Promise<CommandResult> {
+  const name = Object.keys(body)[0];
+  const handler = name === undefined ? undefined : COMMANDS.get(name);
+  if (!handler) throw new CommandError('CommandNotFound', `no such command: '${name ?? ''}'`);
+  const db = body.$db;
+  if (typeof db !== 'string' || db.length === 0) throw new CommandError('InvalidNamespace', 'command has no $db');
+  // txnNumber alone (a retryable write) is accepted and ignored: every write is applied once.
+  // A transaction is refused up front, as a standalone does, rather than half applied.
+  if (body.startTransaction === true || body.autocommit === false) {
+    throw new CommandError('IllegalOperation', 'Transaction numbers are only allowed on a replica set member or mongos');
+  }
+  return handler(body, { runtime, db, connectionId });
+}
+
+/**
+ * Runs one command and produces its reply; never throws. Generic arguments (lsid, txnNumber,
+ * $readPreference, apiVersion, writeConcern, ...) need no handling: handlers read only their
+ * own fields. A command that wrote anything replies only once its changes are in the journal.
+ */
+export async function runCommand(body: Document, runtime: StoreRuntime, connectionId: number): Promise<CommandResult> {
+  const journal = runtime.journal;
+  const mark = journal?.position ?? 0;
+  let reply: CommandResult;
+  try {
+    reply = await execute(body, runtime, connectionId);
+  } catch (error) {
+    const commandError = asCommandError(error);
+    if (commandError.codeName === 'InternalError') {
+      runtime.log('error', 'command failed unexpectedly', { command: Object.keys(body)[0], error: error instanceof Error ? error.stack : String(error) });
+    }
+    reply = commandError.toReply();
+  }
+  if (journal && journal.position !== mark) {
+    try {
+      await journal.waitDurable();
+    } catch (error) {
+      runtime.log('error', 'journal write failed', { error: String(error) });
+      return new CommandError('InternalError', `journal write failed: ${String(error)}`).toReply();
+    }
+  }
+  return reply;
+}

@@ -1,0 +1,50 @@
+import type { Document } from 'bson';
+import { compileProjection } from '../engine/projection';
+import { runQuery, type QueryRequest } from '../engine/query-executor';
+import { parseSort } from '../engine/sort';
+import { collectionArgument, evaluationOptions, nonNegativeInteger, optionalDocument, optionalInteger } from './arguments';
+import type { CommandHandler } from './context';
+import { batchSizeValue, firstBatchReply } from './cursor-replies';
+
+export interface FindArguments {
+  readonly collection: string;
+  readonly query: QueryRequest;
+  readonly projection?: Document;
+  readonly batchSize?: number;
+  readonly singleBatch: boolean;
+}
+
+/** Reads a find command; explain reuses it. */
+export function parseFind(command: Document): FindArguments {
+  const limit = optionalInteger(command, 'limit') ?? 0;
+  const { collation, variables } = evaluationOptions(command);
+  return {
+    collection: collectionArgument(command, 'find'),
+    query: {
+      filter: optionalDocument(command, 'filter') ?? {},
+      sort: parseSort(command.sort),
+      skip: nonNegativeInteger(command, 'skip'),
+      // A negative limit is the legacy way of asking for a single batch.
+      limit: Math.abs(limit),
+      hint: command.hint,
+      collation,
+      variables,
+    },
+    projection: optionalDocument(command, 'projection'),
+    batchSize: batchSizeValue(optionalInteger(command, 'batchSize')),
+    singleBatch: command.singleBatch === true || limit < 0,
+  };
+}
+
+const find: CommandHandler = (command, context) => {
+  const args = parseFind(command);
+  const collection = context.runtime.catalog.getCollection(context.db, args.collection);
+  const docs = collection ? runQuery(collection, args.query).records.map((record) => record.doc) : [];
+  return firstBatchReply(context, `${context.db}.${args.collection}`, docs, {
+    batchSize: args.batchSize,
+    singleBatch: args.singleBatch,
+    present: compileProjection(args.projection, args.query.filter, args.query),
+  });
+};
+
+export const findCommands: Record<string, CommandHandler> = { find };

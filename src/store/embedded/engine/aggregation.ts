@@ -1,0 +1,128 @@
+import type { Document } from 'bson';
+import { Aggregator } from 'mingo';
+import * as pipelineOperators from 'mingo/operators/pipeline';
+import { cloneDeep } from 'mingo/util';
+import { CommandError } from '../errors';
+import type { Catalog } from './catalog';
+import { mingoOptions, type EvaluationOptions } from './mingo-options';
+import { isPlainObject } from './path-values';
+import { countMatches, runQuery, type ExecutionStats, type QueryRequest } from './query-executor';
+import { parseSort } from './sort';
+
+/** Stages that build new documents and never write into their input. */
+const NON_MUTATING_STAGES = new Set([
+  '$match', '$sort', '$skip', '$limit', '$count', '$group', '$sortByCount', '$sample', '$bucket', '$bucketAuto',
+  '$replaceRoot', '$replaceWith', '$documents',
+  // mingo runs every facet on copies of its input.
+  '$facet',
+]);
+
+function stageName(stage: unknown): string {
+  const keys = isPlainObject(stage) ? Object.keys(stage) : [];
+  if (keys.length !== 1) throw new CommandError('BadValue', 'A pipeline stage specification object must contain exactly one field.');
+  if (!(keys[0] in pipelineOperators)) throw new CommandError('UnrecognizedPipelineStage', `Unrecognized pipeline stage name: '${keys[0]}'`);
+  return keys[0];
+}
+
+/**
+ * Whether mingo might modify the documents it is given. Stored documents are shared, never
+ * copied per query, so a pipeline that might write into them ($addFields, $unwind, nested
+ * $project paths...) runs on copies instead.
+ */
+function mayMutate(pipeline: readonly Document[]): boolean {
+  return pipeline.some((stage) => {
+    const name = stageName(stage);
+    const spec = stage[name] as unknown;
+    if (NON_MUTATING_STAGES.has(name)) return false;
+    if (name === '$project' || name === '$unset') {
+      const paths = Array.isArray(spec) ? spec : typeof spec === 'string' ? [spec] : Object.keys(spec as Document);
+      return paths.some((path) => String(path).includes('.'));
+    }
+    if (name === '$lookup' || name === '$unionWith') {
+      const nested = isPlainObject(spec) ? spec.pipeline : undefined;
+      return Array.isArray(nested) && mayMutate(nested as Document[]);
+    }
+    return true;
+  });
+}
+
+/**
+ * The leading $match / $sort / $skip / $limit of a pipeline, which the query engine answers
+ * with its indexes, and the stages left for mingo.
+ */
+export function splitPipeline(pipeline: readonly Document[]): { query: QueryRequest; rest: Document[] } {
+  let i = 0;
+  const next = (name: string): unknown => (pipeline[i] && stageName(pipeline[i]) === name ? pipeline[i++][name] : undefined);
+  const filter = next('$match');
+  if (filter !== undefined && !isPlainObject(filter)) throw new CommandError('BadValue', 'the match filter must be an expression in an object');
+  const sort = parseSort(next('$sort'));
+  const skip = next('$skip');
+  const limit = next('$limit');
+  if ((skip !== undefined && typeof skip !== 'number') || (limit !== undefined && typeof limit !== 'number')) {
+    throw new CommandError('BadValue', '$skip and $limit take a non-negative number');
+  }
+  return {
+    query: { filter: (filter as Document | undefined) ?? {}, sort, skip: skip ?? 0, limit: limit ?? 0 },
+    rest: pipeline.slice(i),
+  };
+}
+
+/** `{_id: <constant>, <field>: {$sum: 1}, ...}`: the driver's countDocuments ends with one. */
+function isCountingGroup(spec: unknown): spec is Document {
+  if (!isPlainObject(spec) || !('_id' in spec)) return false;
+  const id = spec._id;
+  const constantId = id === null || typeof id === 'number' || (typeof id === 'string' && !id.startsWith('$'));
+  return constantId && Object.entries(spec).every(([key, value]) => key === '_id' || (isPlainObject(value) && Object.keys(value).length === 1 && value.$sum === 1));
+}
+
+/**
+ * A pipeline ending in a lone `$count` or counting `$group` (countDocuments) is answered from
+ * the number of matches, without handing every matched document to mingo only to count it.
+ */
+function isCountingStage(stages: readonly Document[]): boolean {
+  return stages.length === 1 && (typeof stages[0].$count === 'string' || isCountingGroup(stages[0].$group));
+}
+
+function countedResult(stage: Document, count: number): Document[] {
+  if (count === 0) return [];
+  if (typeof stage.$count === 'string') return [{ [stage.$count]: count }];
+  const group = stage.$group as Document;
+  return [Object.fromEntries(Object.keys(group).map((key) => [key, key === '_id' ? group._id : count]))];
+}
+
+export interface AggregationResult {
+  readonly docs: Document[];
+  /** How the leading stages were answered (explain). */
+  readonly stats?: ExecutionStats;
+}
+
+/** Runs a pipeline over a collection (or over nothing, for `aggregate: 1` with $documents). */
+export function runAggregation(
+  catalog: Catalog,
+  source: { db: string; collection?: string },
+  pipeline: readonly Document[],
+  options: EvaluationOptions = {},
+  /** explain wants execution stats, which only a real run of the leading stages produces. */
+  explaining = false,
+): AggregationResult {
+  const { query, rest } = splitPipeline(pipeline);
+  const collection = source.collection === undefined ? undefined : catalog.getCollection(source.db, source.collection);
+  if (isCountingStage(rest) && !explaining) {
+    return { docs: countedResult(rest[0], collection ? countMatches(collection, { ...query, ...options }) : 0) };
+  }
+  const result = collection ? runQuery(collection, { ...query, ...options }) : undefined;
+  let docs = result ? result.records.map((record) => record.doc) : [];
+  if (rest.length === 0) return { docs, stats: result?.stats };
+
+  const copy = mayMutate(rest);
+  if (copy) docs = docs.map((doc) => cloneDeep(doc));
+  const aggregator = new Aggregator(rest, {
+    ...mingoOptions(options),
+    collectionResolver: (name: string) => {
+      const foreign = catalog.getCollection(source.db, name);
+      const stored = foreign ? [...foreign.naturalOrder()].map((record) => record.doc) : [];
+      return copy ? stored.map((doc) => cloneDeep(doc)) : stored;
+    },
+  });
+  return { docs: aggregator.run(docs) as Document[], stats: result?.stats };
+}

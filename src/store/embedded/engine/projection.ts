@@ -1,0 +1,35 @@
+import type { Document } from 'bson';
+import { Query } from 'mingo';
+import { cloneDeep } from 'mingo/util';
+import { CommandError } from '../errors';
+import { mingoOptions, type EvaluationOptions } from './mingo-options';
+import { isPlainObject } from './path-values';
+
+/** Keeps the stored document's top-level field order (mingo moves `_id` last, MongoDB does not). */
+function inStoredOrder(stored: Document, projected: Document): Document {
+  const ordered: Document = {};
+  for (const key of Object.keys(stored)) if (key in projected) ordered[key] = projected[key];
+  for (const key of Object.keys(projected)) if (!(key in ordered)) ordered[key] = projected[key];
+  return ordered;
+}
+
+/**
+ * A find-style projection (inclusion, exclusion, $slice, $elemMatch, positional `$`) applied by
+ * mingo to one document at a time, so only returned documents are ever projected. The
+ * positional operator needs the query's filter, which is only re-evaluated when it is used.
+ */
+export function compileProjection(projection: unknown, filter: Document, options: EvaluationOptions = {}): (doc: Document) => Document {
+  if (projection === undefined || projection === null) return (doc) => doc;
+  if (!isPlainObject(projection)) throw new CommandError('TypeMismatch', 'projection must be an object');
+  if (Object.keys(projection).length === 0) return (doc) => doc;
+  const keys = Object.keys(projection);
+  const positional = keys.some((key) => key.endsWith('.$'));
+  // mingo applies nested paths (`a.b`) by editing sub-objects it shares with its input; those
+  // belong to the stored document, so such projections work on a copy.
+  const copyFirst = keys.some((key) => key.includes('.'));
+  const query = new Query(positional ? filter : {}, mingoOptions(options));
+  return (doc) => {
+    const [projected] = query.find([copyFirst ? cloneDeep(doc) : doc], projection).all() as Document[];
+    return projected === undefined ? doc : inStoredOrder(doc, projected);
+  };
+}

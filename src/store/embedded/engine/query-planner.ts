@@ -1,0 +1,161 @@
+import type { Document } from 'bson';
+import { CommandError } from '../errors';
+import type { Collection } from './collection';
+import { defaultIndexName } from './index-spec';
+import { collectPredicates, combinePredicates, type FilterPredicates, type PathPredicate } from './query-bounds';
+import { FULL_RANGE, type KeyRange, type SortedIndex } from './sorted-index';
+import type { SortSpec } from './sort';
+
+/** Cartesian products of `$in` lists beyond this many ranges stop refining the bounds. */
+const MAX_RANGES = 1000;
+
+/** How much dearer a candidate sorted in memory is than one read in order from an index. */
+const IN_MEMORY_SORT_FACTOR = 1.5;
+
+export interface IndexScanPlan {
+  readonly kind: 'ixscan';
+  readonly index: SortedIndex;
+  readonly ranges: readonly KeyRange[];
+  readonly reverse: boolean;
+  /** True when the scan yields documents already in the requested sort order. */
+  readonly providesSort: boolean;
+  /** Index entries inside the ranges. */
+  readonly estimate: number;
+  /** The ranges hold exactly the matching documents: no filtering needed. */
+  readonly exact: boolean;
+}
+
+export interface CollectionScanPlan {
+  readonly kind: 'collscan';
+  readonly estimate: number;
+}
+
+export type QueryPlan = IndexScanPlan | CollectionScanPlan;
+
+export interface PlanRequest {
+  readonly filter: Document;
+  readonly sort?: SortSpec;
+  readonly skip: number;
+  /** 0 means no limit. */
+  readonly limit: number;
+  readonly hint?: unknown;
+  /** Indexes compare strings binarily, so a collation keeps the planner off them. */
+  readonly collation?: Document;
+}
+
+interface Bounds {
+  readonly ranges: KeyRange[];
+  /** Leading index fields pinned to a single value. */
+  readonly pinnedFields: number;
+  /** Every predicate of the filter went into the ranges. */
+  readonly usesAllPredicates: boolean;
+}
+
+/** Turns the predicates on an index's fields into key ranges, in index order. */
+function boundsFor(index: SortedIndex, predicates: readonly PathPredicate[]): Bounds | undefined {
+  let prefixes: unknown[][] = [[]];
+  let pinnedFields = 0;
+  let pinning = true;
+  let used = 0;
+  const result = (ranges: KeyRange[]): Bounds => ({ ranges, pinnedFields, usesAllPredicates: used === predicates.length });
+  for (const field of index.spec.fields) {
+    const onField = predicates.filter((p) => p.path === field.path);
+    const bounds = combinePredicates(onField, index.multikey);
+    if (!bounds) break;
+    // A multikey index uses one predicate per path (see combinePredicates).
+    const consumed = index.multikey ? 1 : onField.length;
+    if (bounds.kind === 'points') {
+      if (bounds.values.length === 0) return result([]);
+      if (prefixes.length * bounds.values.length > MAX_RANGES) break;
+      const values = field.direction === 1 ? bounds.values : [...bounds.values].reverse();
+      prefixes = prefixes.flatMap((prefix) => values.map((value) => [...prefix, value]));
+      if (pinning && values.length === 1) pinnedFields++;
+      else pinning = false;
+      used += consumed;
+      continue;
+    }
+    used += consumed;
+    const { low, lowInclusive, high, highInclusive } = bounds.interval;
+    const [start, startInclusive, end, endInclusive] =
+      field.direction === 1 ? [low, lowInclusive, high, highInclusive] : [high, highInclusive, low, lowInclusive];
+    return result(prefixes.map((prefix) => ({ start: [...prefix, start], startInclusive, end: [...prefix, end], endInclusive })));
+  }
+  if (prefixes[0].length === 0) return undefined;
+  return result(prefixes.map((key) => ({ start: key, startInclusive: true, end: key, endInclusive: true })));
+}
+
+/**
+ * Whether walking the index yields the sort order: the sort fields must follow the pinned
+ * prefix with all directions equal to (forward) or all opposite to (reverse) the index's.
+ */
+function sortDirection(index: SortedIndex, sort: SortSpec, pinnedFields: number): 'forward' | 'reverse' | undefined {
+  if (index.multikey || !index.complete) return undefined;
+  const fields = index.spec.fields.slice(pinnedFields, pinnedFields + sort.length);
+  if (fields.length < sort.length) return undefined;
+  if (!sort.every((s, i) => s.path === fields[i].path)) return undefined;
+  if (sort.every((s, i) => s.direction === fields[i].direction)) return 'forward';
+  if (sort.every((s, i) => s.direction !== fields[i].direction)) return 'reverse';
+  return undefined;
+}
+
+function scanPlan(index: SortedIndex, bounds: Bounds | undefined, sort: SortSpec | undefined, filter: FilterPredicates): IndexScanPlan {
+  const ranges = bounds?.ranges ?? [FULL_RANGE];
+  const direction = sort && ranges.length <= 1 ? sortDirection(index, sort, bounds?.pinnedFields ?? 0) : undefined;
+  const estimate = ranges.reduce((sum, range) => sum + index.count(range), 0);
+  const exact = filter.complete && (bounds?.usesAllPredicates ?? filter.predicates.length === 0);
+  return { kind: 'ixscan', index, ranges, reverse: direction === 'reverse', providesSort: direction !== undefined, estimate, exact };
+}
+
+function hintedIndex(collection: Collection, hint: unknown): SortedIndex | 'natural' {
+  let index: SortedIndex | undefined;
+  if (typeof hint === 'string') {
+    index = collection.getIndex(hint);
+  } else if (hint !== null && typeof hint === 'object' && !Array.isArray(hint)) {
+    if ('$natural' in hint) return 'natural';
+    const pattern = defaultIndexName(hint as Document);
+    index = collection.indexList().find((candidate) => defaultIndexName(candidate.spec.key) === pattern);
+  }
+  if (!index) throw new CommandError('BadValue', 'hint provided does not correspond to an existing index');
+  return index;
+}
+
+/**
+ * Chooses how to answer a query, by cost estimates that need no document reads: the number of
+ * index entries in each candidate's ranges, counted by binary search.
+ */
+export function planQuery(collection: Collection, request: PlanRequest): QueryPlan {
+  const collscan: CollectionScanPlan = { kind: 'collscan', estimate: collection.count };
+  const filter = collectPredicates(request.filter);
+  const { predicates } = filter;
+  if (request.hint !== undefined) {
+    const index = hintedIndex(collection, request.hint);
+    if (index === 'natural') return collscan;
+    return scanPlan(index, boundsFor(index, predicates), request.sort, filter);
+  }
+  if (request.collation) return collscan;
+
+  const bounded: IndexScanPlan[] = [];
+  const walks: IndexScanPlan[] = [];
+  for (const index of collection.indexList()) {
+    // Sparse and partial indexes lack some documents: they may only answer bounded scans that
+    // exclude what they lack (sparse: null never bounds a scan; partial: never used).
+    if (index.spec.partialFilterExpression) continue;
+    const bounds = boundsFor(index, predicates);
+    if (bounds) bounded.push(scanPlan(index, bounds, request.sort, filter));
+    else if (request.sort && index.complete) walks.push(scanPlan(index, undefined, request.sort, filter));
+  }
+  const mostSelective = bounded.reduce<IndexScanPlan | undefined>((best, c) => (!best || c.estimate < best.estimate ? c : best), undefined);
+  if (!request.sort) return mostSelective && mostSelective.estimate < collscan.estimate ? mostSelective : collscan;
+
+  // With a sort, reading an index in order can stop after skip+limit matches. Assuming matches
+  // are spread evenly, it reads about (skip+limit) / (share of entries that match) entries.
+  const wanted = request.limit > 0 ? request.skip + request.limit : Infinity;
+  const matchesAtMost = mostSelective?.estimate ?? collection.count;
+  const cost = (plan: QueryPlan): number => {
+    if (plan.kind === 'ixscan' && plan.providesSort) {
+      return Math.min(plan.estimate, (wanted * plan.estimate) / Math.max(1, matchesAtMost));
+    }
+    return plan.estimate * IN_MEMORY_SORT_FACTOR;
+  };
+  return [...bounded, ...walks, collscan].reduce((best, plan) => (cost(plan) < cost(best) ? plan : best));
+}

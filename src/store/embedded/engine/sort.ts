@@ -1,0 +1,88 @@
+import type { Document } from 'bson';
+import { CommandError } from '../errors';
+import { isPlainObject, valuesAtPath } from './path-values';
+import type { StoredRecord } from './stored-record';
+import { compareValues } from './value-order';
+
+export interface SortField {
+  readonly path: string;
+  readonly parts: readonly string[];
+  readonly direction: 1 | -1;
+}
+
+export type SortSpec = readonly SortField[];
+
+/** Parses a `sort` document; undefined when there is nothing to sort by. */
+export function parseSort(raw: unknown): SortSpec | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw new CommandError('TypeMismatch', 'sort must be an object');
+  const fields = Object.entries(raw as Document).map(([path, value]): SortField => {
+    if (value !== 1 && value !== -1) {
+      throw new CommandError('BadValue', `$sort key ordering must be 1 (for ascending) or -1 (for descending); got ${JSON.stringify(value)} for ${path}`);
+    }
+    return { path, parts: path.split('.'), direction: value };
+  });
+  return fields.length > 0 ? fields : undefined;
+}
+
+/** Where arrays are involved: the smallest element ascending, the largest descending (MongoDB). */
+function sortKeyThroughArrays(doc: Document, field: SortField): unknown {
+  const { values } = valuesAtPath(doc, field.parts);
+  return field.direction === 1 ? values[0] : values[values.length - 1];
+}
+
+/** The value a document sorts by on one field; missing is null. */
+function sortKey(doc: Document, field: SortField): unknown {
+  let value: unknown = doc;
+  for (const part of field.parts) {
+    if (Array.isArray(value)) return sortKeyThroughArrays(doc, field);
+    if (!isPlainObject(value)) return null;
+    value = value[part];
+  }
+  if (Array.isArray(value)) return sortKeyThroughArrays(doc, field);
+  return value === undefined ? null : value;
+}
+
+interface Keyed {
+  readonly record: StoredRecord;
+  readonly keys: unknown[];
+  readonly position: number;
+}
+
+function comparator(spec: SortSpec): (a: Keyed, b: Keyed) => number {
+  return (a, b) => {
+    for (let i = 0; i < spec.length; i++) {
+      const c = compareValues(a.keys[i], b.keys[i]);
+      if (c !== 0) return c * spec[i].direction;
+    }
+    // Ties keep their incoming order, whichever way the records are selected.
+    return a.position - b.position;
+  };
+}
+
+/**
+ * Sorts records in MongoDB order, stable. When only the first `wanted` are needed (limit),
+ * keeps a bounded sorted buffer instead of sorting everything.
+ */
+export function sortRecords(records: readonly StoredRecord[], spec: SortSpec, wanted = Infinity): StoredRecord[] {
+  const compare = comparator(spec);
+  const keyed = (record: StoredRecord, position: number): Keyed => ({ record, keys: spec.map((field) => sortKey(record.doc, field)), position });
+  if (wanted * 4 >= records.length) {
+    return records.map(keyed).sort(compare).map((k) => k.record);
+  }
+  const best: Keyed[] = [];
+  records.forEach((record, position) => {
+    const candidate = keyed(record, position);
+    if (best.length === wanted && compare(candidate, best[best.length - 1]) >= 0) return;
+    let low = 0;
+    let high = best.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (compare(best[mid], candidate) <= 0) low = mid + 1;
+      else high = mid;
+    }
+    best.splice(low, 0, candidate);
+    if (best.length > wanted) best.pop();
+  });
+  return best.map((k) => k.record);
+}

@@ -1,0 +1,133 @@
+/**
+ * A sorted multiset kept as a list of small sorted chunks (a flat, two-level B-tree). Inserts
+ * and deletes cost a binary search plus a splice inside one chunk, so building an index of
+ * 100,000 keys one insert at a time stays cheap, while scans walk plain arrays.
+ */
+
+const MAX_CHUNK = 512;
+
+/** A place in the list: chunk number and offset inside it. */
+interface Position {
+  chunk: number;
+  offset: number;
+}
+
+export class SortedEntries<T> {
+  private chunks: T[][] = [];
+  private count = 0;
+
+  constructor(private readonly compare: (a: T, b: T) => number) {}
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Replaces the content with already unsorted items, sorting once (bulk index builds). */
+  load(items: T[]): void {
+    items.sort(this.compare);
+    this.chunks = [];
+    const half = MAX_CHUNK / 2;
+    for (let i = 0; i < items.length; i += half) this.chunks.push(items.slice(i, i + half));
+    this.count = items.length;
+  }
+
+  insert(item: T): void {
+    if (this.chunks.length === 0) {
+      this.chunks.push([item]);
+      this.count = 1;
+      return;
+    }
+    const { chunk, offset } = this.firstPosition((entry) => this.compare(entry, item) > 0);
+    // Past the end means "append to the last chunk".
+    const target = chunk < this.chunks.length ? chunk : this.chunks.length - 1;
+    const entries = this.chunks[target];
+    entries.splice(chunk < this.chunks.length ? offset : entries.length, 0, item);
+    this.count++;
+    if (entries.length > MAX_CHUNK) {
+      this.chunks.splice(target + 1, 0, entries.splice(entries.length / 2));
+    }
+  }
+
+  /** Removes the entry comparing equal to `item`; returns false when there is none. */
+  delete(item: T): boolean {
+    const { chunk, offset } = this.firstPosition((entry) => this.compare(entry, item) >= 0);
+    if (chunk >= this.chunks.length) return false;
+    const entries = this.chunks[chunk];
+    if (this.compare(entries[offset], item) !== 0) return false;
+    entries.splice(offset, 1);
+    if (entries.length === 0) this.chunks.splice(chunk, 1);
+    this.count--;
+    return true;
+  }
+
+  /**
+   * Visits the entries from the first one for which `atOrAfterStart` holds up to the last one
+   * for which `beforeEnd` holds, ascending or (reverse) descending, until `visit` returns false.
+   * Both predicates must be monotone over the order; both ends are found by binary search, so
+   * the walk itself compares nothing. A callback rather than a generator: this is the hot loop.
+   */
+  forEachInRange(
+    atOrAfterStart: (entry: T) => boolean,
+    beforeEnd: (entry: T) => boolean,
+    reverse: boolean,
+    visit: (entry: T) => boolean | void,
+  ): void {
+    const start = this.firstPosition(atOrAfterStart);
+    const end = this.firstPosition((entry) => !beforeEnd(entry));
+    if (end.chunk < start.chunk || (end.chunk === start.chunk && end.offset <= start.offset)) return;
+    if (!reverse) {
+      for (let chunk = start.chunk, offset = start.offset; chunk < this.chunks.length; chunk++, offset = 0) {
+        const entries = this.chunks[chunk];
+        const stop = chunk === end.chunk ? end.offset : entries.length;
+        for (; offset < stop; offset++) if (visit(entries[offset]) === false) return;
+        if (chunk === end.chunk) return;
+      }
+      return;
+    }
+    for (let chunk = Math.min(end.chunk, this.chunks.length - 1); chunk >= start.chunk; chunk--) {
+      const entries = this.chunks[chunk];
+      const from = chunk === end.chunk ? end.offset - 1 : entries.length - 1;
+      const stop = chunk === start.chunk ? start.offset : 0;
+      for (let offset = from; offset >= stop; offset--) if (visit(entries[offset]) === false) return;
+    }
+  }
+
+  /** Number of entries in a range (same predicates as `range`), without visiting them. */
+  countRange(atOrAfterStart: (entry: T) => boolean, beforeEnd: (entry: T) => boolean): number {
+    const start = this.firstPosition(atOrAfterStart);
+    const end = this.firstPosition((entry) => !beforeEnd(entry));
+    return Math.max(0, this.indexOf(end) - this.indexOf(start));
+  }
+
+  *[Symbol.iterator](): Generator<T> {
+    for (const entries of this.chunks) yield* entries;
+  }
+
+  private indexOf(position: Position): number {
+    let index = 0;
+    for (let i = 0; i < position.chunk && i < this.chunks.length; i++) index += this.chunks[i].length;
+    return index + (position.chunk < this.chunks.length ? position.offset : 0);
+  }
+
+  /** The first position where the monotone predicate holds (one past the end when it never does). */
+  private firstPosition(predicate: (entry: T) => boolean): Position {
+    let low = 0;
+    let high = this.chunks.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      const entries = this.chunks[mid];
+      if (predicate(entries[entries.length - 1])) high = mid;
+      else low = mid + 1;
+    }
+    if (low === this.chunks.length) return { chunk: low, offset: 0 };
+    const entries = this.chunks[low];
+    let lo = 0;
+    let hi = entries.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (predicate(entries[mid])) hi = mid;
+      else lo = mid + 1;
+    }
+    return { chunk: low, offset: lo };
+  }
+}

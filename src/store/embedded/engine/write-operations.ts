@@ -1,0 +1,105 @@
+import { ObjectId, type Document } from 'bson';
+import { CommandError } from '../errors';
+import type { Catalog } from './catalog';
+import type { Collection } from './collection';
+import { ID_INDEX_NAME } from './index-spec';
+import { isPlainObject } from './path-values';
+import { runQuery } from './query-executor';
+import type { SortSpec } from './sort';
+import type { StoredRecord } from './stored-record';
+import { updatedDocument, upsertedDocument, withIdFirst, type UpdateContext, type UpdateSpec } from './update-document';
+
+export interface Selection extends UpdateContext {
+  readonly sort?: SortSpec;
+  readonly hint?: unknown;
+  /** Only the first match (updateOne, deleteOne, findAndModify). */
+  readonly single: boolean;
+}
+
+function select(collection: Collection, selection: Selection): StoredRecord[] {
+  return runQuery(collection, {
+    filter: selection.filter,
+    sort: selection.sort,
+    skip: 0,
+    limit: selection.single ? 1 : 0,
+    hint: selection.hint,
+    collation: selection.collation,
+    variables: selection.variables,
+  }).records;
+}
+
+/** Checks a document about to be inserted and gives it an `_id` (first) when it has none. */
+export function prepareInsert(doc: unknown): Document {
+  if (!isPlainObject(doc)) throw new CommandError('TypeMismatch', 'document to insert must be an object');
+  if (!('_id' in doc)) return { _id: new ObjectId(), ...doc };
+  const id = doc._id;
+  if (Array.isArray(id)) throw new CommandError('BadValue', "can't use an array for _id");
+  if (id instanceof RegExp || (id as { _bsontype?: string } | null)?._bsontype === 'BSONRegExp') {
+    throw new CommandError('BadValue', "can't use a regex for _id");
+  }
+  return withIdFirst(doc);
+}
+
+export interface UpdateOutcome {
+  readonly matched: number;
+  readonly modified: number;
+  /** The document an upsert inserted. */
+  readonly upserted?: Document;
+  /** Per matched record: the version before and after (after undefined when unchanged). */
+  readonly changes: ReadonlyArray<{ readonly before: Document; readonly after?: Document }>;
+}
+
+/**
+ * Applies an update to the selected documents one by one (a multi-update that fails half way,
+ * say on a duplicate key, keeps the documents updated before the failure, as in MongoDB).
+ */
+export function updateDocuments(
+  catalog: Catalog,
+  target: { db: string; collection: string },
+  spec: UpdateSpec,
+  selection: Selection,
+  upsert: boolean,
+): UpdateOutcome {
+  const collection = catalog.getCollection(target.db, target.collection);
+  const records = collection ? select(collection, selection) : [];
+  if (records.length === 0) {
+    if (!upsert) return { matched: 0, modified: 0, changes: [] };
+    const doc = prepareInsert(upsertedDocument(spec, selection));
+    catalog.ensureCollection(target.db, target.collection).insert(doc);
+    return { matched: 0, modified: 0, upserted: doc, changes: [] };
+  }
+  const changes: Array<{ before: Document; after?: Document }> = [];
+  let modified = 0;
+  for (const record of records) {
+    const before = record.doc;
+    const after = updatedDocument(before, spec, selection);
+    if (after) {
+      collection!.replace(record, after);
+      modified++;
+    }
+    changes.push({ before, after });
+  }
+  return { matched: records.length, modified, changes };
+}
+
+/** Deletes the selected documents; returns them. */
+export function deleteDocuments(catalog: Catalog, target: { db: string; collection: string }, selection: Selection): Document[] {
+  const collection = catalog.getCollection(target.db, target.collection);
+  if (!collection) return [];
+  const records = select(collection, selection);
+  for (const record of records) collection.remove(record);
+  return records.map((record) => record.doc);
+}
+
+/**
+ * Replaces a collection's documents, keeping its options and indexes ($out). Not atomic: a
+ * duplicate key half way leaves the documents inserted before it.
+ */
+export function replaceCollectionContents(catalog: Catalog, target: { db: string; collection: string }, docs: readonly Document[]): void {
+  const existing = catalog.getCollection(target.db, target.collection);
+  const specs = existing?.indexList().filter((index) => index.name !== ID_INDEX_NAME).map((index) => index.spec) ?? [];
+  if (existing) catalog.dropCollection(target.db, target.collection);
+  const collection = catalog.createCollection(target.db, target.collection, existing?.options ?? {});
+  for (const spec of specs) collection.createIndex(spec);
+  for (const doc of docs) collection.insert(prepareInsert(doc));
+}

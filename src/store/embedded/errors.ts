@@ -1,0 +1,69 @@
+import type { Document } from 'bson';
+import { MingoError } from 'mingo/util';
+
+/** MongoDB server error codes the store reports, with the code names MongoDB pairs them with. */
+export const ErrorCode = {
+  InternalError: 1,
+  BadValue: 2,
+  FailedToParse: 9,
+  TypeMismatch: 14,
+  Unauthorized: 13,
+  IllegalOperation: 20,
+  NamespaceNotFound: 26,
+  IndexNotFound: 27,
+  CursorNotFound: 43,
+  NamespaceExists: 48,
+  CommandNotFound: 59,
+  ImmutableField: 66,
+  CannotCreateIndex: 67,
+  InvalidOptions: 72,
+  InvalidNamespace: 73,
+  IndexOptionsConflict: 85,
+  IndexKeySpecsConflict: 86,
+  CommandNotSupported: 115,
+  CannotIndexParallelArrays: 171,
+  NoSuchTransaction: 251,
+  DuplicateKey: 11000,
+  UnrecognizedPipelineStage: 40324,
+} as const;
+
+export type ErrorCodeName = keyof typeof ErrorCode;
+
+const codeNames = new Map<number, string>(Object.entries(ErrorCode).map(([name, code]) => [code, name]));
+
+/** An error a command answers with `ok: 0`; the shape the MongoDB driver turns into a MongoServerError. */
+export class CommandError extends Error {
+  readonly code: number;
+  readonly codeName: string;
+
+  constructor(
+    codeName: ErrorCodeName,
+    message: string,
+    /** Extra reply fields MongoDB sends with this error (keyPattern and keyValue for duplicate keys). */
+    readonly details: Document = {},
+  ) {
+    super(message);
+    this.name = 'CommandError';
+    this.code = ErrorCode[codeName];
+    this.codeName = codeNames.get(this.code) ?? codeName;
+  }
+
+  toReply(): Document {
+    return { ok: 0, errmsg: this.message, code: this.code, codeName: this.codeName, ...this.details };
+  }
+
+  /** The entry of a write command's `writeErrors` array for the statement at `index`. */
+  toWriteError(index: number): Document {
+    return { index, code: this.code, errmsg: this.message, ...this.details };
+  }
+}
+
+/**
+ * Converts whatever a command threw into a CommandError. mingo rejects bad operators and
+ * expressions with MingoError, which is the client's mistake (BadValue); anything else is ours.
+ */
+export function asCommandError(error: unknown): CommandError {
+  if (error instanceof CommandError) return error;
+  if (error instanceof MingoError) return new CommandError('BadValue', error.message);
+  return new CommandError('InternalError', error instanceof Error ? error.message : String(error));
+}

@@ -1,0 +1,72 @@
+import path from 'node:path';
+import { DataDirectory } from './persistence/data-directory';
+import { StoreRuntime } from './runtime';
+import { WireServer } from './server';
+import { SILENT_LOG } from './store-log';
+
+export interface EmbeddedStoreOptions {
+  /** TCP port; default 27017, 0 picks a free port. */
+  port?: number;
+  /** Interface to listen on; default 127.0.0.1. */
+  host?: string;
+  /** Directory of the snapshot and journal; give this or `memory`. */
+  dbPath?: string;
+  /** Keep everything in memory only (tests). */
+  memory?: boolean;
+  log?: (level: 'info' | 'warn' | 'error', msg: string, fields?: object) => void;
+}
+
+export interface EmbeddedStore {
+  /** mongodb://127.0.0.1:<port>/?directConnection=true */
+  readonly uri: string;
+  readonly port: number;
+  /** Stops listening, closes connections, flushes the journal. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_PORT = 27017;
+const DEFAULT_HOST = '127.0.0.1';
+/** How often idle cursors are looked for. */
+const CURSOR_SWEEP_MS = 60_000;
+
+/**
+ * Starts a MongoDB-wire-compatible store: a development and test stand-in for a standalone
+ * MongoDB 7.0, durable under `dbPath` or in memory.
+ */
+export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise<EmbeddedStore> {
+  if ((options.dbPath === undefined) === (options.memory !== true)) {
+    throw new Error('startEmbeddedStore needs exactly one of dbPath or memory: true');
+  }
+  const log = options.log ?? SILENT_LOG;
+  const host = options.host ?? DEFAULT_HOST;
+  const dbPath = options.dbPath === undefined ? undefined : path.resolve(options.dbPath);
+  const runtime = new StoreRuntime(log, host, dbPath);
+  const dataDirectory = dbPath === undefined ? undefined : await DataDirectory.open(dbPath, runtime.catalog, log);
+  runtime.journal = dataDirectory?.journal;
+
+  const server = new WireServer(runtime);
+  try {
+    runtime.port = await server.listen(host, options.port ?? DEFAULT_PORT);
+  } catch (error) {
+    await dataDirectory?.close();
+    throw error;
+  }
+  const sweeper = setInterval(() => runtime.cursors.sweep(), CURSOR_SWEEP_MS);
+  sweeper.unref();
+  log('info', 'embedded store listening', { host, port: runtime.port, dbPath: dbPath ?? '(memory)' });
+
+  let closing: Promise<void> | undefined;
+  return {
+    uri: `mongodb://${host}:${runtime.port}/?directConnection=true`,
+    port: runtime.port,
+    close: () => {
+      closing ??= (async () => {
+        clearInterval(sweeper);
+        await server.close();
+        await dataDirectory?.close();
+        log('info', 'embedded store closed', { port: runtime.port });
+      })();
+      return closing;
+    },
+  };
+}

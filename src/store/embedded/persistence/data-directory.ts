@@ -1,0 +1,114 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { deserialize } from 'bson';
+import type { Catalog } from '../engine/catalog';
+import type { Change } from '../engine/change-log';
+import type { StoreLog } from '../store-log';
+import { Journal } from './journal';
+import { RecordFileReader, fsyncDirectory } from './record-file';
+import { loadSnapshot, writeSnapshot } from './snapshot';
+
+const SNAPSHOT = 'snapshot.bin';
+const LOCK = 'store.lock';
+const JOURNAL_PATTERN = /^journal-(\d+)\.log$/;
+
+const journalName = (generation: number): string => `journal-${generation}.log`;
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** One process per data directory: a second store on the same files would corrupt them. */
+function acquireLock(lockPath: string): void {
+  try {
+    fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
+    return;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const owner = Number.parseInt(fs.readFileSync(lockPath, 'utf8'), 10);
+  if (Number.isInteger(owner) && isProcessAlive(owner)) {
+    throw new Error(`data directory ${path.dirname(lockPath)} is in use by process ${owner}`);
+  }
+  // Left behind by a process that died without closing (kill -9): safe to take over.
+  fs.writeFileSync(lockPath, String(process.pid));
+}
+
+/**
+ * The on-disk state of a durable store: `snapshot.bin` (all data as of generation G) plus
+ * `journal-G.log` (changes since). Opening recovers snapshot + journal, then compacts them into
+ * snapshot G+1 (temp file, fsync, rename, fsync directory) before deleting the old journal, so a
+ * crash at any step leaves one consistent pair to recover from.
+ */
+export class DataDirectory {
+  private constructor(
+    private readonly directory: string,
+    readonly journal: Journal,
+  ) {}
+
+  static async open(directory: string, catalog: Catalog, log: StoreLog): Promise<DataDirectory> {
+    fs.mkdirSync(directory, { recursive: true });
+    const lockPath = path.join(directory, LOCK);
+    acquireLock(lockPath);
+    try {
+      const snapshotPath = path.join(directory, SNAPSHOT);
+      let generation = fs.existsSync(snapshotPath) ? loadSnapshot(snapshotPath, catalog) : 0;
+      const replayed = replayJournal(path.join(directory, journalName(generation)), catalog, log);
+      if (replayed) {
+        const temporary = `${snapshotPath}.tmp`;
+        writeSnapshot(temporary, catalog, generation + 1);
+        fs.renameSync(temporary, snapshotPath);
+        fsyncDirectory(directory);
+        generation++;
+        log('info', 'compacted journal into snapshot', { directory, generation });
+      }
+      removeStaleJournals(directory, generation);
+      const journal = await Journal.open(path.join(directory, journalName(generation)));
+      fsyncDirectory(directory);
+      catalog.recordChangesTo(journal);
+      return new DataDirectory(directory, journal);
+    } catch (error) {
+      fs.rmSync(lockPath, { force: true });
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.journal.close();
+    fs.rmSync(path.join(this.directory, LOCK), { force: true });
+  }
+}
+
+/** Applies a journal's intact records; true when the journal held anything (or a torn tail). */
+function replayJournal(journalPath: string, catalog: Catalog, log: StoreLog): boolean {
+  if (!fs.existsSync(journalPath)) return false;
+  const reader = new RecordFileReader(journalPath);
+  let applied = 0;
+  for (const payload of reader.payloads()) {
+    const change = deserialize(payload) as Change;
+    try {
+      catalog.applyChange(change);
+    } catch (error) {
+      log('error', 'journal record could not be applied; skipped', { change: change.t, error: String(error) });
+    }
+    applied++;
+  }
+  if (reader.discardedBytes > 0) {
+    log('warn', 'ignored a torn record at the end of the journal', { journal: journalPath, bytes: reader.discardedBytes });
+  }
+  if (applied > 0) log('info', 'replayed journal', { journal: journalPath, changes: applied });
+  return applied > 0 || reader.discardedBytes > 0;
+}
+
+function removeStaleJournals(directory: string, generation: number): void {
+  for (const name of fs.readdirSync(directory)) {
+    const match = JOURNAL_PATTERN.exec(name);
+    if (match && Number(match[1]) !== generation) fs.rmSync(path.join(directory, name), { force: true });
+  }
+  fs.rmSync(path.join(directory, `${SNAPSHOT}.tmp`), { force: true });
+}

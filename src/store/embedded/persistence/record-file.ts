@@ -1,0 +1,124 @@
+import fs from 'node:fs';
+import { crc32 } from 'node:zlib';
+
+/**
+ * Snapshots and journals are sequences of framed records:
+ *   u32 LE payload length | u32 LE CRC-32 of the payload | payload (one BSON document).
+ * A record whose frame runs past the end of the file or whose checksum fails is a torn write
+ * (the process died mid-append); reading stops there and everything before it stands.
+ */
+const FRAME_HEADER_BYTES = 8;
+
+/** Larger than any legitimate record (a 16 MB document plus framing); a bigger length is garbage. */
+const MAX_RECORD_BYTES = 64 * 1024 * 1024;
+
+const READ_CHUNK_BYTES = 4 * 1024 * 1024;
+
+export function frameRecord(payload: Uint8Array): Buffer {
+  const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + payload.length);
+  frame.writeUInt32LE(payload.length, 0);
+  frame.writeUInt32LE(crc32(payload), 4);
+  frame.set(payload, FRAME_HEADER_BYTES);
+  return frame;
+}
+
+/** Reads the intact records of a file, front to back, without loading it whole. */
+export class RecordFileReader {
+  /** Bytes of the file covered by intact records. */
+  validBytes = 0;
+  /** Bytes after the last intact record (a torn tail), 0 for a clean file. */
+  discardedBytes = 0;
+
+  constructor(private readonly path: string) {}
+
+  /** Payloads in file order; each is only valid until the next one is requested. */
+  *payloads(): Generator<Buffer> {
+    const fd = fs.openSync(this.path, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      let buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+      let bufferStart = 0; // file offset of buffer[0]
+      let bufferEnd = 0; // file offset just past the buffered bytes
+      const ensure = (from: number, bytes: number): void => {
+        if (from + bytes <= bufferEnd) return;
+        const keep = bufferEnd - from;
+        if (bytes > buffer.length) {
+          const larger = Buffer.allocUnsafe(Math.max(bytes, buffer.length * 2));
+          buffer.copy(larger, 0, from - bufferStart, bufferEnd - bufferStart);
+          buffer = larger;
+        } else {
+          buffer.copy(buffer, 0, from - bufferStart, bufferEnd - bufferStart);
+        }
+        bufferStart = from;
+        bufferEnd = from + keep;
+        while (bufferEnd < from + bytes) {
+          const read = fs.readSync(fd, buffer, bufferEnd - bufferStart, buffer.length - (bufferEnd - bufferStart), bufferEnd);
+          if (read === 0) break;
+          bufferEnd += read;
+        }
+      };
+
+      let position = 0;
+      while (position + FRAME_HEADER_BYTES <= size) {
+        ensure(position, FRAME_HEADER_BYTES);
+        const length = buffer.readUInt32LE(position - bufferStart);
+        const checksum = buffer.readUInt32LE(position - bufferStart + 4);
+        if (length > MAX_RECORD_BYTES || position + FRAME_HEADER_BYTES + length > size) break;
+        ensure(position, FRAME_HEADER_BYTES + length);
+        const offset = position - bufferStart + FRAME_HEADER_BYTES;
+        const payload = buffer.subarray(offset, offset + length);
+        if (crc32(payload) !== checksum) break;
+        position += FRAME_HEADER_BYTES + length;
+        this.validBytes = position;
+        yield payload;
+      }
+      this.discardedBytes = size - position;
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+}
+
+/** Buffered synchronous writer of framed records, for snapshots. */
+export class RecordFileWriter {
+  private readonly fd: number;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+
+  constructor(path: string) {
+    this.fd = fs.openSync(path, 'w');
+  }
+
+  write(payload: Uint8Array): void {
+    const frame = frameRecord(payload);
+    this.pending.push(frame);
+    this.pendingBytes += frame.length;
+    if (this.pendingBytes >= READ_CHUNK_BYTES) this.flush();
+  }
+
+  /** Flushes, fsyncs and closes: the file is durable when this returns. */
+  close(): void {
+    this.flush();
+    fs.fsyncSync(this.fd);
+    fs.closeSync(this.fd);
+  }
+
+  private flush(): void {
+    if (this.pendingBytes === 0) return;
+    const data = Buffer.concat(this.pending, this.pendingBytes);
+    let written = 0;
+    while (written < data.length) written += fs.writeSync(this.fd, data, written);
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+}
+
+/** Makes a directory's entries (created, renamed, deleted files) durable. */
+export function fsyncDirectory(directory: string): void {
+  const fd = fs.openSync(directory, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -1,0 +1,85 @@
+import { deserialize, serialize, type Document } from 'bson';
+import type { Catalog } from '../engine/catalog';
+import type { Collection } from '../engine/collection';
+import { describeIndex, ID_INDEX_NAME, parseIndexSpec } from '../engine/index-spec';
+import { RecordFileReader, RecordFileWriter } from './record-file';
+
+const FORMAT = 'candidate-directory-embedded-store';
+const VERSION = 1;
+
+/**
+ * A snapshot is a record file: a header naming the journal generation it covers, then per
+ * collection its definition followed by its documents, then an end marker. It is always
+ * written to a temporary file and renamed into place, so it is never seen half-written; the
+ * end marker guards against anything else truncating it.
+ */
+export function writeSnapshot(path: string, catalog: Catalog, generation: number): void {
+  const writer = new RecordFileWriter(path);
+  writer.write(serialize({ t: 'header', format: FORMAT, version: VERSION, generation }));
+  let collections = 0;
+  for (const db of catalog.databaseNames()) {
+    for (const collection of catalog.collections(db)) {
+      collections++;
+      writer.write(serialize(collectionRecord(collection)));
+      for (const record of collection.naturalOrder()) writer.write(serialize({ t: 'doc', d: record.doc }));
+    }
+  }
+  writer.write(serialize({ t: 'end', collections }));
+  writer.close();
+}
+
+function collectionRecord(collection: Collection): Document {
+  const indexes = collection
+    .indexList()
+    .filter((index) => index.name !== ID_INDEX_NAME)
+    .map((index) => {
+      const { v: _version, ...spec } = describeIndex(index.spec);
+      return spec;
+    });
+  return { t: 'collection', db: collection.db, c: collection.name, options: collection.options, indexes };
+}
+
+/** Loads a snapshot into an empty catalog; returns the journal generation it covers. */
+export function loadSnapshot(path: string, catalog: Catalog): number {
+  const reader = new RecordFileReader(path);
+  let generation: number | undefined;
+  let current: { collection: Collection; indexes: Document[] } | undefined;
+  let complete = false;
+  const finishCollection = (): void => {
+    if (!current) return;
+    current.collection.rebuildIndexes();
+    for (const spec of current.indexes) current.collection.createIndex(parseIndexSpec(spec));
+    current = undefined;
+  };
+
+  for (const payload of reader.payloads()) {
+    const record = deserialize(payload);
+    switch (record.t) {
+      case 'header':
+        if (record.format !== FORMAT || record.version !== VERSION) throw new Error(`${path} is not a snapshot this store can read`);
+        generation = record.generation as number;
+        break;
+      case 'collection':
+        finishCollection();
+        current = {
+          collection: catalog.createCollection(record.db as string, record.c as string, record.options as Document),
+          indexes: record.indexes as Document[],
+        };
+        break;
+      case 'doc':
+        if (!current) throw new Error(`${path}: document outside a collection`);
+        current.collection.bulkLoad(record.d as Document);
+        break;
+      case 'end':
+        finishCollection();
+        complete = true;
+        break;
+      default:
+        throw new Error(`${path}: unknown record type ${String(record.t)}`);
+    }
+  }
+  if (generation === undefined || !complete) {
+    throw new Error(`${path} is incomplete or damaged (${reader.discardedBytes} unreadable bytes); refusing to start on partial data`);
+  }
+  return generation;
+}

@@ -1,0 +1,110 @@
+import type { Db, IndexDescription } from 'mongodb';
+import { apiKeyIndexes } from '../auth/api-key-indexes';
+import { ConflictError } from '../errors';
+
+/**
+ * Names of every collection. They are part of the operator contract (backups, a real
+ * MongoDB prepared by hand, monitoring), so they never change silently.
+ */
+export const COLLECTIONS = {
+  candidates: 'candidates',
+  candidateIdentities: 'candidateIdentities',
+  countries: 'countries',
+  languages: 'languages',
+  languageLevels: 'languageLevels',
+  occupations: 'occupations',
+  educationLevels: 'educationLevels',
+  educationMajors: 'educationMajors',
+  jobOpportunities: 'jobOpportunities',
+  savedLists: 'savedLists',
+  offers: 'offers',
+  apiKeys: 'apiKeys',
+} as const;
+export type CollectionName = (typeof COLLECTIONS)[keyof typeof COLLECTIONS];
+
+/**
+ * One index: its collection, key pattern and options as `createIndex` takes them. The name
+ * is explicit, so that an operator can recognise the index and a changed key fails loudly.
+ * (Same shape as `apiKeyIndexes`.)
+ */
+export interface IndexSpec {
+  readonly collection: string;
+  readonly key: Readonly<Record<string, 1 | -1>>;
+  readonly options: { readonly name: string; readonly unique?: boolean };
+}
+
+/** Every index the repositories rely on, for every collection. */
+export const INDEXES: readonly IndexSpec[] = [
+  // candidates
+  { collection: COLLECTIONS.candidates, key: { publicId: 1 }, options: { name: 'candidates_publicId_unique', unique: true } },
+  { collection: COLLECTIONS.candidates, key: { status: 1 }, options: { name: 'candidates_status' } },
+  { collection: COLLECTIONS.candidates, key: { countryIsoCode: 1 }, options: { name: 'candidates_countryIsoCode' } },
+  { collection: COLLECTIONS.candidates, key: { nationalityIsoCode: 1 }, options: { name: 'candidates_nationalityIsoCode' } },
+  { collection: COLLECTIONS.candidates, key: { 'candidateOccupations.occupation.isco08Code': 1 }, options: { name: 'candidates_occupation_isco08Code' } },
+  // The sort key of every search and the keyset of cursors: (createdDate, publicId) is total.
+  { collection: COLLECTIONS.candidates, key: { createdDate: 1, publicId: 1 }, options: { name: 'candidates_createdDate_publicId' } },
+
+  // candidateIdentities: the unique e-mail is what detects a duplicate registration.
+  { collection: COLLECTIONS.candidateIdentities, key: { emailNormalised: 1 }, options: { name: 'candidateIdentities_emailNormalised_unique', unique: true } },
+  { collection: COLLECTIONS.candidateIdentities, key: { candidatePublicId: 1 }, options: { name: 'candidateIdentities_candidatePublicId_unique', unique: true } },
+
+  // reference data: one unique key each
+  { collection: COLLECTIONS.countries, key: { isoCode: 1 }, options: { name: 'countries_isoCode_unique', unique: true } },
+  { collection: COLLECTIONS.languages, key: { isoCode: 1 }, options: { name: 'languages_isoCode_unique', unique: true } },
+  { collection: COLLECTIONS.languageLevels, key: { level: 1 }, options: { name: 'languageLevels_level_unique', unique: true } },
+  { collection: COLLECTIONS.occupations, key: { isco08Code: 1 }, options: { name: 'occupations_isco08Code_unique', unique: true } },
+  { collection: COLLECTIONS.educationLevels, key: { level: 1 }, options: { name: 'educationLevels_level_unique', unique: true } },
+  { collection: COLLECTIONS.educationMajors, key: { id: 1 }, options: { name: 'educationMajors_id_unique', unique: true } },
+
+  { collection: COLLECTIONS.jobOpportunities, key: { publicId: 1 }, options: { name: 'jobOpportunities_publicId_unique', unique: true } },
+  { collection: COLLECTIONS.savedLists, key: { publicId: 1 }, options: { name: 'savedLists_publicId_unique', unique: true } },
+  { collection: COLLECTIONS.offers, key: { publicId: 1 }, options: { name: 'offers_publicId_unique', unique: true } },
+  { collection: COLLECTIONS.offers, key: { apiKeyId: 1 }, options: { name: 'offers_apiKeyId' } },
+
+  ...apiKeyIndexes,
+];
+
+/**
+ * Creates every index of INDEXES, once per collection. Idempotent: an index that already
+ * exists with the same name and key is left alone. An index of the same name with another
+ * key or options makes this throw (the server's IndexOptionsConflict / IndexKeySpecsConflict):
+ * such drift is for an operator to resolve, never silently dropped at start.
+ */
+export async function ensureIndexes(db: Db, indexes: readonly IndexSpec[] = INDEXES): Promise<void> {
+  const byCollection = new Map<string, IndexDescription[]>();
+  for (const spec of indexes) {
+    const descriptions = byCollection.get(spec.collection) ?? [];
+    descriptions.push({ ...spec.options, key: { ...spec.key } });
+    byCollection.set(spec.collection, descriptions);
+  }
+  for (const [collection, descriptions] of byCollection) {
+    await db.collection(collection).createIndexes(descriptions);
+  }
+}
+
+/** True for a MongoDB duplicate-key error (E11000), single write or bulk write. */
+export function isDuplicateKeyError(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, writeErrors } = error as { code?: unknown; writeErrors?: unknown };
+  if (code === 11000 || code === 11001) return true;
+  return Array.isArray(writeErrors) && writeErrors.some((w) => (w as { code?: unknown })?.code === 11000);
+}
+
+/**
+ * Runs a write and turns a duplicate-key error into a ConflictError carrying `message`
+ * (shown to callers). The cause names only the index: the driver's own message also holds
+ * the duplicate value, which may be personal data (an e-mail) and must not reach the logs.
+ */
+export async function conflictOnDuplicate<T>(write: () => Promise<T>, message: string): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (!isDuplicateKeyError(error)) throw error;
+    throw new ConflictError(message, { cause: new Error(`duplicate key on index ${duplicateIndexName(error)}`) });
+  }
+}
+
+function duplicateIndexName(error: unknown): string {
+  const text = String((error as { message?: unknown }).message ?? '');
+  return /index: ([A-Za-z0-9_.$-]+)/.exec(text)?.[1] ?? '(unknown)';
+}

@@ -1,0 +1,59 @@
+import { MongoClient } from 'mongodb';
+import { externalStoreUri, startStoreUnderTest, type StoreUnderTest } from '../support/store-under-test';
+import { skipReason } from './unified/requirements';
+import { runSpecTest } from './unified/run-test';
+import { EMBEDDED_SERVER_FACTS, probeServerFacts } from './unified/server-facts';
+import { loadSpecFiles } from './unified/spec-files';
+import { Tally } from './unified/tally';
+
+/**
+ * MongoDB's CRUD specification tests (unified format), run through the official driver against
+ * the embedded store, or against the real MongoDB in MONGODB_URI.
+ */
+const external = externalStoreUri();
+const server = external ? probeServerFacts(external) : EMBEDDED_SERVER_FACTS;
+const tally = new Tally();
+
+let store: StoreUnderTest;
+let internal: MongoClient;
+
+beforeAll(async () => {
+  store = await startStoreUnderTest();
+  internal = await MongoClient.connect(store.uri);
+});
+
+afterAll(async () => {
+  await internal?.close();
+  await store?.stop();
+  console.log(tally.report('CRUD spec', external ? 'the MongoDB in MONGODB_URI' : 'the embedded store'));
+});
+
+for (const file of loadSpecFiles()) {
+  describe(file.fileName, () => {
+    for (const test of file.tests) {
+      const name = `${file.fileName}: ${test.description}`;
+      const reason = skipReason(file, test, server);
+      if (reason) {
+        tally.skip(name, reason);
+        it.skip(`${test.description} (skipped: ${reason})`, () => undefined);
+        continue;
+      }
+      it(test.description, async () => {
+        try {
+          await runSpecTest(store.uri, internal, file, test);
+          tally.passed++;
+        } catch (error) {
+          tally.failed++;
+          throw error;
+        }
+      });
+    }
+  });
+}
+
+describe('the runner', () => {
+  it('when it reads the server version, then it is the one the skips were decided on', async () => {
+    const buildInfo = await internal.db('admin').command({ buildInfo: 1 });
+    expect(String(buildInfo.version).split('.').map(Number).slice(0, 3)).toEqual(server.version.slice(0, 3));
+  });
+});
