@@ -1,0 +1,82 @@
+import type { Collection, Db } from 'mongodb';
+import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
+import type { Permission } from './permissions';
+
+/** One document of `apiKeys`. The key itself is never stored, only its SHA-256. */
+export interface ApiKeyDoc {
+  /** short public id, `key_` + 12 base64url chars: unique */
+  id: string;
+  name: string;
+  /** the first characters of the key, shown in lists so operators can recognise it */
+  prefix: string;
+  /** SHA-256 hex of the whole key: unique */
+  keyHash: string;
+  permissions: Permission[];
+  createdDate: Date;
+  expiresAt?: Date;
+  revokedAt?: Date;
+}
+
+/** A key record as the rest of the code sees it: no `_id`, no hash. */
+export type ApiKeyRecord = Omit<ApiKeyDoc, 'keyHash'>;
+
+export interface ApiKeyRepository {
+  /** Throws ConflictError when the id or the key hash already exists. */
+  insert(doc: ApiKeyDoc): Promise<void>;
+  findByKeyHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  findById(id: string): Promise<ApiKeyRecord | null>;
+  /** Every key, oldest first. */
+  list(): Promise<ApiKeyRecord[]>;
+  /** Sets revokedAt unless already set (the first revocation time stays); null when `id` is unknown. */
+  revoke(id: string, at: Date): Promise<ApiKeyRecord | null>;
+}
+
+export function createApiKeyRepository(db: Db): ApiKeyRepository {
+  const collection: Collection<ApiKeyDoc> = db.collection<ApiKeyDoc>(COLLECTIONS.apiKeys);
+
+  const findById = async (id: string) => {
+    const doc = await collection.findOne({ id });
+    return doc === null ? null : toRecord(doc);
+  };
+
+  return {
+    async insert(doc) {
+      // A copy: insertOne adds `_id` to the object it is given.
+      await conflictOnDuplicate(
+        () => collection.insertOne({ ...doc }),
+        'An API key with the same id or value already exists.',
+      );
+    },
+
+    async findByKeyHash(keyHash) {
+      const doc = await collection.findOne({ keyHash });
+      return doc === null ? null : toRecord(doc);
+    },
+
+    findById,
+
+    async list() {
+      const docs = await collection.find({}).sort({ createdDate: 1, id: 1 }).toArray();
+      return docs.map(toRecord);
+    },
+
+    async revoke(id, at) {
+      await collection.updateOne({ id, revokedAt: { $exists: false } }, { $set: { revokedAt: at } });
+      return findById(id);
+    },
+  };
+}
+
+/** Copies the known fields only, so neither `_id` nor the hash nor stray fields leave the repository. */
+function toRecord(doc: ApiKeyDoc): ApiKeyRecord {
+  const record: ApiKeyRecord = {
+    id: doc.id,
+    name: doc.name,
+    prefix: doc.prefix,
+    permissions: [...doc.permissions],
+    createdDate: doc.createdDate,
+  };
+  if (doc.expiresAt !== undefined && doc.expiresAt !== null) record.expiresAt = doc.expiresAt;
+  if (doc.revokedAt !== undefined && doc.revokedAt !== null) record.revokedAt = doc.revokedAt;
+  return record;
+}

@@ -1,0 +1,145 @@
+import { BadUserInputError, NotFoundError, UnauthenticatedError } from '../errors';
+import {
+  generateApiKey,
+  generateKeyId,
+  hashApiKey,
+  isWellFormedApiKey,
+  shownPrefix,
+} from './api-key-format';
+import type { ApiKeyRecord, ApiKeyRepository } from './api-key-repository';
+import { authorize } from './authorize';
+import { isPermission, PERMISSIONS, type Permission } from './permissions';
+
+export type { ApiKeyRecord } from './api-key-repository';
+
+export interface CreateKeyInput {
+  name: string;
+  permissions: readonly string[];
+  /** whole days from now; absent: the key does not expire */
+  expiresInDays?: number;
+  /**
+   * A fixed key value instead of a random one. Only for the demo key of the embedded store
+   * (DEMO_API_KEY); it must have the format of a generated key.
+   */
+  value?: string;
+}
+
+export interface CreatedKey {
+  /** the key itself: shown once, never stored */
+  key: string;
+  record: ApiKeyRecord;
+}
+
+export const MAX_NAME_LENGTH = 100;
+export const MAX_EXPIRES_IN_DAYS = 3650;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * One message for every authentication failure (missing, malformed, unknown, revoked,
+ * expired): telling them apart would help whoever is probing keys, not the caller.
+ */
+export const INVALID_KEY_MESSAGE = 'A valid API key is required.';
+
+export class ApiKeyService {
+  constructor(
+    private readonly keys: ApiKeyRepository,
+    /** injectable so expiry can be tested without waiting */
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async createKey(input: CreateKeyInput): Promise<CreatedKey> {
+    const name = validateName(input.name);
+    const permissions = validatePermissions(input.permissions);
+    const expiresInDays = validateExpiresInDays(input.expiresInDays);
+    if (input.value !== undefined && !isWellFormedApiKey(input.value)) {
+      throw new BadUserInputError('The fixed key value does not have the format of an API key.', {
+        parameter: 'value',
+        rule: 'format',
+      });
+    }
+
+    const key = input.value ?? generateApiKey();
+    const createdDate = this.now();
+    const record: ApiKeyRecord = { id: generateKeyId(), name, prefix: shownPrefix(key), permissions, createdDate };
+    if (expiresInDays !== undefined) record.expiresAt = new Date(createdDate.getTime() + expiresInDays * DAY_MS);
+
+    await this.keys.insert({ ...record, keyHash: hashApiKey(key) });
+    return { key, record };
+  }
+
+  /**
+   * The record of the presented key, or UnauthenticatedError. Looked up in the store on every
+   * call, with no in-process cache, so a revocation takes effect at once.
+   *
+   * The lookup is by SHA-256 of the key through a unique index rather than by comparing
+   * secrets: any timing difference of the index walk depends on the hash of the guess, which
+   * tells an attacker nothing about the hash (let alone the key) of a real one, so no
+   * constant-time comparison is needed.
+   */
+  async authenticate(presentedKey: string | undefined): Promise<ApiKeyRecord> {
+    // Malformed input is rejected before touching the store: the format is public anyway.
+    if (!isWellFormedApiKey(presentedKey)) throw new UnauthenticatedError(INVALID_KEY_MESSAGE);
+    const record = await this.keys.findByKeyHash(hashApiKey(presentedKey));
+    if (record === null || record.revokedAt !== undefined) throw new UnauthenticatedError(INVALID_KEY_MESSAGE);
+    if (record.expiresAt !== undefined && record.expiresAt.getTime() <= this.now().getTime()) {
+      throw new UnauthenticatedError(INVALID_KEY_MESSAGE);
+    }
+    return record;
+  }
+
+  /** Throws ForbiddenError unless the key holds `permission` (ADMIN implies every permission). */
+  requirePermission(record: Pick<ApiKeyRecord, 'permissions'>, permission: Permission): void {
+    authorize(record, permission);
+  }
+
+  listKeys(): Promise<ApiKeyRecord[]> {
+    return this.keys.list();
+  }
+
+  /** Revokes the key at once; revoking a revoked key keeps its first revocation time. */
+  async revokeKey(id: string): Promise<ApiKeyRecord> {
+    const record = await this.keys.revoke(id, this.now());
+    if (record === null) throw new NotFoundError('No API key has this id.');
+    return record;
+  }
+}
+
+function validateName(name: unknown): string {
+  const trimmed = typeof name === 'string' ? name.trim() : '';
+  if (trimmed === '') throw new BadUserInputError('A key name is required.', { parameter: 'name', rule: 'required' });
+  if (trimmed.length > MAX_NAME_LENGTH || /[\u0000-\u001f\u007f]/.test(trimmed)) {
+    throw new BadUserInputError(`A key name has at most ${MAX_NAME_LENGTH} printable characters.`, {
+      parameter: 'name',
+      rule: 'format',
+    });
+  }
+  return trimmed;
+}
+
+function validatePermissions(permissions: readonly unknown[] | undefined): Permission[] {
+  if (!Array.isArray(permissions) || permissions.length === 0) {
+    throw new BadUserInputError('At least one permission is required.', { parameter: 'permissions', rule: 'required' });
+  }
+  const valid: Permission[] = [];
+  for (const permission of permissions) {
+    if (!isPermission(permission)) {
+      throw new BadUserInputError(`Unknown permission; expected some of ${PERMISSIONS.join(', ')}.`, {
+        parameter: 'permissions',
+        rule: 'enum',
+      });
+    }
+    if (!valid.includes(permission)) valid.push(permission);
+  }
+  return valid;
+}
+
+function validateExpiresInDays(days: number | undefined): number | undefined {
+  if (days === undefined) return undefined;
+  if (!Number.isInteger(days) || days < 1 || days > MAX_EXPIRES_IN_DAYS) {
+    throw new BadUserInputError(`expiresInDays must be a whole number from 1 to ${MAX_EXPIRES_IN_DAYS}.`, {
+      parameter: 'expiresInDays',
+      rule: 'range',
+    });
+  }
+  return days;
+}

@@ -1,0 +1,142 @@
+import type { Collection, Db, Filter } from 'mongodb';
+import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
+import type { CandidateDoc } from './candidate-document';
+
+/**
+ * Filters of a candidate search. Codes arrive normalised (upper case) from the caller.
+ * Several codes of one field are alternatives (OR); several fields all apply (AND).
+ * An absent or empty list does not restrict.
+ */
+export interface CandidateSearchFilter {
+  /** ISO 3166-1 alpha-2 codes of the current location (`countryIsoCode`). */
+  locations?: readonly string[];
+  /** ISO 3166-1 alpha-2 codes of the nationality (`nationalityIsoCode`). */
+  nationalities?: readonly string[];
+  /** ISCO-08 codes: the candidate has at least one of these occupations. */
+  occupations?: readonly string[];
+  /** Candidates of status EMPLOYED are left out unless this is true (contract section 3). */
+  includeEmployed: boolean;
+}
+
+export interface PageRequest {
+  skip: number;
+  limit: number;
+}
+
+/** Position in the search order, as carried by a cursor. */
+export interface CandidatePosition {
+  createdDate: Date;
+  publicId: string;
+}
+
+/** The one order of every search: total and stable, since publicId is unique. */
+export const CANDIDATE_ORDER = { createdDate: 1, publicId: 1 } as const;
+
+const WITHOUT_ID = { _id: 0 } as const;
+
+/** The `candidates` collection: the anonymised read model. */
+export class CandidateRepository {
+  private readonly collection: Collection<CandidateDoc>;
+
+  constructor(db: Db) {
+    this.collection = db.collection<CandidateDoc>(COLLECTIONS.candidates);
+  }
+
+  /** One page of matching candidates in search order, and the number of all matches. */
+  async search(filter: CandidateSearchFilter, page: PageRequest): Promise<{ items: CandidateDoc[]; total: number }> {
+    const query = searchQuery(filter);
+    const [items, total] = await Promise.all([
+      this.collection
+        .find(query, { projection: WITHOUT_ID, sort: CANDIDATE_ORDER, skip: page.skip, limit: page.limit })
+        .toArray(),
+      this.collection.countDocuments(query),
+    ]);
+    return { items, total };
+  }
+
+  /**
+   * Up to `limit` matching candidates strictly after `after` in search order (keyset
+   * pagination): a cursor stays on the same candidate while others are added before it.
+   */
+  async searchAfter(filter: CandidateSearchFilter, after: CandidatePosition | null, limit: number): Promise<CandidateDoc[]> {
+    const query = searchQuery(filter);
+    const keyset: Filter<CandidateDoc> | null = after
+      ? {
+          $or: [
+            { createdDate: { $gt: after.createdDate } },
+            { createdDate: after.createdDate, publicId: { $gt: after.publicId } },
+          ],
+        }
+      : null;
+    return this.collection
+      .find(keyset ? { $and: [query, keyset] } : query, { projection: WITHOUT_ID, sort: CANDIDATE_ORDER, limit })
+      .toArray();
+  }
+
+  /** The number of candidates matching `filter` (for a connection's totalCount). */
+  async count(filter: CandidateSearchFilter): Promise<number> {
+    return this.collection.countDocuments(searchQuery(filter));
+  }
+
+  /** The candidates of these ids that exist, in no particular order (loaders order them). */
+  async findByPublicIds(publicIds: readonly string[]): Promise<CandidateDoc[]> {
+    if (publicIds.length === 0) return [];
+    return this.collection.find({ publicId: { $in: [...publicIds] } }, { projection: WITHOUT_ID }).toArray();
+  }
+
+  async findByPublicId(publicId: string): Promise<CandidateDoc | null> {
+    return this.collection.findOne({ publicId }, { projection: WITHOUT_ID });
+  }
+
+  /** Which of these ids belong to a candidate. */
+  async findExistingPublicIds(publicIds: readonly string[]): Promise<Set<string>> {
+    if (publicIds.length === 0) return new Set();
+    const found = await this.collection
+      .find({ publicId: { $in: [...publicIds] } }, { projection: { _id: 0, publicId: 1 } })
+      .toArray();
+    return new Set(found.map((doc) => doc.publicId));
+  }
+
+  /** Inserts one candidate; a publicId already taken is a ConflictError. */
+  async insert(candidate: CandidateDoc): Promise<void> {
+    // A copy: the driver would otherwise add `_id` to the caller's object.
+    await conflictOnDuplicate(
+      () => this.collection.insertOne({ ...candidate }),
+      'A candidate with this public id already exists.',
+    );
+  }
+
+  /**
+   * Inserts many candidates, unordered (a duplicate does not stop the others); any
+   * duplicate publicId is reported as a ConflictError after the rest are written.
+   */
+  async insertMany(candidates: readonly CandidateDoc[]): Promise<void> {
+    if (candidates.length === 0) return;
+    await conflictOnDuplicate(
+      () => this.collection.insertMany(candidates.map((c) => ({ ...c })), { ordered: false }),
+      'A candidate with one of these public ids already exists.',
+    );
+  }
+
+  /** Deletes one candidate (undoes a half-done registration); true when one was deleted. */
+  async deleteByPublicId(publicId: string): Promise<boolean> {
+    const result = await this.collection.deleteOne({ publicId });
+    return result.deletedCount === 1;
+  }
+
+  /** The number of candidates stored, whatever their status. */
+  async countAll(): Promise<number> {
+    return this.collection.countDocuments({});
+  }
+}
+
+function searchQuery(filter: CandidateSearchFilter): Filter<CandidateDoc> {
+  const query: Filter<CandidateDoc> = {};
+  if (filter.locations?.length) query.countryIsoCode = { $in: [...filter.locations] };
+  if (filter.nationalities?.length) query.nationalityIsoCode = { $in: [...filter.nationalities] };
+  if (filter.occupations?.length) {
+    query['candidateOccupations.occupation.isco08Code'] = { $in: [...filter.occupations] };
+  }
+  if (!filter.includeEmployed) query.status = { $ne: 'EMPLOYED' };
+  return query;
+}

@@ -1,0 +1,23 @@
+/**
+ * One document of `candidateIdentities`: the identity data accepted at registration
+ * (seed section 2.4). Kept physically apart from `candidates`; no read path of the product
+ * ever queries this collection. `emailNormalised` carries the unique index that detects
+ * duplicate registrations.
+ */
+export interface CandidateIdentityDoc {
+  /** publicId of the candidate this identity belongs to */
+  candidatePublicId: string;
+  firstName?: string;
+  lastName?: string;
+  email: string;
+  /** trimmed, lower-cased e-mail: unique */
+  emailNormalised: string;
+  dob?: string;
+  professionalNetworkLink?: string;
+  phone?: string;
+  refugeeAgencyNumber?: string;
+  reliefAgencyNumber?: string;
+  messagingAppNumber?: string;
+  registrarId?: string;
+  createdDate: Date;
+}

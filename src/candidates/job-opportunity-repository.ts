@@ -1,0 +1,26 @@
+import type { Collection, Db } from 'mongodb';
+import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
+import type { JobOpportunityDoc } from './candidate-document';
+
+/** The `jobOpportunities` collection (anonymised job opportunities of visa job checks). */
+export class JobOpportunityRepository {
+  private readonly collection: Collection<JobOpportunityDoc>;
+
+  constructor(db: Db) {
+    this.collection = db.collection<JobOpportunityDoc>(COLLECTIONS.jobOpportunities);
+  }
+
+  /** The job opportunities of these ids that exist, in no particular order (loaders order them). */
+  async findByPublicIds(publicIds: readonly string[]): Promise<JobOpportunityDoc[]> {
+    if (publicIds.length === 0) return [];
+    return this.collection.find({ publicId: { $in: [...publicIds] } }, { projection: { _id: 0 } }).toArray();
+  }
+
+  async insertMany(jobOpportunities: readonly JobOpportunityDoc[]): Promise<void> {
+    if (jobOpportunities.length === 0) return;
+    await conflictOnDuplicate(
+      () => this.collection.insertMany(jobOpportunities.map((j) => ({ ...j })), { ordered: false }),
+      'A job opportunity with one of these public ids already exists.',
+    );
+  }
+}

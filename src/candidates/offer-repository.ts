@@ -1,0 +1,23 @@
+import type { Collection, Db } from 'mongodb';
+import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
+import type { OfferDoc } from './candidate-document';
+
+/** The `offers` collection: job matches and offers to assist, as recorded. */
+export class OfferRepository {
+  private readonly collection: Collection<OfferDoc>;
+
+  constructor(db: Db) {
+    this.collection = db.collection<OfferDoc>(COLLECTIONS.offers);
+  }
+
+  async findByPublicId(publicId: string): Promise<OfferDoc | null> {
+    return this.collection.findOne({ publicId }, { projection: { _id: 0 } });
+  }
+
+  async insert(offer: OfferDoc): Promise<void> {
+    await conflictOnDuplicate(
+      () => this.collection.insertOne({ ...offer }),
+      'An offer with this public id already exists.',
+    );
+  }
+}

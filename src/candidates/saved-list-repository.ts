@@ -1,0 +1,23 @@
+import type { Collection, Db } from 'mongodb';
+import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
+import type { SavedListDoc } from './candidate-document';
+
+/** The `savedLists` collection. A list keeps its candidates in the order they were saved. */
+export class SavedListRepository {
+  private readonly collection: Collection<SavedListDoc>;
+
+  constructor(db: Db) {
+    this.collection = db.collection<SavedListDoc>(COLLECTIONS.savedLists);
+  }
+
+  async findByPublicId(publicId: string): Promise<SavedListDoc | null> {
+    return this.collection.findOne({ publicId }, { projection: { _id: 0 } });
+  }
+
+  async insert(savedList: SavedListDoc): Promise<void> {
+    await conflictOnDuplicate(
+      () => this.collection.insertOne({ ...savedList, candidatePublicIds: [...savedList.candidatePublicIds] }),
+      'A saved list with this public id already exists.',
+    );
+  }
+}

@@ -1,0 +1,280 @@
+import { parseArgs } from 'node:util';
+import { SingleBar, Presets } from 'cli-progress';
+import type { Db } from 'mongodb';
+import { CandidateRepository } from '../candidates/candidate-repository';
+import { loadConfig, type Config } from '../config';
+import { startEmbeddedStore } from '../store/embedded/index';
+import { COLLECTIONS, ensureIndexes } from '../store/indexes';
+import { connectDatabase } from '../store/mongo';
+import { DemoGenerator, isDemoSeed, MAX_DEMO_SEED } from './demo-generator';
+import { seedDemoData, type SeedCounts, type SeedProgress } from './seed-demo-data';
+
+/**
+ * `npm run seed -- --candidates <n> [--seed <s>] [--append | --drop]`
+ *
+ * Writes demo data through the driver: to MONGODB_URI when set, otherwise to the embedded
+ * store on DATA_DIR, started in this process (so the service must not be running on it).
+ *
+ * A database that already holds candidates is left alone unless told otherwise:
+ * - `--drop` first drops the demo collections (candidates, candidateIdentities,
+ *   jobOpportunities, savedLists, offers; never apiKeys), then seeds;
+ * - `--append` adds the data set of `--seed` to what is there; refused when that seed's
+ *   candidates are already present (same seed, same publicIds), so pick another seed.
+ *
+ * Exit codes: 0 seeded, 1 failed or refused, 2 bad arguments.
+ */
+
+export const USAGE = `Usage: npm run seed -- [--candidates <n>] [--seed <s>] [--append | --drop]
+
+Writes deterministic demo data (reference data, job opportunities, candidates, saved lists)
+to MONGODB_URI when set, otherwise to the embedded store on DATA_DIR (stop the service first).
+
+  --candidates <n>  number of candidates, 0 to 1000000 (default: DEMO_CANDIDATES)
+  --seed <s>        integer seed, 0 to 4294967295; the same seed gives the same data (default: 1)
+  --append          add to a database that already holds candidates (use a new seed)
+  --drop            drop candidates, identities, job opportunities, saved lists and offers first
+  --help            show this help
+`;
+
+/** The collections `--drop` empties: everything demo data or registrations put there, never API keys. */
+export const DROPPED_BY_RESEED = [
+  COLLECTIONS.candidates,
+  COLLECTIONS.candidateIdentities,
+  COLLECTIONS.jobOpportunities,
+  COLLECTIONS.savedLists,
+  COLLECTIONS.offers,
+] as const;
+
+export interface SeedCliOptions {
+  candidates: number;
+  seed: number;
+  mode: 'refuse' | 'append' | 'drop';
+}
+
+export class UsageError extends Error {}
+
+/** Parses the arguments (without `node` and the script); throws UsageError when they are wrong. */
+export function parseSeedArgs(argv: readonly string[], config: Pick<Config, 'demoCandidates'>): SeedCliOptions | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        candidates: { type: 'string' },
+        seed: { type: 'string' },
+        append: { type: 'boolean' },
+        drop: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values } = parsed;
+  if (values.help) return 'help';
+  const candidates = values.candidates === undefined ? config.demoCandidates : parseInteger('--candidates', values.candidates);
+  if (candidates < 0 || candidates > 1_000_000) throw new UsageError('--candidates must be between 0 and 1000000');
+  const seed = values.seed === undefined ? 1 : parseInteger('--seed', values.seed);
+  if (!isDemoSeed(seed)) throw new UsageError(`--seed must be between 0 and ${MAX_DEMO_SEED}`);
+  if (values.append && values.drop) throw new UsageError('--append and --drop exclude each other');
+  return { candidates, seed, mode: values.drop ? 'drop' : values.append ? 'append' : 'refuse' };
+}
+
+function parseInteger(name: string, text: string): number {
+  if (!/^-?\d{1,15}$/.test(text.trim())) throw new UsageError(`${name} must be an integer, got "${text}"`);
+  return Number(text.trim());
+}
+
+export interface SeedCliIo {
+  stdout: NodeJS.WriteStream | { write(text: string): unknown; isTTY?: boolean };
+  stderr: { write(text: string): unknown };
+}
+
+/** Refusal of the CLI: printed as is, exit code 1. */
+export class SeedRefusedError extends Error {}
+
+/**
+ * Seeds `db` as the CLI options say. Separate from the process plumbing so tests can run it
+ * on any database.
+ */
+export async function seedWithOptions(
+  db: Db,
+  options: SeedCliOptions,
+  onProgress?: (progress: SeedProgress) => void,
+): Promise<SeedCounts> {
+  const candidates = new CandidateRepository(db);
+  const existing = await candidates.countAll();
+  if (options.mode === 'drop') {
+    for (const name of DROPPED_BY_RESEED) await db.collection(name).drop().catch(ignoreMissingCollection);
+  } else if (existing > 0 && options.mode === 'refuse') {
+    throw new SeedRefusedError(
+      `The database already holds ${existing} candidates. Use --drop to replace them with demo data, ` +
+        'or --append to add demo data (with a --seed not used on this database before).',
+    );
+  } else if (existing > 0 && options.candidates > 0) {
+    const probe = new DemoGenerator({ candidates: 1, seed: options.seed }).candidatePublicIds();
+    if ((await candidates.findExistingPublicIds(probe)).size > 0) {
+      throw new SeedRefusedError(`Seed ${options.seed} was already used on this database: append with another --seed.`);
+    }
+  }
+  await ensureIndexes(db);
+  return seedDemoData(db, { candidates: options.candidates, seed: options.seed, onProgress });
+}
+
+function ignoreMissingCollection(error: unknown): void {
+  // Dropping a collection that does not exist: NamespaceNotFound (26) on older servers.
+  if ((error as { code?: unknown }).code !== 26) throw error;
+}
+
+interface ProgressOutput {
+  onProgress(progress: SeedProgress): void;
+  stop(): void;
+}
+
+/** Progress output: a bar on a terminal, a plain line per tenth otherwise (logs, CI). */
+function progressReporter(io: SeedCliIo, header: string): ProgressOutput {
+  const output = io.stdout.isTTY ? progressBar(io) : progressLines(io);
+  let started = false;
+  return {
+    onProgress: (progress) => {
+      // The header waits for the first write, so that a refusal is not preceded by "Seeding".
+      if (!started) io.stdout.write(`${header}\n`);
+      started = true;
+      output.onProgress(progress);
+    },
+    stop: () => output.stop(),
+  };
+}
+
+function progressBar(io: SeedCliIo): ProgressOutput {
+  const bar = new SingleBar(
+    {
+      format: 'candidates [{bar}] {percentage}% | {value}/{total} | {duration}s',
+      hideCursor: true,
+      stream: io.stdout as NodeJS.WriteStream,
+    },
+    Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    onProgress: (progress) => {
+      if (progress.phase !== 'candidates') return;
+      if (!started) bar.start(progress.total, progress.done);
+      else bar.update(progress.done);
+      started = true;
+    },
+    stop: () => {
+      if (started) bar.stop();
+    },
+  };
+}
+
+function progressLines(io: SeedCliIo): ProgressOutput {
+  let lastTenth = -1;
+  return {
+    onProgress: (progress) => {
+      if (progress.phase !== 'candidates') {
+        if (progress.done === 0) io.stdout.write(`${progress.phase}...\n`);
+        return;
+      }
+      const tenth = progress.total === 0 ? 10 : Math.floor((progress.done / progress.total) * 10);
+      if (tenth > lastTenth) {
+        lastTenth = tenth;
+        io.stdout.write(`candidates ${progress.done}/${progress.total}\n`);
+      }
+    },
+    stop: () => undefined,
+  };
+}
+
+/** True when the embedded store refused the data directory because a running service holds it. */
+export function isDataDirInUse(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause) {
+    if (/\bin use\b/i.test(e.message)) return true;
+  }
+  return false;
+}
+
+/** The CLI: returns the exit code. */
+export async function runSeedCli(
+  argv: readonly string[],
+  io: SeedCliIo = process,
+  config: Config = loadConfig(),
+): Promise<number> {
+  let options: SeedCliOptions | 'help';
+  try {
+    options = parseSeedArgs(argv, config);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr.write(`error: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (options === 'help') {
+    io.stdout.write(USAGE);
+    return 0;
+  }
+
+  const started = process.hrtime.bigint();
+  let store: { uri: string; close(): Promise<void> } | undefined;
+  let target: string;
+  try {
+    if (config.mongodbUri === '') {
+      try {
+        store = await startEmbeddedStore({ dbPath: config.dataDir, port: 0 });
+      } catch (error) {
+        if (!isDataDirInUse(error)) throw error;
+        io.stderr.write(
+          `error: the data directory ${config.dataDir} is in use by a running service.\n` +
+            'Stop the service and seed again, or set MONGODB_URI to the store address the service logged at start.\n',
+        );
+        return 1;
+      }
+      target = `embedded store on ${config.dataDir}`;
+    } else {
+      target = 'MONGODB_URI';
+    }
+    const database = await connectDatabase(store?.uri ?? config.mongodbUri, config.mongodbDb);
+    const progress = progressReporter(
+      io,
+      `Seeding ${options.candidates} candidates (seed ${options.seed}) into ${target}, database ${config.mongodbDb}`,
+    );
+    try {
+      const counts = await seedWithOptions(database.db, options, progress.onProgress);
+      progress.stop();
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      io.stdout.write(
+        `Wrote ${counts.candidates} candidates, ${counts.jobOpportunities} job opportunities, ` +
+          `${counts.savedLists} saved lists and ${counts.referenceDocuments} reference documents in ${seconds.toFixed(1)} s\n`,
+      );
+      return 0;
+    } catch (error) {
+      progress.stop();
+      if (error instanceof SeedRefusedError) {
+        io.stderr.write(`error: ${error.message}\n`);
+        return 1;
+      }
+      throw error;
+    } finally {
+      await database.close();
+    }
+  } catch (error) {
+    io.stderr.write(`error: seeding failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    await store?.close();
+  }
+}
+
+if (require.main === module) {
+  runSeedCli(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

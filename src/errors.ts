@@ -1,0 +1,73 @@
+/**
+ * The one error model of the code base. Services and repositories throw these; only the two
+ * edges translate them (REST into application/problem+json, GraphQL into extensions.code).
+ * `message` is shown to callers, so it must never carry internal details (queries, driver
+ * messages, stack traces, stored values); put those in `cause`, which the edges only log.
+ * Anything thrown that is not an AppError is an unexpected failure: a logged 500.
+ */
+
+/** The stable codes; clients branch on these, so they never change once published. */
+export type ErrorCode = 'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT';
+
+/** One rule an input broke: which parameter (or body field path) and which rule. */
+export interface InputIssue {
+  /** the query parameter, path parameter, argument or body field path, e.g. `limit`, `registrationData.email` */
+  parameter: string;
+  /** short stable name of the rule, e.g. `required`, `max`, `format`, `enum` */
+  rule: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly status: number,
+    message: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(message, options);
+    this.name = 'AppError';
+  }
+}
+
+export class BadUserInputError extends AppError {
+  /** The broken rules, when known; safe to show (names only, never the rejected values). */
+  readonly details: readonly InputIssue[] | undefined;
+
+  constructor(message: string, details?: InputIssue | readonly InputIssue[], options?: { cause?: unknown }) {
+    super('BAD_USER_INPUT', 400, message, options);
+    this.name = 'BadUserInputError';
+    this.details = details === undefined ? undefined : Array.isArray(details) ? details : [details as InputIssue];
+  }
+}
+
+export class UnauthenticatedError extends AppError {
+  constructor(message = 'Authentication is required.', options?: { cause?: unknown }) {
+    super('UNAUTHENTICATED', 401, message, options);
+    this.name = 'UnauthenticatedError';
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(message = 'The caller is not allowed to do this.', options?: { cause?: unknown }) {
+    super('FORBIDDEN', 403, message, options);
+    this.name = 'ForbiddenError';
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(message = 'Not found.', options?: { cause?: unknown }) {
+    super('NOT_FOUND', 404, message, options);
+    this.name = 'NotFoundError';
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message = 'The request conflicts with existing data.', options?: { cause?: unknown }) {
+    super('CONFLICT', 409, message, options);
+    this.name = 'ConflictError';
+  }
+}
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}

@@ -1,0 +1,300 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Db } from 'mongodb';
+import { loadConfig, type Config } from './config';
+import { isAppError } from './errors';
+import { apiKeyIndexes } from './auth/api-key-indexes';
+import { createApiKeyRepository } from './auth/api-key-repository';
+import { ApiKeyService, MAX_EXPIRES_IN_DAYS, type ApiKeyRecord } from './auth/api-key-service';
+import { isPermission, PERMISSIONS, type Permission } from './auth/permissions';
+import { startEmbeddedStore, type EmbeddedStore } from './store/embedded/index';
+import { ensureIndexes } from './store/indexes';
+import { connectDatabase } from './store/mongo';
+
+/**
+ * `npm run keys -- <command>`: the operator's tool for API keys. Parses arguments, opens the
+ * store of the configuration and calls ApiKeyService; every rule lives in the service.
+ */
+
+export const USAGE = `Usage: npm run keys -- <command>
+
+Commands:
+  create --name <name> --permissions <P1,P2,...> [--expires <days>]
+      Creates a key and prints it, alone, on the last line of stdout. It is shown only once.
+  list
+      Lists every key: id, name, prefix, permissions, created, expiry, revoked state.
+  revoke <id>
+      Revokes the key with this id, effective at once.
+
+Permissions: ${PERMISSIONS.join(', ')} (ADMIN implies all).
+--expires: whole days from now, 1 to ${MAX_EXPIRES_IN_DAYS}; without it the key does not expire.
+
+Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR, which the service
+must not be running on at the same time.`;
+
+export type KeysCommand =
+  | { command: 'create'; name: string; permissions: Permission[]; expiresInDays?: number }
+  | { command: 'list' }
+  | { command: 'revoke'; id: string }
+  | { command: 'help' };
+
+/** A mistake in the command line: reported with the usage text and exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export function parseKeysArgs(argv: readonly string[]): KeysCommand {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case undefined:
+      throw new UsageError('a command is required');
+    case 'help':
+    case '--help':
+    case '-h':
+      return { command: 'help' };
+    case 'create': {
+      const { values, positionals } = parse(rest, {
+        name: { type: 'string' },
+        permissions: { type: 'string' },
+        expires: { type: 'string' },
+      });
+      if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+      const name = values.name?.trim();
+      if (!name) throw new UsageError('--name is required');
+      if (values.permissions === undefined) throw new UsageError('--permissions is required');
+      const result: KeysCommand = { command: 'create', name, permissions: parsePermissions(values.permissions) };
+      if (values.expires !== undefined) result.expiresInDays = parseDays(values.expires);
+      return result;
+    }
+    case 'list': {
+      const { positionals } = parse(rest, {});
+      if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+      return { command: 'list' };
+    }
+    case 'revoke': {
+      const { positionals } = parse(rest, {});
+      if (positionals.length !== 1 || positionals[0] === '') throw new UsageError('revoke takes exactly one key id');
+      return { command: 'revoke', id: positionals[0]! };
+    }
+    default:
+      throw new UsageError(`unknown command: ${command}`);
+  }
+}
+
+function parse(args: string[], options: Record<string, { type: 'string' }>) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    // parseArgs names the offending option, e.g. "Unknown option '--nmae'".
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function parsePermissions(list: string): Permission[] {
+  const names = list
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  if (names.length === 0) throw new UsageError('--permissions needs at least one permission');
+  const unknown = names.filter((p) => !isPermission(p));
+  if (unknown.length > 0) throw new UsageError(`unknown permission: ${unknown.join(', ')}`);
+  return names as Permission[];
+}
+
+function parseDays(text: string): number {
+  const days = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isInteger(days) || days < 1 || days > MAX_EXPIRES_IN_DAYS) {
+    throw new UsageError(`--expires must be a whole number of days from 1 to ${MAX_EXPIRES_IN_DAYS}`);
+  }
+  return days;
+}
+
+export interface CliOutput {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/** Runs one command and resolves with the process exit code. */
+export async function runKeysCli(
+  argv: readonly string[],
+  output: CliOutput,
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
+  let command: KeysCommand;
+  try {
+    command = parseKeysArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    output.err(`keys: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (command.command === 'help') {
+    output.out(USAGE);
+    return 0;
+  }
+
+  let store: OpenStore | undefined;
+  try {
+    const config = loadConfig(env);
+    store = await openStore(config, output);
+    const service = new ApiKeyService(createApiKeyRepository(store.db));
+    switch (command.command) {
+      case 'create': {
+        // The store may be one the service has not prepared yet; the unique keyHash index must exist.
+        await ensureIndexes(store.db, apiKeyIndexes);
+        const { name, permissions, expiresInDays } = command;
+        const { key, record } = await service.createKey({ name, permissions, expiresInDays });
+        output.err(`Created ${summarise(record)}`);
+        output.err('The key follows on stdout. Store it now: it cannot be shown again.');
+        output.out(key);
+        break;
+      }
+      case 'list':
+        output.out(formatKeyTable(await service.listKeys(), new Date()));
+        break;
+      case 'revoke': {
+        const record = await service.revokeKey(command.id);
+        output.err(`Revoked ${summarise(record)}`);
+        break;
+      }
+    }
+    return 0;
+  } catch (error) {
+    if (isAppError(error) && error.code === 'BAD_USER_INPUT') {
+      output.err(`keys: ${error.message}\n\n${USAGE}`);
+      return 2;
+    }
+    output.err(`keys: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  } finally {
+    await store?.close();
+  }
+}
+
+function summarise(record: ApiKeyRecord): string {
+  const expiry = record.expiresAt ? `expires ${record.expiresAt.toISOString()}` : 'does not expire';
+  return `key ${record.id} "${record.name}" (${record.prefix}…) with ${record.permissions.join(', ')}; ${expiry}`;
+}
+
+/** The list as an aligned text table; never contains a key or a hash. */
+export function formatKeyTable(records: readonly ApiKeyRecord[], now: Date): string {
+  if (records.length === 0) return 'No API keys.';
+  const header = ['ID', 'NAME', 'PREFIX', 'PERMISSIONS', 'CREATED', 'EXPIRES', 'STATE'];
+  const rows = records.map((r) => [
+    r.id,
+    r.name,
+    r.prefix,
+    r.permissions.join(','),
+    r.createdDate.toISOString(),
+    r.expiresAt ? r.expiresAt.toISOString() : 'never',
+    r.revokedAt
+      ? `revoked ${r.revokedAt.toISOString()}`
+      : r.expiresAt && r.expiresAt.getTime() <= now.getTime()
+        ? 'expired'
+        : 'active',
+  ]);
+  const widths = header.map((_, i) => Math.max(...[header, ...rows].map((row) => row[i]!.length)));
+  return [header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+}
+
+interface OpenStore {
+  db: Db;
+  close(): Promise<void>;
+}
+
+/**
+ * The store of the configuration: MONGODB_URI when set, otherwise the embedded store on
+ * DATA_DIR, started in this process for the duration of the command.
+ */
+async function openStore(config: Config, output: CliOutput): Promise<OpenStore> {
+  if (config.mongodbUri !== '') {
+    const database = await connectDatabase(config.mongodbUri, config.mongodbDb);
+    return { db: database.db, close: () => database.close() };
+  }
+
+  // Two processes on one data directory would corrupt it, and the store takes a lock file
+  // to refuse that. Checking first turns "the service is running" into advice, not a stack.
+  const owner = lockOwner(config.dataDir);
+  if (owner !== undefined) throw new StoreInUseError(config.dataDir, owner);
+  let embedded: EmbeddedStore;
+  try {
+    embedded = await startEmbeddedStore({
+      dbPath: config.dataDir,
+      port: 0,
+      log: (level, msg) => {
+        if (level !== 'info') output.err(`store ${level}: ${msg}`);
+      },
+    });
+  } catch (error) {
+    // The service may have started between the check and the open: the store's lock caught it.
+    const raced = lockOwner(config.dataDir);
+    if (raced !== undefined) throw new StoreInUseError(config.dataDir, raced);
+    throw error;
+  }
+  try {
+    const database = await connectDatabase(embedded.uri, config.mongodbDb);
+    return {
+      db: database.db,
+      close: async () => {
+        await database.close();
+        await embedded.close();
+      },
+    };
+  } catch (error) {
+    await embedded.close();
+    throw error;
+  }
+}
+
+/**
+ * The lock file the embedded store keeps in its data directory while open, holding the pid of
+ * the process that opened it (src/store/embedded/persistence/data-directory.ts).
+ */
+const STORE_LOCK_FILE = 'store.lock';
+
+/** The pid of a live process holding the data directory, if any; a stale lock (dead pid) is none. */
+function lockOwner(dataDir: string): number | undefined {
+  let content: string;
+  try {
+    content = fs.readFileSync(path.join(dataDir, STORE_LOCK_FILE), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const pid = Number.parseInt(content, 10);
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM' ? pid : undefined;
+  }
+}
+
+class StoreInUseError extends Error {
+  constructor(dataDir: string, pid: number) {
+    super(
+      `the embedded store on DATA_DIR=${dataDir} is in use by process ${pid} (the service is probably running). ` +
+        'Stop the service and run this command again, or set MONGODB_URI (and MONGODB_DB) to the MongoDB the service uses.',
+    );
+    this.name = 'StoreInUseError';
+  }
+}
+
+if (require.main === module) {
+  runKeysCli(process.argv.slice(2), {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  }).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`keys: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,418 @@
+import { serialize } from 'bson';
+import { MongoClient, type Db } from 'mongodb';
+import { CANDIDATE_STATUSES, type CandidateDoc } from '../../src/candidates/candidate-document';
+import { CandidateIdentityRepository } from '../../src/candidates/candidate-identity-repository';
+import { CandidateRepository, type CandidateSearchFilter } from '../../src/candidates/candidate-repository';
+import { JobOpportunityRepository } from '../../src/candidates/job-opportunity-repository';
+import { OfferRepository } from '../../src/candidates/offer-repository';
+import { SavedListRepository } from '../../src/candidates/saved-list-repository';
+import { seedWithOptions, SeedRefusedError } from '../../src/demo/seed-cli';
+import { seedDemoData } from '../../src/demo/seed-demo-data';
+import { ConflictError } from '../../src/errors';
+import { loadReferenceData } from '../../src/reference/load-reference-data';
+import { languages, REFERENCE_COLLECTIONS } from '../../src/reference/reference-data';
+import { REFERENCE_COLLECTION_NAMES, ReferenceRepository } from '../../src/reference/reference-repository';
+import { COLLECTIONS, ensureIndexes, INDEXES } from '../../src/store/indexes';
+import {
+  aCandidate,
+  aJobOpportunity,
+  aSavedList,
+  anIdentity,
+  anOffer,
+  at,
+  findIdentityData,
+  testDatabaseName,
+} from '../support/builders';
+import { startStoreUnderTest, type StoreUnderTest } from '../support/store-under-test';
+
+let store: StoreUnderTest;
+let client: MongoClient;
+/** Every database a test made, dropped at the end so a real MongoDB is left as it was. */
+const databases: Db[] = [];
+
+beforeAll(async () => {
+  store = await startStoreUnderTest();
+  client = new MongoClient(store.uri);
+  await client.connect();
+});
+
+afterAll(async () => {
+  for (const db of databases) await db.dropDatabase();
+  await client?.close();
+  await store?.stop();
+});
+
+/** A database of its own for one test. */
+function newDatabase(label: string): Db {
+  const db = client.db(testDatabaseName(label));
+  databases.push(db);
+  return db;
+}
+
+/** A database of its own for one test, with every index in place. */
+async function freshDatabase(label: string): Promise<Db> {
+  const db = newDatabase(label);
+  await ensureIndexes(db);
+  return db;
+}
+
+const publicIds = (docs: readonly CandidateDoc[]): string[] => docs.map((d) => d.publicId);
+
+async function storedCandidates(db: Db): Promise<CandidateDoc[]> {
+  return db
+    .collection<CandidateDoc>(COLLECTIONS.candidates)
+    .find({}, { projection: { _id: 0 }, sort: { publicId: 1 } })
+    .toArray();
+}
+
+describe('indexes', () => {
+  it('when ensureIndexes has run, then every index the repositories rely on exists with its key and uniqueness', async () => {
+    const db = newDatabase('indexes');
+
+    await ensureIndexes(db);
+
+    for (const spec of INDEXES) {
+      const indexes = await db.collection(spec.collection).listIndexes().toArray();
+      const index = indexes.find((i) => i.name === spec.options.name);
+      expect(index).toBeDefined();
+      expect(index?.key).toEqual(spec.key);
+      expect(Boolean(index?.unique)).toBe(Boolean(spec.options.unique));
+    }
+  });
+
+  it('when ensureIndexes runs again, then it succeeds and leaves the same indexes', async () => {
+    const db = newDatabase('indexes_twice');
+    await ensureIndexes(db);
+    const before = await db.collection(COLLECTIONS.candidates).listIndexes().toArray();
+
+    await ensureIndexes(db);
+
+    const after = await db.collection(COLLECTIONS.candidates).listIndexes().toArray();
+    expect(after.map((i) => i.name).sort()).toEqual(before.map((i) => i.name).sort());
+  });
+
+  it('when the index list is read, then it covers every collection of the operator contract', () => {
+    const indexed = new Set(INDEXES.map((i) => i.collection));
+
+    expect([...indexed].sort()).toEqual(Object.values(COLLECTIONS).sort());
+  });
+});
+
+describe('reference data', () => {
+  it('when loadReferenceData has run, then every reference collection is complete', async () => {
+    const db = await freshDatabase('reference');
+
+    await loadReferenceData(db);
+
+    expect(await db.collection(COLLECTIONS.countries).countDocuments()).toBe(249);
+    expect(await db.collection(COLLECTIONS.occupations).countDocuments()).toBe(436);
+    expect(await db.collection(COLLECTIONS.languages).countDocuments()).toBe(languages().length);
+    for (const name of REFERENCE_COLLECTION_NAMES) {
+      expect(await db.collection(COLLECTIONS[name]).countDocuments()).toBe(REFERENCE_COLLECTIONS[name].load().length);
+    }
+  });
+
+  it('when loadReferenceData runs twice, then nothing is duplicated', async () => {
+    const db = await freshDatabase('reference_twice');
+    await loadReferenceData(db);
+
+    await loadReferenceData(db);
+
+    expect(await db.collection(COLLECTIONS.countries).countDocuments()).toBe(249);
+    expect(await db.collection(COLLECTIONS.occupations).countDocuments()).toBe(436);
+  });
+
+  it('when reference documents are looked up by key or searched, then the matching ones come back without _id', async () => {
+    const db = await freshDatabase('reference_lookup');
+    await loadReferenceData(db);
+    const reference = new ReferenceRepository(db);
+
+    const found = await reference.findByKeys('countries', ['SY', 'JO', 'XX']);
+    const nurses = await reference.list('occupations', { search: 'nursing' });
+    const byCode = await reference.list('occupations', { search: '2211' });
+    const levels = await reference.list('languageLevels', { limit: 3 });
+
+    expect(found.map((c) => c.isoCode).sort()).toEqual(['JO', 'SY']);
+    expect(found[0]).not.toHaveProperty('_id');
+    expect(nurses.map((o) => o.isco08Code)).toEqual(expect.arrayContaining(['2221', '3221']));
+    expect(byCode.map((o) => o.isco08Code)).toEqual(['2211']);
+    expect(levels.map((l) => l.level)).toEqual([0, 1, 2]);
+  });
+});
+
+describe('demo data seeding', () => {
+  it('when the same seed is written into two databases, then they hold identical documents', async () => {
+    const first = await freshDatabase('seed_a');
+    const second = await freshDatabase('seed_b');
+
+    await seedDemoData(first, { candidates: 300, seed: 11, batchSize: 64 });
+    await seedDemoData(second, { candidates: 300, seed: 11, batchSize: 100 });
+
+    const a = await storedCandidates(first);
+    const b = await storedCandidates(second);
+    expect(a).toHaveLength(300);
+    expect(b.map((d) => Buffer.from(serialize(d)).toString('hex'))).toEqual(
+      a.map((d) => Buffer.from(serialize(d)).toString('hex')),
+    );
+  });
+
+  it('when another seed is written, then the documents differ', async () => {
+    const first = await freshDatabase('seed_c');
+    const second = await freshDatabase('seed_d');
+
+    await seedDemoData(first, { candidates: 100, seed: 11 });
+    await seedDemoData(second, { candidates: 100, seed: 12 });
+
+    const a = new Set(publicIds(await storedCandidates(first)));
+    expect(publicIds(await storedCandidates(second)).some((id) => a.has(id))).toBe(false);
+  });
+
+  it('when 500 candidates are seeded, then every status of the enum is stored and the counts are returned', async () => {
+    const db = await freshDatabase('seed_statuses');
+
+    const counts = await seedDemoData(db, { candidates: 500, seed: 3 });
+
+    const statuses = (await storedCandidates(db)).map((c) => c.status);
+    expect(new Set(statuses)).toEqual(new Set(CANDIDATE_STATUSES));
+    expect(counts.candidates).toBe(500);
+    expect(await db.collection(COLLECTIONS.jobOpportunities).countDocuments()).toBe(counts.jobOpportunities);
+    expect(await db.collection(COLLECTIONS.savedLists).countDocuments()).toBe(counts.savedLists);
+  });
+
+  it('when candidates are seeded, then no stored candidate holds identity data', async () => {
+    const db = await freshDatabase('seed_identity');
+
+    await seedDemoData(db, { candidates: 500, seed: 5 });
+
+    const found = (await db.collection(COLLECTIONS.candidates).find({}).toArray()).flatMap((c) => findIdentityData(c));
+    expect(found).toEqual([]);
+    expect(await db.collection(COLLECTIONS.candidateIdentities).countDocuments()).toBe(0);
+  });
+
+  it('when the database already holds candidates, then seeding is refused unless told to drop or append', async () => {
+    const db = await freshDatabase('seed_cli');
+    await seedWithOptions(db, { candidates: 50, seed: 1, mode: 'refuse' });
+
+    await expect(seedWithOptions(db, { candidates: 50, seed: 2, mode: 'refuse' })).rejects.toThrow(SeedRefusedError);
+    await expect(seedWithOptions(db, { candidates: 50, seed: 1, mode: 'append' })).rejects.toThrow(SeedRefusedError);
+    await seedWithOptions(db, { candidates: 30, seed: 2, mode: 'append' });
+    expect(await new CandidateRepository(db).countAll()).toBe(80);
+
+    await seedWithOptions(db, { candidates: 20, seed: 3, mode: 'drop' });
+    expect(await new CandidateRepository(db).countAll()).toBe(20);
+  });
+
+  it('when the same seed is written twice without the CLI checks, then the duplicates are a ConflictError', async () => {
+    const db = await freshDatabase('seed_conflict');
+    await seedDemoData(db, { candidates: 20, seed: 4 });
+
+    await expect(seedDemoData(db, { candidates: 20, seed: 4 })).rejects.toThrow(ConflictError);
+  });
+});
+
+describe('candidate repository', () => {
+  const everyone: CandidateSearchFilter = { includeEmployed: true };
+
+  it('when searching by several codes of one field, then candidates matching any of them are returned', async () => {
+    const db = await freshDatabase('search_or');
+    const repo = new CandidateRepository(db);
+    const inJordan = aCandidate({ countryIsoCode: 'JO' });
+    const inLebanon = aCandidate({ countryIsoCode: 'LB' });
+    const inTurkey = aCandidate({ countryIsoCode: 'TR' });
+    for (const c of [inJordan, inLebanon, inTurkey]) await repo.insert(c);
+
+    const result = await repo.search({ locations: ['JO', 'LB'], includeEmployed: false }, { skip: 0, limit: 10 });
+
+    expect(publicIds(result.items)).toEqual(publicIds([inJordan, inLebanon]));
+    expect(result.total).toBe(2);
+  });
+
+  it('when searching by several fields, then only candidates matching all of them are returned', async () => {
+    const db = await freshDatabase('search_and');
+    const repo = new CandidateRepository(db);
+    const match = aCandidate({
+      countryIsoCode: 'JO',
+      nationalityIsoCode: 'SY',
+      candidateOccupations: [{ occupation: { isco08Code: '7212' } }, { occupation: { isco08Code: '2512' } }],
+    });
+    const wrongNationality = aCandidate({
+      countryIsoCode: 'JO',
+      nationalityIsoCode: 'IQ',
+      candidateOccupations: [{ occupation: { isco08Code: '2512' } }],
+    });
+    const wrongOccupation = aCandidate({
+      countryIsoCode: 'JO',
+      nationalityIsoCode: 'SY',
+      candidateOccupations: [{ occupation: { isco08Code: '5120' } }],
+    });
+    for (const c of [match, wrongNationality, wrongOccupation]) await repo.insert(c);
+
+    const result = await repo.search(
+      { locations: ['JO'], nationalities: ['SY'], occupations: ['2512', '2211'], includeEmployed: false },
+      { skip: 0, limit: 10 },
+    );
+
+    expect(publicIds(result.items)).toEqual([match.publicId]);
+    expect(result.total).toBe(1);
+  });
+
+  it('when employed candidates are not included, then they are left out of items and total', async () => {
+    const db = await freshDatabase('search_employed');
+    const repo = new CandidateRepository(db);
+    const active = aCandidate({ status: 'ACTIVE' });
+    const employed = aCandidate({ status: 'EMPLOYED' });
+    const pending = aCandidate({ status: 'PENDING' });
+    for (const c of [active, employed, pending]) await repo.insert(c);
+
+    const without = await repo.search({ includeEmployed: false }, { skip: 0, limit: 10 });
+    const withEmployed = await repo.search({ includeEmployed: true }, { skip: 0, limit: 10 });
+
+    expect(publicIds(without.items)).toEqual(publicIds([active, pending]));
+    expect(without.total).toBe(2);
+    expect(publicIds(withEmployed.items)).toEqual(publicIds([active, employed, pending]));
+    expect(withEmployed.total).toBe(3);
+  });
+
+  it('when candidates share a creation time, then the order is by publicId and pages neither repeat nor skip', async () => {
+    // No indexes: the order must come from the query's sort, not from an index walk.
+    const db = newDatabase('search_order');
+    const repo = new CandidateRepository(db);
+    const candidates = Array.from({ length: 25 }, (_, i) => aCandidate({ createdDate: at(i % 5) }));
+    await repo.insertMany([...candidates].reverse());
+    const expected = [...candidates]
+      .sort((a, b) => a.createdDate.getTime() - b.createdDate.getTime() || (a.publicId < b.publicId ? -1 : 1))
+      .map((c) => c.publicId);
+
+    const pages = [];
+    for (let skip = 0; skip < 25; skip += 10) pages.push(await repo.search(everyone, { skip, limit: 10 }));
+
+    expect(pages.flatMap((p) => publicIds(p.items))).toEqual(expected);
+    expect(pages.map((p) => p.total)).toEqual([25, 25, 25]);
+    expect(pages[0]?.items[0]).not.toHaveProperty('_id');
+  });
+
+  it('when paging with a keyset while a candidate is added before the cursor, then no candidate is repeated', async () => {
+    const db = await freshDatabase('search_after');
+    const repo = new CandidateRepository(db);
+    // Pairs share a creation time, so the first page ends inside a tie.
+    const candidates = Array.from({ length: 6 }, (_, i) => aCandidate({ createdDate: at(10 + Math.floor(i / 2)) }));
+    await repo.insertMany(candidates);
+    const expected = [...candidates]
+      .sort((a, b) => a.createdDate.getTime() - b.createdDate.getTime() || (a.publicId < b.publicId ? -1 : 1))
+      .map((c) => c.publicId);
+
+    const first = await repo.searchAfter(everyone, null, 3);
+    const last = first[first.length - 1] as CandidateDoc;
+    await repo.insert(aCandidate({ createdDate: at(0) }));
+    const second = await repo.searchAfter(everyone, { createdDate: last.createdDate, publicId: last.publicId }, 3);
+
+    expect([...publicIds(first), ...publicIds(second)]).toEqual(expected);
+  });
+
+  it('when looking up by publicIds, then the existing candidates are found and unknown ids ignored', async () => {
+    const db = await freshDatabase('find_ids');
+    const repo = new CandidateRepository(db);
+    const a = aCandidate();
+    const b = aCandidate();
+    await repo.insertMany([a, b]);
+    const unknown = aCandidate().publicId;
+
+    const docs = await repo.findByPublicIds([b.publicId, unknown, a.publicId]);
+    const existing = await repo.findExistingPublicIds([a.publicId, unknown]);
+
+    expect(publicIds(docs).sort()).toEqual([a.publicId, b.publicId].sort());
+    expect(docs.find((d) => d.publicId === a.publicId)).toEqual(a);
+    expect(existing).toEqual(new Set([a.publicId]));
+  });
+
+  it('when a candidate is inserted, then the given object is not changed and a duplicate publicId is a ConflictError', async () => {
+    const db = await freshDatabase('insert');
+    const repo = new CandidateRepository(db);
+    const candidate = aCandidate();
+
+    await repo.insert(candidate);
+
+    expect(candidate).not.toHaveProperty('_id');
+    await expect(repo.insert(aCandidate({ publicId: candidate.publicId }))).rejects.toThrow(ConflictError);
+  });
+
+  it('when a candidate is deleted by publicId, then it is gone and deleting again reports nothing deleted', async () => {
+    const db = await freshDatabase('delete');
+    const repo = new CandidateRepository(db);
+    const candidate = aCandidate();
+    await repo.insert(candidate);
+
+    expect(await repo.deleteByPublicId(candidate.publicId)).toBe(true);
+
+    expect(await repo.findByPublicId(candidate.publicId)).toBeNull();
+    expect(await repo.deleteByPublicId(candidate.publicId)).toBe(false);
+  });
+});
+
+describe('candidate identity repository', () => {
+  it('when an identity with an already registered e-mail is inserted, then a ConflictError without the e-mail is thrown', async () => {
+    const db = await freshDatabase('identity_conflict');
+    const repo = new CandidateIdentityRepository(db);
+    await repo.insert(anIdentity({ email: 'Someone@Example.org', emailNormalised: 'someone@example.org' }));
+
+    const attempt = repo.insert(anIdentity({ email: 'someone@example.org ', emailNormalised: 'someone@example.org' }));
+
+    const error = await attempt.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConflictError);
+    expect((error as ConflictError).status).toBe(409);
+    expect(JSON.stringify({ message: (error as Error).message, cause: String((error as Error).cause) })).not.toMatch(
+      /someone/i,
+    );
+  });
+
+  it('when an identity is deleted by candidate, then its e-mail can register again', async () => {
+    const db = await freshDatabase('identity_delete');
+    const repo = new CandidateIdentityRepository(db);
+    const identity = anIdentity();
+    await repo.insert(identity);
+
+    expect(await repo.deleteByCandidatePublicId(identity.candidatePublicId)).toBe(true);
+
+    expect(await repo.existsByEmail(identity.emailNormalised)).toBe(false);
+    await repo.insert(anIdentity({ email: identity.email, emailNormalised: identity.emailNormalised }));
+    expect(await repo.existsByEmail(identity.emailNormalised)).toBe(true);
+  });
+});
+
+describe('saved lists, job opportunities and offers', () => {
+  it('when a saved list is stored and read, then its candidates keep their order', async () => {
+    const db = await freshDatabase('saved_list');
+    const repo = new SavedListRepository(db);
+    const ids = Array.from({ length: 150 }, () => aCandidate().publicId);
+    const list = aSavedList({ candidatePublicIds: ids });
+
+    await repo.insert(list);
+
+    const stored = await repo.findByPublicId(list.publicId);
+    expect(stored?.candidatePublicIds).toEqual(ids);
+    expect(stored).toEqual(list);
+    expect(await repo.findByPublicId(aSavedList().publicId)).toBeNull();
+  });
+
+  it('when job opportunities are inserted, then they are found by publicId without _id', async () => {
+    const db = await freshDatabase('jobs');
+    const repo = new JobOpportunityRepository(db);
+    const jobs = [aJobOpportunity(), aJobOpportunity({ countryIsoCode: 'AU' })];
+
+    await repo.insertMany(jobs);
+
+    const found = await repo.findByPublicIds([jobs[1]!.publicId]);
+    expect(found).toEqual([jobs[1]]);
+  });
+
+  it('when an offer is recorded twice with one publicId, then the second is a ConflictError', async () => {
+    const db = await freshDatabase('offers');
+    const repo = new OfferRepository(db);
+    const offer = anOffer();
+
+    await repo.insert(offer);
+
+    expect(await repo.findByPublicId(offer.publicId)).toEqual(offer);
+    await expect(repo.insert(anOffer({ publicId: offer.publicId }))).rejects.toThrow(ConflictError);
+  });
+});
