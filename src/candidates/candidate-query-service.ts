@@ -1,0 +1,155 @@
+import { createHash } from 'node:crypto';
+import type { ApiKeyRecord } from '../auth/api-key-repository';
+import { authorize } from '../auth/authorize';
+import { BadUserInputError } from '../errors';
+import type { CandidateDoc, SavedListDoc } from './candidate-document';
+import type { CandidatePosition, CandidateRepository, CandidateSearchFilter } from './candidate-repository';
+import type { SavedListRepository } from './saved-list-repository';
+import { MAX_LIMIT, MIN_LIMIT, throwIfAny, toPage, toSearchFilter, type FilterInput } from './search-input';
+
+/** A page of candidates as the contract shapes it (section 2.3). */
+export interface CandidatePage {
+  content: CandidateDoc[];
+  totalElements: number;
+  totalPages: number;
+  /** the requested page size */
+  size: number;
+  /** the zero-based page number */
+  number: number;
+}
+
+export interface CandidateConnection {
+  edges: { cursor: string; node: CandidateDoc }[];
+  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  totalCount: number;
+}
+
+export interface SearchArgs {
+  filter?: FilterInput | null;
+  includeEmployed?: boolean | null;
+  page?: number | null;
+  limit?: number | null;
+}
+
+export interface ConnectionArgs {
+  filter?: FilterInput | null;
+  includeEmployed?: boolean | null;
+  first?: number | null;
+  after?: string | null;
+}
+
+/** The read rules of candidates: searches, saved lists and cursors. */
+export class CandidateQueryService {
+  constructor(
+    private readonly candidates: CandidateRepository,
+    private readonly savedLists: SavedListRepository,
+  ) {}
+
+  /** One candidate by public id (null when unknown), through the request's loader. */
+  findCandidate(
+    caller: ApiKeyRecord,
+    publicId: string,
+    load: (publicId: string) => Promise<CandidateDoc | null>,
+  ): Promise<CandidateDoc | null> {
+    authorize(caller, 'READ_CANDIDATE_DATA');
+    return load(publicId);
+  }
+
+  /** Search in the one stable order (creation date, then publicId); a page past the end is empty. */
+  async search(caller: ApiKeyRecord, args: SearchArgs): Promise<CandidatePage> {
+    authorize(caller, 'READ_CANDIDATE_DATA');
+    const filter = toSearchFilter(args.filter, args.includeEmployed);
+    const { page, limit } = toPage(args.page, args.limit);
+    const { items, total } = await this.candidates.search(filter, { skip: page * limit, limit });
+    return pageOf(items, total, page, limit);
+  }
+
+  /** Keyset pagination: cursors name a position in the order, so inserts never shift them. */
+  async connection(caller: ApiKeyRecord, args: ConnectionArgs): Promise<CandidateConnection> {
+    authorize(caller, 'READ_CANDIDATE_DATA');
+    const filter = toSearchFilter(args.filter, args.includeEmployed);
+    const first = args.first ?? 10;
+    if (!Number.isSafeInteger(first) || first < MIN_LIMIT || first > MAX_LIMIT) {
+      throwIfAny([{ parameter: 'first', rule: `an integer from ${MIN_LIMIT} to ${MAX_LIMIT}` }]);
+    }
+    const fingerprint = filterFingerprint(filter);
+    const after = args.after == null ? null : decodeCursor(args.after, fingerprint);
+    // One extra candidate tells whether another page follows without a second query.
+    const [items, totalCount] = await Promise.all([
+      this.candidates.searchAfter(filter, after, first + 1),
+      this.candidates.count(filter),
+    ]);
+    const edges = items.slice(0, first).map((node) => ({ cursor: encodeCursor(node, fingerprint), node }));
+    return {
+      edges,
+      pageInfo: { hasNextPage: items.length > first, endCursor: edges.at(-1)?.cursor ?? null },
+      totalCount,
+    };
+  }
+
+  findSavedList(caller: ApiKeyRecord, publicId: string): Promise<SavedListDoc | null> {
+    authorize(caller, 'READ_CANDIDATE_DATA');
+    return this.savedLists.findByPublicId(publicId);
+  }
+
+  /**
+   * One page of a saved list, in list order. Totals count the list's entries that are still
+   * candidates, so totalElements and totalPages are true for the whole list (the original
+   * service reported the page's size instead).
+   */
+  async savedListPage(
+    list: SavedListDoc,
+    args: { page?: number | null; limit?: number | null },
+    loadCandidates: (publicIds: readonly string[]) => Promise<(CandidateDoc | null)[]>,
+  ): Promise<CandidatePage> {
+    const { page, limit } = toPage(args.page, args.limit);
+    const existing = await this.candidates.findExistingPublicIds(list.candidatePublicIds);
+    const members = [...new Set(list.candidatePublicIds)].filter((id) => existing.has(id));
+    const slice = members.slice(page * limit, page * limit + limit);
+    const content = (await loadCandidates(slice)).filter((doc): doc is CandidateDoc => doc !== null);
+    return pageOf(content, members.length, page, limit);
+  }
+}
+
+function pageOf(content: CandidateDoc[], total: number, page: number, limit: number): CandidatePage {
+  return { content, totalElements: total, totalPages: Math.ceil(total / limit), size: limit, number: page };
+}
+
+/** A short digest of the normalised filter, carried in cursors to catch reuse with another filter. */
+function filterFingerprint(filter: CandidateSearchFilter): string {
+  const canonical = JSON.stringify([
+    [...(filter.locations ?? [])].sort(),
+    [...(filter.nationalities ?? [])].sort(),
+    [...(filter.occupations ?? [])].sort(),
+    filter.includeEmployed,
+  ]);
+  return createHash('sha256').update(canonical).digest('base64url').slice(0, 8);
+}
+
+function encodeCursor(node: CandidateDoc, fingerprint: string): string {
+  return Buffer.from(JSON.stringify([node.createdDate.getTime(), node.publicId, fingerprint])).toString('base64url');
+}
+
+function decodeCursor(cursor: string, fingerprint: string): CandidatePosition {
+  const invalid = () =>
+    new BadUserInputError('Invalid input: after must be a cursor of this connection with the same filter.', {
+      parameter: 'after',
+      rule: 'a cursor from this connection',
+    });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  if (
+    !Array.isArray(parsed) ||
+    parsed.length !== 3 ||
+    !Number.isSafeInteger(parsed[0]) ||
+    typeof parsed[1] !== 'string' ||
+    parsed[2] !== fingerprint
+  ) {
+    throw invalid();
+  }
+  return { createdDate: new Date(parsed[0] as number), publicId: parsed[1] };
+}

@@ -1,0 +1,106 @@
+import type { ApiKeyRecord } from '../auth/api-key-repository';
+import { authorize } from '../auth/authorize';
+import { newPublicId } from '../common/public-id';
+import { NotFoundError, type InputIssue } from '../errors';
+import type { OfferDoc, OfferReason } from './candidate-document';
+import type { CandidateRepository } from './candidate-repository';
+import type { OfferRepository } from './offer-repository';
+import { throwIfAny } from './search-input';
+
+export const MAX_CANDIDATES_PER_OFFER = 100;
+export const MAX_NOTES_LENGTH = 2000;
+export const MAX_COUPON_LENGTH = 64;
+const COUPON_PATTERN = /^[\x21-\x7e]+$/;
+
+export interface JobMatchInput {
+  candidates: readonly { publicId: string }[];
+  additionalNotes?: string | null;
+}
+
+export interface OfferToAssistInput {
+  candidates: readonly { publicId: string; couponCode?: string | null }[];
+  reason: OfferReason;
+  additionalNotes?: string | null;
+}
+
+/**
+ * Job matches and offers to assist. A job match is recorded like an offer with reason
+ * JOB_OPPORTUNITY. The caller is always the API key, never a field of the body. Every
+ * candidate must exist, or nothing is recorded.
+ */
+export class OfferService {
+  constructor(
+    private readonly candidates: CandidateRepository,
+    private readonly offers: OfferRepository,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async createJobMatch(caller: ApiKeyRecord, input: JobMatchInput): Promise<{ message: string; jobMatchId: string }> {
+    authorize(caller, 'SUBMIT_JOB_MATCHES');
+    const offer = await this.record(caller, 'JOB_MATCH', 'JOB_OPPORTUNITY', input.candidates, input.additionalNotes);
+    return { message: `Job match recorded for ${offer.candidates.length} candidate(s).`, jobMatchId: offer.publicId };
+  }
+
+  async offerToAssist(caller: ApiKeyRecord, input: OfferToAssistInput): Promise<{ message: string; offerId: string }> {
+    authorize(caller, 'OFFER_CANDIDATE_SERVICES');
+    const offer = await this.record(caller, 'OFFER_TO_ASSIST', input.reason, input.candidates, input.additionalNotes);
+    return { message: `Offer to assist recorded for ${offer.candidates.length} candidate(s).`, offerId: offer.publicId };
+  }
+
+  private async record(
+    caller: ApiKeyRecord,
+    kind: OfferDoc['kind'],
+    reason: OfferReason,
+    candidates: readonly { publicId: string; couponCode?: string | null }[],
+    additionalNotes: string | null | undefined,
+  ): Promise<OfferDoc> {
+    const entries = validateCandidates(candidates);
+    const notes = additionalNotes ?? undefined;
+    if (notes !== undefined && notes.length > MAX_NOTES_LENGTH) {
+      throwIfAny([{ parameter: 'additionalNotes', rule: `at most ${MAX_NOTES_LENGTH} characters` }]);
+    }
+    const existing = await this.candidates.findExistingPublicIds(entries.map((entry) => entry.publicId));
+    const missing = entries.map((entry) => entry.publicId).filter((id) => !existing.has(id));
+    if (missing.length > 0) throw new NotFoundError(`Candidate(s) not found: ${missing.join(', ')}.`);
+
+    const offer: OfferDoc = {
+      publicId: newPublicId(),
+      kind,
+      reason,
+      candidates: entries,
+      apiKeyId: caller.id,
+      createdDate: this.now(),
+      ...(notes !== undefined && notes.trim() !== '' ? { additionalNotes: notes } : {}),
+    };
+    await this.offers.insert(offer);
+    return offer;
+  }
+}
+
+function validateCandidates(
+  candidates: readonly { publicId: string; couponCode?: string | null }[],
+): { publicId: string; couponCode?: string }[] {
+  const issues: InputIssue[] = [];
+  if (candidates.length === 0) issues.push({ parameter: 'candidates', rule: 'a non-empty array' });
+  if (candidates.length > MAX_CANDIDATES_PER_OFFER) {
+    issues.push({ parameter: 'candidates', rule: `at most ${MAX_CANDIDATES_PER_OFFER} entries` });
+  }
+  const seen = new Set<string>();
+  const entries: { publicId: string; couponCode?: string }[] = [];
+  candidates.forEach((candidate, index) => {
+    const coupon = candidate.couponCode ?? undefined;
+    if (coupon !== undefined && (coupon.length > MAX_COUPON_LENGTH || !COUPON_PATTERN.test(coupon))) {
+      issues.push({
+        parameter: `candidates[${index}].couponCode`,
+        rule: `1 to ${MAX_COUPON_LENGTH} printable characters without spaces`,
+      });
+    }
+    if (seen.has(candidate.publicId)) {
+      issues.push({ parameter: `candidates[${index}].publicId`, rule: 'unique within the request' });
+    }
+    seen.add(candidate.publicId);
+    entries.push({ publicId: candidate.publicId, ...(coupon !== undefined ? { couponCode: coupon } : {}) });
+  });
+  throwIfAny(issues);
+  return entries;
+}

@@ -1,0 +1,53 @@
+import DataLoader from 'dataloader';
+import type { CandidateDoc, JobOpportunityDoc } from '../candidates/candidate-document';
+import type { ReferenceCollection, ReferenceDocs } from '../reference/reference-repository';
+import type { Repositories } from '../services';
+
+/**
+ * The DataLoaders of one request. Created per request (never shared: a loader caches what
+ * it loaded, and that must not outlive the caller it was loaded for). Every batch answers
+ * in key order, with null for a key that names nothing.
+ */
+export interface Loaders {
+  countries: DataLoader<string, ReferenceDocs['countries'] | null>;
+  languages: DataLoader<string, ReferenceDocs['languages'] | null>;
+  languageLevels: DataLoader<number, ReferenceDocs['languageLevels'] | null>;
+  occupations: DataLoader<string, ReferenceDocs['occupations'] | null>;
+  educationLevels: DataLoader<number, ReferenceDocs['educationLevels'] | null>;
+  educationMajors: DataLoader<number, ReferenceDocs['educationMajors'] | null>;
+  jobOpportunities: DataLoader<string, JobOpportunityDoc | null>;
+  candidates: DataLoader<string, CandidateDoc | null>;
+}
+
+export function createLoaders(repositories: Repositories): Loaders {
+  const reference = <C extends ReferenceCollection, K extends string | number>(collection: C, keyField: string) =>
+    keyedLoader<K, ReferenceDocs[C]>(
+      (keys) => repositories.reference.findByKeys(collection, keys as never[]),
+      (doc) => (doc as unknown as Record<string, K>)[keyField],
+    );
+  return {
+    countries: reference<'countries', string>('countries', 'isoCode'),
+    languages: reference<'languages', string>('languages', 'isoCode'),
+    languageLevels: reference<'languageLevels', number>('languageLevels', 'level'),
+    occupations: reference<'occupations', string>('occupations', 'isco08Code'),
+    educationLevels: reference<'educationLevels', number>('educationLevels', 'level'),
+    educationMajors: reference<'educationMajors', number>('educationMajors', 'id'),
+    jobOpportunities: keyedLoader((ids) => repositories.jobOpportunities.findByPublicIds(ids), (doc) => doc.publicId),
+    candidates: keyedLoader((ids) => repositories.candidates.findByPublicIds(ids), (doc) => doc.publicId),
+  };
+}
+
+/** A loader over a batch lookup that returns documents in any order; answers in key order. */
+function keyedLoader<K extends string | number, V>(
+  fetch: (keys: readonly K[]) => Promise<V[]>,
+  keyOf: (value: V) => K,
+): DataLoader<K, V | null> {
+  return new DataLoader<K, V | null>(
+    async (keys) => {
+      const byKey = new Map<K, V>();
+      for (const value of await fetch(keys)) byKey.set(keyOf(value), value);
+      return keys.map((key) => byKey.get(key) ?? null);
+    },
+    { maxBatchSize: 1000 },
+  );
+}

@@ -1,0 +1,7 @@
+import type { CandidateVisaJobCheckResolvers } from '../generated/resolvers-types';
+import { loadOptional } from './load';
+
+export const CandidateVisaJobCheck: CandidateVisaJobCheckResolvers = {
+  jobOpp: (item, _args, { loaders }) => loadOptional(loaders.jobOpportunities, item.jobOppPublicId),
+  occupation: (item, _args, { loaders }) => loadOptional(loaders.occupations, item.occupationIsco08Code),
+};

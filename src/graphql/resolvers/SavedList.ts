@@ -1,0 +1,13 @@
+import type { SavedListResolvers } from '../generated/resolvers-types';
+
+export const SavedList: SavedListResolvers = {
+  candidates: (list, args, { services, loaders }) =>
+    services.candidateQueries.savedListPage(list, args, (ids) => loaders.candidates.loadMany(ids).then(orNull)),
+};
+
+/** loadMany answers an Error for a failed key; a failed batch fails the field instead. */
+function orNull<V>(values: (V | Error)[]): V[] {
+  const failure = values.find((value): value is Error => value instanceof Error);
+  if (failure) throw failure;
+  return values as V[];
+}

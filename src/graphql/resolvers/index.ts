@@ -1,0 +1,34 @@
+import type { Resolvers } from '../generated/resolvers-types';
+import { scalarResolvers } from '../scalars';
+import { Candidate } from './Candidate';
+import { CandidateCitizenship } from './CandidateCitizenship';
+import { CandidateEducation } from './CandidateEducation';
+import { CandidateJobExperience } from './CandidateJobExperience';
+import { CandidateLanguage } from './CandidateLanguage';
+import { CandidateOccupation } from './CandidateOccupation';
+import { CandidateVisaCheck } from './CandidateVisaCheck';
+import { CandidateVisaJobCheck } from './CandidateVisaJobCheck';
+import { Destination } from './Destination';
+import { EmployerEntity } from './EmployerEntity';
+import { JobOpportunity } from './JobOpportunity';
+import { Mutation } from './Mutation';
+import { Query } from './Query';
+import { SavedList } from './SavedList';
+
+export const resolvers: Resolvers = {
+  ...scalarResolvers,
+  Query,
+  Mutation,
+  Candidate,
+  CandidateOccupation,
+  CandidateJobExperience,
+  CandidateLanguage,
+  CandidateEducation,
+  CandidateCitizenship,
+  Destination,
+  CandidateVisaCheck,
+  CandidateVisaJobCheck,
+  JobOpportunity,
+  EmployerEntity,
+  SavedList,
+};

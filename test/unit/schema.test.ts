@@ -1,0 +1,758 @@
+/**
+ * The SDL against the product's REST contract (the seed): every type, field and enum value of
+ * seed section 2 is read from the seed's markdown programmatically, so removing or retyping a
+ * field in either place fails here. Also: descriptions everywhere, and no identity data in any
+ * output type.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import {
+  buildSchema,
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isScalarType,
+  isSpecifiedScalarType,
+  type GraphQLEnumType,
+  type GraphQLInputObjectType,
+  type GraphQLInputType,
+  type GraphQLNamedType,
+  type GraphQLObjectType,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+} from 'graphql';
+
+const REPO_ROOT = path.resolve(__dirname, '../..');
+const SCHEMA_DIR = path.join(REPO_ROOT, 'schema');
+const SEED_FILE = path.resolve(REPO_ROOT, '../shared/seed/000_c5a116db02a6af1f.txt');
+
+/** Product facts the seed leaves anonymous: "the service" is EducationMajor, held in `educationMajor`. */
+const SEED_TYPE_ALIASES: Record<string, string> = { 'the service': 'EducationMajor' };
+const SEED_FIELD_ALIASES: Record<string, string> = { 'the service': 'educationMajor' };
+
+const IDENTITY_FIELDS = [
+  'firstName',
+  'lastName',
+  'email',
+  'phone',
+  'dob',
+  'professionalNetworkLink',
+  'refugeeAgencyNumber',
+  'reliefAgencyNumber',
+  'messagingAppNumber',
+];
+
+/** Key field of each reference type, as given in its `<Type>RefInput`. */
+const REFERENCE_KEYS: Record<string, string> = {
+  Country: 'isoCode',
+  Language: 'isoCode',
+  LanguageLevel: 'level',
+  Occupation: 'isco08Code',
+  EducationLevel: 'level',
+  EducationMajor: 'id',
+};
+
+// ---------------------------------------------------------------------------------------------
+// Loading
+
+function loadSchema(): GraphQLSchema {
+  // Only the files directly in schema/: schema/rest/ holds REST artefacts, not SDL of this schema.
+  const files = readdirSync(SCHEMA_DIR, { withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.graphql'))
+    .map((entry) => entry.name)
+    .sort();
+  const sdl = files.map((file) => readFileSync(path.join(SCHEMA_DIR, file), 'utf8')).join('\n');
+  return buildSchema(sdl);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading the seed
+
+interface SeedRow {
+  name: string;
+  /** the type column as written, e.g. `string, required`, `array of enum`, `YNR` */
+  type: string;
+  /** the third column (notes / allowed values), or '' */
+  notes: string;
+}
+
+interface SeedBlock {
+  /** text between the `**` of the heading, e.g. `Country`, `Dependant`, `Identity and profile` */
+  heading: string;
+  /** header cells of the block's table, when it has one */
+  header: string[];
+  rows: SeedRow[];
+  /** `**Status** (enum): A, B.` gives the values */
+  enumValues?: string[];
+  /** `**CandidateExam**: exam (enum …), …` gives the fields inline */
+  inline: boolean;
+}
+
+function readSeed(): string {
+  return readFileSync(SEED_FILE, 'utf8');
+}
+
+/** The text of the section whose heading starts with `heading` (e.g. `### 2.2`), up to the next heading of that level or higher. */
+function sectionOf(seed: string, heading: string): string {
+  const lines = seed.split('\n');
+  const start = lines.findIndex((line) => line.startsWith(heading));
+  if (start < 0) throw new Error(`seed has no section ${heading}`);
+  const level = heading.split(' ')[0];
+  const end = lines.findIndex(
+    (line, index) => index > start && /^#{1,6} /.test(line) && line.split(' ')[0].length <= level.length,
+  );
+  return lines.slice(start + 1, end < 0 ? undefined : end).join('\n');
+}
+
+/** `a (t1), b (t2, x)` → rows; parentheses are never nested in the seed. */
+function parseInlineFields(text: string): SeedRow[] {
+  const rows: SeedRow[] = [];
+  for (const match of text.matchAll(/([A-Za-z_][\w ]*?)\s*\(([^()]*)\)/g)) {
+    const rawName = match[1].trim();
+    rows.push({ name: SEED_FIELD_ALIASES[rawName] ?? rawName, type: match[2].trim(), notes: '' });
+  }
+  return rows;
+}
+
+function tableCells(line: string): string[] {
+  return line
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split('|')
+    .map((cell) => cell.trim());
+}
+
+/** The bold-headed blocks of a section, each with its table rows or inline fields. */
+function blocksOf(section: string): SeedBlock[] {
+  const blocks: SeedBlock[] = [];
+  let current: SeedBlock | undefined;
+  for (const line of section.split('\n')) {
+    const heading = /^\*\*(.+?)\*\*(.*)$/.exec(line);
+    if (heading) {
+      const rest = heading[2].trim();
+      current = { heading: heading[1].trim(), header: [], rows: [], inline: false };
+      blocks.push(current);
+      const enumMatch = /^\(enum\):\s*(.+?)\.?$/.exec(rest);
+      if (enumMatch) current.enumValues = enumMatch[1].split(',').map((value) => value.trim());
+      else if (rest.startsWith(':')) {
+        current.inline = true;
+        current.rows = parseInlineFields(rest.slice(1));
+      }
+      continue;
+    }
+    if (!current || !line.trim().startsWith('|')) continue;
+    const cells = tableCells(line);
+    if (cells.every((cell) => /^-+$/.test(cell))) continue;
+    if (current.header.length === 0) {
+      current.header = cells;
+      continue;
+    }
+    const rawName = cells[0];
+    current.rows.push({ name: SEED_FIELD_ALIASES[rawName] ?? rawName, type: cells[1] ?? '', notes: cells[2] ?? '' });
+  }
+  return blocks;
+}
+
+/** The rows of the first table of a section (tables without a bold heading, as in 2.3 and 4.x). */
+function firstTableOf(section: string): SeedRow[] {
+  const block = blocksOf(`**table**\n${section}`)[0];
+  return block.rows;
+}
+
+function seedTypeName(heading: string): string {
+  // `Dependant** (anonymised)` style suffixes are already cut off by the heading regex.
+  return SEED_TYPE_ALIASES[heading] ?? heading;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Interpreting seed types
+
+interface Expectation {
+  /** expected named GraphQL type; undefined when the seed gives only `object` */
+  named?: string;
+  list: boolean;
+  required: boolean;
+  /** for enums: the exact set of values */
+  enumValues?: string[];
+}
+
+const SCALARS: Record<string, string> = {
+  string: 'String',
+  boolean: 'Boolean',
+  integer: 'Int',
+  'integer int32': 'Int',
+  'integer int64': 'Long',
+  number: 'Float',
+  date: 'Date',
+  'date-time': 'DateTime',
+};
+
+function valueList(text: string): string[] | undefined {
+  const values = text
+    .replace(/\.$/, '')
+    .split(',')
+    .map((value) => value.trim());
+  return values.length > 0 && values.every((value) => /^[A-Z][A-Z0-9_]*$/.test(value)) ? values : undefined;
+}
+
+class SeedTypes {
+  readonly yesNo: string[];
+  readonly yesNoUnsure: string[];
+  constructor(
+    private readonly seed: string,
+    /** the seed's rows of each named type, for `enum as EducationLevel.educationType` */
+    private readonly rowsOf: (typeName: string) => SeedRow[],
+  ) {
+    this.yesNo = this.notation('YNR');
+    this.yesNoUnsure = this.notation('YNUR');
+  }
+
+  private notation(code: string): string[] {
+    const match = new RegExp('`' + code + '` = enum ([A-Z_, ]+)\\.').exec(this.seed);
+    if (!match) throw new Error(`seed notation ${code} not found`);
+    return match[1].split(',').map((value) => value.trim());
+  }
+
+  /** Values of `**Type.field** values: A, B.` (section 3), for `see section 3`. */
+  private stateValues(typeName: string, fieldName: string): string[] {
+    const match = new RegExp(`\\*\\*${typeName}\\.${fieldName}\\*\\* values: ([A-Z0-9_, ]+)\\.`).exec(this.seed);
+    if (!match) throw new Error(`seed gives no values of ${typeName}.${fieldName}`);
+    return match[1].split(',').map((value) => value.trim());
+  }
+
+  interpret(typeName: string, row: SeedRow): Expectation {
+    const raw = row.type;
+    const required = /\brequired\b/.test(raw);
+    let text = raw;
+    let list = false;
+    if (text.startsWith('array of ')) {
+      list = true;
+      text = text.slice('array of '.length);
+    }
+    text = text.split(';')[0].replace(/\([^()]*\)/g, ' ').replace(/\s+/g, ' ').trim();
+    if (/base64-uuid/.test(raw) || /base64-uuid/.test(row.notes)) return { named: 'PublicId', list, required };
+    if (text === 'YNR') return { named: 'YesNo', list, required, enumValues: this.yesNo };
+    if (text === 'YNUR') return { named: 'YesNoUnsure', list, required, enumValues: this.yesNoUnsure };
+    if (text.startsWith('enum')) {
+      const rest = text.slice('enum'.length).trim();
+      const asMatch = /^as (\w+)\.(\w+)$/.exec(rest);
+      if (asMatch) {
+        const otherRow = this.rowsOf(asMatch[1]).find((r) => r.name === asMatch[2]);
+        const other = otherRow && this.interpret(asMatch[1], otherRow);
+        if (!other?.enumValues) throw new Error(`seed refers to unknown enum ${rest}`);
+        return { list, required, enumValues: other.enumValues };
+      }
+      const values =
+        valueList(rest) ??
+        valueList(row.notes) ??
+        (/see section 3/.test(row.notes) ? this.stateValues(typeName, row.name) : undefined);
+      if (!values) throw new Error(`no enum values for ${typeName}.${row.name}`);
+      return { list, required, enumValues: values };
+    }
+    const base = text.split(',')[0].trim();
+    if (base === 'object') return { list, required };
+    if (SCALARS[base]) return { named: SCALARS[base], list, required };
+    const named = SEED_TYPE_ALIASES[base] ?? base;
+    if (!/^[A-Z]\w*$/.test(named)) throw new Error(`unreadable seed type "${raw}" of ${typeName}.${row.name}`);
+    return { named, list, required };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checking
+
+function unwrap(type: GraphQLOutputType | GraphQLInputType): { nonNull: boolean; list: boolean; itemNonNull: boolean } {
+  const nonNull = isNonNullType(type);
+  const inner = nonNull ? type.ofType : type;
+  if (!isListType(inner)) return { nonNull, list: false, itemNonNull: false };
+  return { nonNull, list: true, itemNonNull: isNonNullType(inner.ofType) };
+}
+
+function objectType(schema: GraphQLSchema, name: string): GraphQLObjectType {
+  const type = schema.getType(name);
+  if (!isObjectType(type)) throw new Error(`${name} is not an object type of the schema`);
+  return type;
+}
+
+function inputType(schema: GraphQLSchema, name: string): GraphQLInputObjectType {
+  const type = schema.getType(name);
+  if (!isInputObjectType(type)) throw new Error(`${name} is not an input type of the schema`);
+  return type;
+}
+
+function enumValuesOf(type: GraphQLNamedType): string[] {
+  return (type as GraphQLEnumType)
+    .getValues()
+    .map((value) => value.name)
+    .sort();
+}
+
+/** Problems of one output field against the seed; empty when it matches. */
+function checkOutputField(
+  schema: GraphQLSchema,
+  typeName: string,
+  fieldName: string,
+  expected: Expectation,
+  nullability: 'contract' | 'nonNull',
+): string[] {
+  const field = objectType(schema, typeName).getFields()[fieldName];
+  if (!field) return [`${typeName}.${fieldName} is missing`];
+  const problems: string[] = [];
+  const named = getNamedType(field.type);
+  const shape = unwrap(field.type);
+  const where = `${typeName}.${fieldName}`;
+  if (expected.named && named.name !== expected.named) problems.push(`${where} is ${named.name}, seed says ${expected.named}`);
+  if (expected.enumValues) {
+    if (!isEnumType(named)) problems.push(`${where} is ${named.name}, seed says an enum`);
+    else if (enumValuesOf(named).join() !== [...expected.enumValues].sort().join())
+      problems.push(`${where} (${named.name}) has values ${enumValuesOf(named).join()}, seed says ${expected.enumValues.join()}`);
+  }
+  if (shape.list !== expected.list) problems.push(`${where} list: ${shape.list}, seed: ${expected.list}`);
+  if (shape.list && !shape.itemNonNull) problems.push(`${where} must have non-null items`);
+  const mustBeNonNull = nullability === 'nonNull' || expected.required;
+  if (shape.nonNull !== mustBeNonNull) problems.push(`${where} non-null: ${shape.nonNull}, expected ${mustBeNonNull}`);
+  return problems;
+}
+
+interface SeedTypeDefinition {
+  typeName: string;
+  rows: SeedRow[];
+}
+
+/** Section 2.1 and the item types of 2.2: every bold block that names a type. */
+function seedTypeDefinitions(seed: string): { valueTypes: SeedTypeDefinition[]; statusValues: string[]; candidateRows: SeedRow[]; itemTypes: SeedTypeDefinition[]; nestedListRows: SeedRow[] } {
+  const shared = blocksOf(sectionOf(seed, '### 2.1'));
+  const statusBlock = shared.find((block) => block.heading === 'Status');
+  if (!statusBlock?.enumValues) throw new Error('seed section 2.1 gives no Status values');
+  const valueTypes = shared
+    .filter((block) => block.rows.length > 0)
+    .map((block) => ({ typeName: seedTypeName(block.heading), rows: block.rows }));
+
+  // Section 2.2: the Candidate's own tables come first; from the first block that defines a
+  // type inline (`**CandidateCertification**: …`) on, every block is one nested type.
+  const candidateBlocks = blocksOf(sectionOf(seed, '### 2.2'));
+  const firstItem = candidateBlocks.findIndex((block) => block.inline);
+  if (firstItem < 0) throw new Error('seed section 2.2 has no nested item types');
+  const ownBlocks = candidateBlocks.slice(0, firstItem);
+  const nested = ownBlocks.find((block) => block.header[1] === 'Item type');
+  if (!nested) throw new Error('seed section 2.2 has no "Nested lists" table');
+  return {
+    valueTypes,
+    statusValues: statusBlock.enumValues,
+    candidateRows: ownBlocks.filter((block) => block !== nested).flatMap((block) => block.rows),
+    nestedListRows: nested.rows,
+    itemTypes: candidateBlocks
+      .slice(firstItem)
+      .map((block) => ({ typeName: seedTypeName(block.heading), rows: block.rows })),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('GraphQL schema (schema/*.graphql)', () => {
+  const schema = loadSchema();
+  const seed = readSeed();
+  const definitions = seedTypeDefinitions(seed);
+  const seedTypes = new SeedTypes(
+    seed,
+    (typeName) =>
+      [...definitions.valueTypes, ...definitions.itemTypes].find((definition) => definition.typeName === typeName)?.rows ?? [],
+  );
+
+  describe('against seed section 2.1 (shared value types)', () => {
+    it('when the seed lists the reference Status values, then enum Status has exactly them', () => {
+      const status = schema.getType('Status');
+
+      expect(isEnumType(status)).toBe(true);
+      expect(enumValuesOf(status as GraphQLEnumType)).toEqual([...definitions.statusValues].sort());
+    });
+
+    it('when the seed notation defines YNR and YNUR, then YesNo and YesNoUnsure have exactly those values', () => {
+      expect(enumValuesOf(schema.getType('YesNo')!)).toEqual([...seedTypes.yesNo].sort());
+      expect(enumValuesOf(schema.getType('YesNoUnsure')!)).toEqual([...seedTypes.yesNoUnsure].sort());
+    });
+
+    it('when a value type of the seed has a field, then the GraphQL type has it with the same type, values and nullability', () => {
+      const problems: string[] = [];
+      for (const { typeName, rows } of definitions.valueTypes) {
+        for (const row of rows) {
+          const expected = seedTypes.interpret(typeName, row);
+          problems.push(...checkOutputField(schema, typeName, row.name, expected, 'contract'));
+        }
+      }
+
+      expect(definitions.valueTypes.map((definition) => definition.typeName).sort()).toEqual(
+        ['Country', 'EducationLevel', 'EducationMajor', 'Language', 'LanguageLevel', 'Occupation'].sort(),
+      );
+      expect(problems).toEqual([]);
+    });
+
+    it('when an education level is shown, then it also has a name', () => {
+      expect(objectType(schema, 'EducationLevel').getFields().name).toBeDefined();
+    });
+  });
+
+  describe('against seed section 2.2 (Candidate)', () => {
+    it('when the seed tables list a Candidate field, then Candidate has it with the same type, values and nullability', () => {
+      const problems = definitions.candidateRows.flatMap((row) =>
+        checkOutputField(schema, 'Candidate', row.name, seedTypes.interpret('Candidate', row), 'contract'),
+      );
+
+      // guards the parser itself: the seed's Candidate tables hold 79 fields besides the nested lists
+      expect(definitions.candidateRows.length).toBeGreaterThanOrEqual(79);
+      expect(definitions.candidateRows.map((row) => row.name)).toEqual(
+        expect.arrayContaining(['publicId', 'partnerPublicId', 'ieltsScore', 'candidateMessage']),
+      );
+      expect(problems).toEqual([]);
+    });
+
+    it('when the seed lists a nested list of Candidate, then Candidate has it as a list of the item type (or the single object)', () => {
+      const problems = definitions.nestedListRows.flatMap((row) => {
+        const single = /single object/.test(row.type);
+        const named = seedTypeName(row.type.split('(')[0].trim());
+        return checkOutputField(schema, 'Candidate', row.name, { named, list: !single, required: false }, 'contract');
+      });
+
+      expect(definitions.nestedListRows.length).toBe(11);
+      expect(problems).toEqual([]);
+    });
+
+    it('when a nested item type of the seed has a field, then the GraphQL type has it with the same type, values and nullability', () => {
+      const problems: string[] = [];
+      for (const { typeName, rows } of definitions.itemTypes) {
+        for (const row of rows) {
+          const expected = seedTypes.interpret(typeName, row);
+          problems.push(...checkOutputField(schema, typeName, row.name, expected, 'contract'));
+          const inlineObject = /:\s*(.+)$/.exec(row.notes);
+          const field = objectType(schema, typeName).getFields()[row.name];
+          if (expected.named === undefined && inlineObject && field) {
+            // `employerEntity | object | anonymised employer: country (Country), …`
+            const objectName = getNamedType(field.type).name;
+            for (const inner of parseInlineFields(inlineObject[1])) {
+              problems.push(...checkOutputField(schema, objectName, inner.name, seedTypes.interpret(objectName, inner), 'contract'));
+            }
+          }
+        }
+      }
+
+      expect(definitions.itemTypes.map((definition) => definition.typeName)).toEqual(
+        expect.arrayContaining(['CandidateEducation', 'CandidateVisaJobCheck', 'JobOpportunity', 'Dependant']),
+      );
+      expect(problems).toEqual([]);
+    });
+
+    it('when a candidate shows a partner who is a candidate too, then Candidate.partner resolves to a Candidate besides partnerPublicId', () => {
+      const fields = objectType(schema, 'Candidate').getFields();
+
+      expect(String(fields.partner.type)).toBe('Candidate');
+      expect(String(fields.partnerPublicId.type)).toBe('PublicId');
+    });
+
+    it('when a candidate is shown, then only publicId is non-null', () => {
+      const nonNull = Object.values(objectType(schema, 'Candidate').getFields())
+        .filter((field) => isNonNullType(field.type))
+        .map((field) => field.name);
+
+      expect(nonNull).toEqual(['publicId']);
+    });
+  });
+
+  describe('against seed section 2.3 (CandidatePage)', () => {
+    it('when the seed lists a CandidatePage field, then CandidatePage has it, non-null', () => {
+      const rows = firstTableOf(sectionOf(seed, '### 2.3'));
+      const problems = rows.flatMap((row) =>
+        checkOutputField(schema, 'CandidatePage', row.name, seedTypes.interpret('CandidatePage', row), 'nonNull'),
+      );
+
+      expect(rows.map((row) => row.name)).toEqual(['content', 'totalElements', 'totalPages', 'size', 'number']);
+      expect(problems).toEqual([]);
+    });
+  });
+
+  describe('against seed section 2.4 (registration data)', () => {
+    const rows = firstTableOf(sectionOf(seed, '### 2.4'));
+    const registration = inputType(schema, 'RegistrationDataInput');
+    const candidateFields = objectType(schema, 'Candidate').getFields();
+
+    /** The input named type expected for an output named type: ref inputs for reference data, `<Item>Input` for items. */
+    function inputNameFor(outputName: string): string {
+      if (REFERENCE_KEYS[outputName]) return `${outputName}RefInput`;
+      const output = schema.getType(outputName);
+      return isObjectType(output) ? `${outputName}Input` : outputName;
+    }
+
+    /** Problems of an input type against the output type it mirrors, field by field, recursively. */
+    function mirrorProblems(inputName: string, outputName: string): string[] {
+      const input = inputType(schema, inputName).getFields();
+      const output = objectType(schema, outputName).getFields();
+      const problems: string[] = [];
+      const names = (fields: object) => Object.keys(fields).sort().join();
+      if (names(input) !== names(output)) problems.push(`${inputName} has ${names(input)}, ${outputName} has ${names(output)}`);
+      for (const [name, outputField] of Object.entries(output)) {
+        const inputField = input[name];
+        if (!inputField) continue;
+        const outputNamed = getNamedType(outputField.type).name;
+        const inputNamed = getNamedType(inputField.type).name;
+        if (inputNamed !== inputNameFor(outputNamed)) problems.push(`${inputName}.${name} is ${inputNamed}, expected ${inputNameFor(outputNamed)}`);
+        if (unwrap(inputField.type).list !== unwrap(outputField.type).list) problems.push(`${inputName}.${name} list shape differs`);
+        if (inputNamed === `${outputNamed}Input`) problems.push(...mirrorProblems(inputNamed, outputNamed));
+      }
+      return problems;
+    }
+
+    it('when the seed lists a registration field, then RegistrationDataInput has it', () => {
+      const seedNames = rows.flatMap((row) => row.name.split(',').map((name) => name.trim()));
+      const missing = seedNames.filter((name) => !registration.getFields()[name]);
+
+      expect(seedNames.length).toBeGreaterThan(25);
+      expect(missing).toEqual([]);
+    });
+
+    it('when the seed gives identity as firstName, lastName and email, then IdentityInput has exactly those, the e-mail required', () => {
+      const identityRow = rows.find((row) => row.name === 'identity')!;
+      const seedNames = parseInlineFields(identityRow.notes).map((row) => row.name);
+      const identityField = registration.getFields().identity;
+      const identity = inputType(schema, getNamedType(identityField.type).name).getFields();
+
+      expect(isNonNullType(identityField.type)).toBe(true);
+      expect(Object.keys(identity).sort()).toEqual([...seedNames].sort());
+      expect(Object.fromEntries(Object.values(identity).map((field) => [field.name, String(field.type)]))).toEqual({
+        firstName: 'String',
+        lastName: 'String',
+        email: 'String!',
+      });
+    });
+
+    it('when a registration field is "as in 2.2", then its type mirrors the Candidate field (references as ref inputs)', () => {
+      const problems: string[] = [];
+      for (const row of rows.filter((r) => /same (item shapes|types)/.test(r.notes))) {
+        for (const name of row.name.split(',').map((n) => n.trim())) {
+          const outputField = candidateFields[name];
+          const inputField = registration.getFields()[name];
+          if (!outputField || !inputField) {
+            problems.push(`${name} missing on Candidate or RegistrationDataInput`);
+            continue;
+          }
+          const outputNamed = getNamedType(outputField.type).name;
+          const inputNamed = getNamedType(inputField.type).name;
+          if (inputNamed !== inputNameFor(outputNamed)) problems.push(`RegistrationDataInput.${name} is ${inputNamed}, expected ${inputNameFor(outputNamed)}`);
+          if (unwrap(inputField.type).list !== unwrap(outputField.type).list) problems.push(`RegistrationDataInput.${name} list shape differs`);
+          if (inputNamed === `${outputNamed}Input`) problems.push(...mirrorProblems(inputNamed, outputNamed));
+        }
+      }
+
+      expect(problems).toEqual([]);
+    });
+
+    it('when the seed types a registration field itself (dob, phone, …), then RegistrationDataInput has that type', () => {
+      const problems = rows
+        .filter((row) => row.type && row.type !== 'object' && row.type !== 'arrays')
+        .flatMap((row) => {
+          const expected = seedTypes.interpret('RegistrationDataInput', row);
+          const actual = getNamedType(registration.getFields()[row.name].type).name;
+          return actual === expected.named ? [] : [`RegistrationDataInput.${row.name} is ${actual}, seed says ${expected.named}`];
+        });
+
+      expect(problems).toEqual([]);
+    });
+
+    it('when reference data is referenced in an input, then the ref input holds exactly its key, typed as on the reference type', () => {
+      const problems = Object.entries(REFERENCE_KEYS).flatMap(([typeName, key]) => {
+        const ref = inputType(schema, `${typeName}RefInput`).getFields();
+        const keyType = getNamedType(objectType(schema, typeName).getFields()[key].type).name;
+        const ok = Object.keys(ref).join() === key && String(ref[key].type) === `${keyType}!`;
+        return ok ? [] : [`${typeName}RefInput should be { ${key}: ${keyType}! }`];
+      });
+
+      expect(problems).toEqual([]);
+    });
+  });
+
+  describe('against seed section 4 (operations)', () => {
+    /** `` `a` (string), `b` (string; …) `` on the line starting with `prefix`. */
+    function backtickNames(section: string, prefix: string): string[] {
+      const line = section.split('\n').find((l) => l.includes(prefix));
+      if (!line) throw new Error(`no line with ${prefix}`);
+      return [...line.slice(line.indexOf(prefix)).matchAll(/`(\w+)`/g)].map((match) => match[1]);
+    }
+
+    const mutations: { section: string; field: string }[] = [
+      { section: '### 4.4', field: 'createJobMatch' },
+      { section: '### 4.5', field: 'offerToAssist' },
+      { section: '### 4.6', field: 'registerCandidate' },
+    ];
+
+    it.each(mutations)('when the seed defines $section, then Mutation.$field takes one input with the body fields and returns the 201 fields', ({ section, field }) => {
+      const text = sectionOf(seed, section);
+      const tableRows = firstTableOf(text);
+      const bodyNames = tableRows.length > 0 ? tableRows.map((row) => row.name) : backtickNames(text, 'Request body');
+      const resultNames = backtickNames(text, '201 body');
+      const mutation = objectType(schema, 'Mutation').getFields()[field];
+
+      expect(mutation.args.map((arg) => `${arg.name}: ${String(arg.type)}`)).toEqual([expect.stringMatching(/^input: \w+Input!$/)]);
+      const input = inputType(schema, getNamedType(mutation.args[0].type).name);
+      expect(Object.keys(input.getFields()).sort()).toEqual([...bodyNames].sort());
+      const result = objectType(schema, getNamedType(mutation.type).name);
+      expect(isNonNullType(mutation.type)).toBe(true);
+      expect(Object.keys(result.getFields()).sort()).toEqual([...resultNames].sort());
+      for (const name of resultNames) expect(isNonNullType(result.getFields()[name].type)).toBe(true);
+    });
+
+    it('when job match and offer to assist name candidates, then each item carries publicId: PublicId! (offer: and an optional couponCode)', () => {
+      const itemOf = (inputName: string) =>
+        inputType(schema, getNamedType(inputType(schema, inputName).getFields().candidates.type).name).getFields();
+
+      expect(String(inputType(schema, 'JobMatchInput').getFields().candidates.type)).toBe('[CandidateRefInput!]!');
+      expect(String(itemOf('JobMatchInput').publicId.type)).toBe('PublicId!');
+      expect(String(inputType(schema, 'OfferToAssistInput').getFields().candidates.type)).toBe('[CandidateCouponInput!]!');
+      expect(String(itemOf('OfferToAssistInput').publicId.type)).toBe('PublicId!');
+      expect(String(itemOf('OfferToAssistInput').couponCode.type)).toBe('String');
+    });
+
+    it('when the seed lists the offer reasons, then OfferToAssistInput.reason is a required enum of exactly those', () => {
+      const reasonRow = firstTableOf(sectionOf(seed, '### 4.5')).find((row) => row.name === 'reason')!;
+      const reason = inputType(schema, 'OfferToAssistInput').getFields().reason;
+
+      expect(String(reason.type)).toBe('OfferReason!');
+      expect(enumValuesOf(getNamedType(reason.type))).toEqual([...valueList(reasonRow.notes)!].sort());
+    });
+
+    it('when the mutations return record ids, then they are PublicIds', () => {
+      expect(String(objectType(schema, 'JobMatchResult').getFields().jobMatchId.type)).toBe('PublicId!');
+      expect(String(objectType(schema, 'OfferToAssistResult').getFields().offerId.type)).toBe('PublicId!');
+      expect(String(objectType(schema, 'RegisterCandidateResult').getFields().publicId.type)).toBe('PublicId!');
+    });
+  });
+
+  describe('queries', () => {
+    const query = () => objectType(schema, 'Query').getFields();
+    const signature = (fieldName: string) =>
+      query()[fieldName].args.map((arg) => `${arg.name}: ${String(arg.type)}${arg.defaultValue === undefined ? '' : ` = ${JSON.stringify(arg.defaultValue)}`}`);
+
+    it('when candidates are searched, then the arguments and defaults follow GET /v1/candidates', () => {
+      expect(signature('candidates')).toEqual(['filter: CandidateFilter', 'includeEmployed: Boolean = false', 'page: Int = 0', 'limit: Int = 10']);
+      expect(String(query().candidates.type)).toBe('CandidatePage!');
+      expect(Object.entries(inputType(schema, 'CandidateFilter').getFields()).map(([name, field]) => `${name}: ${String(field.type)}`)).toEqual([
+        'location: [String!]',
+        'nationality: [String!]',
+        'occupation: [String!]',
+      ]);
+    });
+
+    it('when one candidate or saved list is fetched, then it is by PublicId and nullable', () => {
+      expect(signature('candidate')).toEqual(['publicId: PublicId!']);
+      expect(String(query().candidate.type)).toBe('Candidate');
+      expect(signature('savedList')).toEqual(['publicId: PublicId!']);
+      expect(String(query().savedList.type)).toBe('SavedList');
+    });
+
+    it('when a saved list is shown, then it pages its candidates like GET /v1/candidates/by-list', () => {
+      const fields = objectType(schema, 'SavedList').getFields();
+
+      expect(String(fields.publicId.type)).toBe('PublicId!');
+      expect(fields.name).toBeDefined();
+      expect(fields.candidates.args.map((arg) => `${arg.name}: ${String(arg.type)} = ${String(arg.defaultValue)}`)).toEqual([
+        'page: Int = 0',
+        'limit: Int = 10',
+      ]);
+      expect(String(fields.candidates.type)).toBe('CandidatePage!');
+    });
+
+    it('when candidates are paginated by cursor, then candidatesConnection has the Relay shape', () => {
+      expect(signature('candidatesConnection')).toEqual([
+        'first: Int = 10',
+        'after: String',
+        'filter: CandidateFilter',
+        'includeEmployed: Boolean = false',
+      ]);
+      expect(String(query().candidatesConnection.type)).toBe('CandidateConnection!');
+      const fieldTypes = (name: string) =>
+        Object.entries(objectType(schema, name).getFields()).map(([fieldName, field]) => `${fieldName}: ${String(field.type)}`);
+      expect(fieldTypes('CandidateConnection')).toEqual(['edges: [CandidateEdge!]!', 'pageInfo: PageInfo!', 'totalCount: Int!']);
+      expect(fieldTypes('CandidateEdge')).toEqual(['cursor: String!', 'node: Candidate!']);
+      expect(fieldTypes('PageInfo')).toEqual(['hasNextPage: Boolean!', 'endCursor: String']);
+    });
+
+    it('when reference data is listed, then every reference type has its list query', () => {
+      const lists = ['countries', 'languages', 'languageLevels', 'occupations', 'educationLevels', 'educationMajors'].map(
+        (name) => `${name}: ${String(query()[name]?.type)}`,
+      );
+
+      expect(lists).toEqual([
+        'countries: [Country!]!',
+        'languages: [Language!]!',
+        'languageLevels: [LanguageLevel!]!',
+        'occupations: [Occupation!]!',
+        'educationLevels: [EducationLevel!]!',
+        'educationMajors: [EducationMajor!]!',
+      ]);
+      expect(signature('occupations')).toEqual(['search: String', 'limit: Int']);
+    });
+  });
+
+  describe('scalars', () => {
+    it('when the contract has public ids, dates, date-times and int64, then the custom scalars exist', () => {
+      const custom = Object.values(schema.getTypeMap())
+        .filter((type) => isScalarType(type) && !isSpecifiedScalarType(type))
+        .map((type) => type.name)
+        .sort();
+
+      expect(custom).toEqual(['Date', 'DateTime', 'Long', 'PublicId']);
+    });
+  });
+
+  describe('documentation', () => {
+    const ownTypes = Object.values(schema.getTypeMap()).filter(
+      (type) => !type.name.startsWith('__') && !(isScalarType(type) && isSpecifiedScalarType(type)),
+    );
+
+    it('when a type is defined, then it has a description', () => {
+      const undocumented = ownTypes.filter((type) => !type.description?.trim()).map((type) => type.name);
+
+      expect(ownTypes.length).toBeGreaterThan(50);
+      expect(undocumented).toEqual([]);
+    });
+
+    it('when a field, argument or enum value is defined, then it has a description', () => {
+      const undocumented: string[] = [];
+      for (const type of ownTypes) {
+        if (isObjectType(type)) {
+          for (const field of Object.values(type.getFields())) {
+            if (!field.description?.trim()) undocumented.push(`${type.name}.${field.name}`);
+            for (const arg of field.args) if (!arg.description?.trim()) undocumented.push(`${type.name}.${field.name}(${arg.name})`);
+          }
+        } else if (isInputObjectType(type)) {
+          for (const field of Object.values(type.getFields())) if (!field.description?.trim()) undocumented.push(`${type.name}.${field.name}`);
+        } else if (isEnumType(type)) {
+          for (const value of type.getValues()) if (!value.description?.trim()) undocumented.push(`${type.name}.${value.name}`);
+        }
+      }
+
+      expect(undocumented).toEqual([]);
+    });
+  });
+
+  describe('anonymity', () => {
+    it('when any output type is shown, then it has no identity field', () => {
+      const forbidden = new Set(IDENTITY_FIELDS.map((name) => name.toLowerCase()));
+      const leaks = Object.values(schema.getTypeMap())
+        .filter((type): type is GraphQLObjectType => isObjectType(type) && !type.name.startsWith('__'))
+        .flatMap((type) => Object.keys(type.getFields()).map((field) => `${type.name}.${field}`))
+        .filter((qualified) => forbidden.has(qualified.split('.')[1].toLowerCase()));
+
+      expect(leaks).toEqual([]);
+    });
+
+    it('when a candidate registers, then the identity fields are accepted as input', () => {
+      const registration = inputType(schema, 'RegistrationDataInput').getFields();
+      const identity = inputType(schema, 'IdentityInput').getFields();
+      const accepted = IDENTITY_FIELDS.filter((name) => registration[name] || identity[name]);
+
+      expect(accepted).toEqual(IDENTITY_FIELDS);
+    });
+  });
+});
