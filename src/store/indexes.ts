@@ -1,5 +1,6 @@
 import type { Db, IndexDescription } from 'mongodb';
 import { apiKeyIndexes } from '../auth/api-key-indexes';
+import { IDEMPOTENCY_COLLECTION, idempotencyIndexes } from '../rest/idempotency-indexes';
 import { ConflictError } from '../errors';
 
 /**
@@ -19,6 +20,7 @@ export const COLLECTIONS = {
   savedLists: 'savedLists',
   offers: 'offers',
   apiKeys: 'apiKeys',
+  idempotencyKeys: IDEMPOTENCY_COLLECTION,
 } as const;
 export type CollectionName = (typeof COLLECTIONS)[keyof typeof COLLECTIONS];
 
@@ -30,7 +32,7 @@ export type CollectionName = (typeof COLLECTIONS)[keyof typeof COLLECTIONS];
 export interface IndexSpec {
   readonly collection: string;
   readonly key: Readonly<Record<string, 1 | -1>>;
-  readonly options: { readonly name: string; readonly unique?: boolean };
+  readonly options: { readonly name: string; readonly unique?: boolean; readonly expireAfterSeconds?: number };
 }
 
 /** Every index the repositories rely on, for every collection. */
@@ -62,6 +64,7 @@ export const INDEXES: readonly IndexSpec[] = [
   { collection: COLLECTIONS.offers, key: { apiKeyId: 1 }, options: { name: 'offers_apiKeyId' } },
 
   ...apiKeyIndexes,
+  ...idempotencyIndexes,
 ];
 
 /**

@@ -1,0 +1,121 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadConfig, type Config } from './config';
+import { createLogger, type Logger } from './logger';
+import { createHttpApp } from './http/create-http-app';
+import { connectDatabase, type Database } from './store/mongo';
+import { ensureIndexes } from './store/indexes';
+import { spawnEmbeddedStore, type EmbeddedStoreProcess } from './store/embedded-process';
+import { bootstrapDemo, type DemoBootstrap } from './demo/bootstrap';
+import { loadReferenceData } from './reference/load-reference-data';
+import { createServices } from './services';
+import { createGraphQLEndpoint } from './graphql/graphql-server';
+import { servePlayground } from './graphql/playground';
+import { createSchema } from './graphql/schema';
+import { createRestRouter } from './rest/rest-router';
+
+export interface CandidateDirectory {
+  readonly config: Config;
+  readonly database: Database;
+  readonly server: http.Server;
+  /** What an embedded demo store got at this start (the demo key to show once). */
+  readonly demo: DemoBootstrap | undefined;
+  /** Listens on config.host:config.port (0 = a free port) and resolves with the base URL. */
+  start(): Promise<string>;
+  /** Stops accepting requests, waits for in-flight ones, closes the pool and the embedded store. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Composition root. Without MONGODB_URI the embedded store runs as a child process on
+ * DATA_DIR: it then uses the second core, its garbage collection never pauses request
+ * handling, and the service talks to it exactly as to a real mongod.
+ */
+export async function createApp(config: Config, logger: Logger = createLogger(config)): Promise<CandidateDirectory> {
+  let embedded: EmbeddedStoreProcess | undefined;
+  let uri = config.mongodbUri;
+  if (uri === '') {
+    embedded = await spawnEmbeddedStore({ dbPath: config.dataDir });
+    uri = embedded.uri;
+    logger.info({ uri, dataDir: config.dataDir }, 'embedded MongoDB-compatible store started');
+  }
+  const database = await connectDatabase(uri, config.mongodbDb);
+  await ensureIndexes(database.db);
+  // Reference data ships with the code: upserted at every start, so a new release's list lands.
+  await loadReferenceData(database.db);
+  const demo = embedded ? await bootstrapDemo(database.db, config, logger) : undefined;
+
+  const services = createServices(database.db);
+  // One executable schema: Apollo serves it on /graphql, the persisted operations of /v1 run on it.
+  const schema = createSchema();
+  // REST first: a persisted operation that no longer fits the schema stops the start before Apollo runs.
+  const rest = await createRestRouter({ schema, services, logger, db: database.db });
+  const graphql = await createGraphQLEndpoint(config, services, logger, schema);
+  const server = http.createServer(
+    createHttpApp({ graphql: graphql.handler, playground: servePlayground('/graphql'), rest }, logger),
+  );
+  return {
+    config,
+    database,
+    server,
+    demo,
+    start: () =>
+      new Promise<string>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.port, config.host, () => {
+          const { port } = server.address() as AddressInfo;
+          resolve(`http://${config.host}:${port}`);
+        });
+      }),
+    stop: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await graphql.stop();
+      await database.close();
+      if (embedded) await embedded.stop();
+    },
+  };
+}
+
+/** Entry point of `npm start`: validates the configuration, starts, and stops on SIGINT/SIGTERM. */
+export async function start(): Promise<CandidateDirectory> {
+  const config = loadConfig();
+  const logger = createLogger(config);
+  const app = await createApp(config, logger);
+  const url = await app.start();
+  logger.info({ url }, 'candidate directory listening');
+  printBanner(url, app.demo);
+  const shutdown = (signal: string): void => {
+    logger.info({ signal }, 'shutting down');
+    app.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+  return app;
+}
+
+/** For the person who ran `npm start`: where to go, and the demo key (kept out of the logs). */
+function printBanner(url: string, demo: DemoBootstrap | undefined): void {
+  const lines = [
+    '',
+    `Candidate Directory is running at ${url}`,
+    `  GraphQL playground: ${url}/graphql`,
+    `  REST API:           ${url}/v1/candidates (OpenAPI: ${url}/openapi.json)`,
+  ];
+  if (demo?.createdKey) lines.push(`  Demo API key (shown only now): ${demo.createdKey}`);
+  else if (demo) lines.push('  Demo API key: printed at the first start, or DEMO_API_KEY; `npm run keys -- create` makes another.');
+  process.stdout.write(`${lines.join('\n')}\n\n`);
+}
+
+if (require.main === module) {
+  start().catch((error: unknown) => {
+    // Config errors name the bad variable; anything else is printed for the operator.
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}

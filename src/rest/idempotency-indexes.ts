@@ -1,0 +1,26 @@
+import type { IndexSpec } from '../store/indexes';
+
+/** The collection of idempotency records (part of the operator contract, like COLLECTIONS). */
+export const IDEMPOTENCY_COLLECTION = 'idempotencyKeys';
+
+/** How long a key is remembered: a retry after a day is a new request. */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+
+/**
+ * Indexes of `idempotencyKeys`. The unique (apiKeyId, keyHash) index is what makes the first of
+ * two concurrent requests with one key the only one to run, across instances; the TTL index
+ * lets MongoDB drop records a day after they were made (the embedded store keeps them, and the
+ * repository treats an expired record as absent, so expiry holds on both stores).
+ */
+export const idempotencyIndexes: readonly IndexSpec[] = [
+  {
+    collection: IDEMPOTENCY_COLLECTION,
+    key: { apiKeyId: 1, keyHash: 1 },
+    options: { name: 'idempotencyKeys_apiKeyId_keyHash_unique', unique: true },
+  },
+  {
+    collection: IDEMPOTENCY_COLLECTION,
+    key: { createdDate: 1 },
+    options: { name: 'idempotencyKeys_createdDate_ttl', expireAfterSeconds: IDEMPOTENCY_TTL_SECONDS },
+  },
+];

@@ -1,0 +1,138 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Logger } from '../logger';
+import { IDEMPOTENCY_TTL_SECONDS } from './idempotency-indexes';
+import type { IdempotencyRecord, IdempotencyRepository } from './idempotency-repository';
+import { PROBLEM_TYPES } from './problem-types';
+import { RestProblem, type RestResponse } from './problem';
+
+/** Longest an attempt may hold a key before another request with it may run in its place. */
+export const IDEMPOTENCY_LEASE_MS = 60_000;
+
+/** 1 to 255 printable ASCII characters (RFC draft "The Idempotency-Key HTTP Header Field"). */
+const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+
+export interface IdempotentRequest {
+  apiKeyId: string;
+  /** the Idempotency-Key header */
+  key: string;
+  /** identifies the request: same key with another fingerprint is a 422 */
+  fingerprint: string;
+}
+
+export interface IdempotentResult {
+  response: RestResponse;
+  /** true when `response` is the stored answer of an earlier request */
+  replayed: boolean;
+}
+
+/** The Idempotency-Key header, checked; undefined when absent. */
+export function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
+    throw new RestProblem(PROBLEM_TYPES.invalidParameter, 'Invalid parameter: Idempotency-Key must be given once, as 1 to 255 printable ASCII characters.');
+  }
+  return header;
+}
+
+/** What makes two requests "the same": operation and body, with the body's key order ignored. */
+export function fingerprintOf(method: string, path: string, body: unknown): string {
+  return sha256(`${method} ${path}\n${canonicalJson(body)}`);
+}
+
+/**
+ * Idempotency of the POSTs, shared by every instance through MongoDB. The first request with
+ * a key inserts an IN_PROGRESS record (the unique index picks one winner among concurrent
+ * firsts), runs, and stores its answer; a repeat with the same body gets that answer back, a
+ * repeat with another body 422, and a repeat while the first still runs 409 (retry later).
+ * 5xx answers and thrown failures are not kept: the record is removed, so a retry runs again.
+ * An attempt that died holding a key (crash) is superseded once its lease has passed.
+ */
+export class Idempotency {
+  constructor(
+    private readonly records: IdempotencyRepository,
+    private readonly logger: Logger,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async run(request: IdempotentRequest, execute: () => Promise<RestResponse>): Promise<IdempotentResult> {
+    const keyHash = sha256(request.key);
+    for (let round = 0; round < 3; round++) {
+      const now = this.now();
+      const attempt = randomUUID();
+      const leaseUntil = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS);
+      const existing = await this.records.claim({
+        apiKeyId: request.apiKeyId,
+        keyHash,
+        fingerprint: request.fingerprint,
+        state: 'IN_PROGRESS',
+        attempt,
+        createdDate: now,
+        leaseUntil,
+      });
+      if (existing === null) return { response: await this.execute(request.apiKeyId, keyHash, attempt, execute), replayed: false };
+
+      if (isExpired(existing, now)) {
+        await this.records.release(existing.apiKeyId, existing.keyHash, existing.attempt);
+        continue;
+      }
+      if (existing.fingerprint !== request.fingerprint) {
+        throw new RestProblem(
+          PROBLEM_TYPES.idempotencyKeyReused,
+          'This Idempotency-Key was already used with another request; use a new key for a new request.',
+        );
+      }
+      if (existing.state === 'COMPLETED' && existing.response) {
+        return { response: { status: existing.response.status, body: JSON.parse(existing.response.body) as unknown }, replayed: true };
+      }
+      if (existing.leaseUntil !== undefined && existing.leaseUntil.getTime() <= now.getTime()) {
+        if (await this.records.takeOver(existing, attempt, leaseUntil)) {
+          return { response: await this.execute(request.apiKeyId, keyHash, attempt, execute), replayed: false };
+        }
+        continue;
+      }
+      throw new RestProblem(
+        PROBLEM_TYPES.idempotencyInProgress,
+        'A request with this Idempotency-Key is still being processed; retry after it has been answered.',
+      );
+    }
+    throw new Error('could not settle the idempotency record');
+  }
+
+  private async execute(apiKeyId: string, keyHash: string, attempt: string, execute: () => Promise<RestResponse>): Promise<RestResponse> {
+    let response: RestResponse;
+    try {
+      response = await execute();
+    } catch (error) {
+      await this.records.release(apiKeyId, keyHash, attempt).catch(() => undefined);
+      throw error;
+    }
+    try {
+      if (response.status >= 500) await this.records.release(apiKeyId, keyHash, attempt);
+      else await this.records.complete(apiKeyId, keyHash, attempt, { status: response.status, body: JSON.stringify(response.body) });
+    } catch (error) {
+      // The operation ran: its answer goes out. Until the lease passes, a retry gets 409.
+      this.logger.error({ err: error }, 'could not store the outcome of an idempotent request');
+    }
+    return response;
+  }
+}
+
+function isExpired(record: IdempotencyRecord, now: Date): boolean {
+  return record.createdDate.getTime() + IDEMPOTENCY_TTL_SECONDS * 1000 <= now.getTime();
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** JSON with object keys sorted at every depth, so that key order does not change the hash. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

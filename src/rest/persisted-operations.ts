@@ -1,0 +1,132 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  execute,
+  GraphQLError,
+  Kind,
+  parse,
+  validate,
+  visit,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import { BadUserInputError, isAppError } from '../errors';
+import type { GraphQLContext } from '../graphql/context';
+import { withoutValues } from '../graphql/format-error';
+import { schemaDirectory } from '../graphql/schema';
+
+/** The operations behind /v1, one file each in schema/rest/ (fragments in fragments.graphql). */
+export const OPERATION_FILES = {
+  FindCandidates: 'find-candidates.graphql',
+  GetCandidate: 'get-candidate.graphql',
+  GetCandidatesByList: 'get-candidates-by-list.graphql',
+  JobMatch: 'job-match.graphql',
+  OfferToAssist: 'offer-to-assist.graphql',
+  RegisterCandidate: 'register-candidate.graphql',
+} as const;
+
+export type OperationName = keyof typeof OPERATION_FILES;
+
+const FRAGMENTS_FILE = 'fragments.graphql';
+
+export interface PersistedOperations {
+  /**
+   * Runs one operation against the shared schema with the request's context. Resolves with
+   * `data`; rejects with the AppError of the core, a BadUserInputError for variables the
+   * schema refuses, or (for anything else) the original error, which the edge logs as a 500.
+   */
+  run(name: OperationName, variables: Record<string, unknown>, context: GraphQLContext): Promise<Record<string, unknown>>;
+}
+
+/** schema/rest/ beside the SDL. */
+export function persistedOperationsDirectory(): string {
+  return path.join(schemaDirectory(), 'rest');
+}
+
+/**
+ * Reads, parses and validates every persisted operation once, at start: an operation that no
+ * longer matches the schema stops the start instead of failing requests. Each document holds
+ * its operation and exactly the fragments it uses, so requests never parse.
+ */
+export function loadPersistedOperations(schema: GraphQLSchema, directory = persistedOperationsDirectory()): PersistedOperations {
+  const read = (file: string) => fs.readFileSync(path.join(directory, file), 'utf8');
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of parse(read(FRAGMENTS_FILE)).definitions) {
+    if (definition.kind !== Kind.FRAGMENT_DEFINITION) throw new Error(`${FRAGMENTS_FILE} may hold fragments only`);
+    fragments.set(definition.name.value, definition);
+  }
+
+  const documents = new Map<OperationName, DocumentNode>();
+  for (const [name, file] of Object.entries(OPERATION_FILES) as [OperationName, string][]) {
+    const parsed = parse(read(file));
+    const operations = parsed.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+    if (operations.length !== 1 || operations[0].name?.value !== name) {
+      throw new Error(`schema/rest/${file} must hold exactly one operation, named ${name}`);
+    }
+    const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: [...parsed.definitions, ...usedFragments(parsed, fragments)] };
+    const errors = validate(schema, document);
+    if (errors.length > 0) {
+      throw new Error(`persisted operation ${name} (schema/rest/${file}) is invalid: ${errors.map((e) => e.message).join('; ')}`);
+    }
+    documents.set(name, document);
+  }
+
+  return {
+    async run(name, variables, context) {
+      const document = documents.get(name);
+      if (document === undefined) throw new Error(`no persisted operation ${name}`);
+      const result = await execute({ schema, document, variableValues: variables, contextValue: context });
+      if (result.errors && result.errors.length > 0) throw firstFailure(result.errors);
+      if (!result.data) throw new Error(`persisted operation ${name} returned no data`);
+      return result.data as Record<string, unknown>;
+    },
+  };
+}
+
+/** The fragments `document` spreads, transitively, that it does not define itself. */
+function usedFragments(document: DocumentNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>): FragmentDefinitionNode[] {
+  const own = new Set(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [d.name.value] : [])));
+  const used = new Map<string, FragmentDefinitionNode>();
+  const collect = (node: DocumentNode | FragmentDefinitionNode) => {
+    visit(node, {
+      FragmentSpread(spread) {
+        const name = spread.name.value;
+        if (own.has(name) || used.has(name)) return;
+        const fragment = fragments.get(name);
+        if (fragment === undefined) return; // validation reports the unknown fragment
+        used.set(name, fragment);
+        collect(fragment);
+      },
+    });
+  };
+  collect(document);
+  return [...used.values()];
+}
+
+/**
+ * The error a failed execution stands for. The core's AppErrors come first (a NOT_FOUND beats
+ * the nulls it caused); then unexpected errors (a 500 is never hidden behind a 400); then the
+ * schema's refusals of variables or scalars, which are the caller's input.
+ */
+function firstFailure(errors: readonly GraphQLError[]): unknown {
+  const originals = errors.map(original);
+  const appError = originals.find(isAppError);
+  if (appError) return appError;
+  const unexpected = errors.find((error, i) => !isClientError(error, originals[i]));
+  if (unexpected) return original(unexpected);
+  return new BadUserInputError(`Invalid input: ${withoutValues(errors[0].message)}`);
+}
+
+function original(error: GraphQLError): unknown {
+  let current: unknown = error;
+  while (current instanceof GraphQLError && current.originalError !== undefined) current = current.originalError;
+  return current;
+}
+
+/** Coercion of variables and scalar parsing: graphql-js or our scalars refusing the input. */
+function isClientError(error: GraphQLError, cause: unknown): boolean {
+  if (!(cause instanceof GraphQLError)) return false;
+  return cause.extensions?.code === 'BAD_USER_INPUT' || (error.path === undefined && error.message.startsWith('Variable "$'));
+}

@@ -1,0 +1,88 @@
+import type { InputIssue } from '../errors';
+import { isPublicId } from '../common/public-id';
+import { MAX_LIMIT, MIN_LIMIT, MIN_PAGE } from '../candidates/search-input';
+import { PROBLEM_TYPES } from './problem-types';
+import { RestProblem } from './problem';
+
+/**
+ * The syntax of /v1 parameters: strings to the values the GraphQL operations take. Bounds and
+ * codes are the services' rules (search-input.ts) and are checked there, for both transports;
+ * here only what cannot be handed over (a page that is not an integer, a flag that is neither
+ * `true` nor `false`, a parameter given twice or not at all part of the operation).
+ */
+
+/** A GraphQL `Int` is 32-bit; larger numbers cannot even be handed to the service. */
+const INT32_MAX = 2 ** 31 - 1;
+
+type Parameter =
+  | { kind: 'integer'; rule: string }
+  | { kind: 'boolean' }
+  /** comma-separated codes: split here, trimmed, normalised and checked by the service */
+  | { kind: 'codes' };
+
+export type ParameterSpec = Readonly<Record<string, Parameter>>;
+export type ParameterValues = Record<string, number | boolean | string[] | undefined>;
+
+export const PAGE: Parameter = { kind: 'integer', rule: `an integer >= ${MIN_PAGE}` };
+export const LIMIT: Parameter = { kind: 'integer', rule: `an integer from ${MIN_LIMIT} to ${MAX_LIMIT}` };
+export const FLAG: Parameter = { kind: 'boolean' };
+export const CODES: Parameter = { kind: 'codes' };
+
+/**
+ * The query parameters of `url` (path and query, as received) by `spec`. An unknown parameter
+ * is an error, not ignored, so that a typo (`limt=5`) does not silently give another result;
+ * a repeated one too, since which value counts would be a guess.
+ */
+export function parseQuery(url: string, spec: ParameterSpec): ParameterValues {
+  const query = new URL(url, 'http://localhost').searchParams;
+  const issues: InputIssue[] = [];
+  const unknown = [...new Set(query.keys())].filter((name) => !Object.hasOwn(spec, name));
+  for (const name of unknown) issues.push({ parameter: shown(name), rule: 'not a parameter of this operation' });
+
+  const values: ParameterValues = {};
+  for (const [name, parameter] of Object.entries(spec)) {
+    const given = query.getAll(name);
+    if (given.length === 0) continue;
+    if (given.length > 1) {
+      issues.push({ parameter: name, rule: parameter.kind === 'codes' ? 'given once (separate codes with commas)' : 'given once' });
+      continue;
+    }
+    const raw = given[0];
+    switch (parameter.kind) {
+      case 'integer': {
+        if (!/^-?\d+$/.test(raw)) issues.push({ parameter: name, rule: parameter.rule });
+        else if (Math.abs(Number(raw)) > INT32_MAX) issues.push({ parameter: name, rule: `${parameter.rule} and at most ${INT32_MAX}` });
+        else values[name] = Number(raw);
+        break;
+      }
+      case 'boolean':
+        if (raw === 'true' || raw === 'false') values[name] = raw === 'true';
+        else issues.push({ parameter: name, rule: '`true` or `false`' });
+        break;
+      case 'codes':
+        values[name] = raw.split(',');
+        break;
+    }
+  }
+  throwIfInvalid(issues);
+  return values;
+}
+
+/** A public id in a path segment: 22 characters of base64url. */
+export function parsePublicIdParameter(value: string, name: string): string {
+  if (!isPublicId(value)) throwIfInvalid([{ parameter: name, rule: 'a public id of 22 characters of A-Z, a-z, 0-9, _ or -' }]);
+  return value;
+}
+
+/** A caller's parameter name, echoed only when it looks like one (it is the caller's free text). */
+function shown(name: string): string {
+  return /^[A-Za-z0-9_.[\]-]{1,50}$/.test(name) ? name : '(a parameter with an unexpected name)';
+}
+
+function throwIfInvalid(issues: readonly InputIssue[]): void {
+  if (issues.length === 0) return;
+  const detail = issues
+    .map((issue) => (issue.rule === 'not a parameter of this operation' ? `${issue.parameter} is ${issue.rule}` : `${issue.parameter} must be ${issue.rule}`))
+    .join('; ');
+  throw new RestProblem(PROBLEM_TYPES.invalidParameter, `Invalid parameter: ${detail}.`);
+}

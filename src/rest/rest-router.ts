@@ -1,0 +1,207 @@
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { GraphQLSchema } from 'graphql';
+import type { Db } from 'mongodb';
+import type { Permission } from '../auth/permissions';
+import { createContext, type GraphQLContext } from '../graphql/context';
+import { JSON_BODY_LIMIT } from '../http/create-http-app';
+import type { Logger } from '../logger';
+import type { Services } from '../services';
+import { fingerprintOf, Idempotency, idempotencyKeyOf } from './idempotency';
+import { IdempotencyRepository } from './idempotency-repository';
+import { loadPersistedOperations, type OperationName } from './persisted-operations';
+import { internalProblem, problemInstance, RestProblem, send, toProblem, type RestResponse } from './problem';
+import { PROBLEM_TYPES } from './problem-types';
+import { CODES, FLAG, LIMIT, PAGE, parsePublicIdParameter, parseQuery, type ParameterValues } from './query-parameters';
+import { createRequestBodies, parseBody } from './request-bodies';
+import { withoutNulls } from './shape';
+
+/**
+ * The REST /v1 layer: each operation of the contract (seed section 4) parses its request,
+ * runs its persisted GraphQL operation on the one schema with the one context factory, and
+ * shapes the result. No rule of the product lives here.
+ *
+ * Order of checks, the same for every path: 401 (key) → 404/405 (route, method) → 403
+ * (permission of the operation) → 415/413/400 (media type, size, JSON, parameters, body) →
+ * 422/409 (idempotency) → what the operation itself answers (404, 409, 400, 201/200).
+ * Each route names the permission of its operation so that a caller without it learns
+ * nothing from input errors; the services check the same permission again, for both transports.
+ */
+
+export interface RestApiOptions {
+  schema: GraphQLSchema;
+  services: Services;
+  logger: Logger;
+  db: Db;
+}
+
+const SEARCH_PARAMETERS = { page: PAGE, limit: LIMIT, location: CODES, nationality: CODES, occupation: CODES, includeEmployed: FLAG };
+const PAGE_PARAMETERS = { page: PAGE, limit: LIMIT };
+
+/** The router of /v1 (mount it at `/v1`). Fails when a persisted operation no longer fits the schema. */
+export async function createRestRouter({ schema, services, logger, db }: RestApiOptions): Promise<Router> {
+  const operations = loadPersistedOperations(schema);
+  const bodies = createRequestBodies(schema);
+  const idempotency = new Idempotency(new IdempotencyRepository(db), logger);
+  const parseJson = express.json({ limit: JSON_BODY_LIMIT, type: () => true });
+
+  const run = async (name: OperationName, variables: Record<string, unknown>, res: Response) =>
+    operations.run(name, variables, contextOf(res));
+
+  /** A GET: permission, parameters, operation, and the contract's JSON of its result. */
+  const get = (permission: Permission, handle: (req: Request, res: Response) => Promise<unknown>) => async (req: Request, res: Response) => {
+    services.apiKeys.requirePermission(contextOf(res).apiKey, permission);
+    send(res, { status: 200, body: withoutNulls(await handle(req, res)) });
+  };
+
+  /** A POST: permission, media type, JSON, body shape, then the mutation under the request's Idempotency-Key. */
+  const post =
+    (permission: Permission, body: keyof typeof bodies, name: OperationName, field: string) => async (req: Request, res: Response) => {
+      const context = contextOf(res);
+      services.apiKeys.requirePermission(context.apiKey, permission);
+      requireJson(req);
+      parseQuery(req.originalUrl, {});
+      await new Promise<void>((resolve, reject) => parseJson(req, res, (error?: unknown) => (error ? reject(bodyProblem(error)) : resolve())));
+      const key = idempotencyKeyOf(req.headers['idempotency-key']);
+      const input = withoutNulls(parseBody(bodies[body], req.body));
+
+      const execute = async (): Promise<RestResponse> => {
+        try {
+          const data = await run(name, { input }, res);
+          return { status: 201, body: withoutNulls(data[field]) };
+        } catch (error) {
+          // The operation's own answers (404, 409, 400) are kept for a replay; anything else is a 500, never kept.
+          const known = toProblem(error, { instance: problemInstance(req.originalUrl), input: 'body' });
+          if (known === undefined) throw error;
+          return { status: known.problem.status, body: known.problem };
+        }
+      };
+      if (key === undefined) return send(res, await execute());
+      const fingerprint = fingerprintOf(req.method, `${req.baseUrl}${req.path}`, req.body);
+      const { response, replayed } = await idempotency.run({ apiKeyId: context.apiKey.id, key, fingerprint }, execute);
+      send(res, response, replayed ? { 'Idempotent-Replayed': 'true' } : {});
+    };
+
+  const router = express.Router();
+  router.use(async (req, res, next) => {
+    const requestId = requestIdOf(req);
+    res.locals.requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    res.locals.context = await createContext(services, req.headers['x-api-key'], requestId);
+    next();
+  });
+
+  // Literal paths before `/candidates/:publicId`, which would otherwise take them.
+  router
+    .route('/candidates/job-match')
+    .post(post('SUBMIT_JOB_MATCHES', 'jobMatch', 'JobMatch', 'createJobMatch'))
+    .all(methodNotAllowed('POST'));
+  router
+    .route('/candidates/offer-to-assist')
+    .post(post('OFFER_CANDIDATE_SERVICES', 'offerToAssist', 'OfferToAssist', 'offerToAssist'))
+    .all(methodNotAllowed('POST'));
+  router
+    .route('/candidates/register')
+    .post(post('REGISTER_CANDIDATES', 'registerCandidate', 'RegisterCandidate', 'registerCandidate'))
+    .all(methodNotAllowed('POST'));
+
+  router
+    .route('/candidates')
+    .get(
+      get('READ_CANDIDATE_DATA', async (req, res) => {
+        const { page, limit, includeEmployed, ...filter } = parseQuery(req.originalUrl, SEARCH_PARAMETERS);
+        const data = await run('FindCandidates', defined({ page, limit, includeEmployed, filter: nonEmpty(filter) }), res);
+        return data.candidates;
+      }),
+    )
+    .all(methodNotAllowed('GET, HEAD'));
+  router
+    .route('/candidates/by-list/:publicListId')
+    .get(
+      get('READ_CANDIDATE_DATA', async (req, res) => {
+        const { page, limit } = parseQuery(req.originalUrl, PAGE_PARAMETERS);
+        const publicListId = parsePublicIdParameter(String(req.params.publicListId), 'publicListId');
+        const data = await run('GetCandidatesByList', defined({ publicListId, page, limit }), res);
+        const list = data.savedList as { candidates: unknown } | null;
+        if (list === null) throw new RestProblem(PROBLEM_TYPES.notFound, 'No saved list has this public id.');
+        return list.candidates;
+      }),
+    )
+    .all(methodNotAllowed('GET, HEAD'));
+  router
+    .route('/candidates/:publicId')
+    .get(
+      get('READ_CANDIDATE_DATA', async (req, res) => {
+        parseQuery(req.originalUrl, {});
+        const publicId = parsePublicIdParameter(String(req.params.publicId), 'publicId');
+        const data = await run('GetCandidate', { publicId }, res);
+        if (data.candidate === null) throw new RestProblem(PROBLEM_TYPES.notFound, 'No candidate has this public id.');
+        return data.candidate;
+      }),
+    )
+    .all(methodNotAllowed('GET, HEAD'));
+
+  router.use(() => {
+    throw new RestProblem(PROBLEM_TYPES.notFound, 'No resource of this API has this path.');
+  });
+  router.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(error);
+    const instance = problemInstance(req.originalUrl);
+    // The router's own failure to percent-decode a path segment (its message quotes the segment).
+    const failure = error instanceof URIError ? new RestProblem(PROBLEM_TYPES.invalidParameter, 'Invalid parameter: a path segment is not valid percent-encoding.') : error;
+    const known = toProblem(failure, { instance, input: req.method === 'POST' ? 'body' : 'parameter' });
+    if (known) return send(res, { status: known.problem.status, body: known.problem }, known.headers);
+    const requestId = String(res.locals.requestId ?? requestIdOf(req));
+    logger.error({ err: error, requestId, method: req.method, path: req.path }, 'unexpected error in a /v1 request');
+    send(res, { status: 500, body: internalProblem(instance, requestId) });
+  });
+  return router;
+}
+
+function contextOf(res: Response): GraphQLContext {
+  return res.locals.context as GraphQLContext;
+}
+
+function methodNotAllowed(allow: string) {
+  return (req: Request) => {
+    throw new RestProblem(PROBLEM_TYPES.methodNotAllowed, `${req.method} is not supported on this path; it supports ${allow}.`, { Allow: allow });
+  };
+}
+
+/** 415 unless the body is declared JSON (charset aside); the body parser then refuses other charsets. */
+function requireJson(req: Request): void {
+  const mediaType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (mediaType !== 'application/json') {
+    throw new RestProblem(PROBLEM_TYPES.unsupportedMediaType, 'The request body must be application/json.');
+  }
+}
+
+/** The problem of a body the JSON parser refused. Its message is never used: it may quote the body. */
+function bodyProblem(error: unknown): RestProblem {
+  const type = (error as { type?: unknown }).type;
+  switch (type) {
+    case 'entity.too.large':
+      return new RestProblem(PROBLEM_TYPES.payloadTooLarge, `The request body is larger than ${JSON_BODY_LIMIT}.`);
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+      return new RestProblem(PROBLEM_TYPES.unsupportedMediaType, 'The request body must be UTF-8 JSON, uncompressed or compressed with gzip, deflate or br.');
+    default:
+      return new RestProblem(PROBLEM_TYPES.malformedJson, 'The request body is not valid JSON.');
+  }
+}
+
+/** The caller's X-Request-Id when it is a plain token (it reaches the logs), else a new one. */
+function requestIdOf(req: Request): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && /^[A-Za-z0-9._:-]{1,100}$/.test(given) ? given : randomUUID();
+}
+
+/** Variables without undefined entries: an absent variable takes the argument's default. */
+function defined(values: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
+}
+
+function nonEmpty(filter: ParameterValues): ParameterValues | undefined {
+  const given = defined(filter) as ParameterValues;
+  return Object.keys(given).length > 0 ? given : undefined;
+}
