@@ -24,36 +24,22 @@ import {
   type GraphQLOutputType,
   type GraphQLSchema,
 } from 'graphql';
+import {
+  IDENTITY_FIELDS,
+  REFERENCE_KEYS,
+  firstTableOf,
+  parseInlineFields,
+  readSeed,
+  sectionOf,
+  seedTypeDefinitions,
+  seedTypeName,
+  seedTypesOf,
+  valueList,
+  type Expectation,
+} from '../support/seed-tables';
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
 const SCHEMA_DIR = path.join(REPO_ROOT, 'schema');
-const SEED_FILE = path.resolve(REPO_ROOT, '../shared/seed/000_c5a116db02a6af1f.txt');
-
-/** Product facts the seed leaves anonymous: "the service" is EducationMajor, held in `educationMajor`. */
-const SEED_TYPE_ALIASES: Record<string, string> = { 'the service': 'EducationMajor' };
-const SEED_FIELD_ALIASES: Record<string, string> = { 'the service': 'educationMajor' };
-
-const IDENTITY_FIELDS = [
-  'firstName',
-  'lastName',
-  'email',
-  'phone',
-  'dob',
-  'professionalNetworkLink',
-  'refugeeAgencyNumber',
-  'reliefAgencyNumber',
-  'messagingAppNumber',
-];
-
-/** Key field of each reference type, as given in its `<Type>RefInput`. */
-const REFERENCE_KEYS: Record<string, string> = {
-  Country: 'isoCode',
-  Language: 'isoCode',
-  LanguageLevel: 'level',
-  Occupation: 'isco08Code',
-  EducationLevel: 'level',
-  EducationMajor: 'id',
-};
 
 // ---------------------------------------------------------------------------------------------
 // Loading
@@ -66,200 +52,6 @@ function loadSchema(): GraphQLSchema {
     .sort();
   const sdl = files.map((file) => readFileSync(path.join(SCHEMA_DIR, file), 'utf8')).join('\n');
   return buildSchema(sdl);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Reading the seed
-
-interface SeedRow {
-  name: string;
-  /** the type column as written, e.g. `string, required`, `array of enum`, `YNR` */
-  type: string;
-  /** the third column (notes / allowed values), or '' */
-  notes: string;
-}
-
-interface SeedBlock {
-  /** text between the `**` of the heading, e.g. `Country`, `Dependant`, `Identity and profile` */
-  heading: string;
-  /** header cells of the block's table, when it has one */
-  header: string[];
-  rows: SeedRow[];
-  /** `**Status** (enum): A, B.` gives the values */
-  enumValues?: string[];
-  /** `**CandidateExam**: exam (enum …), …` gives the fields inline */
-  inline: boolean;
-}
-
-function readSeed(): string {
-  return readFileSync(SEED_FILE, 'utf8');
-}
-
-/** The text of the section whose heading starts with `heading` (e.g. `### 2.2`), up to the next heading of that level or higher. */
-function sectionOf(seed: string, heading: string): string {
-  const lines = seed.split('\n');
-  const start = lines.findIndex((line) => line.startsWith(heading));
-  if (start < 0) throw new Error(`seed has no section ${heading}`);
-  const level = heading.split(' ')[0];
-  const end = lines.findIndex(
-    (line, index) => index > start && /^#{1,6} /.test(line) && line.split(' ')[0].length <= level.length,
-  );
-  return lines.slice(start + 1, end < 0 ? undefined : end).join('\n');
-}
-
-/** `a (t1), b (t2, x)` → rows; parentheses are never nested in the seed. */
-function parseInlineFields(text: string): SeedRow[] {
-  const rows: SeedRow[] = [];
-  for (const match of text.matchAll(/([A-Za-z_][\w ]*?)\s*\(([^()]*)\)/g)) {
-    const rawName = match[1].trim();
-    rows.push({ name: SEED_FIELD_ALIASES[rawName] ?? rawName, type: match[2].trim(), notes: '' });
-  }
-  return rows;
-}
-
-function tableCells(line: string): string[] {
-  return line
-    .trim()
-    .replace(/^\|/, '')
-    .replace(/\|$/, '')
-    .split('|')
-    .map((cell) => cell.trim());
-}
-
-/** The bold-headed blocks of a section, each with its table rows or inline fields. */
-function blocksOf(section: string): SeedBlock[] {
-  const blocks: SeedBlock[] = [];
-  let current: SeedBlock | undefined;
-  for (const line of section.split('\n')) {
-    const heading = /^\*\*(.+?)\*\*(.*)$/.exec(line);
-    if (heading) {
-      const rest = heading[2].trim();
-      current = { heading: heading[1].trim(), header: [], rows: [], inline: false };
-      blocks.push(current);
-      const enumMatch = /^\(enum\):\s*(.+?)\.?$/.exec(rest);
-      if (enumMatch) current.enumValues = enumMatch[1].split(',').map((value) => value.trim());
-      else if (rest.startsWith(':')) {
-        current.inline = true;
-        current.rows = parseInlineFields(rest.slice(1));
-      }
-      continue;
-    }
-    if (!current || !line.trim().startsWith('|')) continue;
-    const cells = tableCells(line);
-    if (cells.every((cell) => /^-+$/.test(cell))) continue;
-    if (current.header.length === 0) {
-      current.header = cells;
-      continue;
-    }
-    const rawName = cells[0];
-    current.rows.push({ name: SEED_FIELD_ALIASES[rawName] ?? rawName, type: cells[1] ?? '', notes: cells[2] ?? '' });
-  }
-  return blocks;
-}
-
-/** The rows of the first table of a section (tables without a bold heading, as in 2.3 and 4.x). */
-function firstTableOf(section: string): SeedRow[] {
-  const block = blocksOf(`**table**\n${section}`)[0];
-  return block.rows;
-}
-
-function seedTypeName(heading: string): string {
-  // `Dependant** (anonymised)` style suffixes are already cut off by the heading regex.
-  return SEED_TYPE_ALIASES[heading] ?? heading;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Interpreting seed types
-
-interface Expectation {
-  /** expected named GraphQL type; undefined when the seed gives only `object` */
-  named?: string;
-  list: boolean;
-  required: boolean;
-  /** for enums: the exact set of values */
-  enumValues?: string[];
-}
-
-const SCALARS: Record<string, string> = {
-  string: 'String',
-  boolean: 'Boolean',
-  integer: 'Int',
-  'integer int32': 'Int',
-  'integer int64': 'Long',
-  number: 'Float',
-  date: 'Date',
-  'date-time': 'DateTime',
-};
-
-function valueList(text: string): string[] | undefined {
-  const values = text
-    .replace(/\.$/, '')
-    .split(',')
-    .map((value) => value.trim());
-  return values.length > 0 && values.every((value) => /^[A-Z][A-Z0-9_]*$/.test(value)) ? values : undefined;
-}
-
-class SeedTypes {
-  readonly yesNo: string[];
-  readonly yesNoUnsure: string[];
-  constructor(
-    private readonly seed: string,
-    /** the seed's rows of each named type, for `enum as EducationLevel.educationType` */
-    private readonly rowsOf: (typeName: string) => SeedRow[],
-  ) {
-    this.yesNo = this.notation('YNR');
-    this.yesNoUnsure = this.notation('YNUR');
-  }
-
-  private notation(code: string): string[] {
-    const match = new RegExp('`' + code + '` = enum ([A-Z_, ]+)\\.').exec(this.seed);
-    if (!match) throw new Error(`seed notation ${code} not found`);
-    return match[1].split(',').map((value) => value.trim());
-  }
-
-  /** Values of `**Type.field** values: A, B.` (section 3), for `see section 3`. */
-  private stateValues(typeName: string, fieldName: string): string[] {
-    const match = new RegExp(`\\*\\*${typeName}\\.${fieldName}\\*\\* values: ([A-Z0-9_, ]+)\\.`).exec(this.seed);
-    if (!match) throw new Error(`seed gives no values of ${typeName}.${fieldName}`);
-    return match[1].split(',').map((value) => value.trim());
-  }
-
-  interpret(typeName: string, row: SeedRow): Expectation {
-    const raw = row.type;
-    const required = /\brequired\b/.test(raw);
-    let text = raw;
-    let list = false;
-    if (text.startsWith('array of ')) {
-      list = true;
-      text = text.slice('array of '.length);
-    }
-    text = text.split(';')[0].replace(/\([^()]*\)/g, ' ').replace(/\s+/g, ' ').trim();
-    if (/base64-uuid/.test(raw) || /base64-uuid/.test(row.notes)) return { named: 'PublicId', list, required };
-    if (text === 'YNR') return { named: 'YesNo', list, required, enumValues: this.yesNo };
-    if (text === 'YNUR') return { named: 'YesNoUnsure', list, required, enumValues: this.yesNoUnsure };
-    if (text.startsWith('enum')) {
-      const rest = text.slice('enum'.length).trim();
-      const asMatch = /^as (\w+)\.(\w+)$/.exec(rest);
-      if (asMatch) {
-        const otherRow = this.rowsOf(asMatch[1]).find((r) => r.name === asMatch[2]);
-        const other = otherRow && this.interpret(asMatch[1], otherRow);
-        if (!other?.enumValues) throw new Error(`seed refers to unknown enum ${rest}`);
-        return { list, required, enumValues: other.enumValues };
-      }
-      const values =
-        valueList(rest) ??
-        valueList(row.notes) ??
-        (/see section 3/.test(row.notes) ? this.stateValues(typeName, row.name) : undefined);
-      if (!values) throw new Error(`no enum values for ${typeName}.${row.name}`);
-      return { list, required, enumValues: values };
-    }
-    const base = text.split(',')[0].trim();
-    if (base === 'object') return { list, required };
-    if (SCALARS[base]) return { named: SCALARS[base], list, required };
-    const named = SEED_TYPE_ALIASES[base] ?? base;
-    if (!/^[A-Z]\w*$/.test(named)) throw new Error(`unreadable seed type "${raw}" of ${typeName}.${row.name}`);
-    return { named, list, required };
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -318,50 +110,13 @@ function checkOutputField(
   return problems;
 }
 
-interface SeedTypeDefinition {
-  typeName: string;
-  rows: SeedRow[];
-}
-
-/** Section 2.1 and the item types of 2.2: every bold block that names a type. */
-function seedTypeDefinitions(seed: string): { valueTypes: SeedTypeDefinition[]; statusValues: string[]; candidateRows: SeedRow[]; itemTypes: SeedTypeDefinition[]; nestedListRows: SeedRow[] } {
-  const shared = blocksOf(sectionOf(seed, '### 2.1'));
-  const statusBlock = shared.find((block) => block.heading === 'Status');
-  if (!statusBlock?.enumValues) throw new Error('seed section 2.1 gives no Status values');
-  const valueTypes = shared
-    .filter((block) => block.rows.length > 0)
-    .map((block) => ({ typeName: seedTypeName(block.heading), rows: block.rows }));
-
-  // Section 2.2: the Candidate's own tables come first; from the first block that defines a
-  // type inline (`**CandidateCertification**: …`) on, every block is one nested type.
-  const candidateBlocks = blocksOf(sectionOf(seed, '### 2.2'));
-  const firstItem = candidateBlocks.findIndex((block) => block.inline);
-  if (firstItem < 0) throw new Error('seed section 2.2 has no nested item types');
-  const ownBlocks = candidateBlocks.slice(0, firstItem);
-  const nested = ownBlocks.find((block) => block.header[1] === 'Item type');
-  if (!nested) throw new Error('seed section 2.2 has no "Nested lists" table');
-  return {
-    valueTypes,
-    statusValues: statusBlock.enumValues,
-    candidateRows: ownBlocks.filter((block) => block !== nested).flatMap((block) => block.rows),
-    nestedListRows: nested.rows,
-    itemTypes: candidateBlocks
-      .slice(firstItem)
-      .map((block) => ({ typeName: seedTypeName(block.heading), rows: block.rows })),
-  };
-}
-
 // ---------------------------------------------------------------------------------------------
 
 describe('GraphQL schema (schema/*.graphql)', () => {
   const schema = loadSchema();
   const seed = readSeed();
   const definitions = seedTypeDefinitions(seed);
-  const seedTypes = new SeedTypes(
-    seed,
-    (typeName) =>
-      [...definitions.valueTypes, ...definitions.itemTypes].find((definition) => definition.typeName === typeName)?.rows ?? [],
-  );
+  const seedTypes = seedTypesOf(seed, definitions);
 
   describe('against seed section 2.1 (shared value types)', () => {
     it('when the seed lists the reference Status values, then enum Status has exactly them', () => {
