@@ -8,5 +8,8 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
   },
   testTimeout: 30000,
+  // Every app under test logs to a file of the run; the teardown fails the run if a log holds a recorded secret.
+  globalSetup: '<rootDir>/test/support/log-scan-setup.ts',
+  globalTeardown: '<rootDir>/test/support/log-scan-teardown.ts',
   maxWorkers: 2,
 };

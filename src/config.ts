@@ -83,6 +83,53 @@ export const settings = {
     description: 'Most lexical tokens a GraphQL document may have (bounds parsing work).',
     schema: z.coerce.number().int().min(1),
   },
+  graphqlJit: {
+    env: 'GRAPHQL_JIT',
+    default: 'true',
+    description:
+      'true or false. Runs GraphQL operations (and the persisted operations of /v1) compiled by graphql-jit; false runs them with graphql-js, for comparison. Results are the same.',
+    schema: z.enum(['true', 'false']).transform((v) => v === 'true'),
+  },
+  rateLimitReads: {
+    env: 'RATE_LIMIT_READS',
+    default: '600',
+    description:
+      'Read budget per API key per minute (REST GETs, GraphQL queries weighted by their cost), shared by every instance. A key may carry its own.',
+    schema: z.coerce.number().int().min(1),
+  },
+  rateLimitWrites: {
+    env: 'RATE_LIMIT_WRITES',
+    default: '60',
+    description: 'Write budget per API key per minute (REST POSTs, GraphQL mutations), shared by every instance. A key may carry its own.',
+    schema: z.coerce.number().int().min(1),
+  },
+  corsOrigins: {
+    env: 'CORS_ORIGINS',
+    default: '',
+    description: 'Comma-separated origins allowed to call the API from a browser (CORS); unset: none.',
+    schema: z
+      .string()
+      .transform((v) => v.split(',').map((o) => o.trim()).filter((o) => o !== ''))
+      .refine((origins) => origins.every((o) => /^https?:\/\/[^\s/]+$/.test(o)), 'each origin must be scheme://host[:port]'),
+  },
+  requestTimeoutMs: {
+    env: 'REQUEST_TIMEOUT_MS',
+    default: '30000',
+    description: 'Longest time a request may take before it is answered 503 (and the socket timeout of the HTTP server).',
+    schema: z.coerce.number().int().min(100),
+  },
+  mongodbTimeoutMs: {
+    env: 'MONGODB_TIMEOUT_MS',
+    default: '2000',
+    description: 'How long a request waits for an unreachable database before it fails with 503 (server selection and connect timeout).',
+    schema: z.coerce.number().int().min(100),
+  },
+  shutdownGraceMs: {
+    env: 'SHUTDOWN_GRACE_MS',
+    default: '10000',
+    description: 'On SIGTERM, how long in-flight requests may finish before connections are closed.',
+    schema: z.coerce.number().int().min(0),
+  },
   demoCandidates: {
     env: 'DEMO_CANDIDATES',
     default: '2000',

@@ -7,7 +7,7 @@
  */
 
 /** The stable codes; clients branch on these, so they never change once published. */
-export type ErrorCode = 'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT';
+export type ErrorCode = 'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT' | 'TOO_MANY_REQUESTS' | 'SERVICE_UNAVAILABLE';
 
 /** One rule an input broke: which parameter (or body field path) and which rule. */
 export interface InputIssue {
@@ -65,6 +65,36 @@ export class ConflictError extends AppError {
   constructor(message = 'The request conflicts with existing data.', options?: { cause?: unknown }) {
     super('CONFLICT', 409, message, options);
     this.name = 'ConflictError';
+  }
+}
+
+/** The caller spent its budget of the current window; it may try again after `retryAfterSeconds`. */
+export class TooManyRequestsError extends AppError {
+  constructor(
+    /** whole seconds until the window ends (the Retry-After of the answer), at least 1 */
+    readonly retryAfterSeconds: number,
+    message = `Rate limit exceeded; retry after ${retryAfterSeconds} seconds.`,
+    options?: { cause?: unknown },
+  ) {
+    super('TOO_MANY_REQUESTS', 429, message, options);
+    this.name = 'TooManyRequestsError';
+  }
+}
+
+/** Seconds a client is asked to wait before retrying after a 503: long enough for a restart or an election. */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The service cannot answer now (the database is unreachable, or the request ran out of time);
+ * the same request may succeed later. Never a 500: nothing is wrong with the request or the code.
+ */
+export class ServiceUnavailableError extends AppError {
+  /** the Retry-After of the answer, in whole seconds */
+  readonly retryAfterSeconds = SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS;
+
+  constructor(message = 'The service is temporarily unavailable; retry later.', options?: { cause?: unknown }) {
+    super('SERVICE_UNAVAILABLE', 503, message, options);
+    this.name = 'ServiceUnavailableError';
   }
 }
 

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Db } from 'mongodb';
 import { loadConfig, type Config } from './config';
 import { isAppError } from './errors';
 import { apiKeyIndexes } from './auth/api-key-indexes';
 import { createApiKeyRepository } from './auth/api-key-repository';
-import { ApiKeyService, MAX_EXPIRES_IN_DAYS, type ApiKeyRecord } from './auth/api-key-service';
+import { ApiKeyService, MAX_EXPIRES_IN_DAYS, MAX_RATE_LIMIT_PER_MINUTE, type ApiKeyRecord } from './auth/api-key-service';
 import { isPermission, PERMISSIONS, type Permission } from './auth/permissions';
 import { startEmbeddedStore, type EmbeddedStore } from './store/embedded/index';
 import { ensureIndexes } from './store/indexes';
@@ -20,21 +20,32 @@ import { connectDatabase } from './store/mongo';
 export const USAGE = `Usage: npm run keys -- <command>
 
 Commands:
-  create --name <name> --permissions <P1,P2,...> [--expires <days>]
+  create --name <name> --permissions <P1,P2,...> [--expires <days>] [--rate-limit <reads>/<writes> | --unlimited]
       Creates a key and prints it, alone, on the last line of stdout. It is shown only once.
   list
-      Lists every key: id, name, prefix, permissions, created, expiry, revoked state.
+      Lists every key: id, name, prefix, permissions, created, expiry, rate limit, revoked state.
   revoke <id>
       Revokes the key with this id, effective at once.
 
 Permissions: ${PERMISSIONS.join(', ')} (ADMIN implies all).
 --expires: whole days from now, 1 to ${MAX_EXPIRES_IN_DAYS}; without it the key does not expire.
+--rate-limit: this key's own budgets per minute, e.g. 1200/120 (reads/writes, each 1 to ${MAX_RATE_LIMIT_PER_MINUTE});
+      without it the key has the service's RATE_LIMIT_READS/RATE_LIMIT_WRITES.
+--unlimited: never rate limited and never counted; for internal load tests only.
 
 Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR, which the service
 must not be running on at the same time.`;
 
 export type KeysCommand =
-  | { command: 'create'; name: string; permissions: Permission[]; expiresInDays?: number }
+  | {
+      command: 'create';
+      name: string;
+      permissions: Permission[];
+      expiresInDays?: number;
+      /** per minute */
+      rateLimit?: { reads: number; writes: number };
+      unlimited?: boolean;
+    }
   | { command: 'list' }
   | { command: 'revoke'; id: string }
   | { command: 'help' };
@@ -61,6 +72,8 @@ export function parseKeysArgs(argv: readonly string[]): KeysCommand {
         name: { type: 'string' },
         permissions: { type: 'string' },
         expires: { type: 'string' },
+        'rate-limit': { type: 'string' },
+        unlimited: { type: 'boolean' },
       });
       if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
       const name = values.name?.trim();
@@ -68,6 +81,9 @@ export function parseKeysArgs(argv: readonly string[]): KeysCommand {
       if (values.permissions === undefined) throw new UsageError('--permissions is required');
       const result: KeysCommand = { command: 'create', name, permissions: parsePermissions(values.permissions) };
       if (values.expires !== undefined) result.expiresInDays = parseDays(values.expires);
+      if (values['rate-limit'] !== undefined && values.unlimited === true) throw new UsageError('--rate-limit and --unlimited exclude each other');
+      if (values['rate-limit'] !== undefined) result.rateLimit = parseRateLimit(values['rate-limit']);
+      if (values.unlimited === true) result.unlimited = true;
       return result;
     }
     case 'list': {
@@ -85,7 +101,7 @@ export function parseKeysArgs(argv: readonly string[]): KeysCommand {
   }
 }
 
-function parse(args: string[], options: Record<string, { type: 'string' }>) {
+function parse<const T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
   try {
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
@@ -111,6 +127,17 @@ function parseDays(text: string): number {
     throw new UsageError(`--expires must be a whole number of days from 1 to ${MAX_EXPIRES_IN_DAYS}`);
   }
   return days;
+}
+
+/** `<reads>/<writes>` per minute, e.g. `1200/120`. */
+function parseRateLimit(text: string): { reads: number; writes: number } {
+  const match = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const [reads, writes] = match ? [Number(match[1]), Number(match[2])] : [NaN, NaN];
+  const valid = (n: number) => Number.isInteger(n) && n >= 1 && n <= MAX_RATE_LIMIT_PER_MINUTE;
+  if (!valid(reads) || !valid(writes)) {
+    throw new UsageError(`--rate-limit must be <reads>/<writes> per minute, each a whole number from 1 to ${MAX_RATE_LIMIT_PER_MINUTE}`);
+  }
+  return { reads, writes };
 }
 
 export interface CliOutput {
@@ -146,8 +173,8 @@ export async function runKeysCli(
       case 'create': {
         // The store may be one the service has not prepared yet; the unique keyHash index must exist.
         await ensureIndexes(store.db, apiKeyIndexes);
-        const { name, permissions, expiresInDays } = command;
-        const { key, record } = await service.createKey({ name, permissions, expiresInDays });
+        const { name, permissions, expiresInDays, rateLimit, unlimited } = command;
+        const { key, record } = await service.createKey({ name, permissions, expiresInDays, rateLimit, unlimited });
         output.err(`Created ${summarise(record)}`);
         output.err('The key follows on stdout. Store it now: it cannot be shown again.');
         output.out(key);
@@ -177,13 +204,19 @@ export async function runKeysCli(
 
 function summarise(record: ApiKeyRecord): string {
   const expiry = record.expiresAt ? `expires ${record.expiresAt.toISOString()}` : 'does not expire';
-  return `key ${record.id} "${record.name}" (${record.prefix}…) with ${record.permissions.join(', ')}; ${expiry}`;
+  return `key ${record.id} "${record.name}" (${record.prefix}…) with ${record.permissions.join(', ')}; ${expiry}; rate limit ${rateLimitOf(record)}`;
+}
+
+/** `default` (the service's RATE_LIMIT_READS/WRITES), `<reads>/<writes>` per minute, or `unlimited`. */
+function rateLimitOf(record: ApiKeyRecord): string {
+  if (record.unlimited) return 'unlimited';
+  return record.rateLimit ? `${record.rateLimit.reads}/${record.rateLimit.writes}` : 'default';
 }
 
 /** The list as an aligned text table; never contains a key or a hash. */
 export function formatKeyTable(records: readonly ApiKeyRecord[], now: Date): string {
   if (records.length === 0) return 'No API keys.';
-  const header = ['ID', 'NAME', 'PREFIX', 'PERMISSIONS', 'CREATED', 'EXPIRES', 'STATE'];
+  const header = ['ID', 'NAME', 'PREFIX', 'PERMISSIONS', 'CREATED', 'EXPIRES', 'RATE_LIMIT', 'STATE'];
   const rows = records.map((r) => [
     r.id,
     r.name,
@@ -191,6 +224,7 @@ export function formatKeyTable(records: readonly ApiKeyRecord[], now: Date): str
     r.permissions.join(','),
     r.createdDate.toISOString(),
     r.expiresAt ? r.expiresAt.toISOString() : 'never',
+    rateLimitOf(r),
     r.revokedAt
       ? `revoked ${r.revokedAt.toISOString()}`
       : r.expiresAt && r.expiresAt.getTime() <= now.getTime()

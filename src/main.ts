@@ -2,8 +2,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from './config';
 import { createLogger, type Logger } from './logger';
+import { answerClientError } from './http/client-errors';
 import { createHttpApp } from './http/create-http-app';
-import { connectDatabase, type Database } from './store/mongo';
+import { connectDatabase, driverTimeouts, type Database } from './store/mongo';
+import { isStoreReachable } from './store/availability';
+import { createHealth } from './http/health';
+import { httpHygiene, httpServerOptions } from './http/security';
 import { ensureIndexes } from './store/indexes';
 import { spawnEmbeddedStore, type EmbeddedStoreProcess } from './store/embedded-process';
 import { bootstrapDemo, type DemoBootstrap } from './demo/bootstrap';
@@ -12,12 +16,17 @@ import { createServices } from './services';
 import { createGraphQLEndpoint } from './graphql/graphql-server';
 import { servePlayground } from './graphql/playground';
 import { createSchema } from './graphql/schema';
+import { attachOperationExecutor } from './graphql/execution/operation-executor';
 import { createRestRouter } from './rest/rest-router';
+import { createMetrics, type Metrics } from './observability/metrics';
+import { observeMongoCommands } from './observability/mongo-commands';
 
 export interface CandidateDirectory {
   readonly config: Config;
   readonly database: Database;
   readonly server: http.Server;
+  /** The Prometheus metrics of this instance (its own registry), served at GET /metrics. */
+  readonly metrics: Metrics;
   /** What an embedded demo store got at this start (the demo key to show once). */
   readonly demo: DemoBootstrap | undefined;
   /** Listens on config.host:config.port (0 = a free port) and resolves with the base URL. */
@@ -39,25 +48,42 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
     uri = embedded.uri;
     logger.info({ uri, dataDir: config.dataDir }, 'embedded MongoDB-compatible store started');
   }
-  const database = await connectDatabase(uri, config.mongodbDb);
+  const database = await connectDatabase(uri, config.mongodbDb, driverTimeouts(config));
+  const metrics = createMetrics();
+  observeMongoCommands(database.client, metrics);
   await ensureIndexes(database.db);
   // Reference data ships with the code: upserted at every start, so a new release's list lands.
   await loadReferenceData(database.db);
   const demo = embedded ? await bootstrapDemo(database.db, config, logger) : undefined;
 
-  const services = createServices(database.db);
+  const services = createServices(database.db, { rateLimits: { reads: config.rateLimitReads, writes: config.rateLimitWrites } });
+  services.rateLimits.onRejection((kind) => metrics.rateLimitRejections.inc({ kind }));
+  // Reference data is public and does not change while the process runs: read once, here.
+  await services.repositories.referenceCache.load();
   // One executable schema: Apollo serves it on /graphql, the persisted operations of /v1 run on it.
   const schema = createSchema();
+  // GRAPHQL_JIT: both transports run the schema's operations through this instance's executor.
+  attachOperationExecutor(schema, { compiled: config.graphqlJit });
   // REST first: a persisted operation that no longer fits the schema stops the start before Apollo runs.
-  const rest = await createRestRouter({ schema, services, logger, db: database.db });
-  const graphql = await createGraphQLEndpoint(config, services, logger, schema);
+  const rest = await createRestRouter({ schema, services, logger, db: database.db, metrics });
+  const graphql = await createGraphQLEndpoint(config, services, logger, schema, metrics);
+  const health = createHealth(() => isStoreReachable(database.db, config.mongodbTimeoutMs));
   const server = http.createServer(
-    createHttpApp({ graphql: graphql.handler, playground: servePlayground('/graphql'), rest }, logger),
+    httpServerOptions(config.requestTimeoutMs),
+    createHttpApp(
+      { graphql: graphql.handler, playground: servePlayground('/graphql'), rest, health: health.router },
+      logger,
+      metrics,
+      httpHygiene(config, logger),
+    ),
   );
+  server.on('clientError', answerClientError);
+  let stopped: Promise<void> | undefined;
   return {
     config,
     database,
     server,
+    metrics,
     demo,
     start: () =>
       new Promise<string>((resolve, reject) => {
@@ -67,12 +93,14 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
           resolve(`http://${config.host}:${port}`);
         });
       }),
-    stop: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await graphql.stop();
-      await database.close();
-      if (embedded) await embedded.stop();
-    },
+    stop: () =>
+      (stopped ??= (async () => {
+        // Requests in flight finish (up to SHUTDOWN_GRACE_MS) while they still have Apollo and the pool.
+        await health.drain(server, config.shutdownGraceMs);
+        await graphql.stop();
+        await database.close();
+        if (embedded) await embedded.stop();
+      })()),
   };
 }
 

@@ -9,14 +9,23 @@ import { OfferRepository } from './candidates/offer-repository';
 import { OfferService } from './candidates/offer-service';
 import { RegistrationService } from './candidates/registration-service';
 import { SavedListRepository } from './candidates/saved-list-repository';
+import { ReferenceCache } from './reference/reference-cache';
 import { ReferenceRepository } from './reference/reference-repository';
 import { ReferenceService } from './reference/reference-service';
+import { AuditRepository } from './audit/audit-repository';
+import { AuditService } from './audit/audit-service';
+import { settings } from './config';
+import { RateLimitRepository } from './rate-limit/rate-limit-repository';
+import { RateLimiter, type RateLimitBudgets } from './rate-limit/rate-limiter';
+import { withAvailability } from './store/availability';
 
 /** The repositories, built once per process over the one database handle. */
 export interface Repositories {
   readonly candidates: CandidateRepository;
   readonly jobOpportunities: JobOpportunityRepository;
   readonly reference: ReferenceRepository;
+  /** The reference data read once at start (src/reference/reference-cache.ts): what the loaders look up. */
+  readonly referenceCache: ReferenceCache;
 }
 
 /** The core: every rule of the product. Both transports call these and nothing else. */
@@ -27,17 +36,35 @@ export interface Services {
   readonly offers: OfferService;
   readonly registration: RegistrationService;
   readonly reference: ReferenceService;
+  /** read and write budgets per API key, shared by every instance */
+  readonly rateLimits: RateLimiter;
+  /** the append-only trail of authenticated requests */
+  readonly audit: AuditService;
 }
 
-export function createServices(db: Db): Services {
-  const candidates = new CandidateRepository(db);
-  const reference = new ReferenceRepository(db);
+export interface ServiceOptions {
+  /** budgets of keys without their own (RATE_LIMIT_READS / RATE_LIMIT_WRITES); absent: the settings' defaults */
+  rateLimits?: RateLimitBudgets;
+}
+
+const DEFAULT_RATE_LIMITS: RateLimitBudgets = {
+  reads: Number(settings.rateLimitReads.default),
+  writes: Number(settings.rateLimitWrites.default),
+};
+
+export function createServices(db: Db, options: ServiceOptions = {}): Services {
+  // Every repository is built through withAvailability: a database outage reaches the services
+  // as a ServiceUnavailableError (503), never as a driver error (src/store/availability.ts).
+  const candidates = withAvailability(new CandidateRepository(db));
+  const reference = withAvailability(new ReferenceRepository(db));
   return {
-    repositories: { candidates, reference, jobOpportunities: new JobOpportunityRepository(db) },
-    apiKeys: new ApiKeyService(createApiKeyRepository(db)),
-    candidateQueries: new CandidateQueryService(candidates, new SavedListRepository(db)),
-    offers: new OfferService(candidates, new OfferRepository(db)),
-    registration: new RegistrationService(candidates, new CandidateIdentityRepository(db), reference),
+    repositories: { candidates, reference, referenceCache: new ReferenceCache(reference), jobOpportunities: withAvailability(new JobOpportunityRepository(db)) },
+    apiKeys: new ApiKeyService(withAvailability(createApiKeyRepository(db))),
+    candidateQueries: new CandidateQueryService(candidates, withAvailability(new SavedListRepository(db))),
+    offers: new OfferService(candidates, withAvailability(new OfferRepository(db))),
+    registration: new RegistrationService(candidates, withAvailability(new CandidateIdentityRepository(db)), reference),
     reference: new ReferenceService(reference),
+    rateLimits: new RateLimiter(withAvailability(new RateLimitRepository(db)), options.rateLimits ?? DEFAULT_RATE_LIMITS),
+    audit: new AuditService(withAvailability(new AuditRepository(db))),
   };
 }

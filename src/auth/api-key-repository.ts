@@ -15,6 +15,10 @@ export interface ApiKeyDoc {
   createdDate: Date;
   expiresAt?: Date;
   revokedAt?: Date;
+  /** this key's own budgets per minute; absent: the service defaults (RATE_LIMIT_READS/WRITES) */
+  rateLimit?: { reads: number; writes: number };
+  /** true for internal load-test keys: never rate limited, nothing counted */
+  unlimited?: boolean;
 }
 
 /** A key record as the rest of the code sees it: no `_id`, no hash. */
@@ -78,5 +82,7 @@ function toRecord(doc: ApiKeyDoc): ApiKeyRecord {
   };
   if (doc.expiresAt !== undefined && doc.expiresAt !== null) record.expiresAt = doc.expiresAt;
   if (doc.revokedAt !== undefined && doc.revokedAt !== null) record.revokedAt = doc.revokedAt;
+  if (doc.rateLimit !== undefined && doc.rateLimit !== null) record.rateLimit = { reads: doc.rateLimit.reads, writes: doc.rateLimit.writes };
+  if (doc.unlimited === true) record.unlimited = true;
   return record;
 }

@@ -22,6 +22,10 @@ export interface CreateKeyInput {
    * (DEMO_API_KEY); it must have the format of a generated key.
    */
   value?: string;
+  /** this key's own budgets per minute instead of the service defaults */
+  rateLimit?: { reads: number; writes: number };
+  /** never rate limited (internal load tests); excludes `rateLimit` */
+  unlimited?: boolean;
 }
 
 export interface CreatedKey {
@@ -32,6 +36,8 @@ export interface CreatedKey {
 
 export const MAX_NAME_LENGTH = 100;
 export const MAX_EXPIRES_IN_DAYS = 3650;
+/** Highest per-minute budget a key may be given; beyond it, make the key unlimited. */
+export const MAX_RATE_LIMIT_PER_MINUTE = 1_000_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
@@ -51,6 +57,7 @@ export class ApiKeyService {
     const name = validateName(input.name);
     const permissions = validatePermissions(input.permissions);
     const expiresInDays = validateExpiresInDays(input.expiresInDays);
+    const rateLimit = validateRateLimit(input.rateLimit, input.unlimited);
     if (input.value !== undefined && !isWellFormedApiKey(input.value)) {
       throw new BadUserInputError('The fixed key value does not have the format of an API key.', {
         parameter: 'value',
@@ -62,6 +69,8 @@ export class ApiKeyService {
     const createdDate = this.now();
     const record: ApiKeyRecord = { id: generateKeyId(), name, prefix: shownPrefix(key), permissions, createdDate };
     if (expiresInDays !== undefined) record.expiresAt = new Date(createdDate.getTime() + expiresInDays * DAY_MS);
+    if (rateLimit !== undefined) record.rateLimit = rateLimit;
+    if (input.unlimited === true) record.unlimited = true;
 
     await this.keys.insert({ ...record, keyHash: hashApiKey(key) });
     return { key, record };
@@ -142,4 +151,22 @@ function validateExpiresInDays(days: number | undefined): number | undefined {
     });
   }
   return days;
+}
+
+function validateRateLimit(
+  rateLimit: { reads: number; writes: number } | undefined,
+  unlimited: boolean | undefined,
+): { reads: number; writes: number } | undefined {
+  if (rateLimit === undefined) return undefined;
+  if (unlimited === true) {
+    throw new BadUserInputError('A key is either unlimited or has its own rate limit, not both.', { parameter: 'rateLimit', rule: 'exclusive' });
+  }
+  const valid = (n: unknown) => Number.isInteger(n) && (n as number) >= 1 && (n as number) <= MAX_RATE_LIMIT_PER_MINUTE;
+  if (!valid(rateLimit.reads) || !valid(rateLimit.writes)) {
+    throw new BadUserInputError(`Rate limits are whole numbers per minute from 1 to ${MAX_RATE_LIMIT_PER_MINUTE}.`, {
+      parameter: 'rateLimit',
+      rule: 'range',
+    });
+  }
+  return { reads: rateLimit.reads, writes: rateLimit.writes };
 }

@@ -55,17 +55,20 @@ export class CandidateQueryService {
     return load(publicId);
   }
 
-  /** Search in the one stable order (creation date, then publicId); a page past the end is empty. */
-  async search(caller: ApiKeyRecord, args: SearchArgs): Promise<CandidatePage> {
+  /**
+   * Search in the one stable order (creation date, then publicId); a page past the end is empty.
+   * `fields`: the stored fields the caller reads of each candidate (absent: all of them).
+   */
+  async search(caller: ApiKeyRecord, args: SearchArgs, fields?: readonly string[]): Promise<CandidatePage> {
     authorize(caller, 'READ_CANDIDATE_DATA');
     const filter = toSearchFilter(args.filter, args.includeEmployed);
     const { page, limit } = toPage(args.page, args.limit);
-    const { items, total } = await this.candidates.search(filter, { skip: page * limit, limit });
+    const { items, total } = await this.candidates.search(filter, { skip: page * limit, limit }, fields);
     return pageOf(items, total, page, limit);
   }
 
-  /** Keyset pagination: cursors name a position in the order, so inserts never shift them. */
-  async connection(caller: ApiKeyRecord, args: ConnectionArgs): Promise<CandidateConnection> {
+  /** Keyset pagination: cursors name a position in the order, so inserts never shift them. `fields` as in search. */
+  async connection(caller: ApiKeyRecord, args: ConnectionArgs, fields?: readonly string[]): Promise<CandidateConnection> {
     authorize(caller, 'READ_CANDIDATE_DATA');
     const filter = toSearchFilter(args.filter, args.includeEmployed);
     const first = args.first ?? 10;
@@ -76,7 +79,7 @@ export class CandidateQueryService {
     const after = args.after == null ? null : decodeCursor(args.after, fingerprint);
     // One extra candidate tells whether another page follows without a second query.
     const [items, totalCount] = await Promise.all([
-      this.candidates.searchAfter(filter, after, first + 1),
+      this.candidates.searchAfter(filter, after, first + 1, fields),
       this.candidates.count(filter),
     ]);
     const edges = items.slice(0, first).map((node) => ({ cursor: encodeCursor(node, fingerprint), node }));

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
@@ -8,9 +7,18 @@ import type { RequestHandler } from 'express';
 import type { Config } from '../config';
 import { isAppError } from '../errors';
 import type { Logger } from '../logger';
+import { recordGraphQLOperations } from '../observability/graphql-operation';
+import type { Metrics } from '../observability/metrics';
+import { requestIdOf } from '../observability/request-id';
 import type { Services } from '../services';
+import { auditPlugin } from '../audit/apollo-audit-plugin';
+import { auditWhenClosed } from '../audit/audit-on-close';
+import { rateLimitPlugin } from '../rate-limit/apollo-rate-limit-plugin';
 import { createContext, type GraphQLContext } from './context';
-import { createErrorFormatter } from './format-error';
+import { executorGateway } from './execution/apollo-gateway';
+import { withoutFieldInstrumentation } from './execution/no-field-instrumentation';
+import { operationExecutorOf } from './execution/operation-executor';
+import { createErrorFormatter, httpExtensionOf, serviceUnavailablePlugin } from './format-error';
 import { createSchema } from './schema';
 
 export interface GraphQLEndpoint {
@@ -30,18 +38,33 @@ export async function createGraphQLEndpoint(
   logger: Logger,
   /** the one executable schema, shared with the persisted operations of /v1 */
   schema: GraphQLSchema = createSchema(),
+  /** the app's metrics (absent: the loaders report nothing) */
+  metrics?: Metrics,
 ): Promise<GraphQLEndpoint> {
   const development = config.environment === 'development';
   const armor = new ApolloArmor({
     maxDepth: { n: config.graphqlMaxDepth, ignoreIntrospection: true },
     costLimit: { maxCost: config.graphqlMaxCost, ignoreIntrospection: true },
     maxAliases: { n: config.graphqlMaxAliases },
-    maxTokens: { n: config.graphqlMaxTokens },
+    // Not armor's maxTokens: it parses inside Apollo's parsing hook and turns every syntax error
+    // into a 500 quoting the document. graphql-js's own parse option is used below instead.
+    maxTokens: { enabled: false },
     blockFieldSuggestion: { enabled: !development },
   }).protect();
+  const operations = recordGraphQLOperations<GraphQLContext>();
   const server = new ApolloServer<GraphQLContext>({
-    schema,
-    plugins: [...armor.plugins, ApolloServerPluginLandingPageDisabled()],
+    parseOptions: { maxTokens: config.graphqlMaxTokens },
+    // GRAPHQL_JIT: Apollo hands each validated operation to the app's executor, which runs it compiled.
+    ...(config.graphqlJit ? { gateway: executorGateway(schema, operationExecutorOf(schema, { compiled: true })) } : { schema }),
+    plugins: [
+      ...armor.plugins,
+      ApolloServerPluginLandingPageDisabled(),
+      ...withoutFieldInstrumentation<GraphQLContext>(),
+      operations.plugin,
+      serviceUnavailablePlugin(),
+      rateLimitPlugin(services.rateLimits),
+      auditPlugin(services.audit),
+    ],
     validationRules: armor.validationRules,
     allowBatchedHttpRequests: false,
     csrfPrevention: { requestHeaders: ['x-api-key', 'x-apollo-operation-name', 'apollo-require-preflight'] },
@@ -56,12 +79,16 @@ export async function createGraphQLEndpoint(
   await server.start();
 
   const handler = expressMiddleware(server, {
-    context: async ({ req }): Promise<GraphQLContext> => {
+    context: async ({ req, res }): Promise<GraphQLContext> => {
       try {
-        return await createContext(services, req.headers['x-api-key'], String(req.headers['x-request-id'] ?? randomUUID()));
+        const context = await createContext(services, req.headers['x-api-key'], requestIdOf(req, res), 'GRAPHQL', metrics);
+        auditWhenClosed(res, services.audit, context.audit, logger);
+        // For the request log: the key's id (never the key) and, once Apollo resolves it, the operation name.
+        res.locals.apiKeyId = context.apiKey.id;
+        return operations.track(context, res);
       } catch (error) {
         if (isAppError(error)) {
-          throw new GraphQLError(error.message, { extensions: { code: error.code, http: { status: error.status } } });
+          throw new GraphQLError(error.message, { extensions: { code: error.code, http: httpExtensionOf(error) } });
         }
         throw error;
       }

@@ -19,10 +19,24 @@ export interface Loaders {
   candidates: DataLoader<string, CandidateDoc | null>;
 }
 
-export function createLoaders(repositories: Repositories): Loaders {
-  const reference = <C extends ReferenceCollection, K extends string | number>(collection: C, keyField: string) =>
+/** Where the size of every batch goes (the `dataloader_batch_size` histogram of src/observability/metrics.ts). */
+export interface BatchSizeObserver {
+  observe(labels: { loader: keyof Loaders }, keys: number): void;
+}
+
+const UNOBSERVED: BatchSizeObserver = { observe: () => {} };
+
+export function createLoaders(repositories: Repositories, batchSizes: BatchSizeObserver = UNOBSERVED): Loaders {
+  const observed =
+    <K, V>(loader: keyof Loaders, fetch: (keys: readonly K[]) => Promise<V[]>) =>
+    (keys: readonly K[]) => {
+      batchSizes.observe({ loader }, keys.length);
+      return fetch(keys);
+    };
+  const reference = <C extends ReferenceCollection & keyof Loaders, K extends string | number>(collection: C, keyField: string) =>
     keyedLoader<K, ReferenceDocs[C]>(
-      (keys) => repositories.reference.findByKeys(collection, keys as never[]),
+      // From the snapshot read at start, not the database (see reference-cache.ts); the loader stays per request.
+      observed(collection, (keys) => repositories.referenceCache.findByKeys(collection, keys as never[])),
       (doc) => (doc as unknown as Record<string, K>)[keyField],
     );
   return {
@@ -32,8 +46,14 @@ export function createLoaders(repositories: Repositories): Loaders {
     occupations: reference<'occupations', string>('occupations', 'isco08Code'),
     educationLevels: reference<'educationLevels', number>('educationLevels', 'level'),
     educationMajors: reference<'educationMajors', number>('educationMajors', 'id'),
-    jobOpportunities: keyedLoader((ids) => repositories.jobOpportunities.findByPublicIds(ids), (doc) => doc.publicId),
-    candidates: keyedLoader((ids) => repositories.candidates.findByPublicIds(ids), (doc) => doc.publicId),
+    jobOpportunities: keyedLoader(
+      observed('jobOpportunities', (ids: readonly string[]) => repositories.jobOpportunities.findByPublicIds(ids)),
+      (doc) => doc.publicId,
+    ),
+    candidates: keyedLoader(
+      observed('candidates', (ids: readonly string[]) => repositories.candidates.findByPublicIds(ids)),
+      (doc) => doc.publicId,
+    ),
   };
 }
 

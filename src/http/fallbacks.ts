@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../logger';
+import { requestIdOf } from '../observability/request-id';
 import { internalProblem, problemBody, problemInstance, send } from '../rest/problem';
 import { PROBLEM_TYPES } from '../rest/problem-types';
 
@@ -29,7 +29,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (typeof status === 'number' && status >= 400 && status < 500) {
       return send(res, { status: 400, body: problemBody(PROBLEM_TYPES.invalidBody, 'The request body could not be read.', instance) });
     }
-    const requestId = String(req.headers['x-request-id'] ?? randomUUID());
+    const requestId = requestIdOf(req, res);
     logger.error({ err: error, requestId, path: req.path }, 'unexpected error in an HTTP request');
     send(res, { status: 500, body: internalProblem(instance, requestId) });
   };

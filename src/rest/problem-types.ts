@@ -45,8 +45,18 @@ export const PROBLEM_TYPES = {
   unsupportedMediaType: problemType('unsupported-media-type', 'Unsupported media type', 415),
   /** The Idempotency-Key was used before, by this API key, with another request. */
   idempotencyKeyReused: problemType('idempotency-key-reused', 'Idempotency key reused with another request', 422),
+  /** The API key spent its read or write budget of the current minute; retry after the `Retry-After` seconds. */
+  tooManyRequests: problemType('too-many-requests', 'Rate limit exceeded', 429),
   /** Anything unexpected: logged with the request id; the body reveals nothing internal. */
   internal: problemType('internal-error', 'Internal server error', 500),
+  /** The request line or headers could not be parsed (answered by the HTTP server itself). */
+  malformedRequest: problemType('malformed-request', 'Malformed HTTP request', 400),
+  /** The request head did not arrive within the request timeout (answered by the HTTP server itself). */
+  requestTimeout: problemType('request-timeout', 'Request timeout', 408),
+  /** The request line or headers are larger than the server reads (answered by the HTTP server itself). */
+  requestHeaderTooLarge: problemType('request-header-too-large', 'Request header fields too large', 431),
+  /** The database cannot be reached, or the request took too long; retry after the `Retry-After` seconds. */
+  serviceUnavailable: problemType('service-unavailable', 'Service unavailable', 503),
 } as const satisfies Record<string, ProblemType>;
 
 export type ProblemTypeName = keyof typeof PROBLEM_TYPES;

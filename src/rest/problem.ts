@@ -44,6 +44,8 @@ const BY_CODE: Record<Exclude<ErrorCode, 'BAD_USER_INPUT'>, ProblemType> = {
   FORBIDDEN: PROBLEM_TYPES.forbidden,
   NOT_FOUND: PROBLEM_TYPES.notFound,
   CONFLICT: PROBLEM_TYPES.conflict,
+  TOO_MANY_REQUESTS: PROBLEM_TYPES.tooManyRequests,
+  SERVICE_UNAVAILABLE: PROBLEM_TYPES.serviceUnavailable,
 };
 
 export interface ProblemContext {
@@ -68,7 +70,10 @@ export function toProblem(error: unknown, context: ProblemContext): { problem: P
           ? PROBLEM_TYPES.invalidBody
           : PROBLEM_TYPES.invalidParameter
         : BY_CODE[error.code];
-    return { problem: problemBody(type, error.message, context.instance), headers: {} };
+    // An error that says when to come back (503, 429) says it in Retry-After too.
+    const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+    const headers: Record<string, string> = typeof retryAfter === 'number' ? { 'Retry-After': String(retryAfter) } : {};
+    return { problem: problemBody(type, error.message, context.instance), headers };
   }
   return undefined;
 }

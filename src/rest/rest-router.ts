@@ -1,12 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import type { Db } from 'mongodb';
+import { auditWhenClosed } from '../audit/audit-on-close';
 import type { Permission } from '../auth/permissions';
 import { createContext, type GraphQLContext } from '../graphql/context';
 import { JSON_BODY_LIMIT } from '../http/create-http-app';
 import type { Logger } from '../logger';
+import type { Metrics } from '../observability/metrics';
+import { requestIdOf } from '../observability/request-id';
+import { rateLimitHeaders, rateLimitPolicyHeader } from '../rate-limit/rate-limit-headers';
+import { throwIfExceeded, type RateLimitKind } from '../rate-limit/rate-limiter';
 import type { Services } from '../services';
+import { withAvailability } from '../store/availability';
 import { fingerprintOf, Idempotency, idempotencyKeyOf } from './idempotency';
 import { IdempotencyRepository } from './idempotency-repository';
 import { loadPersistedOperations, type OperationName } from './persisted-operations';
@@ -22,8 +27,9 @@ import { withoutNulls } from './shape';
  * shapes the result. No rule of the product lives here.
  *
  * Order of checks, the same for every path: 401 (key) → 404/405 (route, method) → 403
- * (permission of the operation) → 415/413/400 (media type, size, JSON, parameters, body) →
- * 422/409 (idempotency) → what the operation itself answers (404, 409, 400, 201/200).
+ * (permission of the operation) → 429 (rate limit: a GET costs one read, a POST one write) →
+ * 415/413/400 (media type, size, JSON, parameters, body) → 422/409 (idempotency) → what the
+ * operation itself answers (404, 409, 400, 201/200).
  * Each route names the permission of its operation so that a caller without it learns
  * nothing from input errors; the services check the same permission again, for both transports.
  */
@@ -33,32 +39,47 @@ export interface RestApiOptions {
   services: Services;
   logger: Logger;
   db: Db;
+  /** the app's metrics (absent: the loaders report nothing) */
+  metrics?: Metrics;
 }
 
 const SEARCH_PARAMETERS = { page: PAGE, limit: LIMIT, location: CODES, nationality: CODES, occupation: CODES, includeEmployed: FLAG };
 const PAGE_PARAMETERS = { page: PAGE, limit: LIMIT };
 
 /** The router of /v1 (mount it at `/v1`). Fails when a persisted operation no longer fits the schema. */
-export async function createRestRouter({ schema, services, logger, db }: RestApiOptions): Promise<Router> {
+export async function createRestRouter({ schema, services, logger, db, metrics }: RestApiOptions): Promise<Router> {
   const operations = loadPersistedOperations(schema);
   const bodies = createRequestBodies(schema);
-  const idempotency = new Idempotency(new IdempotencyRepository(db), logger);
+  const idempotency = new Idempotency(withAvailability(new IdempotencyRepository(db)), logger);
   const parseJson = express.json({ limit: JSON_BODY_LIMIT, type: () => true });
 
   const run = async (name: OperationName, variables: Record<string, unknown>, res: Response) =>
     operations.run(name, variables, contextOf(res));
 
-  /** A GET: permission, parameters, operation, and the contract's JSON of its result. */
-  const get = (permission: Permission, handle: (req: Request, res: Response) => Promise<unknown>) => async (req: Request, res: Response) => {
-    services.apiKeys.requirePermission(contextOf(res).apiKey, permission);
-    send(res, { status: 200, body: withoutNulls(await handle(req, res)) });
+  /** Charges the request to the key's budget: RateLimit headers on the answer, 429 over the budget. */
+  const limit = async (res: Response, kind: RateLimitKind) => {
+    const state = await services.rateLimits.charge(contextOf(res).apiKey, kind, 1);
+    if (state) res.set(rateLimitHeaders(state));
+    throwIfExceeded(state);
   };
 
-  /** A POST: permission, media type, JSON, body shape, then the mutation under the request's Idempotency-Key. */
-  const post =
-    (permission: Permission, body: keyof typeof bodies, name: OperationName, field: string) => async (req: Request, res: Response) => {
+  /** A GET (its OpenAPI operationId): permission, rate limit, parameters, operation, and the contract's JSON of its result. */
+  const get =
+    (operationId: string, permission: Permission, handle: (req: Request, res: Response) => Promise<unknown>) => async (req: Request, res: Response) => {
       const context = contextOf(res);
+      context.audit.describeOperation(operationId);
       services.apiKeys.requirePermission(context.apiKey, permission);
+      await limit(res, 'reads');
+      send(res, { status: 200, body: withoutNulls(await handle(req, res)) });
+    };
+
+  /** A POST (its OpenAPI operationId): permission, rate limit, media type, JSON, body shape, then the mutation under the request's Idempotency-Key. */
+  const post =
+    (operationId: string, permission: Permission, body: keyof typeof bodies, name: OperationName, field: string) => async (req: Request, res: Response) => {
+      const context = contextOf(res);
+      context.audit.describeOperation(operationId);
+      services.apiKeys.requirePermission(context.apiKey, permission);
+      await limit(res, 'writes');
       requireJson(req);
       parseQuery(req.originalUrl, {});
       await new Promise<void>((resolve, reject) => parseJson(req, res, (error?: unknown) => (error ? reject(bodyProblem(error)) : resolve())));
@@ -70,9 +91,10 @@ export async function createRestRouter({ schema, services, logger, db }: RestApi
           const data = await run(name, { input }, res);
           return { status: 201, body: withoutNulls(data[field]) };
         } catch (error) {
-          // The operation's own answers (404, 409, 400) are kept for a replay; anything else is a 500, never kept.
+          // The operation's own answers (404, 409, 400) are kept for a replay; anything else (a 500,
+          // a 503 of an outage) is thrown: never kept, and answered with its headers (Retry-After).
           const known = toProblem(error, { instance: problemInstance(req.originalUrl), input: 'body' });
-          if (known === undefined) throw error;
+          if (known === undefined || known.problem.status >= 500) throw error;
           return { status: known.problem.status, body: known.problem };
         }
       };
@@ -84,31 +106,36 @@ export async function createRestRouter({ schema, services, logger, db }: RestApi
 
   const router = express.Router();
   router.use(async (req, res, next) => {
-    const requestId = requestIdOf(req);
+    const requestId = requestIdOf(req, res);
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
-    res.locals.context = await createContext(services, req.headers['x-api-key'], requestId);
+    const context = await createContext(services, req.headers['x-api-key'], requestId, 'REST', metrics);
+    res.locals.context = context;
+    auditWhenClosed(res, services.audit, context.audit, logger);
+    // Every authenticated answer states the key's budgets; the charged ones add RateLimit.
+    const budgets = services.rateLimits.budgetsOf(context.apiKey);
+    if (budgets) res.setHeader('RateLimit-Policy', rateLimitPolicyHeader(budgets));
     next();
   });
 
   // Literal paths before `/candidates/:publicId`, which would otherwise take them.
   router
     .route('/candidates/job-match')
-    .post(post('SUBMIT_JOB_MATCHES', 'jobMatch', 'JobMatch', 'createJobMatch'))
+    .post(post('jobMatch', 'SUBMIT_JOB_MATCHES', 'jobMatch', 'JobMatch', 'createJobMatch'))
     .all(methodNotAllowed('POST'));
   router
     .route('/candidates/offer-to-assist')
-    .post(post('OFFER_CANDIDATE_SERVICES', 'offerToAssist', 'OfferToAssist', 'offerToAssist'))
+    .post(post('offerToAssistCandidates', 'OFFER_CANDIDATE_SERVICES', 'offerToAssist', 'OfferToAssist', 'offerToAssist'))
     .all(methodNotAllowed('POST'));
   router
     .route('/candidates/register')
-    .post(post('REGISTER_CANDIDATES', 'registerCandidate', 'RegisterCandidate', 'registerCandidate'))
+    .post(post('registerCandidate', 'REGISTER_CANDIDATES', 'registerCandidate', 'RegisterCandidate', 'registerCandidate'))
     .all(methodNotAllowed('POST'));
 
   router
     .route('/candidates')
     .get(
-      get('READ_CANDIDATE_DATA', async (req, res) => {
+      get('findCandidates', 'READ_CANDIDATE_DATA', async (req, res) => {
         const { page, limit, includeEmployed, ...filter } = parseQuery(req.originalUrl, SEARCH_PARAMETERS);
         const data = await run('FindCandidates', defined({ page, limit, includeEmployed, filter: nonEmpty(filter) }), res);
         return data.candidates;
@@ -118,7 +145,7 @@ export async function createRestRouter({ schema, services, logger, db }: RestApi
   router
     .route('/candidates/by-list/:publicListId')
     .get(
-      get('READ_CANDIDATE_DATA', async (req, res) => {
+      get('getCandidatesByPublicListId', 'READ_CANDIDATE_DATA', async (req, res) => {
         const { page, limit } = parseQuery(req.originalUrl, PAGE_PARAMETERS);
         const publicListId = parsePublicIdParameter(String(req.params.publicListId), 'publicListId');
         const data = await run('GetCandidatesByList', defined({ publicListId, page, limit }), res);
@@ -131,7 +158,7 @@ export async function createRestRouter({ schema, services, logger, db }: RestApi
   router
     .route('/candidates/:publicId')
     .get(
-      get('READ_CANDIDATE_DATA', async (req, res) => {
+      get('getCandidateByPublicId', 'READ_CANDIDATE_DATA', async (req, res) => {
         parseQuery(req.originalUrl, {});
         const publicId = parsePublicIdParameter(String(req.params.publicId), 'publicId');
         const data = await run('GetCandidate', { publicId }, res);
@@ -151,7 +178,7 @@ export async function createRestRouter({ schema, services, logger, db }: RestApi
     const failure = error instanceof URIError ? new RestProblem(PROBLEM_TYPES.invalidParameter, 'Invalid parameter: a path segment is not valid percent-encoding.') : error;
     const known = toProblem(failure, { instance, input: req.method === 'POST' ? 'body' : 'parameter' });
     if (known) return send(res, { status: known.problem.status, body: known.problem }, known.headers);
-    const requestId = String(res.locals.requestId ?? requestIdOf(req));
+    const requestId = requestIdOf(req, res);
     logger.error({ err: error, requestId, method: req.method, path: req.path }, 'unexpected error in a /v1 request');
     send(res, { status: 500, body: internalProblem(instance, requestId) });
   });
@@ -188,12 +215,6 @@ function bodyProblem(error: unknown): RestProblem {
     default:
       return new RestProblem(PROBLEM_TYPES.malformedJson, 'The request body is not valid JSON.');
   }
-}
-
-/** The caller's X-Request-Id when it is a plain token (it reaches the logs), else a new one. */
-function requestIdOf(req: Request): string {
-  const given = req.headers['x-request-id'];
-  return typeof given === 'string' && /^[A-Za-z0-9._:-]{1,100}$/.test(given) ? given : randomUUID();
 }
 
 /** Variables without undefined entries: an absent variable takes the argument's default. */

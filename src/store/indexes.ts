@@ -1,6 +1,8 @@
 import type { Db, IndexDescription } from 'mongodb';
 import { apiKeyIndexes } from '../auth/api-key-indexes';
 import { IDEMPOTENCY_COLLECTION, idempotencyIndexes } from '../rest/idempotency-indexes';
+import { RATE_LIMIT_COLLECTION, rateLimitIndexes } from '../rate-limit/rate-limit-indexes';
+import { AUDIT_COLLECTION, auditIndexes } from '../audit/audit-indexes';
 import { ConflictError } from '../errors';
 
 /**
@@ -21,6 +23,8 @@ export const COLLECTIONS = {
   offers: 'offers',
   apiKeys: 'apiKeys',
   idempotencyKeys: IDEMPOTENCY_COLLECTION,
+  rateLimits: RATE_LIMIT_COLLECTION,
+  auditEvents: AUDIT_COLLECTION,
 } as const;
 export type CollectionName = (typeof COLLECTIONS)[keyof typeof COLLECTIONS];
 
@@ -43,6 +47,12 @@ export const INDEXES: readonly IndexSpec[] = [
   { collection: COLLECTIONS.candidates, key: { countryIsoCode: 1 }, options: { name: 'candidates_countryIsoCode' } },
   { collection: COLLECTIONS.candidates, key: { nationalityIsoCode: 1 }, options: { name: 'candidates_nationalityIsoCode' } },
   { collection: COLLECTIONS.candidates, key: { 'candidateOccupations.occupation.isco08Code': 1 }, options: { name: 'candidates_occupation_isco08Code' } },
+  // Each search filter with the status condition of every search without includeEmployed: the
+  // count of such a search is then answered from index entries alone (the single-field indexes
+  // above are prefixes of these, kept for existing deployments).
+  { collection: COLLECTIONS.candidates, key: { countryIsoCode: 1, status: 1 }, options: { name: 'candidates_countryIsoCode_status' } },
+  { collection: COLLECTIONS.candidates, key: { nationalityIsoCode: 1, status: 1 }, options: { name: 'candidates_nationalityIsoCode_status' } },
+  { collection: COLLECTIONS.candidates, key: { 'candidateOccupations.occupation.isco08Code': 1, status: 1 }, options: { name: 'candidates_occupation_isco08Code_status' } },
   // The sort key of every search and the keyset of cursors: (createdDate, publicId) is total.
   { collection: COLLECTIONS.candidates, key: { createdDate: 1, publicId: 1 }, options: { name: 'candidates_createdDate_publicId' } },
 
@@ -65,6 +75,8 @@ export const INDEXES: readonly IndexSpec[] = [
 
   ...apiKeyIndexes,
   ...idempotencyIndexes,
+  ...rateLimitIndexes,
+  ...auditIndexes,
 ];
 
 /**

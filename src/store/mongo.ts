@@ -8,6 +8,20 @@ export interface Database {
 }
 
 /**
+ * The driver's timeouts for the service. Server selection and connect: MONGODB_TIMEOUT_MS, so a
+ * request during an outage fails (503) within it. Socket: REQUEST_TIMEOUT_MS, so an operation
+ * on a hung (not dead) server ends no later than the request that made it; the driver applies
+ * it only while an operation awaits its reply, never to idle pooled connections.
+ */
+export function driverTimeouts(settings: { mongodbTimeoutMs: number; requestTimeoutMs: number }): MongoClientOptions {
+  return {
+    serverSelectionTimeoutMS: settings.mongodbTimeoutMs,
+    connectTimeoutMS: settings.mongodbTimeoutMs,
+    socketTimeoutMS: settings.requestTimeoutMs,
+  };
+}
+
+/**
  * Connects the official driver to `uri` (a real MongoDB or the embedded store).
  * Short server-selection and connect timeouts make requests fail fast during an outage
  * instead of queueing for the driver's default 30 s.
@@ -16,7 +30,7 @@ export async function connectDatabase(uri: string, dbName: string, options: Mong
   const client = new MongoClient(uri, {
     serverSelectionTimeoutMS: 5_000,
     connectTimeoutMS: 5_000,
-    // Command events feed the command-count tests and, later, the metrics.
+    // Command events feed the command-count tests and the mongodb_command* metrics (src/observability).
     monitorCommands: true,
     ...options,
   });

@@ -196,7 +196,7 @@ describe('keys CLI as a child process', () => {
 
     expect(listed.code).toBe(0);
     const line = listed.stdout.split('\n').find((l) => l.startsWith(record.id));
-    expect(line).toMatch(new RegExp(`^${record.id}\\s+cli listed\\s+${record.prefix}\\s+ADMIN\\s+\\S+\\s+never\\s+active$`));
+    expect(line).toMatch(new RegExp(`^${record.id}\\s+cli listed\\s+${record.prefix}\\s+ADMIN\\s+\\S+\\s+never\\s+default\\s+active$`));
     for (const form of [...keyForms(key), hashApiKey(key)]) expect(listed.stdout + listed.stderr).not.toContain(form);
     expect(revoked.code).toBe(0);
     expect(await authenticationError(key)).toBeInstanceOf(UnauthenticatedError);

@@ -4,6 +4,7 @@ import { COLLECTIONS } from '../../src/store/indexes';
 import { startAppUnderTest, graphql, type AppUnderTest } from '../support/app-under-test';
 import { aCandidate } from '../support/builders';
 import { fullSelection } from '../support/full-selection';
+import { recordSecret } from '../support/log-capture';
 
 const CANDIDATE_COUNT = 300;
 
@@ -325,6 +326,7 @@ describe('GraphQL API over HTTP', () => {
     });
 
     test('when a candidate registers, then the profile is readable at once and the same e-mail in another case is a CONFLICT', async () => {
+      recordSecret('Amal', 'Haddad', 'amal.haddad@example.org', '1991-04-17', '+961 70 123 456');
       const register = (email: string) =>
         graphql<{ registerCandidate: { message: string; publicId: string } }>(
           service.url,
@@ -363,6 +365,7 @@ describe('GraphQL API over HTTP', () => {
     });
 
     test('when a registration names an unknown reference code, then the answer is BAD_USER_INPUT and nothing is written', async () => {
+      recordSecret('unknown-code@example.org');
       const identities = await service.db.collection(COLLECTIONS.candidateIdentities).countDocuments();
 
       const { body } = await graphql(
@@ -416,6 +419,7 @@ describe('GraphQL API over HTTP', () => {
     });
 
     test('when an invalid date of birth is sent, then the error names the field but not the value', async () => {
+      recordSecret('dob@example.org', '1987-13-45');
       const { body } = await graphql(
         service.url,
         'mutation($input: RegisterCandidateInput!) { registerCandidate(input: $input) { publicId } }',
@@ -431,15 +435,15 @@ describe('GraphQL API over HTTP', () => {
 });
 
 describe('GraphQL API when the database fails', () => {
-  test('when the database connection is gone, then the answer is INTERNAL_SERVER_ERROR revealing nothing', async () => {
+  test('when the database connection is gone, then the answer is a 503 SERVICE_UNAVAILABLE revealing nothing', async () => {
     const service = await startAppUnderTest();
     const key = await service.key('READ_CANDIDATE_DATA');
     await service.app.database.close();
     try {
       const { status, body } = await graphql(service.url, '{ countries { isoCode } }', {}, key);
 
-      expect(status).toBe(500);
-      expect(body.errors?.[0]).toEqual({ message: 'Internal server error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+      expect(status).toBe(503);
+      expect(body.errors?.[0]).toEqual({ message: 'The service is temporarily unavailable; retry later.', extensions: { code: 'SERVICE_UNAVAILABLE' } });
     } finally {
       await service.stop();
     }

@@ -6,6 +6,7 @@ import { createSchema } from '../../src/graphql/schema';
 import { loadPersistedOperations, persistedOperationsDirectory } from '../../src/rest/persisted-operations';
 import { COLLECTIONS } from '../../src/store/indexes';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
+import { recordSecret } from '../support/log-capture';
 import { rest } from '../support/rest-client';
 
 const CANDIDATE_COUNT = 300;
@@ -151,6 +152,7 @@ describe('HTTP behaviour of /v1: problems, methods, media types, sizes', () => {
     });
 
     test('when the JSON is malformed, then the answer is 400 and the body is not quoted', async () => {
+      recordSecret('secret-value@example.org');
       const { status, body, text } = await post({ 'Content-Type': 'application/json' }, '{"candidates": [ {"publicId": "secret-value@example.org" ');
 
       expect(status).toBe(400);
@@ -235,21 +237,23 @@ describe('/v1 when the database fails', () => {
     await service.stop();
   });
 
-  test.each(OPERATIONS)('when %s %s cannot reach the database, then the answer is a 500 problem revealing nothing', async (method, path) => {
+  test.each(OPERATIONS)('when %s %s cannot reach the database, then the answer is a 503 problem revealing nothing', async (method, path) => {
     const body = {
       '/v1/candidates/job-match': { candidates: [{ publicId: SOME_ID }] },
       '/v1/candidates/offer-to-assist': { candidates: [{ publicId: SOME_ID }], reason: 'OTHER' },
       '/v1/candidates/register': { registrationData: { identity: { email: 'down@example.org' } } },
     }[path];
+    recordSecret('down@example.org');
 
     const response = await rest(service.url, method, path, { key, headers: { 'X-Request-Id': 'outage-1' }, ...(method === 'POST' ? { body } : {}) });
 
-    expect(response.status).toBe(500);
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(response.body).toEqual({
-      type: `${PROBLEMS}internal-error`,
-      title: 'Internal server error',
-      status: 500,
-      detail: 'An unexpected error occurred. Quote request id outage-1 when reporting it.',
+      type: `${PROBLEMS}service-unavailable`,
+      title: 'Service unavailable',
+      status: 503,
+      detail: 'The service is temporarily unavailable; retry later.',
       instance: path,
     });
   });

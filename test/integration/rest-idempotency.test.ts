@@ -8,6 +8,7 @@ import { IDEMPOTENCY_COLLECTION } from '../../src/rest/idempotency-indexes';
 import { IdempotencyRepository, type IdempotencyRecord } from '../../src/rest/idempotency-repository';
 import { COLLECTIONS } from '../../src/store/indexes';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
+import { recordSecret } from '../support/log-capture';
 import { rest } from '../support/rest-client';
 
 const CANDIDATE_COUNT = 300;
@@ -144,6 +145,7 @@ describe('Idempotency-Key on the POSTs of /v1', () => {
   test('when a registration is repeated with its key, then the same publicId comes back and a new key gives 409', async () => {
     const key = newKey();
     const body = { registrarId: 'org-1', registrationData: { identity: { email: 'idempotent@example.org' } } };
+    recordSecret(body.registrationData.identity.email);
     const register = (idempotencyKey: string) =>
       rest(service.url, 'POST', '/v1/candidates/register', { key: actor, body, headers: { 'Idempotency-Key': idempotencyKey } });
 

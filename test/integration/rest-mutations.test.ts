@@ -3,6 +3,7 @@ import type { CandidateDoc, OfferDoc } from '../../src/candidates/candidate-docu
 import { COLLECTIONS } from '../../src/store/indexes';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { aSavedList } from '../support/builders';
+import { recordSecret } from '../support/log-capture';
 import { rest } from '../support/rest-client';
 
 const CANDIDATE_COUNT = 300;
@@ -210,6 +211,7 @@ describe('POST /v1/candidates/job-match, /offer-to-assist and /register', () => 
       },
     });
     const identityValues = [identity.firstName, identity.lastName, 'zuleikha', 'qarawi', ...Object.values(secrets)];
+    recordSecret(identity.email, ...identityValues, 'not-an-email', '1987-13-45');
 
     let registered: string;
 

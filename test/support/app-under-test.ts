@@ -7,6 +7,7 @@ import { seedDemoData } from '../../src/demo/seed-demo-data';
 import { createLogger } from '../../src/logger';
 import { createApp, type CandidateDirectory } from '../../src/main';
 import { testDatabaseName } from './builders';
+import { appLogDestination, recordSecret, type LogCapture } from './log-capture';
 import { startStoreUnderTest } from './store-under-test';
 
 export interface AppUnderTest {
@@ -23,6 +24,8 @@ export interface AppUnderTestOptions {
   candidates?: number;
   seed?: number;
   config?: Partial<Config>;
+  /** also sends the app's logs, at level trace, to this capture (they always go to the run's log files) */
+  captureLogs?: LogCapture;
 }
 
 /**
@@ -31,14 +34,17 @@ export interface AppUnderTestOptions {
  */
 export async function startAppUnderTest(options: AppUnderTestOptions = {}): Promise<AppUnderTest> {
   const store = await startStoreUnderTest();
+  const mongodbDb = testDatabaseName('app');
+  // Every app logs to the run's files (searched for recorded secrets after the run), or to nowhere.
+  const logs = appLogDestination(mongodbDb, options.captureLogs);
   const config = loadConfig({}, {
     port: 0,
     mongodbUri: store.uri,
-    mongodbDb: testDatabaseName('app'),
-    logLevel: 'silent',
+    mongodbDb,
+    logLevel: logs.level,
     ...options.config,
   });
-  const app = await createApp(config, createLogger(config));
+  const app = await createApp(config, createLogger(config, logs.destination));
   const db = app.database.db;
   if (options.candidates !== undefined) {
     await seedDemoData(db, { candidates: options.candidates, seed: options.seed ?? 1 });
@@ -49,7 +55,11 @@ export async function startAppUnderTest(options: AppUnderTestOptions = {}): Prom
     url,
     db,
     app,
-    key: async (...permissions) => (await apiKeys.createKey({ name: `test ${permissions.join(' ')}`, permissions })).key,
+    key: async (...permissions) => {
+      const { key } = await apiKeys.createKey({ name: `test ${permissions.join(' ')}`, permissions });
+      recordSecret(key);
+      return key;
+    },
     stop: async () => {
       await app.stop();
       await store.stop();

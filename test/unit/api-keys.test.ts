@@ -364,7 +364,7 @@ describe('keys CLI arguments', () => {
     expect(err.join('\n')).toMatch(/Usage: npm run keys/);
   });
 
-  test('when keys are listed, then the table shows id, name, prefix, permissions, dates and state', () => {
+  test('when keys are listed, then the table shows id, name, prefix, permissions, dates, rate limit and state', () => {
     const now = new Date('2030-06-01T00:00:00Z');
     const base = { prefix: 'cdk_abcdef', permissions: ['ADMIN'] as Permission[], createdDate: new Date('2030-01-01T00:00:00Z') };
 
@@ -378,9 +378,9 @@ describe('keys CLI arguments', () => {
     );
 
     const lines = table.split('\n');
-    expect(lines[0]).toMatch(/^ID\s+NAME\s+PREFIX\s+PERMISSIONS\s+CREATED\s+EXPIRES\s+STATE$/);
-    expect(lines[1]).toMatch(/key_active000000\s+active one\s+cdk_abcdef\s+ADMIN\s+2030-01-01T00:00:00.000Z\s+never\s+active$/);
-    expect(lines[2]).toMatch(/2030-02-01T00:00:00.000Z\s+expired$/);
+    expect(lines[0]).toMatch(/^ID\s+NAME\s+PREFIX\s+PERMISSIONS\s+CREATED\s+EXPIRES\s+RATE_LIMIT\s+STATE$/);
+    expect(lines[1]).toMatch(/key_active000000\s+active one\s+cdk_abcdef\s+ADMIN\s+2030-01-01T00:00:00.000Z\s+never\s+default\s+active$/);
+    expect(lines[2]).toMatch(/2030-02-01T00:00:00.000Z\s+default\s+expired$/);
     expect(lines[3]).toMatch(/revoked 2030-03-01T00:00:00.000Z$/);
   });
 });

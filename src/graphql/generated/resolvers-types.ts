@@ -2,6 +2,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { CandidateDoc, CandidateCertificationDoc, CandidateCitizenshipDoc, DestinationDoc, CandidateEducationDoc, CandidateExamDoc, CandidateLanguageDoc, CandidateOccupationDoc, CandidateJobExperienceDoc, CandidateSkillDoc, DependantDoc, CandidateVisaCheckDoc, CandidateVisaJobCheckDoc, JobOpportunityDoc, SavedListDoc } from '../../candidates/candidate-document';
 import type { CountryDoc, LanguageDoc, LanguageLevelDoc, OccupationDoc, EducationLevelDoc, EducationMajorDoc } from '../../reference/reference-data';
+import type { AuditEventDoc } from '../../audit/audit-event';
 import type { GraphQLContext } from '../context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -40,6 +41,65 @@ export type Scalars = {
    */
   PublicId: { input: string; output: string; }
 };
+
+/**
+ * One authenticated request as the audit trail keeps it: who (the API key's id), when, through
+ * which transport and operation, which candidates it returned or affected, and how it was
+ * answered.
+ */
+export type AuditEvent = {
+  __typename?: 'AuditEvent';
+  /** Id of the API key that made the request (`key_…`); never the key itself. */
+  apiKeyId: Scalars['String']['output'];
+  /**
+   * Public ids of the candidates the request returned (any candidate in the response) or
+   * affected (named by a job match or an offer to assist, created by a registration), each once.
+   */
+  candidatePublicIds: Array<Scalars['PublicId']['output']>;
+  /** Unique identifier of the event. */
+  id: Scalars['ID']['output'];
+  /**
+   * REST: the operationId of the OpenAPI document (e.g. `findCandidates`); GraphQL: the
+   * operation's name. Null when the request named none (an anonymous GraphQL operation, an
+   * unknown REST path or method, or a GraphQL request refused before its operation was known).
+   */
+  operation?: Maybe<Scalars['String']['output']>;
+  /** The request id (the `X-Request-Id` of the answer), which the request's log lines carry too; null when none was known. */
+  requestId?: Maybe<Scalars['String']['output']>;
+  /** GraphQL: the root fields the operation selected, e.g. `Query.candidates`. Empty for REST. */
+  rootFields: Array<Scalars['String']['output']>;
+  /** HTTP status of the answer; 499 when the caller closed the connection before it was complete. */
+  status: Scalars['Int']['output'];
+  /** When the request was answered. */
+  time: Scalars['DateTime']['output'];
+  /** The transport the request came through. */
+  transport: AuditTransport;
+};
+
+/** A slice of the audit trail, newest first (Relay connection). */
+export type AuditEventConnection = {
+  __typename?: 'AuditEventConnection';
+  /** The events of this slice, each with its cursor. */
+  edges: Array<AuditEventEdge>;
+  /** Where this slice stands in the whole result. */
+  pageInfo: PageInfo;
+};
+
+/** One event of a slice of the audit trail. */
+export type AuditEventEdge = {
+  __typename?: 'AuditEventEdge';
+  /** Opaque cursor of this event: pass it as `after` to continue after it. */
+  cursor: Scalars['String']['output'];
+  /** The event. */
+  node: AuditEvent;
+};
+
+/** The edge of the service a request came through. */
+export type AuditTransport =
+  /** GraphQL `/graphql`. */
+  | 'GRAPHQL'
+  /** REST `/v1`. */
+  | 'REST';
 
 /** Reason why a candidate is not available immediately. */
 export type AvailImmediateReason =
@@ -1297,6 +1357,12 @@ export type PutForward =
 export type Query = {
   __typename?: 'Query';
   /**
+   * The audit trail: one event per authenticated request (REST and GraphQL), newest first,
+   * paginated by cursor. Needs an API key with the ADMIN permission; any other key fails with
+   * FORBIDDEN. Events never hold a key, identity data or a request body.
+   */
+  auditEvents: AuditEventConnection;
+  /**
    * The candidate with this public identifier (REST `GET /v1/candidates/{publicId}`); null
    * when no candidate has it.
    */
@@ -1346,6 +1412,19 @@ export type Query = {
    * give the REST `GET /v1/candidates/by-list/{publicListId}`.
    */
   savedList?: Maybe<SavedList>;
+};
+
+
+/**
+ * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
+ * result. All of them need a valid API key.
+ */
+export type QueryAuditEventsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  apiKeyId?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  from?: InputMaybe<Scalars['DateTime']['input']>;
+  to?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 
@@ -1669,6 +1748,10 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
+  AuditEvent: ResolverTypeWrapper<AuditEventDoc>;
+  AuditEventConnection: ResolverTypeWrapper<Omit<AuditEventConnection, 'edges'> & { edges: Array<ResolversTypes['AuditEventEdge']> }>;
+  AuditEventEdge: ResolverTypeWrapper<Omit<AuditEventEdge, 'node'> & { node: ResolversTypes['AuditEvent'] }>;
+  AuditTransport: AuditTransport;
   AvailImmediateReason: AvailImmediateReason;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   Candidate: ResolverTypeWrapper<CandidateDoc>;
@@ -1720,6 +1803,7 @@ export type ResolversTypes = ResolversObject<{
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   Gender: Gender;
   HowHeardAboutUs: HowHeardAboutUs;
+  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   IdentityInput: IdentityInput;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   IntRecruitReason: IntRecruitReason;
@@ -1766,6 +1850,9 @@ export type ResolversTypes = ResolversObject<{
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = ResolversObject<{
+  AuditEvent: AuditEventDoc;
+  AuditEventConnection: Omit<AuditEventConnection, 'edges'> & { edges: Array<ResolversParentTypes['AuditEventEdge']> };
+  AuditEventEdge: Omit<AuditEventEdge, 'node'> & { node: ResolversParentTypes['AuditEvent'] };
   Boolean: Scalars['Boolean']['output'];
   Candidate: CandidateDoc;
   CandidateCertification: CandidateCertificationDoc;
@@ -1805,6 +1892,7 @@ export type ResolversParentTypes = ResolversObject<{
   EducationMajorRefInput: EducationMajorRefInput;
   EmployerEntity: NonNullable<JobOpportunityDoc['employerEntity']>;
   Float: Scalars['Float']['output'];
+  ID: Scalars['ID']['output'];
   IdentityInput: IdentityInput;
   Int: Scalars['Int']['output'];
   JobMatchInput: JobMatchInput;
@@ -1828,6 +1916,28 @@ export type ResolversParentTypes = ResolversObject<{
   RegistrationDataInput: RegistrationDataInput;
   SavedList: SavedListDoc;
   String: Scalars['String']['output'];
+}>;
+
+export type AuditEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditEvent'] = ResolversParentTypes['AuditEvent']> = ResolversObject<{
+  apiKeyId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  candidatePublicIds?: Resolver<Array<ResolversTypes['PublicId']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  operation?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  requestId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  rootFields?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  time?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  transport?: Resolver<ResolversTypes['AuditTransport'], ParentType, ContextType>;
+}>;
+
+export type AuditEventConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditEventConnection'] = ResolversParentTypes['AuditEventConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['AuditEventEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type AuditEventEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditEventEdge'] = ResolversParentTypes['AuditEventEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['AuditEvent'], ParentType, ContextType>;
 }>;
 
 export type CandidateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Candidate'] = ResolversParentTypes['Candidate']> = ResolversObject<{
@@ -2138,6 +2248,7 @@ export interface PublicIdScalarConfig extends GraphQLScalarTypeConfig<ResolversT
 }
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
+  auditEvents?: Resolver<ResolversTypes['AuditEventConnection'], ParentType, ContextType, RequireFields<QueryAuditEventsArgs, 'first'>>;
   candidate?: Resolver<Maybe<ResolversTypes['Candidate']>, ParentType, ContextType, RequireFields<QueryCandidateArgs, 'publicId'>>;
   candidates?: Resolver<ResolversTypes['CandidatePage'], ParentType, ContextType, RequireFields<QueryCandidatesArgs, 'includeEmployed' | 'limit' | 'page'>>;
   candidatesConnection?: Resolver<ResolversTypes['CandidateConnection'], ParentType, ContextType, RequireFields<QueryCandidatesConnectionArgs, 'first' | 'includeEmployed'>>;
@@ -2162,6 +2273,9 @@ export type SavedListResolvers<ContextType = GraphQLContext, ParentType extends 
 }>;
 
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
+  AuditEvent?: AuditEventResolvers<ContextType>;
+  AuditEventConnection?: AuditEventConnectionResolvers<ContextType>;
+  AuditEventEdge?: AuditEventEdgeResolvers<ContextType>;
   Candidate?: CandidateResolvers<ContextType>;
   CandidateCertification?: CandidateCertificationResolvers<ContextType>;
   CandidateCitizenship?: CandidateCitizenshipResolvers<ContextType>;

@@ -1,4 +1,5 @@
 import type { CandidateResolvers } from '../generated/resolvers-types';
+import { auditedCandidate } from './audited';
 import { loadOptional } from './load';
 
 export const Candidate: CandidateResolvers = {
@@ -12,5 +13,5 @@ export const Candidate: CandidateResolvers = {
   partnerEnglishLevel: (candidate, _args, { loaders }) => loadOptional(loaders.languageLevels, candidate.partnerEnglishLevel),
   partnerOccupation: (candidate, _args, { loaders }) =>
     loadOptional(loaders.occupations, candidate.partnerOccupationIsco08Code),
-  partner: (candidate, _args, { loaders }) => loadOptional(loaders.candidates, candidate.partnerPublicId),
+  partner: (candidate, _args, { loaders, audit }) => auditedCandidate(audit, loadOptional(loaders.candidates, candidate.partnerPublicId)),
 };

@@ -1,10 +1,15 @@
+import { candidateFieldsOf } from '../execution/candidate-fields';
 import type { QueryResolvers } from '../generated/resolvers-types';
+import { auditedCandidate } from './audited';
 
 export const Query: QueryResolvers = {
-  candidates: (_parent, args, { apiKey, services }) => services.candidateQueries.search(apiKey, args),
-  candidatesConnection: (_parent, args, { apiKey, services }) => services.candidateQueries.connection(apiKey, args),
-  candidate: (_parent, { publicId }, { apiKey, services, loaders }) =>
-    services.candidateQueries.findCandidate(apiKey, publicId, (id) => loaders.candidates.load(id)),
+  // A search reads only the stored fields its selection of candidates needs (candidate-fields.ts).
+  candidates: (_parent, args, { apiKey, services }, info) =>
+    services.candidateQueries.search(apiKey, args, candidateFieldsOf(info, ['content'])),
+  candidatesConnection: (_parent, args, { apiKey, services }, info) =>
+    services.candidateQueries.connection(apiKey, args, candidateFieldsOf(info, ['edges', 'node'])),
+  candidate: (_parent, { publicId }, { apiKey, services, loaders, audit }) =>
+    auditedCandidate(audit, services.candidateQueries.findCandidate(apiKey, publicId, (id) => loaders.candidates.load(id))),
   savedList: (_parent, { publicId }, { apiKey, services }) => services.candidateQueries.findSavedList(apiKey, publicId),
   countries: (_parent, _args, { services }) => services.reference.list('countries'),
   languages: (_parent, _args, { services }) => services.reference.list('languages'),

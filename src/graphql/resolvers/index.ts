@@ -1,11 +1,15 @@
 import type { Resolvers } from '../generated/resolvers-types';
 import { scalarResolvers } from '../scalars';
+import { AdminQuery } from './AdminQuery';
+import { AuditEvent } from './AuditEvent';
 import { Candidate } from './Candidate';
 import { CandidateCitizenship } from './CandidateCitizenship';
+import { CandidateEdge } from './CandidateEdge';
 import { CandidateEducation } from './CandidateEducation';
 import { CandidateJobExperience } from './CandidateJobExperience';
 import { CandidateLanguage } from './CandidateLanguage';
 import { CandidateOccupation } from './CandidateOccupation';
+import { CandidatePage } from './CandidatePage';
 import { CandidateVisaCheck } from './CandidateVisaCheck';
 import { CandidateVisaJobCheck } from './CandidateVisaJobCheck';
 import { Destination } from './Destination';
@@ -17,7 +21,7 @@ import { SavedList } from './SavedList';
 
 export const resolvers: Resolvers = {
   ...scalarResolvers,
-  Query,
+  Query: { ...Query, ...AdminQuery },
   Mutation,
   Candidate,
   CandidateOccupation,
@@ -31,4 +35,7 @@ export const resolvers: Resolvers = {
   JobOpportunity,
   EmployerEntity,
   SavedList,
+  CandidatePage,
+  CandidateEdge,
+  AuditEvent,
 };

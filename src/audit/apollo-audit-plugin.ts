@@ -1,0 +1,31 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import type { GraphQLContext } from '../graphql/context';
+import { rootFieldNames } from '../graphql/root-fields';
+import type { AuditService } from './audit-service';
+
+/**
+ * The GraphQL side of the audit trail: names the operation (its name and root fields) once Apollo
+ * has resolved it, and lets the audit writes of a stopping server finish before the database
+ * closes. The event itself is appended when the HTTP response closes (auditWhenClosed).
+ */
+export function auditPlugin(audit: AuditService): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async serverWillStart() {
+      return {
+        async serverWillStop() {
+          await audit.drain();
+        },
+      };
+    },
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ document, operation, schema, contextValue }) {
+          if (operation === undefined) return;
+          const rootType = schema.getRootType(operation.operation)?.name ?? operation.operation;
+          const fields = rootFieldNames(operation, document).map((name) => `${rootType}.${name}`);
+          contextValue.audit.describeOperation(operation.name?.value, fields);
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,27 @@
+/** Which edge of the service a request came through. */
+export type AuditTransport = 'REST' | 'GRAPHQL';
+
+/**
+ * One document of `auditEvents`: one authenticated request. It names the caller only by the id
+ * of its API key and candidates only by their public ids; it never holds a key, an identity
+ * value, a request body or a URL (paths and query strings are the caller's free text).
+ */
+export interface AuditEventDoc {
+  /** unique id of the event (22-character public id) */
+  eventId: string;
+  /** when the request was answered */
+  time: Date;
+  /** id of the API key (`key_…`) */
+  apiKeyId: string;
+  transport: AuditTransport;
+  /** REST: the operationId of the OpenAPI document; GraphQL: the operation's name. Absent when none was resolved. */
+  operation?: string;
+  /** GraphQL: the root fields selected, e.g. `Query.candidates`; empty for REST */
+  rootFields: string[];
+  /** public ids of the candidates the request returned or affected, each once */
+  candidatePublicIds: string[];
+  /** HTTP status of the answer; 499 when the caller hung up before it was complete */
+  status: number;
+  /** the request id (X-Request-Id) when it is a plain token, to find the request's log lines */
+  requestId?: string;
+}

@@ -1,0 +1,157 @@
+/**
+ * Two instances of the service over one store and one database, as behind a load balancer:
+ * what one instance counts, records or revokes holds on the other at once, because all of it
+ * lives in MongoDB (rate-limit counters, idempotency records, API keys, the audit trail) and
+ * never in a process.
+ */
+import { createApiKeyRepository } from '../../src/auth/api-key-repository';
+import { ApiKeyService } from '../../src/auth/api-key-service';
+import type { Permission } from '../../src/auth/permissions';
+import { loadConfig, type Config } from '../../src/config';
+import { seedDemoData } from '../../src/demo/seed-demo-data';
+import { createLogger } from '../../src/logger';
+import { createApp, type CandidateDirectory } from '../../src/main';
+import { testDatabaseName } from '../support/builders';
+import { rest } from '../support/rest-client';
+import { startStoreUnderTest, type StoreUnderTest } from '../support/store-under-test';
+
+const READS = 3;
+const WRITES = 2;
+
+interface Instance {
+  app: CandidateDirectory;
+  url: string;
+}
+
+let store: StoreUnderTest;
+let a: Instance;
+let b: Instance;
+let candidateIds: string[];
+
+/** One instance of the service on a free port, over the shared store and database. */
+async function startInstance(config: Config): Promise<Instance> {
+  const app = await createApp(config, createLogger(config));
+  return { app, url: await app.start() };
+}
+
+beforeAll(async () => {
+  store = await startStoreUnderTest();
+  const config = loadConfig({}, {
+    port: 0,
+    mongodbUri: store.uri,
+    mongodbDb: testDatabaseName('scale_out'),
+    logLevel: 'silent',
+    rateLimitReads: READS,
+    rateLimitWrites: WRITES,
+  });
+  a = await startInstance(config);
+  b = await startInstance(config);
+  await seedDemoData(a.app.database.db, { candidates: 10, seed: 3 });
+  const docs = await a.app.database.db.collection('candidates').find({}).limit(2).toArray();
+  candidateIds = docs.map((doc) => String(doc.publicId));
+});
+
+afterAll(async () => {
+  await a?.app.stop();
+  await b?.app.stop();
+  await store?.stop();
+});
+
+/** Keys are made through instance A's database handle; B only ever reads them from the store. */
+function apiKeys(instance: Instance = a): ApiKeyService {
+  return new ApiKeyService(createApiKeyRepository(instance.app.database.db));
+}
+
+async function aKey(...permissions: [Permission, ...Permission[]]): Promise<{ key: string; id: string }> {
+  const { key, record } = await apiKeys().createKey({ name: 'scale-out test', permissions });
+  return { key, id: record.id };
+}
+
+/** Waits for the next minute when fewer than 10 seconds are left in this one, so that a test's requests share one window. */
+async function freshWindow(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 10_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}
+
+const search = (instance: Instance, key: string) => rest(instance.url, 'GET', '/v1/candidates?limit=1', { key });
+
+test('when a key spends its read budget on instance A, then instance B refuses its next read with 429', async () => {
+  await freshWindow();
+  const { key } = await aKey('READ_CANDIDATE_DATA');
+
+  const onA = [];
+  for (let i = 0; i < READS; i++) onA.push(await search(a, key));
+  const onB = await search(b, key);
+
+  expect(onA.map((answer) => answer.status)).toEqual([200, 200, 200]);
+  expect(onA.map((answer) => answer.headers.get('ratelimit'))).toEqual([
+    expect.stringMatching(/^"reads";r=2;t=\d+$/),
+    expect.stringMatching(/^"reads";r=1;t=\d+$/),
+    expect.stringMatching(/^"reads";r=0;t=\d+$/),
+  ]);
+  expect(onB.status).toBe(429);
+  expect(onB.headers.get('retry-after')).toMatch(/^\d+$/);
+});
+
+test('when requests of one key alternate between the instances, then they draw on one budget', async () => {
+  await freshWindow();
+  const { key } = await aKey('READ_CANDIDATE_DATA');
+
+  const answers = [await search(a, key), await search(b, key), await search(a, key), await search(b, key)];
+
+  expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 429]);
+  expect(answers.map((answer) => /r=(\d+)/.exec(answer.headers.get('ratelimit') ?? '')?.[1])).toEqual(['2', '1', '0', '0']);
+});
+
+test('when a POST with an Idempotency-Key was answered by A, then B replays that answer and nothing is recorded twice', async () => {
+  const { key, id } = await aKey('SUBMIT_JOB_MATCHES');
+  const request = { key, body: { candidates: [{ publicId: candidateIds[0] }] }, headers: { 'Idempotency-Key': 'scale-out-1' } };
+
+  const first = await rest(a.url, 'POST', '/v1/candidates/job-match', request);
+  const replay = await rest(b.url, 'POST', '/v1/candidates/job-match', request);
+
+  expect(first.status).toBe(201);
+  expect(first.headers.get('idempotent-replayed')).toBeNull();
+  expect(replay.status).toBe(201);
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  expect(replay.body).toEqual(first.body);
+  expect(await b.app.database.db.collection('offers').countDocuments({ apiKeyId: id })).toBe(1);
+});
+
+test('when a key is revoked through instance A, then instance B refuses it on its very next request, on both transports', async () => {
+  const { key, id } = await aKey('READ_CANDIDATE_DATA');
+  expect((await search(b, key)).status).toBe(200);
+
+  await apiKeys(a).revokeKey(id);
+  const restAnswer = await search(b, key);
+  const graphqlAnswer = await fetch(`${b.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify({ query: '{ countries { isoCode } }' }),
+  });
+
+  expect(restAnswer.status).toBe(401);
+  expect(graphqlAnswer.status).toBe(401);
+  expect(((await graphqlAnswer.json()) as { errors: { extensions: { code: string } }[] }).errors[0].extensions.code).toBe('UNAUTHENTICATED');
+});
+
+test('when both instances answer one key, then one audit trail holds the events of both, readable through either', async () => {
+  const { key, id } = await aKey('READ_CANDIDATE_DATA');
+  const { key: admin } = await aKey('ADMIN');
+  await rest(a.url, 'GET', '/v1/candidates?limit=1', { key, headers: { 'x-request-id': 'from-a' } });
+  await rest(b.url, 'GET', '/v1/candidates?limit=1', { key, headers: { 'x-request-id': 'from-b' } });
+
+  let requestIds: string[] = [];
+  for (let round = 0; round < 100 && requestIds.length < 2; round++) {
+    const response = await fetch(`${b.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': admin },
+      body: JSON.stringify({ query: `{ auditEvents(apiKeyId: "${id}") { edges { node { requestId } } } }` }),
+    });
+    const body = (await response.json()) as { data: { auditEvents: { edges: { node: { requestId: string } }[] } } };
+    requestIds = body.data.auditEvents.edges.map((edge) => edge.node.requestId);
+    if (requestIds.length < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
+  expect(requestIds.sort()).toEqual(['from-a', 'from-b']);
+});

@@ -1,0 +1,62 @@
+import { Kind, parse, type FieldNode, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
+import { CANDIDATE_RESOLVER_SOURCES, candidateFieldsOf, MAX_PROJECTED_FIELDS } from '../../src/graphql/execution/candidate-fields';
+import { Candidate } from '../../src/graphql/resolvers/Candidate';
+
+/** What a resolver receives as `info`, for the first root field of `source`. */
+function infoOf(source: string): { fieldNodes: FieldNode[]; fragments: Record<string, FragmentDefinitionNode> } {
+  const document = parse(source);
+  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
+  const fragments = Object.fromEntries(
+    document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])),
+  );
+  return { fieldNodes: [operation.selectionSet.selections[0] as FieldNode], fragments };
+}
+
+describe('the stored fields a selection of candidates needs', () => {
+  test('when a page selects fields, nested lists and references, then it needs those fields, the sources of the references and the order keys', () => {
+    const info = infoOf(`{ candidates(limit: 5) { totalElements content { __typename gender status country { name } partner { publicId nationality { isoCode } } candidateOccupations { occupation { name } } } } }`);
+
+    expect(candidateFieldsOf(info, ['content'])?.sort()).toEqual(
+      ['publicId', 'createdDate', 'gender', 'status', 'countryIsoCode', 'partnerPublicId', 'candidateOccupations'].sort(),
+    );
+  });
+
+  test('when the selection comes through aliases, fragments and inline fragments, then every part counts', () => {
+    const info = infoOf(`
+      query { candidatesConnection(first: 3) { ...Edges edges { again: node { ... on Candidate { city @skip(if: true) } } } } }
+      fragment Edges on CandidateConnection { edges { cursor node { ...Card } } }
+      fragment Card on Candidate { maxEducationLevel { level } ...More }
+      fragment More on Candidate { partnerOccupation { name } yearOfBirth }`);
+
+    expect(candidateFieldsOf(info, ['edges', 'node'])?.sort()).toEqual(
+      ['publicId', 'createdDate', 'maxEducationLevel', 'partnerOccupationIsco08Code', 'yearOfBirth', 'city'].sort(),
+    );
+  });
+
+  test('when no candidate field is selected, then only the order keys are read', () => {
+    expect(candidateFieldsOf(infoOf('{ candidates { totalElements } }'), ['content'])).toEqual(['publicId', 'createdDate']);
+  });
+
+  test('when a selection needs more than MAX_PROJECTED_FIELDS stored fields, then the whole document is read', () => {
+    const wide = Array.from({ length: MAX_PROJECTED_FIELDS }, (_, i) => `f${i}`).join(' ');
+
+    expect(candidateFieldsOf(infoOf(`{ candidates { content { ${wide} } } }`), ['content'])).toBeUndefined();
+    expect(candidateFieldsOf(infoOf(`{ candidates { content { f1 f2 } } }`), ['content'])).toHaveLength(4);
+  });
+
+  test('when Candidate has a resolver, then the table names the stored field it reads (else projection would hide it)', () => {
+    expect(Object.keys(Candidate).sort()).toEqual(Object.keys(CANDIDATE_RESOLVER_SOURCES).sort());
+  });
+
+  test.each(Object.entries(CANDIDATE_RESOLVER_SOURCES))('when %s resolves on a candidate holding only %s, then it loads that key', async (field, source) => {
+    const loaded: unknown[] = [];
+    const loader = { load: async (key: unknown) => (loaded.push(key), null) };
+    const context = { loaders: new Proxy({}, { get: () => loader }), audit: { addCandidates: () => {} } };
+    const resolve = (Candidate as Record<string, (parent: unknown, args: unknown, context: unknown, info: unknown) => unknown>)[field];
+
+    await resolve({ [source]: 'KEY' }, {}, context, {});
+    await resolve({}, {}, context, {});
+
+    expect(loaded).toEqual(['KEY']);
+  });
+});
