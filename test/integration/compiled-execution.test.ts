@@ -247,6 +247,16 @@ describe('compiled execution (GRAPHQL_JIT)', () => {
     expect(compiledIt).toBe(spec.compiledAfterwards ?? true);
   });
 
+  test('when /graphql answers, then it says Cache-Control: no-store in both modes, as Apollo\'s cache-control plugin (now off) did', async () => {
+    for (const app of [jit, plain]) {
+      for (const query of ['{ countries { isoCode } }', '{ candidates(limit: 0) { totalElements } }', '{ nickname }']) {
+        const response = await fetch(`${app.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': reader }, body: JSON.stringify({ query }) });
+
+        expect(response.headers.get('cache-control')).toBe('no-store');
+      }
+    }
+  });
+
   test('when every schema the compiler saw is listed, then it is only the compiled app\'s', () => {
     expect(compiled.mock.calls.every((call) => call[0] === jitSchema)).toBe(true);
   });

@@ -101,7 +101,7 @@ export function createOperationExecutor(schema: GraphQLSchema, options: Operatio
       }
       entry.runs++;
       if (entry.prepared === undefined && entry.runs >= compileAfter) {
-        entry.prepared = selectsIntrospection(document) ? null : compile(schema, document, operationName);
+        entry.prepared = selectsIntrospection(document) ? null : (compile(schema, document, operationName) ?? null);
       }
       return (entry.prepared ?? interpreted(document, operationName))(variableValues, contextValue);
     },

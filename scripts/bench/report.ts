@@ -1,0 +1,355 @@
+import { FOREIGN_CPU_NOTE, type Measurement } from './load';
+import type { Commit, Machine } from './machine';
+import type { SeedResult } from './service';
+
+export interface SizeRun {
+  size: number;
+  seed?: SeedResult;
+  /** first start of the service on the seeded data (replays and compacts the journal) */
+  serviceStartMs?: number;
+  measurements: Measurement[];
+  /** the GraphQL scenarios on the same data with compiled execution switched off */
+  compiledOff: Measurement[];
+  /** VmHWM (peak RSS since start) of the service and its store, read just before the stop */
+  lifetimePeak?: { service: number; store: number };
+  /** why this size stopped early, if it did */
+  failure?: string;
+}
+
+export interface RunReport {
+  date: Date;
+  machine: Machine;
+  commit: Commit;
+  settings: { connections: number; durationS: number; warmupS: number; timeoutS: number; quietWaitS: number; sizes: number[] };
+  serviceEnv: Record<string, string>;
+  features: { commandMetric: boolean | undefined; unlimitedKeys: boolean; compiledSwitch?: { env: string; off: string } };
+  keyKind: string;
+  sizes: SizeRun[];
+  baselines: Measurement[];
+  baselineBodyBytes?: number;
+  wallS: number;
+  leftovers: string[];
+  problems: string[];
+}
+
+const MiB = 2 ** 20;
+const RSS_GOAL_BYTES = 1.5 * 1024 * MiB;
+
+const mib = (bytes: number): string => String(Math.round(bytes / MiB));
+const sizeLabel = (size: string): string => (size === '—' ? '—' : Number(size).toLocaleString('en-GB'));
+
+function rate(value: number): string {
+  if (value >= 100) return Math.round(value).toLocaleString('en-GB');
+  return value.toFixed(value >= 10 ? 1 : 2);
+}
+
+function ms(value: number | undefined): string {
+  if (value === undefined) return '—';
+  return value >= 100 ? String(Math.round(value)) : String(Math.round(value * 10) / 10);
+}
+
+function percent(part: number, whole: number | undefined): string {
+  if (!whole || whole <= 0) return 'n/a';
+  const p = (part / whole) * 100;
+  return `${p >= 10 ? p.toFixed(0) : p.toFixed(1)} %`;
+}
+
+export function hasErrors(m: Measurement): boolean {
+  return m.failed !== undefined || m.socketErrors > 0 || m.timeouts > 0 || m.non2xx > 0 || m.mismatches > 0 || m.responses === 0;
+}
+
+function errorCell(m: Measurement): string {
+  if (m.failed) return `⚠ NOT RUN (${m.failed.split(':')[0]})`;
+  if (!hasErrors(m)) return '0';
+  const parts: string[] = [];
+  if (m.non2xx > 0) {
+    const codes = Object.entries(m.statusCodes).filter(([code]) => !code.startsWith('2'));
+    parts.push(`${m.non2xx} non-2xx (${codes.map(([code, n]) => `${code}×${n}`).join(', ')})`);
+  }
+  if (m.timeouts > 0) parts.push(`${m.timeouts} timeouts`);
+  if (m.mismatches > 0) parts.push(`${m.mismatches} GraphQL errors`);
+  if (m.socketErrors > 0) parts.push(`${m.socketErrors} socket errors`);
+  if (m.responses === 0) parts.push('no answer within the window');
+  return `⚠ ${parts.join(', ')}`;
+}
+
+function rssCell(m: Measurement): string {
+  const labels = Object.keys(m.rss.byLabel);
+  if (labels.length <= 1) return mib(m.rss.sum);
+  return `${mib(m.rss.sum)} (${labels.map((l) => mib(m.rss.byLabel[l] ?? 0)).join(' + ')})`;
+}
+
+function row(m: Measurement, bareHttp: number | undefined, bareExpress: number | undefined, metricKnown: boolean): string {
+  const label = m.scenario.label;
+  if (m.failed) return `| ${label} | ${sizeLabel(m.size)} | — | — | — | — | — | ${errorCell(m)} | — | ${rssCell(m)} |`;
+  const cmds = m.scenario.kind === 'baseline' ? '—' : m.commandsPerRequest !== undefined ? m.commandsPerRequest.toFixed(2) : metricKnown ? 'n/a (no metric)' : 'n/a';
+  const noisy = m.foreignCores >= FOREIGN_CPU_NOTE ? ' †' : '';
+  return `| ${label} | ${sizeLabel(m.size)} | ${rate(m.reqPerS)}${noisy} | ${percent(m.reqPerS, bareHttp)} | ${percent(m.reqPerS, bareExpress)} | ${ms(m.p50Ms)} | ${ms(m.p99Ms)} | ${errorCell(m)} | ${cmds} | ${rssCell(m)} |`;
+}
+
+export function resultsTable(report: RunReport): string {
+  const bareHttp = report.baselines.find((m) => m.scenario.key === 'baseline-http' && !m.failed)?.reqPerS;
+  const bareExpress = report.baselines.find((m) => m.scenario.key === 'baseline-express' && !m.failed)?.reqPerS;
+  const lines = [
+    '| scenario | size | req/s | vs bare http | vs bare express | p50 ms | p99 ms | errors | cmds/req | peak RSS MiB (service + store) |',
+    '|---|---:|---:|---:|---:|---:|---:|---|---:|---:|',
+  ];
+  const all = [...report.baselines, ...report.sizes.flatMap((s) => [...s.measurements, ...s.compiledOff])];
+  for (const m of all) lines.push(row(m, bareHttp, bareExpress, report.features.commandMetric === false));
+  return lines.join('\n');
+}
+
+function find(report: RunReport, size: number, key: string): Measurement | undefined {
+  const run = report.sizes.find((s) => s.size === size);
+  return [...(run?.measurements ?? []), ...(run?.compiledOff ?? [])].find((m) => m.scenario.key === key && !m.failed);
+}
+
+const verdict = (met: boolean): string => (met ? '**MET**' : '**MISSED**');
+
+/** MISSED when any measured part missed, MET when every part was measured and met. */
+function overall(parts: readonly { met: boolean | undefined }[]): string {
+  if (parts.some((p) => p.met === false)) return '**MISSED**';
+  if (parts.length > 0 && parts.every((p) => p.met === true)) return '**MET**';
+  return '**not measured**';
+}
+const flagged = (m: Measurement): string =>
+  (hasErrors(m) ? ' (⚠ the run had errors, see the table)' : '') + (m.foreignCores >= FOREIGN_CPU_NOTE ? ' († disturbed by other processes)' : '');
+
+export function goals(report: RunReport): string[] {
+  const lines: string[] = [];
+  const sizes = report.sizes.map((s) => s.size);
+  const largest = 100_000;
+  const smallest = 10_000;
+
+  // 1. Compiled execution.
+  if (!report.features.compiledSwitch) {
+    lines.push(
+      '- GraphQL deep query ≥ 2.5× the same server with compiled execution switched off: **not measurable yet** ' +
+        '(src/config.ts has no setting that switches compiled execution off, e.g. `GRAPHQL_JIT=false`).',
+    );
+  } else {
+    const { env, off } = report.features.compiledSwitch;
+    const parts = sizes.map((size) => {
+      const on = find(report, size, 'graphql-deep');
+      const offRun = find(report, size, 'graphql-deep-compiled-off');
+      if (!on || !offRun) return { size, text: `${size.toLocaleString('en-GB')}: not measured`, met: undefined };
+      const ratio = on.reqPerS / offRun.reqPerS;
+      const flags = [...new Set([flagged(on), flagged(offRun)].filter((f) => f !== ''))].join('');
+      return { size, text: `${size.toLocaleString('en-GB')}: ${rate(on.reqPerS)} vs ${rate(offRun.reqPerS)} req/s = ${ratio.toFixed(2)}×${flags}`, met: ratio >= 2.5 };
+    });
+    lines.push(`- GraphQL deep query ≥ 2.5× the same server with \`${env}=${off}\`: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`);
+  }
+
+  // 2. REST by id vs bare Express.
+  const express = report.baselines.find((m) => m.scenario.key === 'baseline-express' && !m.failed);
+  {
+    const parts = sizes.map((size) => {
+      const byId = find(report, size, 'rest-by-id');
+      if (!byId || !express) return { text: `${size.toLocaleString('en-GB')}: not measured`, met: undefined };
+      const share = byId.reqPerS / express.reqPerS;
+      return { text: `${size.toLocaleString('en-GB')}: ${rate(byId.reqPerS)} of ${rate(express.reqPerS)} req/s = ${(share * 100).toFixed(1)} %${flagged(byId)}`, met: share >= 0.35 };
+    });
+    lines.push(`- REST by id ≥ 35 % of bare Express req/s: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`);
+  }
+
+  // 3. p99 of the limit-100 search at 100k.
+  {
+    const loaded = find(report, largest, 'rest-search-100');
+    const probe = find(report, largest, 'rest-search-100-1c');
+    if (!loaded) {
+      lines.push('- REST search limit 100 at 100k: p99 < 50 ms: **not measured in this run** (needs size 100000).');
+    } else {
+      const probeText = probe ? `; unloaded (1 connection): p99 ${ms(probe.p99Ms)} ms, p50 ${ms(probe.p50Ms)} ms` : '';
+      lines.push(
+        `- REST search limit 100 at 100k: p99 < 50 ms: ${loaded.p99Ms === undefined ? '**not measured** (no answer in the window)' : verdict(loaded.p99Ms < 50)} (p99 ${ms(loaded.p99Ms)} ms at ${loaded.connections} connections${flagged(loaded)}${probeText}).`,
+      );
+    }
+  }
+
+  // 4. Search latency growth 10k → 100k.
+  {
+    const keys = ['rest-search-10', 'rest-search-100', 'rest-search-100-1c', 'rest-filter-location', 'rest-filter-nationality', 'rest-filter-occupation', 'rest-filter-combined'];
+    const parts = keys.flatMap((key) => {
+      const small = find(report, smallest, key);
+      const large = find(report, largest, key);
+      if (small?.p50Ms === undefined || small.p99Ms === undefined || large?.p50Ms === undefined || large.p99Ms === undefined) return [];
+      const r50 = large.p50Ms / small.p50Ms;
+      const r99 = large.p99Ms / small.p99Ms;
+      const noisy = small.foreignCores >= FOREIGN_CPU_NOTE || large.foreignCores >= FOREIGN_CPU_NOTE;
+      return [{ label: small.scenario.label, r50, r99, met: r50 <= 1.5 && r99 <= 1.5, noisy }];
+    });
+    if (parts.length === 0) {
+      lines.push('- Search latency at 100k ≤ 1.5× that at 10k: **not measured in this run** (needs sizes 10000 and 100000).');
+    } else {
+      const met = parts.every((p) => p.met);
+      lines.push(`- Search latency at 100k ≤ 1.5× that at 10k (p50 and p99, every search scenario): ${verdict(met)}`);
+      for (const p of parts) {
+        lines.push(`  - ${p.label}: p50 ×${p.r50.toFixed(2)}, p99 ×${p.r99.toFixed(2)}${p.met ? '' : ' (over 1.5)'}${p.noisy ? ' († disturbed by other processes)' : ''}`);
+      }
+    }
+  }
+
+  // 5. Commands per request independent of the page size.
+  if (report.features.commandMetric !== true) {
+    lines.push('- MongoDB commands per request equal for limit 10 and 100: **not measurable yet** (GET /metrics has no `mongodb_commands_total`).');
+  } else {
+    const parts = sizes.map((size) => {
+      const ten = find(report, size, 'rest-search-10');
+      const hundred = find(report, size, 'rest-search-100');
+      if (ten?.commandsPerRequest === undefined || hundred?.commandsPerRequest === undefined) return { text: `${size.toLocaleString('en-GB')}: not measured`, met: undefined };
+      const equal = Math.abs(ten.commandsPerRequest - hundred.commandsPerRequest) < 0.1;
+      return { text: `${size.toLocaleString('en-GB')}: ${ten.commandsPerRequest.toFixed(2)} vs ${hundred.commandsPerRequest.toFixed(2)}`, met: equal };
+    });
+    lines.push(`- MongoDB commands per request equal for limit 10 and 100: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`);
+  }
+
+  // 6. Seeding time.
+  {
+    const seed = report.sizes.find((s) => s.size === largest)?.seed;
+    if (!seed) lines.push('- Seeding 100k < 60 s: **not measured in this run** (needs size 100000).');
+    else {
+      const reported =
+        (seed.reportedMs !== undefined ? `; the seed command itself reports ${(seed.reportedMs / 1000).toFixed(1)} s` : '') +
+        (seed.foreignCores >= FOREIGN_CPU_NOTE ? `; † other processes used ${seed.foreignCores.toFixed(2)} cores meanwhile` : '');
+      lines.push(`- Seeding 100k < 60 s: ${verdict(seed.wallMs < 60_000)} (${(seed.wallMs / 1000).toFixed(1)} s wall time of \`seed --candidates 100000\` into a fresh data directory${reported}).`);
+    }
+  }
+
+  // 7. RSS at 100k.
+  {
+    const run = report.sizes.find((s) => s.size === largest);
+    const measured = (run?.measurements ?? []).filter((m) => !m.failed);
+    if (!run || measured.length === 0) {
+      lines.push('- Service RSS with 100k candidates < 1.5 GB: **not measured in this run** (needs size 100000).');
+    } else {
+      const sum = Math.max(...measured.map((m) => m.rss.sum));
+      const service = Math.max(...measured.map((m) => m.rss.byLabel.service ?? 0));
+      const store = Math.max(...measured.map((m) => m.rss.byLabel.store ?? 0));
+      const lifetime = run.lifetimePeak
+        ? ` Peak since start (VmHWM, includes loading and compacting the data at start): service ${mib(run.lifetimePeak.service)} MiB, store ${mib(run.lifetimePeak.store)} MiB.`
+        : '';
+      lines.push(
+        `- Service RSS with 100k candidates < 1.5 GB (1536 MiB): ${verdict(sum < RSS_GOAL_BYTES)} counting the service **and** its embedded store child ` +
+          `(what \`npm start\` runs): peak ${mib(sum)} MiB under load (sampled every 200 ms, both processes at the same instant). ` +
+          `Service process alone: ${mib(service)} MiB (${service < RSS_GOAL_BYTES ? 'under' : 'over'} the goal); store child alone: ${mib(store)} MiB.${lifetime}`,
+      );
+    }
+  }
+  return lines;
+}
+
+function noise(report: RunReport): string {
+  const runs = [...report.baselines, ...report.sizes.flatMap((s) => [...s.measurements, ...s.compiledOff])].filter((m) => !m.failed);
+  if (runs.length === 0) return 'not measured';
+  const mean = runs.reduce((sum, m) => sum + m.foreignCores, 0) / runs.length;
+  const worst = Math.max(...runs.map((m) => m.foreignCores));
+  const disturbed = runs.filter((m) => m.foreignCores >= FOREIGN_CPU_NOTE).length;
+  return `${mean.toFixed(2)} cores on average, ${worst.toFixed(2)} at most; ${disturbed} of ${runs.length} windows disturbed (≥ ${FOREIGN_CPU_NOTE} cores, marked †)`;
+}
+
+function seedingTable(report: RunReport): string {
+  const lines = [
+    '| candidates | seed command (wall) | seed command (self-reported) | other processes meanwhile | data directory | first service start (journal replay + compaction) |',
+    '|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const run of report.sizes) {
+    const seed = run.seed;
+    lines.push(
+      `| ${run.size.toLocaleString('en-GB')} | ${seed ? `${(seed.wallMs / 1000).toFixed(1)} s` : '—'} | ${seed?.reportedMs !== undefined ? `${(seed.reportedMs / 1000).toFixed(1)} s` : '—'} | ${seed ? `${seed.foreignCores.toFixed(2)} cores${seed.foreignCores >= FOREIGN_CPU_NOTE ? ' †' : ''}` : '—'} | ${seed ? `${mib(seed.dataDirBytes)} MiB` : '—'} | ${run.serviceStartMs !== undefined ? `${(run.serviceStartMs / 1000).toFixed(1)} s` : '—'} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function notes(report: RunReport): string[] {
+  const lines: string[] = [];
+  for (const m of [...report.baselines, ...report.sizes.flatMap((s) => [...s.measurements, ...s.compiledOff])]) {
+    const text = [...(m.failed ? [m.failed] : []), ...m.notes];
+    if (text.length > 0) lines.push(`- ${m.scenario.label}, ${sizeLabel(m.size)}: ${text.join('; ')}.`);
+  }
+  for (const run of report.sizes) if (run.failure) lines.push(`- Size ${run.size.toLocaleString('en-GB')} stopped early: ${run.failure}`);
+  for (const problem of report.problems) lines.push(`- ${problem}`);
+  return lines;
+}
+
+export function markdown(report: RunReport): string {
+  const { machine, commit, settings } = report;
+  const untracked = commit.dirtyFiles.filter((f) => f.startsWith('??')).length;
+  const dirty =
+    commit.dirtyFiles.length === 0
+      ? 'clean working tree'
+      : `**dirty working tree**: ${commit.dirtyFiles.length - untracked} modified and ${untracked} untracked paths (\`git status --short\` at the start of the run, below)`;
+  const dirtyList =
+    commit.dirtyFiles.length === 0
+      ? ''
+      : `\n<details><summary>git status --short</summary>\n\n\`\`\`\n${commit.dirtyFiles.join('\n')}\n\`\`\`\n</details>\n`;
+  const env = Object.entries(report.serviceEnv).map(([k, v]) => `\`${k}=${v}\``).join(', ');
+  const runNotes = notes(report);
+  return `# Benchmarks
+
+Written by \`npm run bench\` (\`scripts/bench/run.ts\`); every figure below comes from the run it
+describes. Re-run with \`npm run bench\` (both sizes, every scenario, about 15 minutes on 2 cores),
+or quicker with \`npm run bench -- --sizes 10000 --duration 5\`. Options: \`--sizes <n,…>\`,
+\`--duration <s>\`, \`--warmup <s>\`, \`--connections <n>\`, \`--timeout <s>\`, \`--quiet-wait <s>\`, \`--scenarios <key,…>\`,
+\`--no-baselines\`, \`--env NAME=VALUE\`, \`--keep-data\`, \`--out <file>\`, \`--compiled-off ENV=VALUE\`.
+
+## Run
+
+- Date: ${report.date.toISOString()}
+- Machine: ${machine.cpus} CPUs (nproc), ${machine.cpuModel}, ${machine.ramGiB.toFixed(1)} GiB RAM, Node ${machine.node}, ${machine.kernel}
+- Commit: \`${commit.short}\`, ${dirty}
+- Load: autocannon ${settings.connections} connections (unless a row says otherwise), ${settings.warmupS} s warm-up then ${settings.durationS} s measured per scenario, request timeout ${settings.timeoutS} s; before each scenario the harness waits (up to ${settings.quietWaitS} s) for other processes of the machine to go quiet, and after each run until the server is idle; the load generator runs in the harness process, on the same ${report.machine.cpus} cores as the server
+- Service: \`node dist/src/main.js\` on 127.0.0.1, embedded store as its child on a freshly seeded data directory (seed 1) per size; env ${env}
+- API key: ${report.keyKind}
+- MongoDB command metric (\`mongodb_commands_total\` on GET /metrics): ${report.features.commandMetric === true ? 'present' : report.features.commandMetric === false ? 'absent, so cmds/req is n/a' : 'not checked'}
+- Compiled GraphQL execution switch: ${report.features.compiledSwitch ? `\`${report.features.compiledSwitch.env}=${report.features.compiledSwitch.off}\`` : 'none in src/config.ts yet'}
+- Other processes of the machine during the measured windows: ${noise(report)}
+- Whole run: ${(report.wallS / 60).toFixed(1)} min; leftover processes after the run: ${report.leftovers.length === 0 ? 'none' : report.leftovers.join('; ')}
+${dirtyList}
+## Seeding
+
+${seedingTable(report)}
+
+## Results
+
+Each scenario: one checked request (a failure there means the row is NOT RUN), a wait for an
+idle server and a quiet machine, then one autocannon run: the warm-up (${settings.warmupS} s, longer until every
+connection has had an answer) and, without a pause, the measured window of ${settings.durationS} s. req/s, p50
+and p99 come from the answers completed inside the window (2xx or not). The errors column counts
+over warm-up and window: non-2xx answers, timeouts, socket errors, and 200 answers carrying
+GraphQL \`errors\`; a row with any is marked ⚠ and its figures are not comparable. "vs bare http"
+and "vs bare express" divide by the baselines (same run, same requests, a pre-serialised body of
+${report.baselineBodyBytes ?? '?'} bytes: a real REST by-id response). cmds/req is the increase of
+\`mongodb_commands_total\` from before the warm-up until the server is idle again, divided by the
+requests sent. Peak RSS is sampled every 200 ms from warm-up to idle; the first figure is the
+highest sum of the service and its store at one instant. † marks a window during which other
+processes of the machine used ${FOREIGN_CPU_NOTE} cores or more (see the notes).
+
+${resultsTable(report)}
+
+## Goals
+
+${goals(report).join('\n')}
+${runNotes.length > 0 ? `\n## Notes of this run\n\n${runNotes.join('\n')}\n` : ''}
+## How to read these figures
+
+- Load generator and server share the machine's ${machine.cpus} cores (and the service shares them with its
+  store): the bare \`node:http\` figure is as much the limit of autocannon on one core as of the
+  server, so "vs bare http" understates what the service gets from the machine.
+- Under a closed loop of ${settings.connections} connections the latency of a saturated server is mostly queueing
+  (about connections ÷ req/s); the 1-connection row gives the latency of one request alone.
+- Requests still queued when a run stops are served before the next scenario starts (the
+  harness waits until service and store are idle), so they never land in another row.
+- The GraphQL search sends the persisted operation of GET /v1/candidates (schema/rest/), which
+  exceeds the default abuse limits of /graphql (depth 16 > GRAPHQL_MAX_DEPTH 12, cost about
+  20,700 > GRAPHQL_MAX_COST 5000): the benchmark raises both for the service (see env above).
+  REST runs the same operation without those limits.
+${
+  report.features.compiledSwitch
+    ? `- With compiled execution switched off (\`${report.features.compiledSwitch.env}=${report.features.compiledSwitch.off}\`) the service is started a second
+  time on the same, untouched data, before the main run, for the deep query only.
+`
+    : ''
+}- Register writes (fsync'd journal) and runs after every read scenario of its size.
+`;
+}

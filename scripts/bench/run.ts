@@ -1,0 +1,466 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { DemoGenerator } from '../../src/demo/demo-generator';
+import { BOOTSTRAP_SEED } from '../../src/demo/bootstrap';
+import { forkChild, killAllSync, leftovers, startReaper, stopChild, stopReaper } from './children';
+import { FOREIGN_CPU_NOTE, measure, stopLoad, type LoadSettings, type Measurement, type Target } from './load';
+import { machine, commit } from './machine';
+import { readCommandCounts } from './metrics';
+import { peakRssOf, waitForQuietMachine } from './probe';
+import { goals, markdown, resultsTable, type RunReport, type SizeRun } from './report';
+import { baselineScenario, serviceScenarios, type Scenario, type ScenarioContext } from './scenarios';
+import {
+  compiledExecutionSwitch,
+  createUnlimitedKey,
+  keysCliSupportsUnlimited,
+  REPO,
+  seed,
+  startService,
+  tail,
+  type RunningService,
+} from './service';
+
+/**
+ * `npm run bench`: seeds a fresh embedded store per size, starts the built service on it as a
+ * child process, and loads it with autocannon from this process, scenario by scenario, next to
+ * a bare node:http and a bare Express server answering a real by-id body. Writes BENCHMARKS.md.
+ */
+
+const USAGE = `Usage: npm run bench -- [options]
+
+  --sizes <n,...>        store sizes in candidates (default 10000,100000)
+  --duration <s>         measured seconds per scenario (default 10)
+  --warmup <s>           warm-up seconds per scenario (default 3)
+  --connections <n>      concurrent connections (default 50)
+  --timeout <s>          autocannon request timeout (default 30, the service's REQUEST_TIMEOUT_MS)
+  --quiet-wait <s>       before each scenario, wait up to this long for other processes to go quiet (default 10; 0: don't)
+  --scenarios <key,...>  only these scenarios (keys: see scripts/bench/scenarios.ts; baseline-http, baseline-express)
+  --no-baselines         skip the bare node:http and Express servers
+  --compiled-off <ENV=VALUE>  the setting that switches compiled GraphQL execution off (default: found in src/config.ts)
+  --env <NAME=VALUE>     an extra environment variable of the service (repeatable)
+  --keep-data            keep the seeded data directories under .bench/
+  --out <file>           the report to write (default BENCHMARKS.md; "-" writes none)
+  --max-minutes <n>      abort (and kill every child) after this long (default 30)
+`;
+
+interface Options {
+  sizes: number[];
+  load: LoadSettings;
+  scenarios?: Set<string>;
+  baselines: boolean;
+  compiledOff?: { env: string; off: string };
+  /** extra environment of the service (--env K=V) */
+  serviceEnv: Record<string, string>;
+  keepData: boolean;
+  out?: string;
+  maxMinutes: number;
+}
+
+function positive(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${text}"`);
+  return value;
+}
+
+function parseOptions(argv: string[]): Options | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      sizes: { type: 'string' },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      timeout: { type: 'string' },
+      'quiet-wait': { type: 'string' },
+      scenarios: { type: 'string' },
+      'no-baselines': { type: 'boolean' },
+      'compiled-off': { type: 'string' },
+      env: { type: 'string', multiple: true },
+      'keep-data': { type: 'boolean' },
+      out: { type: 'string' },
+      'max-minutes': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return 'help';
+  const sizes = (values.sizes ?? '10000,100000').split(',').map((s) => {
+    const n = Number(s.trim());
+    if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new Error(`--sizes takes whole numbers from 1 to 1000000, got "${s}"`);
+    return n;
+  });
+  let compiledOff: Options['compiledOff'];
+  if (values['compiled-off'] !== undefined) {
+    const match = /^([A-Z0-9_]+)=(.*)$/.exec(values['compiled-off']);
+    if (!match) throw new Error('--compiled-off takes ENV=VALUE');
+    compiledOff = { env: match[1]!, off: match[2]! };
+  }
+  const serviceEnv: Record<string, string> = {};
+  for (const pair of values.env ?? []) {
+    const match = /^([A-Z0-9_]+)=(.*)$/.exec(pair);
+    if (!match) throw new Error(`--env takes NAME=VALUE, got "${pair}"`);
+    serviceEnv[match[1]!] = match[2]!;
+  }
+  return {
+    sizes,
+    serviceEnv,
+    load: {
+      connections: Math.round(positive('--connections', values.connections, 50)),
+      durationS: positive('--duration', values.duration, 10),
+      warmupS: values.warmup === '0' ? 0 : positive('--warmup', values.warmup, 3),
+      timeoutS: positive('--timeout', values.timeout, 30),
+      quietWaitS: values['quiet-wait'] === '0' ? 0 : positive('--quiet-wait', values['quiet-wait'], 10),
+    },
+    scenarios: values.scenarios ? new Set(values.scenarios.split(',').map((s) => s.trim())) : undefined,
+    baselines: !values['no-baselines'],
+    compiledOff,
+    keepData: values['keep-data'] ?? false,
+    out: values.out === '-' ? undefined : path.resolve(REPO, values.out ?? 'BENCHMARKS.md'),
+    maxMinutes: positive('--max-minutes', values['max-minutes'], 30),
+  };
+}
+
+const startedAt = Date.now();
+function log(line: string): void {
+  const s = Math.round((Date.now() - startedAt) / 1000);
+  process.stdout.write(`[${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}] ${line}\n`);
+}
+
+function summary(m: Measurement): string {
+  if (m.failed) return `${m.scenario.label}: NOT RUN`;
+  const cmds = m.commandsPerRequest !== undefined ? `, ${m.commandsPerRequest.toFixed(2)} cmds/req` : '';
+  const problems =
+    m.non2xx + m.socketErrors + m.timeouts + m.mismatches > 0
+      ? `, ⚠ ${m.non2xx} non-2xx, ${m.socketErrors} socket errors, ${m.timeouts} timeouts, ${m.mismatches} GraphQL errors`
+      : '';
+  const rss = Object.entries(m.rss.byLabel).map(([label, bytes]) => `${label} ${Math.round(bytes / 2 ** 20)}`).join(' + ');
+  const latency = (v: number | undefined): string => (v === undefined ? '—' : v.toFixed(1));
+  const warm = `warm-up ${(m.warmupMs / 1000).toFixed(0)} s, drain ${(m.drainMs / 1000).toFixed(0)} s`;
+  return `${m.scenario.label}: ${m.reqPerS.toFixed(1)} req/s (${m.responses} answers), p50 ${latency(m.p50Ms)} ms, p99 ${latency(m.p99Ms)} ms${problems}${cmds}, RSS ${rss} MiB, ${warm}, other CPU ${m.foreignCores.toFixed(2)}`;
+}
+
+async function getJson(url: string, apiKey: string): Promise<{ status: number; text: string; json: unknown }> {
+  const response = await fetch(url, { headers: { 'x-api-key': apiKey }, signal: AbortSignal.timeout(60_000) });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, text, json };
+}
+
+/** publicIds of real candidates from pages spread over the whole store (every status). */
+async function candidatePool(url: string, apiKey: string, pages = 10): Promise<string[]> {
+  const page = async (n: number) => {
+    const { status, text, json } = await getJson(`${url}/v1/candidates?limit=100&includeEmployed=true&page=${n}`, apiKey);
+    if (status !== 200) throw new Error(`fetching the id pool: GET /v1/candidates answered ${status}: ${text.slice(0, 200)}`);
+    return json as { content: { publicId: string }[]; totalPages: number };
+  };
+  const first = await page(0);
+  const ids = first.content.map((c) => c.publicId);
+  for (let i = 1; i < pages && i < first.totalPages; i++) {
+    const n = Math.floor((i * first.totalPages) / pages);
+    ids.push(...(await page(n)).content.map((c) => c.publicId));
+  }
+  return [...new Set(ids)];
+}
+
+/** The by-id response of median size among the first ids: the body the baselines serve. */
+async function typicalByIdBody(url: string, apiKey: string, ids: readonly string[]): Promise<Buffer> {
+  const bodies: Buffer[] = [];
+  for (const id of ids.slice(0, 21)) {
+    const response = await fetch(`${url}/v1/candidates/${id}`, { headers: { 'x-api-key': apiKey }, signal: AbortSignal.timeout(30_000) });
+    if (response.status !== 200) throw new Error(`GET /v1/candidates/${id} answered ${response.status}`);
+    bodies.push(Buffer.from(await response.arrayBuffer()));
+  }
+  bodies.sort((a, b) => a.length - b.length);
+  return bodies[Math.floor(bodies.length / 2)]!;
+}
+
+async function runBaselines(bodyFile: string, context: ScenarioContext, options: Options, runDir: string): Promise<Measurement[]> {
+  const results: Measurement[] = [];
+  const servers = [
+    { mode: 'http', key: 'baseline-http', label: 'Baseline: bare node:http, by-id body' },
+    { mode: 'express', key: 'baseline-express', label: 'Baseline: bare Express route, by-id body' },
+  ];
+  for (const server of servers) {
+    if (options.scenarios && !options.scenarios.has(server.key)) continue;
+    const child = forkChild(`baseline ${server.mode}`, path.join(__dirname, 'baseline-server.ts'), [server.mode, bodyFile], {
+      cwd: REPO,
+      logFile: path.join(runDir, `baseline-${server.mode}.log`),
+    });
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`the ${server.mode} baseline did not start within 30 s`)), 30_000);
+        child.process.once('message', (message: { port?: number }) => {
+          clearTimeout(timer);
+          if (typeof message.port === 'number') resolve(message.port);
+          else reject(new Error(`the ${server.mode} baseline sent ${JSON.stringify(message)}`));
+        });
+        void child.exited().then(() => reject(new Error(`the ${server.mode} baseline exited`)));
+      });
+      const target: Target = { url: `http://127.0.0.1:${port}`, processes: [{ label: server.mode, pid: child.pid }], hasCommandMetric: false };
+      const m = await measure(target, baselineScenario(server.key, server.label, context), '—', options.load, log);
+      log(summary(m));
+      results.push(m);
+    } finally {
+      await stopChild(child, 5_000);
+    }
+  }
+  return results;
+}
+
+/** The scenarios run again with compiled GraphQL execution off, unless --scenarios says otherwise. */
+const COMPILED_OFF_DEFAULT = new Set(['graphql-deep']);
+
+/** Stops the size when the service died: every later scenario would only count refused connections. */
+function assertRunning(service: RunningService, during: string): void {
+  const exit = service.exit();
+  if (!exit) return;
+  throw new Error(
+    `the service exited during ${during} (exit code ${exit.code}, signal ${exit.signal}); the rest of this size was not run. ` +
+      `Last lines of ${path.relative(REPO, service.logFile)}:\n${tail(fs.readFileSync(service.logFile, 'utf8'), 12)}`,
+  );
+}
+
+function targetOf(service: RunningService, apiKey: string, hasCommandMetric: boolean): Target {
+  const processes = [{ label: 'service', pid: service.child.pid }];
+  if (service.storePid !== undefined) processes.push({ label: 'store', pid: service.storePid });
+  return { url: service.url, processes, metricsKey: apiKey, hasCommandMetric };
+}
+
+interface RunState {
+  report: RunReport;
+  service?: RunningService;
+}
+
+async function benchmarkSize(
+  result: SizeRun,
+  options: Options,
+  state: RunState,
+  runDir: string,
+  runTag: string,
+  baselineBody: { file?: string; context?: ScenarioContext },
+): Promise<void> {
+  const { report } = state;
+  const { size } = result;
+  const sizeDir = path.join(runDir, `size-${size}`);
+  const dataDir = path.join(sizeDir, 'data');
+  fs.mkdirSync(sizeDir, { recursive: true });
+
+  log(`size ${size}: seeding a fresh data directory`);
+  result.seed = await seed(dataDir, size, path.join(sizeDir, 'seed.log'));
+  log(`size ${size}: seeded in ${(result.seed.wallMs / 1000).toFixed(1)} s (${Math.round(result.seed.dataDirBytes / 2 ** 20)} MiB on disk)`);
+
+  // A key for this data directory: created with the keys CLI while no service holds the directory
+  // when keys can be unlimited, else the demo key the service creates from DEMO_API_KEY at start.
+  let apiKey: string;
+  const env: Record<string, string> = { ...report.serviceEnv };
+  if (report.features.unlimitedKeys) {
+    apiKey = await createUnlimitedKey(dataDir, path.join(sizeDir, 'keys.log'));
+  } else {
+    apiKey = `cdk_${randomBytes(32).toString('base64url')}`;
+    env.DEMO_API_KEY = apiKey;
+  }
+  const savedListIds = new DemoGenerator({ candidates: size, seed: BOOTSTRAP_SEED }).savedLists().map((l) => l.publicId);
+  const wanted = (s: Scenario): boolean => !options.scenarios || options.scenarios.has(s.key);
+
+  const start = async (extraEnv: Record<string, string>, name: string): Promise<RunningService> => {
+    log(`size ${size}: starting the service${name}`);
+    const service = await startService({ dataDir, env: { ...env, ...extraEnv }, logFile: path.join(sizeDir, `service${name.replace(/\W+/g, '-')}.log`) });
+    state.service = service;
+    result.serviceStartMs ??= service.startMs;
+    log(`size ${size}: service up in ${(service.startMs / 1000).toFixed(1)} s at ${service.url} (pid ${service.child.pid}, store pid ${service.storePid ?? 'not found'})`);
+    if (report.features.commandMetric === undefined) {
+      report.features.commandMetric = (await readCommandCounts(service.url, apiKey)) !== undefined;
+      log(`GET /metrics ${report.features.commandMetric ? 'has' : 'has no'} mongodb_commands_total`);
+    }
+    return service;
+  };
+  const stop = async (): Promise<void> => {
+    const service = state.service;
+    if (!service) return;
+    state.service = undefined;
+    result.lifetimePeak = { service: peakRssOf(service.child.pid) ?? 0, store: service.storePid ? (peakRssOf(service.storePid) ?? 0) : 0 };
+    await service.stop();
+  };
+
+  const switchOff = report.features.compiledSwitch;
+  const offScenarios = switchOff
+    ? serviceScenarios({ apiKey, candidateIds: ['-'], savedListIds, runTag })
+        .filter((s) => s.kind === 'GraphQL')
+        .map((s) => ({ scenario: s, off: { ...s, key: `${s.key}-compiled-off`, label: `${s.label}, ${switchOff.env}=${switchOff.off}` } }))
+        // By default only what the goal needs; --scenarios can ask for the others.
+        .filter(({ scenario, off }) => (options.scenarios ? wanted(scenario) || wanted(off) : COMPILED_OFF_DEFAULT.has(scenario.key)))
+        .map(({ off }) => off)
+    : [];
+  if (switchOff && offScenarios.length > 0) {
+    // First, while the data is exactly as seeded: the same GraphQL scenarios with compiled execution off.
+    const service = await start({ [switchOff.env]: switchOff.off }, ` (${switchOff.env}=${switchOff.off})`);
+    try {
+      for (const off of offScenarios) {
+        const m = await measure(targetOf(service, apiKey, report.features.commandMetric === true), off, String(size), options.load, log);
+        log(summary(m));
+        result.compiledOff.push(m);
+        assertRunning(service, `"${off.label}"`);
+      }
+    } finally {
+      await stop();
+    }
+  }
+
+  const service = await start({}, '');
+  try {
+    const candidateIds = await candidatePool(service.url, apiKey).catch(async (error: unknown) => {
+      // A crash shows as a refused fetch a moment before the exit event.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assertRunning(service, 'the fetch of the id pool');
+      throw error;
+    });
+    log(`size ${size}: ${candidateIds.length} candidate ids in the pool, ${savedListIds.length} saved lists`);
+    const context: ScenarioContext = { apiKey, candidateIds, savedListIds, runTag: `${runTag}-${size}` };
+    if (!baselineBody.file) {
+      const body = await typicalByIdBody(service.url, apiKey, candidateIds);
+      baselineBody.file = path.join(runDir, 'by-id-body.json');
+      fs.writeFileSync(baselineBody.file, body);
+      baselineBody.context = context;
+      report.baselineBodyBytes = body.length;
+    }
+    const scenarios = serviceScenarios(context).filter(wanted);
+    // Reads first, on the data exactly as seeded; writes last.
+    const ordered = [...scenarios.filter((s) => !s.writes), ...scenarios.filter((s) => s.writes)];
+    for (const scenario of ordered) {
+      const m = await measure(targetOf(service, apiKey, report.features.commandMetric === true), scenario, String(size), options.load, log);
+      log(summary(m));
+      result.measurements.push(m);
+      assertRunning(service, `"${scenario.label}"`);
+    }
+  } finally {
+    await stop();
+  }
+}
+
+async function main(): Promise<number> {
+  let options: Options | 'help';
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    return 2;
+  }
+  if (options === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const opts = options;
+
+  const abort = (reason: string, code: number): void => {
+    process.stderr.write(`\nbench: ${reason}; killing every child process\n`);
+    stopLoad();
+    killAllSync();
+    process.exit(code);
+  };
+  process.once('SIGINT', () => abort('interrupted', 130));
+  process.once('SIGTERM', () => abort('terminated', 143));
+  process.once('uncaughtException', (error) => abort(`uncaught ${error.stack ?? error.message}`, 1));
+  process.once('exit', () => killAllSync());
+  setTimeout(() => abort(`still running after --max-minutes ${opts.maxMinutes}`, 1), opts.maxMinutes * 60_000).unref();
+
+  await startReaper();
+  const runTag = `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(3).toString('hex')}`;
+  const runDir = path.join(REPO, '.bench', `run-${runTag}`);
+  fs.mkdirSync(runDir, { recursive: true });
+  log(`benchmark run ${runTag}: sizes ${opts.sizes.join(', ')}, ${opts.load.connections} connections, ${opts.load.warmupS} s warm-up + ${opts.load.durationS} s per scenario; logs in ${path.relative(REPO, runDir)}`);
+
+  const idle = await waitForQuietMachine([], FOREIGN_CPU_NOTE, 3_000);
+  if (!idle.quiet) log(`WARNING: other processes use ${idle.cores.toFixed(2)} of ${machine().cpus} cores right now; the figures will be disturbed (marked † where it happens)`);
+
+  const unlimitedKeys = await keysCliSupportsUnlimited(path.join(runDir, 'keys-help.log'));
+  const compiledSwitch = opts.compiledOff ?? compiledExecutionSwitch();
+  const report: RunReport = {
+    date: new Date(),
+    machine: machine(),
+    commit: commit(),
+    settings: { ...opts.load, sizes: opts.sizes },
+    serviceEnv: {
+      // A safety net while keys cannot be unlimited: a budget nothing here comes close to.
+      RATE_LIMIT_READS: '1000000000',
+      RATE_LIMIT_WRITES: '1000000000',
+      // The persisted REST search has depth 16 and cost ~20,700; see BENCHMARKS.md.
+      GRAPHQL_MAX_DEPTH: '20',
+      GRAPHQL_MAX_COST: '100000',
+      ...opts.serviceEnv,
+    },
+    features: { commandMetric: undefined, unlimitedKeys, compiledSwitch },
+    keyKind: unlimitedKeys
+      ? 'created per data directory with `keys create --permissions ADMIN --unlimited` while the service is stopped'
+      : 'the demo key from `DEMO_API_KEY` (every permission; the keys CLI has no `--unlimited` yet), with RATE_LIMIT_* raised',
+    sizes: [],
+    baselines: [],
+    wallS: 0,
+    leftovers: [],
+    problems: [],
+  };
+  log(`keys CLI --unlimited: ${unlimitedKeys ? 'yes' : 'no'}; compiled-execution switch: ${compiledSwitch ? `${compiledSwitch.env}=${compiledSwitch.off}` : 'none'}`);
+
+  const state: RunState = { report };
+  const baselineBody: { file?: string; context?: ScenarioContext } = {};
+  for (const [i, size] of opts.sizes.entries()) {
+    // Pushed first: what a size measured before a failure is still reported.
+    const result: SizeRun = { size, measurements: [], compiledOff: [] };
+    report.sizes.push(result);
+    try {
+      await benchmarkSize(result, opts, state, runDir, runTag, baselineBody);
+    } catch (error) {
+      result.failure = error instanceof Error ? error.message : String(error);
+      log(`size ${size} failed: ${result.failure}`);
+    }
+    if (!opts.keepData) fs.rmSync(path.join(runDir, `size-${size}`, 'data'), { recursive: true, force: true });
+    // The baselines run once, with nothing else running, after the first size gave them a real body.
+    if (i === 0 && opts.baselines) {
+      if (baselineBody.file && baselineBody.context) {
+        try {
+          report.baselines = await runBaselines(baselineBody.file, baselineBody.context, opts, runDir);
+        } catch (error) {
+          report.problems.push(`Baselines failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      } else {
+        report.problems.push('Baselines not run: no by-id response could be fetched from the service.');
+      }
+    }
+  }
+
+  report.wallS = (Date.now() - startedAt) / 1000;
+  report.leftovers = leftovers().map((p) => `pid ${p.pid} \`${p.command}\``);
+  if (report.leftovers.length > 0) killAllSync();
+  fs.writeFileSync(path.join(runDir, 'results.json'), JSON.stringify(report, null, 2));
+
+  process.stdout.write(`\n${resultsTable(report)}\n\nGoals:\n${goals(report).join('\n')}\n`);
+  if (opts.out) {
+    fs.writeFileSync(opts.out, markdown(report));
+    log(`wrote ${path.relative(REPO, opts.out)}`);
+  }
+  log(report.leftovers.length === 0 ? 'no child process left running' : `LEFTOVER processes (killed now): ${report.leftovers.join('; ')}`);
+  const failed = report.sizes.some((s) => s.failure) || report.leftovers.length > 0;
+  return failed ? 1 : 0;
+}
+
+main().then(
+  (code) => {
+    killAllSync();
+    stopReaper();
+    process.exit(code);
+  },
+  (error: unknown) => {
+    process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    killAllSync();
+    stopReaper();
+    process.exit(1);
+  },
+);

@@ -1,0 +1,144 @@
+import path from 'node:path';
+import { DEEP_QUERY, DEEP_QUERY_PAGE, persistedOperation } from './graphql-operations';
+import { REPO } from './service';
+
+export interface HttpRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface Scenario {
+  /** stable key, used by the goals */
+  key: string;
+  /** the row label of the table */
+  label: string;
+  kind: 'REST' | 'GraphQL' | 'baseline';
+  /** overrides --connections (the unloaded-latency probe) */
+  connections?: number;
+  /** the scenario writes to the store (runs last, after every read) */
+  writes?: boolean;
+  /** the request to send next; called for every request when `dynamic`, once otherwise */
+  next(): HttpRequest;
+  dynamic: boolean;
+  /**
+   * GraphQL answers 200 with an `errors` member when a query fails, so status codes alone
+   * would hide failures. Apollo writes `errors` first, so the start of the body tells.
+   */
+  verifyBody?: (body: string) => boolean;
+}
+
+export interface ScenarioContext {
+  apiKey: string;
+  /** publicIds of real candidates, spread over the whole store */
+  candidateIds: readonly string[];
+  /** publicIds of the saved lists of the demo data */
+  savedListIds: readonly string[];
+  /** makes registration e-mails unique across runs and sizes */
+  runTag: string;
+}
+
+const get = (apiKey: string, requestPath: string): HttpRequest => ({ method: 'GET', path: requestPath, headers: { 'x-api-key': apiKey } });
+
+const post = (apiKey: string, requestPath: string, body: unknown): HttpRequest => ({
+  method: 'POST',
+  path: requestPath,
+  headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+function fixed(key: string, label: string, kind: Scenario['kind'], request: HttpRequest, extra: Partial<Scenario> = {}): Scenario {
+  return { key, label, kind, next: () => request, dynamic: false, ...extra };
+}
+
+function rotating<T>(items: readonly T[]): () => T {
+  if (items.length === 0) throw new Error('nothing to rotate over');
+  let i = 0;
+  return () => items[i++ % items.length]!;
+}
+
+const noGraphQLErrors = (body: string): boolean => !body.startsWith('{"errors"');
+
+/** The read scenarios, then the writing one. */
+export function serviceScenarios(context: ScenarioContext): Scenario[] {
+  const { apiKey } = context;
+  const nextId = rotating(context.candidateIds);
+  const nextList = rotating(context.savedListIds);
+  const searchDocument = persistedOperation(path.join(REPO, 'schema', 'rest'), 'find-candidates.graphql');
+  let registrations = 0;
+  return [
+    fixed('rest-search-10', 'REST search limit=10', 'REST', get(apiKey, '/v1/candidates?limit=10')),
+    fixed('rest-search-100', 'REST search limit=100', 'REST', get(apiKey, '/v1/candidates?limit=100')),
+    fixed('rest-search-100-1c', 'REST search limit=100, 1 connection (unloaded latency)', 'REST', get(apiKey, '/v1/candidates?limit=100'), { connections: 1 }),
+    fixed('rest-filter-location', 'REST search location=LB', 'REST', get(apiKey, '/v1/candidates?location=LB')),
+    fixed('rest-filter-nationality', 'REST search nationality=SY', 'REST', get(apiKey, '/v1/candidates?nationality=SY')),
+    fixed('rest-filter-occupation', 'REST search occupation=2221', 'REST', get(apiKey, '/v1/candidates?occupation=2221')),
+    fixed(
+      'rest-filter-combined',
+      'REST search location=LB,JO & nationality=SY & occupation=2221',
+      'REST',
+      get(apiKey, '/v1/candidates?location=LB,JO&nationality=SY&occupation=2221'),
+    ),
+    {
+      key: 'rest-by-id',
+      label: `REST by id (${context.candidateIds.length} ids rotated)`,
+      kind: 'REST',
+      dynamic: true,
+      next: () => get(apiKey, `/v1/candidates/${nextId()}`),
+    },
+    {
+      key: 'rest-by-list',
+      label: `REST by saved list limit=100 (${context.savedListIds.length} lists rotated)`,
+      kind: 'REST',
+      dynamic: true,
+      next: () => get(apiKey, `/v1/candidates/by-list/${nextList()}?limit=100`),
+    },
+    fixed(
+      'graphql-search-100',
+      'GraphQL search limit=100 (REST selection)',
+      'GraphQL',
+      post(apiKey, '/graphql', { query: searchDocument, variables: { limit: 100 } }),
+      { verifyBody: noGraphQLErrors },
+    ),
+    fixed(
+      'graphql-deep',
+      `GraphQL deep page limit=${DEEP_QUERY_PAGE}`,
+      'GraphQL',
+      post(apiKey, '/graphql', { query: DEEP_QUERY, variables: { limit: DEEP_QUERY_PAGE } }),
+      { verifyBody: noGraphQLErrors },
+    ),
+    {
+      key: 'rest-register',
+      label: 'REST register (writes, unique e-mails)',
+      kind: 'REST',
+      writes: true,
+      dynamic: true,
+      next: () => post(apiKey, '/v1/candidates/register', registration(`bench-${context.runTag}-${++registrations}@example.org`)),
+    },
+  ];
+}
+
+/** A registration like a partner system sends: identity (test values only) and a profile with an occupation. */
+function registration(email: string): unknown {
+  return {
+    registrarId: 'benchmark',
+    registrationData: {
+      identity: { firstName: 'Bench', lastName: 'Mark', email },
+      country: { isoCode: 'JO' },
+      nationality: { isoCode: 'SY' },
+      gender: 'FEMALE',
+      city: 'Amman',
+      yearOfArrival: 2016,
+      candidateOccupations: [{ occupation: { isco08Code: '2221' }, yearsExperience: 6 }],
+      candidateLanguages: [{ language: { isoCode: 'ar' }, writtenLevel: { level: 6 }, spokenLevel: { level: 6 } }],
+      maxEducationLevel: { level: 6 },
+    },
+  };
+}
+
+/** The same requests as REST by id (rotating ids, same headers) against a baseline server. */
+export function baselineScenario(key: string, label: string, context: ScenarioContext): Scenario {
+  const nextId = rotating(context.candidateIds);
+  return { key, label, kind: 'baseline', dynamic: true, next: () => get(context.apiKey, `/v1/candidates/${nextId()}`) };
+}

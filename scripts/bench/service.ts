@@ -1,0 +1,202 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { childrenOf, killGroup, spawnChild, stopChild, type Child } from './children';
+import { foreignCpuAroundChild } from './probe';
+
+/**
+ * The service under test and its command-line tools, run from the compiled dist/ exactly as
+ * `npm start`, `npm run seed` and `npm run keys` run them (without their `pre*` builds:
+ * `npm run bench` builds once before the harness starts).
+ */
+
+export const REPO = path.resolve(__dirname, '..', '..');
+const DIST = path.join(REPO, 'dist', 'src');
+
+/** The environment of every service tool: the embedded store on `dataDir`, never a MONGODB_URI of the caller. */
+export function toolEnvironment(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, NODE_ENV: 'production', ...extra };
+  delete env.MONGODB_URI;
+  delete env.MONGODB_DB;
+  return env;
+}
+
+async function runTool(label: string, script: string, args: string[], env: NodeJS.ProcessEnv, logFile: string, timeoutMs: number): Promise<{ ms: number; output: string }> {
+  const log = fs.openSync(logFile, 'a');
+  const started = process.hrtime.bigint();
+  const child = spawnChild(label, process.execPath, [path.join(DIST, script), ...args], { cwd: REPO, env, stdio: ['ignore', log, log] });
+  fs.closeSync(log);
+  const timer = setTimeout(() => void killGroup(child.pid), timeoutMs);
+  const { code, signal } = await child.exited();
+  clearTimeout(timer);
+  await killGroup(child.pid);
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  const output = fs.readFileSync(logFile, 'utf8');
+  if (code !== 0) {
+    throw new Error(`${label} failed (exit code ${code}, signal ${signal}${ms >= timeoutMs ? `, killed after ${timeoutMs} ms` : ''}); last output:\n${tail(output)}`);
+  }
+  return { ms, output };
+}
+
+export interface SeedResult {
+  /** wall time of the whole `seed` command: node start, store open, writes, store close */
+  wallMs: number;
+  /** the time the seed command reports itself ("… in 54.6 s"), when it prints one */
+  reportedMs: number | undefined;
+  dataDirBytes: number;
+  /** CPU cores other processes of the machine used meanwhile */
+  foreignCores: number;
+}
+
+export async function seed(dataDir: string, candidates: number, logFile: string): Promise<SeedResult> {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const foreign = foreignCpuAroundChild();
+  const { ms, output } = await runTool('seed', 'demo/seed-cli.js', ['--candidates', String(candidates)], toolEnvironment(dataDir), logFile, 15 * 60_000);
+  const foreignCores = foreign.stop();
+  const reported = /\bin (\d+(?:\.\d+)?) s\b/.exec(output);
+  return { wallMs: ms, reportedMs: reported ? Number(reported[1]) * 1000 : undefined, dataDirBytes: directoryBytes(dataDir), foreignCores };
+}
+
+/** True when the keys CLI can create keys without a rate limit (`--unlimited`, a later issue). */
+export async function keysCliSupportsUnlimited(logFile: string): Promise<boolean> {
+  try {
+    const { output } = await runTool('keys --help', 'keys-cli.js', ['--help'], toolEnvironment(path.join(REPO, '.bench', 'no-store')), logFile, 60_000);
+    return output.includes('--unlimited');
+  } catch {
+    return false;
+  }
+}
+
+/** Creates an API key with every permission and no rate limit; the service must be stopped (data-dir lock). */
+export async function createUnlimitedKey(dataDir: string, logFile: string): Promise<string> {
+  // stdout alone: the key is its last line, and stderr would interleave with it in one file.
+  const out = `${logFile}.stdout`;
+  const fd = fs.openSync(out, 'w');
+  const errFd = fs.openSync(logFile, 'a');
+  const child = spawnChild(
+    'keys create',
+    process.execPath,
+    [path.join(DIST, 'keys-cli.js'), 'create', '--name', 'benchmark', '--permissions', 'ADMIN', '--unlimited'],
+    { cwd: REPO, env: toolEnvironment(dataDir), stdio: ['ignore', fd, errFd] },
+  );
+  fs.closeSync(fd);
+  fs.closeSync(errFd);
+  const timer = setTimeout(() => void killGroup(child.pid), 120_000);
+  const { code } = await child.exited();
+  clearTimeout(timer);
+  await killGroup(child.pid);
+  const lines = fs.readFileSync(out, 'utf8').trim().split('\n');
+  fs.rmSync(out, { force: true });
+  const key = lines[lines.length - 1]?.trim() ?? '';
+  if (code !== 0 || !key.startsWith('cdk_')) throw new Error(`keys create --unlimited failed (exit code ${code}); see ${logFile}`);
+  return key;
+}
+
+export interface RunningService {
+  readonly url: string;
+  readonly child: Child;
+  /** the embedded store, the service's own child process */
+  readonly storePid: number | undefined;
+  readonly startMs: number;
+  readonly logFile: string;
+  /** how the service ended, when it has (it should not before stop()) */
+  exit(): { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** `node dist/src/main.js` on a free loopback port; resolves once /healthz answers (the app listens last). */
+export async function startService(options: { dataDir: string; env: Record<string, string>; logFile: string; timeoutMs?: number }): Promise<RunningService> {
+  const timeoutMs = options.timeoutMs ?? 5 * 60_000;
+  const port = await freePort();
+  const log = fs.openSync(options.logFile, 'a');
+  const started = process.hrtime.bigint();
+  const child = spawnChild('service', process.execPath, [path.join(DIST, 'main.js')], {
+    cwd: REPO,
+    env: toolEnvironment(options.dataDir, { ...options.env, HOST: '127.0.0.1', PORT: String(port) }),
+    stdio: ['ignore', log, log],
+  });
+  fs.closeSync(log);
+  const url = `http://127.0.0.1:${port}`;
+  let exited = false;
+  let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  void child.exited().then((status) => {
+    exited = true;
+    exit = status;
+  });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (exited) {
+      await killGroup(child.pid);
+      throw new Error(`the service exited during its start; last output:\n${tail(fs.readFileSync(options.logFile, 'utf8'))}`);
+    }
+    if (Date.now() > deadline) {
+      await stopChild(child, 1_000);
+      throw new Error(`the service did not answer /healthz within ${timeoutMs} ms; see ${options.logFile}`);
+    }
+    try {
+      const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1_000) });
+      if (response.ok) break;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const startMs = Number(process.hrtime.bigint() - started) / 1e6;
+  const store = childrenOf(child.pid).find((p) => p.command.includes('store/cli'));
+  return {
+    url,
+    child,
+    storePid: store?.pid,
+    startMs,
+    logFile: options.logFile,
+    exit: () => exit,
+    // The service drains, closes its pool and SIGTERMs its store, which flushes its journal.
+    stop: () => stopChild(child, 60_000),
+  };
+}
+
+function directoryBytes(dir: string): number {
+  let total = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    total += entry.isDirectory() ? directoryBytes(full) : fs.statSync(full).size;
+  }
+  return total;
+}
+
+export function tail(text: string, lines = 20): string {
+  return text.trimEnd().split('\n').slice(-lines).join('\n');
+}
+
+/**
+ * The setting that switches compiled GraphQL execution off, when src/config.ts has one by now
+ * (an env var named like GRAPHQL_JIT), with the first value its schema accepts as "off".
+ */
+export function compiledExecutionSwitch(): { env: string; off: string } | undefined {
+  let settings: Record<string, { env: string; schema: { safeParse(v: unknown): { success: boolean; data?: unknown } } }>;
+  try {
+    // Loaded at run time from the build: the setting may not exist when this file is compiled.
+    settings = require(path.join(DIST, 'config.js')).settings;
+  } catch {
+    return undefined;
+  }
+  for (const setting of Object.values(settings)) {
+    if (!/^GRAPHQL_(JIT|COMPILE|COMPILED|COMPILED_EXECUTION|EXECUTION_COMPILED?)$/.test(setting.env)) continue;
+    for (const off of ['false', '0', 'off', 'no', 'interpreted']) {
+      const parsed = setting.schema.safeParse(off);
+      if (parsed.success && (parsed.data === false || parsed.data === 0 || parsed.data === off)) return { env: setting.env, off };
+    }
+  }
+  return undefined;
+}
