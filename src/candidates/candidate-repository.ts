@@ -91,7 +91,7 @@ export class CandidateRepository {
   /** The candidates of these ids that exist, in no particular order (loaders order them). */
   async findByPublicIds(publicIds: readonly string[]): Promise<CandidateDoc[]> {
     if (publicIds.length === 0) return [];
-    return this.collection.find({ publicId: { $in: [...publicIds] } }, { projection: WITHOUT_ID }).toArray();
+    return this.collection.find({ publicId: { $in: [...publicIds] } }, { projection: WITHOUT_ID, ...oneBatchFor(publicIds) }).toArray();
   }
 
   async findByPublicId(publicId: string): Promise<CandidateDoc | null> {
@@ -102,7 +102,7 @@ export class CandidateRepository {
   async findExistingPublicIds(publicIds: readonly string[]): Promise<Set<string>> {
     if (publicIds.length === 0) return new Set();
     const found = await this.collection
-      .find({ publicId: { $in: [...publicIds] } }, { projection: { _id: 0, publicId: 1 } })
+      .find({ publicId: { $in: [...publicIds] } }, { projection: { _id: 0, publicId: 1 }, ...oneBatchFor(publicIds) })
       .toArray();
     return new Set(found.map((doc) => doc.publicId));
   }
@@ -150,6 +150,15 @@ export class CandidateRepository {
  * index instead of two ranges), so nothing changes there.
  */
 const STATUSES_BUT_EMPLOYED: readonly CandidateStatus[] = CANDIDATE_STATUSES.filter((status) => status !== 'EMPLOYED');
+
+/**
+ * A lookup by unique ids has at most one document per id: asking for that many in the first
+ * batch answers it in one round trip (the default first batch is 101 documents, after which
+ * the driver sends a getMore), so a request's commands do not depend on how many ids it looks up.
+ */
+export function oneBatchFor(ids: readonly unknown[]): { batchSize: number } {
+  return { batchSize: Math.max(ids.length, 1) };
+}
 
 /** Only these top-level fields (never `_id`), or every field but `_id`. */
 function projectionOf(fields: readonly string[] | undefined): Record<string, 0 | 1> {

@@ -1,6 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
 import type { JobOpportunityDoc } from './candidate-document';
+import { oneBatchFor } from './candidate-repository';
 
 /** The `jobOpportunities` collection (anonymised job opportunities of visa job checks). */
 export class JobOpportunityRepository {
@@ -13,7 +14,7 @@ export class JobOpportunityRepository {
   /** The job opportunities of these ids that exist, in no particular order (loaders order them). */
   async findByPublicIds(publicIds: readonly string[]): Promise<JobOpportunityDoc[]> {
     if (publicIds.length === 0) return [];
-    return this.collection.find({ publicId: { $in: [...publicIds] } }, { projection: { _id: 0 } }).toArray();
+    return this.collection.find({ publicId: { $in: [...publicIds] } }, { projection: { _id: 0 }, ...oneBatchFor(publicIds) }).toArray();
   }
 
   async insertMany(jobOpportunities: readonly JobOpportunityDoc[]): Promise<void> {

@@ -12,7 +12,9 @@ import { fullSelection } from '../support/full-selection';
  * 120 candidates in partner pairs, each with every nested list filled. References are
  * drawn from small sets that the first ten candidates already cover, so a page of 10 and a
  * page of 100 need the same loaders at the same nesting levels: only the number of keys per
- * batch differs, which is what batching must make irrelevant.
+ * batch differs, which is what batching must make irrelevant. Job opportunities are the
+ * exception: each candidate has two of its own, so a page of 100 looks up 200, more than the
+ * 101 documents of a default first batch (which would cost a getMore).
  */
 function candidatesWithEveryNestedField(jobOppIds: string[]): CandidateDoc[] {
   const countries = ['JO', 'LB', 'TR'];
@@ -43,7 +45,7 @@ function candidatesWithEveryNestedField(jobOppIds: string[]): CandidateDoc[] {
         {
           countryIsoCode: 'CA',
           overallRisk: 'LOW',
-          candidateVisaJobChecks: [{ jobOppPublicId: jobOppIds[i % jobOppIds.length], occupationIsco08Code: occupations[i % 3] }],
+          candidateVisaJobChecks: [0, 1].map((j) => ({ jobOppPublicId: jobOppIds[(2 * i + j) % jobOppIds.length], occupationIsco08Code: occupations[i % 3] })),
         },
       ],
     }),
@@ -60,7 +62,7 @@ describe('per-request DataLoaders', () => {
   beforeAll(async () => {
     service = await startAppUnderTest();
     await loadReferenceData(service.db);
-    const jobs = [aJobOpportunity({ countryIsoCode: 'CA' }), aJobOpportunity({ countryIsoCode: 'CA' })];
+    const jobs = Array.from({ length: 240 }, () => aJobOpportunity({ countryIsoCode: 'CA' }));
     await service.db.collection(COLLECTIONS.jobOpportunities).insertMany(jobs.map((j) => ({ ...j })));
     await service.db.collection(COLLECTIONS.candidates).insertMany(candidatesWithEveryNestedField(jobs.map((j) => j.publicId)));
     key = await service.key('READ_CANDIDATE_DATA');
