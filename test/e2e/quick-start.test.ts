@@ -1,58 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { portAcceptsConnections, startServiceProcess, type ServiceProcess } from '../support/service-process';
 
-const ROOT = path.resolve(__dirname, '../..');
-
-interface Started {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
+/** `npm start` on its own data directory, with a small demo store. */
+function startService(dataDir: string): Promise<ServiceProcess> {
+  return startServiceProcess({ DATA_DIR: dataDir, DEMO_CANDIDATES: '60', LOG_LEVEL: 'info' }, 60_000);
 }
 
-/** `npm start` as a user runs it (from sources, so the test needs no build), on its own data directory. */
-async function startService(dataDir: string): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, PORT: '0', DATA_DIR: dataDir, DEMO_CANDIDATES: '60', LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), 60_000);
-    const check = () => {
-      const match = /Candidate Directory is running at (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout!.on('data', check);
-    child.once('exit', (code) => reject(new Error(`service exited with ${code}:\n${output}`)));
-  });
-  return { child, url, output: () => output };
-}
-
-function stop(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    child.once('exit', (code) => resolve(code));
-    child.kill('SIGTERM');
-  });
-}
-
-function portAcceptsConnections(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
+function stop(service: ServiceProcess): Promise<number | null> {
+  service.child.kill('SIGTERM');
+  return service.exited;
 }
 
 async function countCandidates(url: string, key: string): Promise<number> {
@@ -72,8 +30,7 @@ describe('quick start: the service on its embedded store', () => {
 
   test('when started on an empty data directory, then it serves health, demo data and a demo key, and keeps them across a restart', async () => {
     const first = await startService(dataDir);
-    const key = /Demo API key \(shown only now\): (cdk_\S+)/.exec(first.output())?.[1];
-    const storePort = Number(/mongodb:\/\/127\.0\.0\.1:(\d+)/.exec(first.output())?.[1]);
+    const { key, storePort } = first;
 
     const health = await fetch(`${first.url}/healthz`);
     expect(health.status).toBe(200);
@@ -81,7 +38,7 @@ describe('quick start: the service on its embedded store', () => {
     expect(await countCandidates(first.url, key!)).toBe(60);
     expect(first.output()).not.toMatch(new RegExp(`"msg":"[^"]*${key}`));
 
-    expect(await stop(first.child)).toBe(0);
+    expect(await stop(first)).toBe(0);
     expect(await portAcceptsConnections(storePort)).toBe(false);
 
     const second = await startService(dataDir);
@@ -89,7 +46,7 @@ describe('quick start: the service on its embedded store', () => {
       expect(second.output()).not.toContain('shown only now');
       expect(await countCandidates(second.url, key!)).toBe(60);
     } finally {
-      expect(await stop(second.child)).toBe(0);
+      expect(await stop(second)).toBe(0);
     }
   }, 180_000);
 });

@@ -1,9 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { portAcceptsConnections, startServiceProcess, type ServiceProcess } from '../support/service-process';
 
 /**
  * Graceful shutdown of `npm start` (from sources): on SIGTERM the service stops accepting
@@ -15,64 +14,21 @@ import path from 'node:path';
  * the request head (and so counts the request as in flight) before the signal is sent.
  */
 
-const ROOT = path.resolve(__dirname, '../..');
 const DEMO_CANDIDATES = 20;
 const SHUTDOWN_GRACE_MS = 4_000;
 /** Bounds of a failure path, generous for a loaded machine: not a speed benchmark. */
 const REFUSAL_BOUND_MS = 5_000;
 const EXIT_BOUND_MS = SHUTDOWN_GRACE_MS + 15_000;
 
-interface Started {
-  child: ChildProcess;
-  url: string;
-  key: string;
-  storePort: number;
-  exited: Promise<number | null>;
-  output: () => string;
-}
-
-async function startService(dataDir: string): Promise<Started> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      PORT: '0',
-      DATA_DIR: dataDir,
-      DEMO_CANDIDATES: String(DEMO_CANDIDATES),
-      SHUTDOWN_GRACE_MS: String(SHUTDOWN_GRACE_MS),
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+async function startService(dataDir: string): Promise<ServiceProcess & { key: string }> {
+  const service = await startServiceProcess({
+    DATA_DIR: dataDir,
+    DEMO_CANDIDATES: String(DEMO_CANDIDATES),
+    SHUTDOWN_GRACE_MS: String(SHUTDOWN_GRACE_MS),
+    LOG_LEVEL: 'info',
   });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const banner = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), 90_000);
-    const check = () => {
-      const match = /Candidate Directory is running at (http:\/\/\S+)[\s\S]*Demo API key \(shown only now\): (cdk_\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match);
-      }
-    };
-    child.stdout!.on('data', check);
-    void exited.then((code) => reject(new Error(`service exited with ${code}:\n${output}`)));
-  });
-  const storePort = Number(/mongodb:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1]);
-  return { child, url: banner[1], key: banner[2], storePort, exited, output: () => output };
-}
-
-function connects(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
+  if (service.key === undefined) throw new Error(`no demo key in the banner:\n${service.output()}`);
+  return { ...service, key: service.key };
 }
 
 interface HeldRequest {
@@ -134,7 +90,7 @@ describe('graceful shutdown of the service', () => {
       // Assert: no new connection is accepted (polled: the signal is handled asynchronously) ...
       let refused = false;
       while (!refused && performance.now() - signalled < REFUSAL_BOUND_MS) {
-        refused = !(await connects(port));
+        refused = !(await portAcceptsConnections(port));
         if (!refused) await new Promise((resolve) => setTimeout(resolve, 50));
       }
       expect(refused).toBe(true);
@@ -147,7 +103,7 @@ describe('graceful shutdown of the service', () => {
       expect(await abandoned.outcome).toEqual({ error: expect.any(String) });
       expect(await service.exited).toBe(0);
       expect(performance.now() - signalled).toBeLessThan(EXIT_BOUND_MS);
-      expect(await connects(service.storePort)).toBe(false);
+      expect(await portAcceptsConnections(service.storePort)).toBe(false);
     } finally {
       if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGKILL');
     }
