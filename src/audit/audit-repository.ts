@@ -1,4 +1,4 @@
-import type { Collection, Db, Filter } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Db, type Filter } from 'mongodb';
 import type { AuditEventDoc } from './audit-event';
 import { AUDIT_COLLECTION } from './audit-indexes';
 
@@ -20,6 +20,21 @@ export interface AuditQuery {
 }
 
 /**
+ * Some events of a batch were refused and the others written (the batch is unordered).
+ * `failed` holds the refused events' positions in the batch; the driver's error, which quotes
+ * the refused documents, is only the `cause`.
+ */
+export class AuditWriteError extends Error {
+  constructor(
+    readonly failed: readonly number[],
+    options: { cause: unknown },
+  ) {
+    super(`${failed.length} audit event(s) of a batch were not written`, options);
+    this.name = 'AuditWriteError';
+  }
+}
+
+/**
  * The `auditEvents` collection. Append-only: events are inserted and read, never changed or
  * deleted by the service. Driver objects and errors stay here.
  */
@@ -30,9 +45,23 @@ export class AuditRepository {
     this.collection = db.collection<AuditEventDoc>(AUDIT_COLLECTION);
   }
 
-  async insert(event: AuditEventDoc): Promise<void> {
-    // A copy: insertOne adds `_id` to the object it is given.
-    await this.collection.insertOne({ ...event });
+  /**
+   * Writes the events in one round trip, unordered: one refused event does not stop the others.
+   * When only some are refused, an AuditWriteError names them; any other failure leaves which
+   * events were written unknown and is thrown as it is.
+   */
+  async insertMany(events: readonly AuditEventDoc[]): Promise<void> {
+    if (events.length === 0) return;
+    try {
+      // Copies: insertMany adds `_id` to the objects it is given.
+      await this.collection.insertMany(
+        events.map((event) => ({ ...event })),
+        { ordered: false },
+      );
+    } catch (error) {
+      const failed = refusedPositions(error, events.length);
+      throw failed === undefined ? error : new AuditWriteError(failed, { cause: error });
+    }
   }
 
   /** Events matching the query, newest first (time, then eventId, descending). */
@@ -53,6 +82,19 @@ export class AuditRepository {
       .toArray();
     return docs.map(toEvent);
   }
+}
+
+/**
+ * The positions of the refused events when the server answered for every event of the batch:
+ * write errors, no write concern error, and the inserted count making up the rest. Otherwise
+ * (a lost connection, a write concern not met) undefined.
+ */
+function refusedPositions(error: unknown, count: number): number[] | undefined {
+  if (!(error instanceof MongoBulkWriteError)) return undefined;
+  const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+  if (writeErrors.length === 0 || error.result.getWriteConcernError() !== undefined) return undefined;
+  if (error.insertedCount + writeErrors.length !== count) return undefined;
+  return writeErrors.map((writeError) => writeError.index).sort((a, b) => a - b);
 }
 
 /** Copies the known fields only, so neither `_id` nor stray fields leave the repository. */

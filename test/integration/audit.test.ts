@@ -6,11 +6,12 @@
  *
  * Events are written after the response has gone out, so the tests wait for them to appear.
  */
+import type { CommandStartedEvent } from 'mongodb';
 import { hashApiKey } from '../../src/auth/api-key-format';
 import type { Permission } from '../../src/auth/permissions';
 import type { AuditEventDoc } from '../../src/audit/audit-event';
 import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
-import type { AuditRepository } from '../../src/audit/audit-repository';
+import { AuditRepository, AuditWriteError } from '../../src/audit/audit-repository';
 import { AuditService } from '../../src/audit/audit-service';
 import { RequestAudit } from '../../src/audit/request-audit';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
@@ -389,13 +390,72 @@ describe('the ADMIN query auditEvents', () => {
 describe('writing events', () => {
   test('when the store refuses an event, then the failure is reported, nothing is thrown, and drain still settles', async () => {
     const failures: unknown[] = [];
-    const failing = { insert: () => Promise.reject(new Error('store down')) } as unknown as AuditRepository;
+    const failing = { insertMany: () => Promise.reject(new Error('store down')) } as unknown as AuditRepository;
     const audit = new AuditService(failing);
 
     expect(() => audit.record(new RequestAudit('key_x', 'REST', 'r-1'), 200, (error) => failures.push(error))).not.toThrow();
     await audit.drain();
 
     expect(failures).toEqual([new Error('store down')]);
+  });
+
+  test('when many requests are answered at once, then every event is written exactly once, by unordered batch inserts', async () => {
+    const { key, id } = await aKey('READ_CANDIDATE_DATA');
+    const inserts: { ordered: unknown; ofKey: number }[] = [];
+    const listener = (event: CommandStartedEvent) => {
+      if (event.commandName === 'insert' && event.command.insert === AUDIT_COLLECTION) {
+        inserts.push({ ordered: event.command.ordered, ofKey: (event.command.documents as AuditEventDoc[]).filter((doc) => doc.apiKeyId === id).length });
+      }
+    };
+    service.app.database.client.on('commandStarted', listener);
+    let written: AuditEventDoc[];
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => rest(service.url, 'GET', '/v1/candidates?limit=1', { key, headers: { 'x-request-id': `burst-${i}` } })),
+      );
+      expect(answers.every((answer) => answer.status === 200)).toBe(true);
+      written = await eventsOf(id, 20);
+    } finally {
+      service.app.database.client.off('commandStarted', listener);
+    }
+
+    expect(written.map((event) => event.requestId).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `burst-${i}`).sort());
+    expect(new Set(written.map((event) => event.eventId)).size).toBe(20);
+    expect(inserts.every((insert) => insert.ordered === false)).toBe(true);
+    expect(inserts.reduce((sum, insert) => sum + insert.ofKey, 0)).toBe(20);
+  });
+
+  test('when the repository writes a batch, then every event is stored as given, and the events it was given are left unchanged', async () => {
+    const repository = new AuditRepository(service.db);
+    const batch = ['batch-0', 'batch-1', 'batch-2'].map((requestId, i) => new RequestAudit('key_repositoryBatch', 'REST', requestId).toEvent(200, new Date(i)));
+    const given = structuredClone(batch);
+
+    await repository.insertMany(batch);
+
+    expect(batch).toEqual(given);
+    expect(await events().find({ apiKeyId: 'key_repositoryBatch' }, { projection: { _id: 0 } }).sort({ time: 1 }).toArray()).toEqual(given);
+  });
+
+  test('when the store refuses some events of a batch, then the others are written and the error names only the refused positions', async () => {
+    const repository = new AuditRepository(service.db);
+    const stored = new RequestAudit('key_repositoryPartial', 'REST', 'partial-stored').toEvent(200, new Date(10));
+    await repository.insertMany([stored]);
+    const batch = [
+      new RequestAudit('key_repositoryPartial', 'REST', 'partial-0').toEvent(200, new Date(11)),
+      { ...stored, requestId: 'partial-duplicate' },
+      new RequestAudit('key_repositoryPartial', 'REST', 'partial-2').toEvent(200, new Date(12)),
+    ];
+
+    const failure = await repository.insertMany(batch).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
+    expect(failure).toBeInstanceOf(AuditWriteError);
+    expect((failure as AuditWriteError).failed).toEqual([1]);
+    expect((failure as AuditWriteError).message).not.toContain(stored.eventId);
+    const written = await events().find({ apiKeyId: 'key_repositoryPartial' }).sort({ time: 1 }).toArray();
+    expect(written.map((event) => event.requestId)).toEqual(['partial-stored', 'partial-0', 'partial-2']);
   });
 
   test('when a request audit is given values that are not names or public ids, then it keeps none of them', () => {
