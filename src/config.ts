@@ -90,6 +90,20 @@ export const settings = {
       'true or false. Runs GraphQL operations (and the persisted operations of /v1) compiled by graphql-jit; false runs them with graphql-js, for comparison. Results are the same.',
     schema: z.enum(['true', 'false']).transform((v) => v === 'true'),
   },
+  readCacheEntries: {
+    env: 'READ_CACHE_ENTRIES',
+    default: '10000',
+    description:
+      'How many candidates, job opportunities and API key records each instance keeps between requests (0: none). A kept value serves a request only if no write changed the store since it was read (see "Read caches" in the README).',
+    schema: z.coerce.number().int().min(0).max(1_000_000),
+  },
+  readCacheMb: {
+    env: 'READ_CACHE_MB',
+    default: '64',
+    description:
+      'Megabytes of serialised /v1 GET answers each instance keeps (0: none), served under the same rule as READ_CACHE_ENTRIES.',
+    schema: z.coerce.number().int().min(0).max(4096),
+  },
   rateLimitReads: {
     env: 'RATE_LIMIT_READS',
     default: '600',

@@ -69,3 +69,21 @@ export function createLogger(config: Pick<Config, 'logLevel'>, destination?: pin
     destination,
   );
 }
+
+/**
+ * A logger writing where `logger` writes, at its level, without redaction: only for lines whose
+ * fields are fixed by the code and hold no value a caller sent (the one request line per
+ * request, src/observability/request-observer.ts), where redaction finds nothing and only costs.
+ */
+export function unredactedSibling(logger: Logger): Logger {
+  const destination = (logger as unknown as Record<symbol, pino.DestinationStream>)[pino.symbols.streamSym];
+  return pino(
+    {
+      level: logger.level,
+      base: { service: 'candidate-directory' },
+      serializers: { err: serializeError },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    destination,
+  );
+}

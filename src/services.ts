@@ -14,6 +14,9 @@ import { ReferenceRepository } from './reference/reference-repository';
 import { ReferenceService } from './reference/reference-service';
 import { AuditRepository } from './audit/audit-repository';
 import { AuditService } from './audit/audit-service';
+import { EpochCache } from './cache/epoch-cache';
+import { ReadEpoch } from './cache/read-epoch';
+import type { CandidateDoc, JobOpportunityDoc } from './candidates/candidate-document';
 import { settings } from './config';
 import { RateLimitRepository } from './rate-limit/rate-limit-repository';
 import { RateLimiter, type RateLimitBudgets } from './rate-limit/rate-limiter';
@@ -26,6 +29,9 @@ export interface Repositories {
   readonly reference: ReferenceRepository;
   /** The reference data read once at start (src/reference/reference-cache.ts): what the loaders look up. */
   readonly referenceCache: ReferenceCache;
+  /** Candidates and job opportunities by publicId, kept between requests under the read epoch (src/cache/). */
+  readonly candidateCache: EpochCache<string, CandidateDoc>;
+  readonly jobOpportunityCache: EpochCache<string, JobOpportunityDoc>;
 }
 
 /** The core: every rule of the product. Both transports call these and nothing else. */
@@ -40,11 +46,15 @@ export interface Services {
   readonly rateLimits: RateLimiter;
   /** the append-only trail of authenticated requests */
   readonly audit: AuditService;
+  /** the store's read epoch: what every cached read is validated against (src/cache/read-epoch.ts) */
+  readonly readEpoch: ReadEpoch;
 }
 
 export interface ServiceOptions {
   /** budgets of keys without their own (RATE_LIMIT_READS / RATE_LIMIT_WRITES); absent: the settings' defaults */
   rateLimits?: RateLimitBudgets;
+  /** READ_CACHE_ENTRIES: candidates, job opportunities and key records kept between requests; absent: the settings' default */
+  readCacheEntries?: number;
 }
 
 const DEFAULT_RATE_LIMITS: RateLimitBudgets = {
@@ -57,14 +67,23 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
   // as a ServiceUnavailableError (503), never as a driver error (src/store/availability.ts).
   const candidates = withAvailability(new CandidateRepository(db));
   const reference = withAvailability(new ReferenceRepository(db));
+  const cached = options.readCacheEntries ?? Number(settings.readCacheEntries.default);
   return {
-    repositories: { candidates, reference, referenceCache: new ReferenceCache(reference), jobOpportunities: withAvailability(new JobOpportunityRepository(db)) },
-    apiKeys: new ApiKeyService(withAvailability(createApiKeyRepository(db))),
-    candidateQueries: new CandidateQueryService(candidates, withAvailability(new SavedListRepository(db))),
+    repositories: {
+      candidates,
+      reference,
+      referenceCache: new ReferenceCache(reference),
+      jobOpportunities: withAvailability(new JobOpportunityRepository(db)),
+      candidateCache: new EpochCache(cached),
+      jobOpportunityCache: new EpochCache(cached),
+    },
+    apiKeys: new ApiKeyService(withAvailability(createApiKeyRepository(db)), undefined, cached),
+    candidateQueries: new CandidateQueryService(candidates, withAvailability(new SavedListRepository(db)), Math.ceil(cached / 10)),
     offers: new OfferService(candidates, withAvailability(new OfferRepository(db))),
     registration: new RegistrationService(candidates, withAvailability(new CandidateIdentityRepository(db)), reference),
     reference: new ReferenceService(reference),
     rateLimits: new RateLimiter(withAvailability(new RateLimitRepository(db)), options.rateLimits ?? DEFAULT_RATE_LIMITS),
     audit: new AuditService(withAvailability(new AuditRepository(db))),
+    readEpoch: withAvailability(new ReadEpoch(db)),
   };
 }

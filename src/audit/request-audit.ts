@@ -34,6 +34,11 @@ export class RequestAudit {
     for (const publicId of publicIds) if (isPublicId(publicId)) this.candidates.add(publicId);
   }
 
+  /** The candidates recorded so far. */
+  candidatePublicIds(): string[] {
+    return [...this.candidates];
+  }
+
   /** The event of the request, answered with `status` at `time`. */
   toEvent(status: number, time: Date): AuditEventDoc {
     const event: AuditEventDoc = {

@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { advanceReadEpoch } from '../cache/read-epoch';
 import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
 import type { Permission } from './permissions';
 
@@ -66,6 +67,9 @@ export function createApiKeyRepository(db: Db): ApiKeyRepository {
 
     async revoke(id, at) {
       await collection.updateOne({ id, revokedAt: { $exists: false } }, { $set: { revokedAt: at } });
+      // Cached key records of every instance stop being used from here on. Also when the key
+      // was revoked already: a retry after a failure between the two writes must still mark it.
+      await advanceReadEpoch(db);
       return findById(id);
     },
   };

@@ -1,3 +1,4 @@
+import { EpochCache } from '../cache/epoch-cache';
 import { BadUserInputError, NotFoundError, UnauthenticatedError } from '../errors';
 import {
   generateApiKey,
@@ -47,11 +48,18 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export const INVALID_KEY_MESSAGE = 'A valid API key is required.';
 
 export class ApiKeyService {
+  /** key records by key hash, each valid for the read epoch it was looked up under */
+  private readonly known: EpochCache<string, ApiKeyRecord>;
+
   constructor(
     private readonly keys: ApiKeyRepository,
     /** injectable so expiry can be tested without waiting */
     private readonly now: () => Date = () => new Date(),
-  ) {}
+    /** how many key records `authenticate` keeps between requests (READ_CACHE_ENTRIES); 0: none */
+    cachedKeys = 0,
+  ) {
+    this.known = new EpochCache(cachedKeys);
+  }
 
   async createKey(input: CreateKeyInput): Promise<CreatedKey> {
     const name = validateName(input.name);
@@ -77,19 +85,28 @@ export class ApiKeyService {
   }
 
   /**
-   * The record of the presented key, or UnauthenticatedError. Looked up in the store on every
-   * call, with no in-process cache, so a revocation takes effect at once.
+   * The record of the presented key, or UnauthenticatedError. Given the read epoch the request
+   * read (src/cache/read-epoch.ts), a record looked up under the same epoch is reused: a
+   * revocation advances the epoch, so it still takes effect at once, on every instance. Without
+   * an epoch the store is asked every time. Unknown keys are never remembered. Expiry is
+   * checked on every call.
    *
    * The lookup is by SHA-256 of the key through a unique index rather than by comparing
    * secrets: any timing difference of the index walk depends on the hash of the guess, which
    * tells an attacker nothing about the hash (let alone the key) of a real one, so no
    * constant-time comparison is needed.
    */
-  async authenticate(presentedKey: string | undefined): Promise<ApiKeyRecord> {
+  async authenticate(presentedKey: string | undefined, epoch?: string): Promise<ApiKeyRecord> {
     // Malformed input is rejected before touching the store: the format is public anyway.
     if (!isWellFormedApiKey(presentedKey)) throw new UnauthenticatedError(INVALID_KEY_MESSAGE);
-    const record = await this.keys.findByKeyHash(hashApiKey(presentedKey));
-    if (record === null || record.revokedAt !== undefined) throw new UnauthenticatedError(INVALID_KEY_MESSAGE);
+    const keyHash = hashApiKey(presentedKey);
+    let record = epoch === undefined ? undefined : this.known.get(keyHash, epoch);
+    if (record === undefined) {
+      const found = await this.keys.findByKeyHash(keyHash);
+      if (found === null) throw new UnauthenticatedError(INVALID_KEY_MESSAGE);
+      record = epoch === undefined ? found : this.known.set(keyHash, epoch, found);
+    }
+    if (record.revokedAt !== undefined) throw new UnauthenticatedError(INVALID_KEY_MESSAGE);
     if (record.expiresAt !== undefined && record.expiresAt.getTime() <= this.now().getTime()) {
       throw new UnauthenticatedError(INVALID_KEY_MESSAGE);
     }

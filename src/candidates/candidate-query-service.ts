@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ApiKeyRecord } from '../auth/api-key-repository';
+import { EpochCache } from '../cache/epoch-cache';
 import { authorize } from '../auth/authorize';
 import { BadUserInputError } from '../errors';
 import type { CandidateDoc, SavedListDoc } from './candidate-document';
@@ -31,6 +32,18 @@ export interface SearchArgs {
   limit?: number | null;
 }
 
+/** A search page as kept between requests: which candidates, in order, and the total. */
+interface KeptPage {
+  publicIds: string[];
+  total: number;
+}
+
+/** How a search may use the read caches: the request's read epoch and its candidates loader. */
+export interface CachedReads {
+  readEpoch: string;
+  load: (publicIds: readonly string[]) => Promise<(CandidateDoc | null)[]>;
+}
+
 export interface ConnectionArgs {
   filter?: FilterInput | null;
   includeEmployed?: boolean | null;
@@ -40,10 +53,17 @@ export interface ConnectionArgs {
 
 /** The read rules of candidates: searches, saved lists and cursors. */
 export class CandidateQueryService {
+  /** search pages by filter and page, each valid for the read epoch it was searched under */
+  private readonly pages: EpochCache<string, KeptPage>;
+
   constructor(
     private readonly candidates: CandidateRepository,
     private readonly savedLists: SavedListRepository,
-  ) {}
+    /** search pages kept between requests (READ_CACHE_ENTRIES / 10); 0: none */
+    keptPages = 0,
+  ) {
+    this.pages = new EpochCache(keptPages);
+  }
 
   /** One candidate by public id (null when unknown), through the request's loader. */
   findCandidate(
@@ -58,12 +78,21 @@ export class CandidateQueryService {
   /**
    * Search in the one stable order (creation date, then publicId); a page past the end is empty.
    * `fields`: the stored fields the caller reads of each candidate (absent: all of them).
+   * With `cached`, a page searched under the same read epoch before is not searched again:
+   * its candidates come through the request's loader (and so from the candidate cache).
    */
-  async search(caller: ApiKeyRecord, args: SearchArgs, fields?: readonly string[]): Promise<CandidatePage> {
+  async search(caller: ApiKeyRecord, args: SearchArgs, fields?: readonly string[], cached?: CachedReads): Promise<CandidatePage> {
     authorize(caller, 'READ_CANDIDATE_DATA');
     const filter = toSearchFilter(args.filter, args.includeEmployed);
     const { page, limit } = toPage(args.page, args.limit);
+    const key = cached && JSON.stringify([filter, page, limit]);
+    const kept = cached && this.pages.get(key!, cached.readEpoch);
+    if (kept) {
+      const content = (await cached.load(kept.publicIds)).filter((doc): doc is CandidateDoc => doc !== null);
+      return pageOf(content, kept.total, page, limit);
+    }
     const { items, total } = await this.candidates.search(filter, { skip: page * limit, limit }, fields);
+    if (cached) this.pages.set(key!, cached.readEpoch, { publicIds: items.map((doc) => doc.publicId), total });
     return pageOf(items, total, page, limit);
   }
 

@@ -1,4 +1,5 @@
 import type { Collection, Db, Filter } from 'mongodb';
+import { thenAdvanceReadEpoch } from '../cache/read-epoch';
 import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
 import { CANDIDATE_STATUSES, type CandidateDoc, type CandidateStatus } from './candidate-document';
 
@@ -38,7 +39,7 @@ const WITHOUT_ID = { _id: 0 } as const;
 export class CandidateRepository {
   private readonly collection: Collection<CandidateDoc>;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.collection = db.collection<CandidateDoc>(COLLECTIONS.candidates);
   }
 
@@ -110,9 +111,8 @@ export class CandidateRepository {
   /** Inserts one candidate; a publicId already taken is a ConflictError. */
   async insert(candidate: CandidateDoc): Promise<void> {
     // A copy: the driver would otherwise add `_id` to the caller's object.
-    await conflictOnDuplicate(
-      () => this.collection.insertOne({ ...candidate }),
-      'A candidate with this public id already exists.',
+    await thenAdvanceReadEpoch(this.db, () =>
+      conflictOnDuplicate(() => this.collection.insertOne({ ...candidate }), 'A candidate with this public id already exists.'),
     );
   }
 
@@ -122,15 +122,17 @@ export class CandidateRepository {
    */
   async insertMany(candidates: readonly CandidateDoc[]): Promise<void> {
     if (candidates.length === 0) return;
-    await conflictOnDuplicate(
-      () => this.collection.insertMany(candidates.map((c) => ({ ...c })), { ordered: false }),
-      'A candidate with one of these public ids already exists.',
+    await thenAdvanceReadEpoch(this.db, () =>
+      conflictOnDuplicate(
+        () => this.collection.insertMany(candidates.map((c) => ({ ...c })), { ordered: false }),
+        'A candidate with one of these public ids already exists.',
+      ),
     );
   }
 
   /** Deletes one candidate (undoes a half-done registration); true when one was deleted. */
   async deleteByPublicId(publicId: string): Promise<boolean> {
-    const result = await this.collection.deleteOne({ publicId });
+    const result = await thenAdvanceReadEpoch(this.db, () => this.collection.deleteOne({ publicId }));
     return result.deletedCount === 1;
   }
 

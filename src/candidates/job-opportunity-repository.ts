@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { thenAdvanceReadEpoch } from '../cache/read-epoch';
 import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
 import type { JobOpportunityDoc } from './candidate-document';
 import { oneBatchFor } from './candidate-repository';
@@ -7,7 +8,7 @@ import { oneBatchFor } from './candidate-repository';
 export class JobOpportunityRepository {
   private readonly collection: Collection<JobOpportunityDoc>;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.collection = db.collection<JobOpportunityDoc>(COLLECTIONS.jobOpportunities);
   }
 
@@ -19,9 +20,11 @@ export class JobOpportunityRepository {
 
   async insertMany(jobOpportunities: readonly JobOpportunityDoc[]): Promise<void> {
     if (jobOpportunities.length === 0) return;
-    await conflictOnDuplicate(
-      () => this.collection.insertMany(jobOpportunities.map((j) => ({ ...j })), { ordered: false }),
-      'A job opportunity with one of these public ids already exists.',
+    await thenAdvanceReadEpoch(this.db, () =>
+      conflictOnDuplicate(
+        () => this.collection.insertMany(jobOpportunities.map((j) => ({ ...j })), { ordered: false }),
+        'A job opportunity with one of these public ids already exists.',
+      ),
     );
   }
 }

@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import { thenAdvanceReadEpoch } from '../cache/read-epoch';
 import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
 import type { SavedListDoc } from './candidate-document';
 
@@ -6,7 +7,7 @@ import type { SavedListDoc } from './candidate-document';
 export class SavedListRepository {
   private readonly collection: Collection<SavedListDoc>;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.collection = db.collection<SavedListDoc>(COLLECTIONS.savedLists);
   }
 
@@ -15,9 +16,11 @@ export class SavedListRepository {
   }
 
   async insert(savedList: SavedListDoc): Promise<void> {
-    await conflictOnDuplicate(
-      () => this.collection.insertOne({ ...savedList, candidatePublicIds: [...savedList.candidatePublicIds] }),
-      'A saved list with this public id already exists.',
+    await thenAdvanceReadEpoch(this.db, () =>
+      conflictOnDuplicate(
+        () => this.collection.insertOne({ ...savedList, candidatePublicIds: [...savedList.candidatePublicIds] }),
+        'A saved list with this public id already exists.',
+      ),
     );
   }
 }

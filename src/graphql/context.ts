@@ -1,6 +1,7 @@
 import type { AuditTransport } from '../audit/audit-event';
 import { RequestAudit } from '../audit/request-audit';
 import type { ApiKeyRecord } from '../auth/api-key-repository';
+import { isWellFormedApiKey } from '../auth/api-key-format';
 import type { Metrics } from '../observability/metrics';
 import type { Services } from '../services';
 import { createLoaders, type Loaders } from './loaders';
@@ -15,12 +16,16 @@ export interface GraphQLContext {
   loaders: Loaders;
   /** what the audit trail records of this request: resolvers add the candidates they return or affect */
   audit: RequestAudit;
+  /** the read epoch this request read before anything else: cached reads serve it only if loaded under it */
+  readEpoch: string;
 }
 
 /**
  * The context factory of both transports (Apollo for /graphql, the persisted operations of
- * /v1): authenticates the presented key (UnauthenticatedError when it is missing or invalid)
- * and builds fresh DataLoaders and a fresh audit record, so nothing of one request serves another.
+ * /v1): reads the store's read epoch, authenticates the presented key (UnauthenticatedError
+ * when it is missing or invalid) and builds fresh DataLoaders and a fresh audit record. What
+ * one request gets from another is only what the read caches hold for the epoch it read, which
+ * is what the store holds (src/cache/read-epoch.ts).
  */
 export async function createContext(
   services: Services,
@@ -31,12 +36,16 @@ export async function createContext(
   /** the app's metrics: the loaders report their batch sizes there */
   metrics?: Metrics,
 ): Promise<GraphQLContext> {
-  const apiKey = await services.apiKeys.authenticate(Array.isArray(presentedKey) ? presentedKey[0] : presentedKey);
+  const key = Array.isArray(presentedKey) ? presentedKey[0] : presentedKey;
+  // A malformed key is refused without a round trip (authenticate checks the format first).
+  const readEpoch = isWellFormedApiKey(key) ? await services.readEpoch.current() : '';
+  const apiKey = await services.apiKeys.authenticate(key, readEpoch);
   return {
     requestId,
     apiKey,
     services,
-    loaders: createLoaders(services.repositories, metrics?.dataloaderBatchSize),
+    loaders: createLoaders(services.repositories, readEpoch, metrics?.dataloaderBatchSize),
     audit: new RequestAudit(apiKey.id, transport, requestId),
+    readEpoch,
   };
 }

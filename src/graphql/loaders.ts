@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import type { EpochCache } from '../cache/epoch-cache';
 import type { CandidateDoc, JobOpportunityDoc } from '../candidates/candidate-document';
 import type { ReferenceCollection, ReferenceDocs } from '../reference/reference-repository';
 import type { Repositories } from '../services';
@@ -6,7 +7,10 @@ import type { Repositories } from '../services';
 /**
  * The DataLoaders of one request. Created per request (never shared: a loader caches what
  * it loaded, and that must not outlive the caller it was loaded for). Every batch answers
- * in key order, with null for a key that names nothing.
+ * in key order, with null for a key that names nothing. Candidates and job opportunities
+ * come from the process's read caches when they hold them for the request's read epoch
+ * (the same for every caller: reads are authorised before anything is loaded); only the
+ * others are fetched, in one batch.
  */
 export interface Loaders {
   countries: DataLoader<string, ReferenceDocs['countries'] | null>;
@@ -26,7 +30,7 @@ export interface BatchSizeObserver {
 
 const UNOBSERVED: BatchSizeObserver = { observe: () => {} };
 
-export function createLoaders(repositories: Repositories, batchSizes: BatchSizeObserver = UNOBSERVED): Loaders {
+export function createLoaders(repositories: Repositories, readEpoch: string, batchSizes: BatchSizeObserver = UNOBSERVED): Loaders {
   const observed =
     <K, V>(loader: keyof Loaders, fetch: (keys: readonly K[]) => Promise<V[]>) =>
     (keys: readonly K[]) => {
@@ -47,14 +51,45 @@ export function createLoaders(repositories: Repositories, batchSizes: BatchSizeO
     educationLevels: reference<'educationLevels', number>('educationLevels', 'level'),
     educationMajors: reference<'educationMajors', number>('educationMajors', 'id'),
     jobOpportunities: keyedLoader(
-      observed('jobOpportunities', (ids: readonly string[]) => repositories.jobOpportunities.findByPublicIds(ids)),
+      cachedFetch(repositories.jobOpportunityCache, readEpoch, observed('jobOpportunities', (ids) => repositories.jobOpportunities.findByPublicIds(ids))),
       (doc) => doc.publicId,
     ),
     candidates: keyedLoader(
-      observed('candidates', (ids: readonly string[]) => repositories.candidates.findByPublicIds(ids)),
+      cachedFetch(repositories.candidateCache, readEpoch, observed('candidates', (ids) => repositories.candidates.findByPublicIds(ids))),
       (doc) => doc.publicId,
     ),
   };
+}
+
+/**
+ * A batch lookup by publicId that takes what `cache` holds for `readEpoch` and fetches the
+ * rest (the batch-size metric sees only what is fetched). An empty epoch caches nothing.
+ */
+function cachedFetch<V extends { publicId: string }>(
+  cache: EpochCache<string, V>,
+  readEpoch: string,
+  fetch: (publicIds: readonly string[]) => Promise<V[]>,
+): (publicIds: readonly string[]) => Promise<V[]> {
+  if (readEpoch === '') return fetch;
+  return async (publicIds) => {
+    const found: V[] = [];
+    const missing: string[] = [];
+    for (const publicId of publicIds) {
+      const value = cache.get(publicId, readEpoch);
+      if (value === undefined) missing.push(publicId);
+      else found.push(value);
+    }
+    if (missing.length > 0) for (const value of await fetch(missing)) found.push(cache.set(value.publicId, readEpoch, value));
+    return found;
+  };
+}
+
+/** Every key through `loader`; loadMany answers an Error in place of a failed key, here a failed batch fails the call. */
+export async function loadAll<K, V>(loader: DataLoader<K, V>, keys: readonly K[]): Promise<V[]> {
+  const values = await loader.loadMany(keys);
+  const failure = values.find((value): value is Error => value instanceof Error);
+  if (failure) throw failure;
+  return values as V[];
 }
 
 /** A loader over a batch lookup that returns documents in any order; answers in key order. */

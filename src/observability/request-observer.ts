@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { Logger } from '../logger';
+import { unredactedSibling, type Logger } from '../logger';
 import type { Metrics } from './metrics';
 import { requestIdOf } from './request-id';
 
@@ -23,6 +23,9 @@ const CLIENT_CLOSED = 499;
  * and public ids that would tie a partner's key to the candidates it looked at.
  */
 export function observeRequests(logger: Logger, metrics: Metrics): RequestHandler {
+  // Every field of the line is named here and none holds a value the caller sent as such:
+  // redaction (which matches field names) would find nothing to remove.
+  const requestLog = unredactedSibling(logger);
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     const requestId = requestIdOf(req, res);
@@ -39,8 +42,9 @@ export function observeRequests(logger: Logger, metrics: Metrics): RequestHandle
       const labels = { route: routeOf(req, res), method: METHODS.has(req.method) ? req.method : 'OTHER', status: String(status) };
       metrics.httpRequests.inc(labels);
       metrics.httpRequestDuration.observe(labels, seconds);
-      logger.child({ requestId }).info(
+      requestLog.info(
         {
+          requestId,
           method: labels.method,
           route: labels.route,
           status,

@@ -102,8 +102,13 @@ export function internalProblem(instance: string, requestId: string): ProblemBod
 
 /** Sends a JSON or problem response (problem+json for every status from 400). */
 export function send(res: Response, response: RestResponse, headers: Readonly<Record<string, string>> = {}): void {
+  sendSerialized(res, response.status, JSON.stringify(response.body), headers);
+}
+
+/** `send` of a body serialised already. */
+export function sendSerialized(res: Response, status: number, json: string | Buffer, headers: Readonly<Record<string, string>> = {}): void {
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  res.status(response.status);
-  res.type(response.status >= 400 ? PROBLEM_CONTENT_TYPE : 'application/json');
-  res.send(JSON.stringify(response.body));
+  res.status(status);
+  res.type(status >= 400 ? PROBLEM_CONTENT_TYPE : 'application/json');
+  res.send(json);
 }

@@ -15,10 +15,11 @@ import { withAvailability } from '../store/availability';
 import { fingerprintOf, Idempotency, idempotencyKeyOf } from './idempotency';
 import { IdempotencyRepository } from './idempotency-repository';
 import { loadPersistedOperations, type OperationName } from './persisted-operations';
-import { internalProblem, problemInstance, RestProblem, send, toProblem, type RestResponse } from './problem';
+import { internalProblem, problemInstance, RestProblem, send, sendSerialized, toProblem, type RestResponse } from './problem';
 import { PROBLEM_TYPES } from './problem-types';
 import { CODES, FLAG, LIMIT, PAGE, parsePublicIdParameter, parseQuery, type ParameterValues } from './query-parameters';
 import { createRequestBodies, parseBody } from './request-bodies';
+import { ResponseCache, serialisedAnswer } from './response-cache';
 import { withoutNulls } from './shape';
 
 /**
@@ -41,13 +42,16 @@ export interface RestApiOptions {
   db: Db;
   /** the app's metrics (absent: the loaders report nothing) */
   metrics?: Metrics;
+  /** READ_CACHE_MB in bytes: serialised GET answers kept between requests (absent or 0: none) */
+  responseCacheBytes?: number;
 }
 
 const SEARCH_PARAMETERS = { page: PAGE, limit: LIMIT, location: CODES, nationality: CODES, occupation: CODES, includeEmployed: FLAG };
 const PAGE_PARAMETERS = { page: PAGE, limit: LIMIT };
 
 /** The router of /v1 (mount it at `/v1`). Fails when a persisted operation no longer fits the schema. */
-export async function createRestRouter({ schema, services, logger, db, metrics }: RestApiOptions): Promise<Router> {
+export async function createRestRouter({ schema, services, logger, db, metrics, responseCacheBytes = 0 }: RestApiOptions): Promise<Router> {
+  const answers = new ResponseCache(responseCacheBytes);
   const operations = loadPersistedOperations(schema);
   const bodies = createRequestBodies(schema);
   const idempotency = new Idempotency(withAvailability(new IdempotencyRepository(db)), logger);
@@ -63,14 +67,26 @@ export async function createRestRouter({ schema, services, logger, db, metrics }
     throwIfExceeded(state);
   };
 
-  /** A GET (its OpenAPI operationId): permission, rate limit, parameters, operation, and the contract's JSON of its result. */
+  /**
+   * A GET (its OpenAPI operationId): permission, rate limit, parameters, operation, and the
+   * contract's JSON of its result; the answer to the same URL under the same read epoch is
+   * served from `answers` (what it returned is still audited for this request).
+   */
   const get =
     (operationId: string, permission: Permission, handle: (req: Request, res: Response) => Promise<unknown>) => async (req: Request, res: Response) => {
       const context = contextOf(res);
       context.audit.describeOperation(operationId);
       services.apiKeys.requirePermission(context.apiKey, permission);
       await limit(res, 'reads');
-      send(res, { status: 200, body: withoutNulls(await handle(req, res)) });
+      let answer = answers.get(req.originalUrl, context.readEpoch);
+      if (answer !== undefined) {
+        context.audit.addCandidates(answer.candidatePublicIds);
+      } else {
+        answer = { ...serialisedAnswer(JSON.stringify(withoutNulls(await handle(req, res)))), candidatePublicIds: context.audit.candidatePublicIds() };
+        answers.set(req.originalUrl, context.readEpoch, answer);
+      }
+      // With the ETag set, Express neither hashes the body again nor misses a conditional GET (304).
+      sendSerialized(res, 200, answer.body, { ETag: answer.etag });
     };
 
   /** A POST (its OpenAPI operationId): permission, rate limit, media type, JSON, body shape, then the mutation under the request's Idempotency-Key. */

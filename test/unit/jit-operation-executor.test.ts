@@ -3,7 +3,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { execute, GraphQLError, Kind, parse, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { compileQuery } from 'graphql-jit';
 import { NotFoundError } from '../../src/errors';
-import { LruCache } from '../../src/graphql/execution/lru-cache';
+import { LruCache } from '../../src/cache/lru-cache';
 import { createOperationExecutor, type OperationExecutor } from '../../src/graphql/execution/operation-executor';
 
 jest.mock('graphql-jit', () => {

@@ -12,7 +12,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { LruCache } from './lru-cache';
+import { LruCache } from '../../cache/lru-cache';
 
 /** One operation to run: what Apollo's pipeline or a persisted REST operation hands over. */
 export interface ExecutionRequest {

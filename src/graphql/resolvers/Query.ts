@@ -1,11 +1,15 @@
 import { candidateFieldsOf } from '../execution/candidate-fields';
 import type { QueryResolvers } from '../generated/resolvers-types';
+import { loadAll } from '../loaders';
 import { auditedCandidate } from './audited';
 
 export const Query: QueryResolvers = {
   // A search reads only the stored fields its selection of candidates needs (candidate-fields.ts).
-  candidates: (_parent, args, { apiKey, services }, info) =>
-    services.candidateQueries.search(apiKey, args, candidateFieldsOf(info, ['content'])),
+  candidates: (_parent, args, { apiKey, services, loaders, readEpoch }, info) =>
+    services.candidateQueries.search(apiKey, args, candidateFieldsOf(info, ['content']), {
+      readEpoch,
+      load: (publicIds) => loadAll(loaders.candidates, publicIds),
+    }),
   candidatesConnection: (_parent, args, { apiKey, services }, info) =>
     services.candidateQueries.connection(apiKey, args, candidateFieldsOf(info, ['edges', 'node'])),
   candidate: (_parent, { publicId }, { apiKey, services, loaders, audit }) =>

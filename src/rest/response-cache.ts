@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+
+/** One kept answer of a /v1 GET. */
+export interface CachedAnswer {
+  /** the serialised JSON body, UTF-8 */
+  readonly body: Buffer;
+  /** its weak ETag, in Express's format (computed once, not per answer) */
+  readonly etag: string;
+  /** the candidates it returns, for the audit event of every request it answers */
+  readonly candidatePublicIds: readonly string[];
+}
+
+interface Entry extends CachedAnswer {
+  readonly epoch: string;
+  readonly bytes: number;
+}
+
+/**
+ * The serialised 200 answers of /v1 GETs by request URL, each valid for the read epoch it was
+ * computed under (src/cache/read-epoch.ts): an answer is the same for every caller allowed to
+ * read it, and the same until a write advances the epoch. Bounded in bytes, least recently
+ * used first out. Everything before the answer (key, permission, rate limit, parameters) still
+ * runs for every request; only the operation and its serialisation are skipped.
+ */
+export class ResponseCache {
+  private readonly entries = new Map<string, Entry>();
+  private bytes = 0;
+
+  /** `capacityBytes` 0: keeps nothing. */
+  constructor(private readonly capacityBytes: number) {}
+
+  get(url: string, epoch: string): CachedAnswer | undefined {
+    const entry = this.entries.get(url);
+    if (entry === undefined) return undefined;
+    this.entries.delete(url);
+    if (entry.epoch !== epoch) {
+      this.bytes -= entry.bytes;
+      return undefined;
+    }
+    this.entries.set(url, entry);
+    return entry;
+  }
+
+  set(url: string, epoch: string, answer: CachedAnswer): void {
+    const bytes = answer.body.length + url.length * 2 + answer.candidatePublicIds.length * 64;
+    if (bytes > this.capacityBytes / 4) return;
+    const previous = this.entries.get(url);
+    if (previous !== undefined) {
+      this.entries.delete(url);
+      this.bytes -= previous.bytes;
+    }
+    this.entries.set(url, { ...answer, epoch, bytes });
+    this.bytes += bytes;
+    for (const [oldest, entry] of this.entries) {
+      if (this.bytes <= this.capacityBytes) break;
+      this.entries.delete(oldest);
+      this.bytes -= entry.bytes;
+    }
+  }
+}
+
+/** A JSON answer as Express would send it: UTF-8 bytes and a weak ETag over them. */
+export function serialisedAnswer(json: string): { body: Buffer; etag: string } {
+  const body = Buffer.from(json, 'utf8');
+  const digest = createHash('sha1').update(body).digest('base64').slice(0, 27);
+  return { body, etag: `W/"${body.length.toString(16)}-${digest}"` };
+}

@@ -1,0 +1,162 @@
+/**
+ * The read caches (README "Read caches"): what an instance keeps between requests serves a
+ * request only under the read epoch that request read, so answers are fast when nothing
+ * changed and exact when something did.
+ */
+import http from 'node:http';
+import type { CommandStartedEvent } from 'mongodb';
+import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
+import type { CandidateDoc } from '../../src/candidates/candidate-document';
+import { RATE_LIMIT_COLLECTION } from '../../src/rate-limit/rate-limit-indexes';
+import { COLLECTIONS } from '../../src/store/indexes';
+import { graphql, startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
+import { rest } from '../support/rest-client';
+
+const registration = (email: string) => ({
+  registrarId: 'cache-test',
+  registrationData: {
+    identity: { email },
+    country: { isoCode: 'LB' },
+    nationality: { isoCode: 'SY' },
+    candidateOccupations: [{ occupation: { isco08Code: '2221' }, yearsExperience: 3 }],
+  },
+});
+
+/** The collections a function's requests touch, one entry per command. */
+async function collectionsTouched(service: AppUnderTest, run: () => Promise<unknown>): Promise<string[]> {
+  const touched: string[] = [];
+  const listener = (event: CommandStartedEvent) => touched.push(String(event.command[event.commandName]));
+  service.app.database.client.on('commandStarted', listener);
+  try {
+    await run();
+    return touched;
+  } finally {
+    service.app.database.client.off('commandStarted', listener);
+  }
+}
+
+describe('read caches', () => {
+  let service: AppUnderTest;
+  let reader: string;
+  let registrar: string;
+  let someId: string;
+
+  beforeAll(async () => {
+    service = await startAppUnderTest({ candidates: 40, seed: 5 });
+    reader = await service.key('READ_CANDIDATE_DATA');
+    registrar = await service.key('REGISTER_CANDIDATES');
+    someId = (await service.db.collection<CandidateDoc>(COLLECTIONS.candidates).findOne({}))!.publicId;
+  });
+
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  const get = (path: string, headers: Record<string, string> = {}) => rest(service.url, 'GET', path, { key: reader, headers });
+
+  test('when the same GET is repeated with no write between, then the repeat reads no candidate and no key, only the epoch', async () => {
+    const first = await get(`/v1/candidates/${someId}`);
+    const touched = await collectionsTouched(service, () => get(`/v1/candidates/${someId}`));
+    const again = await get(`/v1/candidates/${someId}`);
+
+    expect(first.status).toBe(200);
+    expect(again.text).toBe(first.text);
+    // (the rate-limit counter and the audit event are written for every request)
+    expect(touched.filter((c) => c !== AUDIT_COLLECTION && c !== RATE_LIMIT_COLLECTION)).toEqual(['readEpoch']);
+  });
+
+  test('when a candidate registers after a search was answered, then the next search counts it, on REST and GraphQL', async () => {
+    const before = await get('/v1/candidates?location=LB&limit=100');
+    const graphqlBefore = await graphql<{ candidates: { totalElements: number } }>(service.url, '{ candidates(filter: {location: ["LB"]}) { totalElements } }', {}, reader);
+
+    const registered = await rest(service.url, 'POST', '/v1/candidates/register', { key: registrar, body: registration('cache-test@example.org') });
+    const after = await get('/v1/candidates?location=LB&limit=100');
+    const graphqlAfter = await graphql<{ candidates: { totalElements: number } }>(service.url, '{ candidates(filter: {location: ["LB"]}) { totalElements } }', {}, reader);
+
+    expect(registered.status).toBe(201);
+    expect(after.body.totalElements).toBe(before.body.totalElements + 1);
+    expect(after.body.content.map((c: { publicId: string }) => c.publicId)).toContain(registered.body.publicId);
+    expect(graphqlAfter.body.data!.candidates.totalElements).toBe(graphqlBefore.body.data!.candidates.totalElements + 1);
+  });
+
+  test('when a candidate is read twice over GraphQL, then the second read takes it from the cache, and the answer is the same', async () => {
+    const query = `query($id: PublicId!) { candidate(publicId: $id) { publicId status candidateOccupations { occupation { isco08Code } } partner { publicId } } }`;
+    const first = await graphql(service.url, query, { id: someId }, reader);
+    const touched = await collectionsTouched(service, async () => {
+      const second = await graphql(service.url, query, { id: someId }, reader);
+      expect(second.body).toEqual(first.body);
+    });
+
+    expect(first.body.errors).toBeUndefined();
+    expect(touched).not.toContain(COLLECTIONS.candidates);
+  });
+
+  test('when an answer comes from the cache, then it carries the ETag of its body and a conditional GET gets 304', async () => {
+    const first = await get(`/v1/candidates?limit=5`);
+    const second = await get(`/v1/candidates?limit=5`);
+    const etag = second.headers.get('etag')!;
+    // Plain node:http: fetch turns a conditional request into Cache-Control: no-cache, which must get 200.
+    const conditional = await new Promise<number>((resolve, reject) =>
+      http
+        .get(`${service.url}/v1/candidates?limit=5`, { headers: { 'x-api-key': reader, 'if-none-match': etag } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        })
+        .on('error', reject),
+    );
+    const noCache = await get(`/v1/candidates?limit=5`, { 'if-none-match': etag });
+
+    expect(etag).toMatch(/^W\/"[0-9a-f]+-[A-Za-z0-9+/]{27}"$/);
+    expect(first.headers.get('etag')).toBe(etag);
+    expect(conditional).toBe(304);
+    expect(noCache.status).toBe(200);
+  });
+
+  test('when an answer comes from the cache, then the request still has its own audit event naming the candidates returned', async () => {
+    const path = `/v1/candidates?limit=3&nationality=SY`;
+    await get(path);
+    const cached = await get(path, { 'x-request-id': 'cached-answer-audit' });
+    const returned = cached.body.content.map((c: { publicId: string }) => c.publicId);
+
+    let event: { candidatePublicIds: string[]; status: number } | null = null;
+    for (let i = 0; i < 100 && event === null; i++) {
+      event = await service.db.collection<{ candidatePublicIds: string[]; status: number }>(AUDIT_COLLECTION).findOne({ requestId: 'cached-answer-audit' });
+      if (event === null) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(returned.length).toBeGreaterThan(0);
+    expect(event).toMatchObject({ status: 200, candidatePublicIds: returned });
+  });
+
+  test('when a GET fails (404), then nothing is kept: each 404 is looked up in the store again', async () => {
+    // Ids are random; a 404 is answered from the store every time (only 200 answers are kept).
+    const unknown = 'AAAAAAAAAAAAAAAAAAAAAA';
+    const touched = await collectionsTouched(service, async () => {
+      expect((await get(`/v1/candidates/${unknown}`)).status).toBe(404);
+      expect((await get(`/v1/candidates/${unknown}`)).status).toBe(404);
+    });
+    expect(touched.filter((c) => c === COLLECTIONS.candidates)).toHaveLength(2);
+  });
+});
+
+describe('read caches switched off', () => {
+  let service: AppUnderTest;
+  let reader: string;
+
+  beforeAll(async () => {
+    service = await startAppUnderTest({ candidates: 5, seed: 6, config: { readCacheEntries: 0, readCacheMb: 0 } });
+    reader = await service.key('READ_CANDIDATE_DATA');
+  });
+
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  test('when READ_CACHE_ENTRIES and READ_CACHE_MB are 0, then every request reads its key and its candidates', async () => {
+    const id = (await service.db.collection<CandidateDoc>(COLLECTIONS.candidates).findOne({}))!.publicId;
+    await rest(service.url, 'GET', `/v1/candidates/${id}`, { key: reader });
+    const touched = await collectionsTouched(service, () => rest(service.url, 'GET', `/v1/candidates/${id}`, { key: reader }));
+
+    expect(touched).toContain(COLLECTIONS.apiKeys);
+    expect(touched).toContain(COLLECTIONS.candidates);
+  });
+});
