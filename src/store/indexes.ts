@@ -39,20 +39,32 @@ export interface IndexSpec {
   readonly options: { readonly name: string; readonly unique?: boolean; readonly expireAfterSeconds?: number };
 }
 
+const OCCUPATION_PATH = 'candidateOccupations.occupation.isco08Code';
+
+/** The index of searches filtered on `fields`: those, then status, then the search order. */
+function searchIndex(fields: readonly string[]): IndexSpec {
+  const key: Record<string, 1> = {};
+  for (const field of [...fields, 'status', 'createdDate', 'publicId']) key[field] = 1;
+  const name = ['candidates', 'search', ...fields.map((field) => (field === OCCUPATION_PATH ? 'occupation' : field.replace(/IsoCode$/, ''))), 'status'].join('_');
+  return { collection: COLLECTIONS.candidates, key, options: { name } };
+}
+
 /** Every index the repositories rely on, for every collection. */
 export const INDEXES: readonly IndexSpec[] = [
   // candidates
   { collection: COLLECTIONS.candidates, key: { publicId: 1 }, options: { name: 'candidates_publicId_unique', unique: true } },
-  { collection: COLLECTIONS.candidates, key: { status: 1 }, options: { name: 'candidates_status' } },
-  { collection: COLLECTIONS.candidates, key: { countryIsoCode: 1 }, options: { name: 'candidates_countryIsoCode' } },
-  { collection: COLLECTIONS.candidates, key: { nationalityIsoCode: 1 }, options: { name: 'candidates_nationalityIsoCode' } },
-  { collection: COLLECTIONS.candidates, key: { 'candidateOccupations.occupation.isco08Code': 1 }, options: { name: 'candidates_occupation_isco08Code' } },
-  // Each search filter with the status condition of every search without includeEmployed: the
-  // count of such a search is then answered from index entries alone (the single-field indexes
-  // above are prefixes of these, kept for existing deployments).
-  { collection: COLLECTIONS.candidates, key: { countryIsoCode: 1, status: 1 }, options: { name: 'candidates_countryIsoCode_status' } },
-  { collection: COLLECTIONS.candidates, key: { nationalityIsoCode: 1, status: 1 }, options: { name: 'candidates_nationalityIsoCode_status' } },
-  { collection: COLLECTIONS.candidates, key: { 'candidateOccupations.occupation.isco08Code': 1, status: 1 }, options: { name: 'candidates_occupation_isco08Code_status' } },
+  // Every search filter combination, with the status condition of searches without
+  // includeEmployed and the search order after them: a page is read in order from the index
+  // (one sorted stretch per filter value and status, merged) and its count comes from index
+  // entries alone, however many candidates match.
+  searchIndex([]),
+  searchIndex(['countryIsoCode']),
+  searchIndex(['nationalityIsoCode']),
+  searchIndex([OCCUPATION_PATH]),
+  searchIndex(['countryIsoCode', 'nationalityIsoCode']),
+  searchIndex(['countryIsoCode', OCCUPATION_PATH]),
+  searchIndex(['nationalityIsoCode', OCCUPATION_PATH]),
+  searchIndex(['countryIsoCode', 'nationalityIsoCode', OCCUPATION_PATH]),
   // The sort key of every search and the keyset of cursors: (createdDate, publicId) is total.
   { collection: COLLECTIONS.candidates, key: { createdDate: 1, publicId: 1 }, options: { name: 'candidates_createdDate_publicId' } },
 

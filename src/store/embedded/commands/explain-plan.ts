@@ -36,15 +36,22 @@ function indexBounds(plan: Extract<QueryPlan, { kind: 'ixscan' }>): Document {
   return bounds;
 }
 
-/** The winning plan as MongoDB describes it: COLLSCAN, or FETCH over IXSCAN; SORT on top for in-memory sorts. */
+/**
+ * The winning plan as MongoDB describes it: COLLSCAN, or FETCH over IXSCAN (over SORT_MERGE of
+ * the index's ranges when they are merged in sort order); SORT on top for in-memory sorts.
+ */
 export function describePlan(plan: QueryPlan, request: QueryRequest): Document {
+  const sortPattern: Document = {};
+  for (const field of request.sort ?? []) sortPattern[field.path] = field.direction;
+  const ixscan = (inner: Document): Document =>
+    plan.kind === 'ixscan' && plan.mergeFrom !== undefined ? { stage: 'SORT_MERGE', sortPattern, inputStages: [inner] } : inner;
   const scan: Document =
     plan.kind === 'collscan'
       ? { stage: 'COLLSCAN', filter: request.filter, direction: 'forward' }
       : {
           stage: 'FETCH',
           filter: request.filter,
-          inputStage: {
+          inputStage: ixscan({
             stage: 'IXSCAN',
             keyPattern: plan.index.spec.key,
             indexName: plan.index.name,
@@ -54,12 +61,10 @@ export function describePlan(plan: QueryPlan, request: QueryRequest): Document {
             isPartial: plan.index.spec.partialFilterExpression !== undefined,
             direction: plan.reverse ? 'backward' : 'forward',
             indexBounds: indexBounds(plan),
-          },
+          }),
         };
   const sortedInMemory = request.sort && !(plan.kind === 'ixscan' && plan.providesSort);
   if (!sortedInMemory) return scan;
-  const sortPattern: Document = {};
-  for (const field of request.sort!) sortPattern[field.path] = field.direction;
   return { stage: 'SORT', sortPattern, ...(request.limit > 0 ? { limitAmount: request.skip + request.limit } : {}), inputStage: scan };
 }
 

@@ -2,7 +2,8 @@ import type { Document } from 'bson';
 import { Query } from 'mingo';
 import type { Collection } from './collection';
 import { mingoOptions } from './mingo-options';
-import { planQuery, type PlanRequest, type QueryPlan } from './query-planner';
+import { planQuery, type IndexScanPlan, type PlanRequest, type QueryPlan } from './query-planner';
+import type { IndexEntry } from './sorted-index';
 import { sortRecords } from './sort';
 import type { StoredRecord } from './stored-record';
 
@@ -66,13 +67,66 @@ function scanCandidates(
 }
 
 /**
- * How many documents a query matches (after skip and limit). When the index bounds are exact
- * and each document has one entry, that is the number of entries in the ranges: counted by
- * binary search, without visiting anything.
+ * The first `wanted` matching records of a merge plan in sort order: each range is read in
+ * order until it has `wanted` matches (no more can be among the first `wanted` overall), and
+ * the ranges are merged on the fields after their common prefix. A document in several ranges
+ * (several values of a multikey field) is taken once, at its first place.
+ */
+function mergeRanges(
+  plan: IndexScanPlan & { mergeFrom: number },
+  wanted: number,
+  matches: (doc: Document) => boolean,
+  counters: { keys: number; docs: number },
+): StoredRecord[] {
+  const taken: IndexEntry[] = [];
+  for (const range of plan.ranges) {
+    let found = 0;
+    plan.index.scan(range, plan.reverse, (entry) => {
+      counters.keys++;
+      counters.docs++;
+      if (!matches(entry.record.doc)) return true;
+      taken.push(entry);
+      return ++found < wanted;
+    });
+  }
+  const sign = plan.reverse ? -1 : 1;
+  taken.sort((a, b) => sign * plan.index.compareKeys(a.key, b.key, plan.mergeFrom) || a.record.seq - b.record.seq);
+  const seen = new Set<StoredRecord>();
+  const records: StoredRecord[] = [];
+  for (const { record } of taken) {
+    if (records.length >= wanted) break;
+    if (seen.has(record)) continue;
+    seen.add(record);
+    records.push(record);
+  }
+  return records;
+}
+
+/**
+ * Whether the entries in a plan's ranges are exactly its matches, one each: the bounds are
+ * exact, and a document can only be in one range once. A multikey field breaks that unless it
+ * is pinned to the same single value in every range (a document has each value once).
+ */
+function oneEntryPerMatch(plan: IndexScanPlan): boolean {
+  if (!plan.exact) return false;
+  if (!plan.index.multikey) return true;
+  const first = plan.ranges[0];
+  if (first === undefined) return true;
+  return [...plan.index.multikeyFields].every(
+    (field) =>
+      field < first.start.length &&
+      plan.ranges.every((range) => range.start.length > field && range.end.length > field && range.start[field] === first.start[field] && range.end[field] === first.start[field]),
+  );
+}
+
+/**
+ * How many documents a query matches (after skip and limit). When each match is exactly one
+ * entry in the index bounds, that is the number of entries in the ranges: counted by binary
+ * search, without visiting anything.
  */
 export function countMatches(collection: Collection, request: QueryRequest): number {
   const plan = planQuery(collection, { ...request, sort: undefined });
-  const countable = plan.kind === 'collscan' ? Object.keys(request.filter).length === 0 : plan.exact && !plan.index.multikey;
+  const countable = plan.kind === 'collscan' ? Object.keys(request.filter).length === 0 : oneEntryPerMatch(plan);
   if (!countable) return runQuery(collection, { ...request, sort: undefined }).records.length;
   const matched = Math.max(0, plan.estimate - request.skip);
   return request.limit > 0 ? Math.min(matched, request.limit) : matched;
@@ -93,10 +147,14 @@ export function runQuery(collection: Collection, request: QueryRequest): QueryRe
   const enough = ordered ? wanted : Infinity;
 
   let records: StoredRecord[] = [];
-  scanCandidates(collection, plan, counters, (record) => {
-    if (matches(record.doc)) records.push(record);
-    return records.length < enough;
-  });
+  if (plan.kind === 'ixscan' && plan.mergeFrom !== undefined) {
+    records = mergeRanges(plan as IndexScanPlan & { mergeFrom: number }, wanted, matches, counters);
+  } else {
+    scanCandidates(collection, plan, counters, (record) => {
+      if (matches(record.doc)) records.push(record);
+      return records.length < enough;
+    });
+  }
   if (!ordered && request.sort) records = sortRecords(records, request.sort, wanted);
   if (request.skip > 0 || wanted !== Infinity) records = records.slice(request.skip, wanted);
 

@@ -19,6 +19,11 @@ export interface IndexScanPlan {
   readonly reverse: boolean;
   /** True when the scan yields documents already in the requested sort order. */
   readonly providesSort: boolean;
+  /**
+   * Set when the ranges are several equality prefixes of this many fields, each in sort order
+   * after them: the scan reads each range in order and merges them (MongoDB's SORT_MERGE).
+   */
+  readonly mergeFrom?: number;
   /** Index entries inside the ranges. */
   readonly estimate: number;
   /** The ranges hold exactly the matching documents: no filtering needed. */
@@ -86,24 +91,50 @@ function boundsFor(index: SortedIndex, predicates: readonly PathPredicate[]): Bo
 
 /**
  * Whether walking the index yields the sort order: the sort fields must follow the pinned
- * prefix with all directions equal to (forward) or all opposite to (reverse) the index's.
+ * prefix with all directions equal to (forward) or all opposite to (reverse) the index's, and
+ * no document may have an array on them.
  */
 function sortDirection(index: SortedIndex, sort: SortSpec, pinnedFields: number): 'forward' | 'reverse' | undefined {
-  if (index.multikey || !index.complete) return undefined;
+  if (!index.complete) return undefined;
   const fields = index.spec.fields.slice(pinnedFields, pinnedFields + sort.length);
   if (fields.length < sort.length) return undefined;
+  if (sort.some((_s, i) => index.multikeyFields.has(pinnedFields + i))) return undefined;
   if (!sort.every((s, i) => s.path === fields[i].path)) return undefined;
   if (sort.every((s, i) => s.direction === fields[i].direction)) return 'forward';
   if (sort.every((s, i) => s.direction !== fields[i].direction)) return 'reverse';
   return undefined;
 }
 
+/** The length of the equality prefix every range is, when all are point ranges of one length. */
+function pointPrefixLength(ranges: readonly KeyRange[]): number | undefined {
+  const length = ranges[0]?.start.length;
+  if (length === undefined || length === 0) return undefined;
+  const points = ranges.every(
+    (range) =>
+      range.startInclusive &&
+      range.endInclusive &&
+      range.start.length === length &&
+      range.end.length === length &&
+      range.start.every((value, i) => range.end[i] === value),
+  );
+  return points ? length : undefined;
+}
+
 function scanPlan(index: SortedIndex, bounds: Bounds | undefined, sort: SortSpec | undefined, filter: FilterPredicates): IndexScanPlan {
   const ranges = bounds?.ranges ?? [FULL_RANGE];
-  const direction = sort && ranges.length <= 1 ? sortDirection(index, sort, bounds?.pinnedFields ?? 0) : undefined;
+  let direction: 'forward' | 'reverse' | undefined;
+  let mergeFrom: number | undefined;
+  if (sort && ranges.length <= 1) {
+    direction = sortDirection(index, sort, bounds?.pinnedFields ?? 0);
+  } else if (sort) {
+    // Several equality prefixes, each sorted by what follows them: read in order and merge.
+    const prefix = pointPrefixLength(ranges);
+    direction = prefix === undefined ? undefined : sortDirection(index, sort, prefix);
+    if (direction !== undefined) mergeFrom = prefix;
+  }
   const estimate = ranges.reduce((sum, range) => sum + index.count(range), 0);
   const exact = filter.complete && (bounds?.usesAllPredicates ?? filter.predicates.length === 0);
-  return { kind: 'ixscan', index, ranges, reverse: direction === 'reverse', providesSort: direction !== undefined, estimate, exact };
+  return { kind: 'ixscan', index, ranges, reverse: direction === 'reverse', providesSort: direction !== undefined, mergeFrom, estimate, exact };
 }
 
 function hintedIndex(collection: Collection, hint: unknown): SortedIndex | 'natural' {
@@ -153,7 +184,9 @@ export function planQuery(collection: Collection, request: PlanRequest): QueryPl
   const matchesAtMost = mostSelective?.estimate ?? collection.count;
   const cost = (plan: QueryPlan): number => {
     if (plan.kind === 'ixscan' && plan.providesSort) {
-      return Math.min(plan.estimate, (wanted * plan.estimate) / Math.max(1, matchesAtMost));
+      // A merge reads up to that many from each of its ranges.
+      const perRange = plan.mergeFrom === undefined ? 0 : plan.ranges.length;
+      return Math.min(plan.estimate, (wanted * plan.estimate) / Math.max(1, matchesAtMost) + perRange);
     }
     return plan.estimate * IN_MEMORY_SORT_FACTOR;
   };

@@ -33,6 +33,8 @@ const MAX_KEYS_PER_DOCUMENT = 10_000;
 export class SortedIndex {
   /** Set once any document put an array on an indexed path; never cleared, as in MongoDB. */
   multikey = false;
+  /** Positions of the fields on which some document had an array (MongoDB's multikey paths). */
+  readonly multikeyFields = new Set<number>();
   private readonly entries: SortedEntries<IndexEntry>;
   private readonly directions: readonly number[];
   private readonly partialFilter?: Query;
@@ -62,9 +64,12 @@ export class SortedIndex {
     if (this.spec.sparse && this.spec.fields.every((field) => isPathMissing(doc, field.parts))) return [];
     let keys: unknown[][] = [[]];
     let arrayFields = 0;
-    for (const field of this.spec.fields) {
+    for (const [position, field] of this.spec.fields.entries()) {
       const { values, throughArray } = valuesAtPath(doc, field.parts);
-      if (throughArray) arrayFields++;
+      if (throughArray) {
+        arrayFields++;
+        this.multikeyFields.add(position);
+      }
       if (keys.length * values.length > MAX_KEYS_PER_DOCUMENT) {
         throw new CommandError('CannotIndexParallelArrays', `cannot index parallel arrays (index ${this.spec.name})`);
       }
@@ -117,10 +122,10 @@ export class SortedIndex {
     return this.entries;
   }
 
-  /** Compares two keys in index order (directions applied). */
-  compareKeys(a: readonly unknown[], b: readonly unknown[]): number {
+  /** Compares two keys in index order (directions applied), from field `from` on. */
+  compareKeys(a: readonly unknown[], b: readonly unknown[], from = 0): number {
     const n = Math.min(a.length, b.length);
-    for (let i = 0; i < n; i++) {
+    for (let i = from; i < n; i++) {
       const c = compareValues(a[i], b[i]);
       if (c !== 0) return c * this.directions[i];
     }
