@@ -216,8 +216,42 @@ async function runBaselines(bodyFile: string, context: ScenarioContext, options:
   return results;
 }
 
-/** The scenarios run again with compiled GraphQL execution off, unless --scenarios says otherwise. */
-const COMPILED_OFF_DEFAULT = new Set(['graphql-deep']);
+/** A second start of the service with one setting changed, for the scenarios it applies to. */
+interface Variant {
+  /** appended to scenario keys */
+  suffix: string;
+  /** appended to row labels */
+  label: string;
+  env: Record<string, string>;
+  applies(scenario: Scenario): boolean;
+  /** the scenarios run by default (the goals need them); --scenarios can name others */
+  byDefault: ReadonlySet<string>;
+}
+
+/**
+ * Compiled execution off (the deep-query goal compares against it) and the read caches off (the
+ * same searches and fetches with every answer computed from the store: what the caches hide).
+ */
+function variantsOf(compiledSwitch: RunReport['features']['compiledSwitch']): Variant[] {
+  const variants: Variant[] = [];
+  if (compiledSwitch) {
+    variants.push({
+      suffix: 'compiled-off',
+      label: `${compiledSwitch.env}=${compiledSwitch.off}`,
+      env: { [compiledSwitch.env]: compiledSwitch.off },
+      applies: (s) => s.kind === 'GraphQL',
+      byDefault: new Set(['graphql-deep']),
+    });
+  }
+  variants.push({
+    suffix: 'caches-off',
+    label: 'read caches off',
+    env: { READ_CACHE_ENTRIES: '0', READ_CACHE_MB: '0' },
+    applies: (s) => s.kind !== 'baseline',
+    byDefault: new Set(['rest-search-100', 'rest-search-100-1c', 'rest-filter-location', 'rest-filter-combined', 'rest-by-id', 'graphql-deep']),
+  });
+  return variants;
+}
 
 /** Stops the size when the service died: every later scenario would only count refused connections. */
 function assertRunning(service: RunningService, during: string): void {
@@ -291,24 +325,27 @@ async function benchmarkSize(
     await service.stop();
   };
 
-  const switchOff = report.features.compiledSwitch;
-  const offScenarios = switchOff
-    ? serviceScenarios({ apiKey, candidateIds: ['-'], savedListIds, runTag })
-        .filter((s) => s.kind === 'GraphQL')
-        .map((s) => ({ scenario: s, off: { ...s, key: `${s.key}-compiled-off`, label: `${s.label}, ${switchOff.env}=${switchOff.off}` } }))
-        // By default only what the goal needs; --scenarios can ask for the others.
-        .filter(({ scenario, off }) => (options.scenarios ? wanted(scenario) || wanted(off) : COMPILED_OFF_DEFAULT.has(scenario.key)))
-        .map(({ off }) => off)
-    : [];
-  if (switchOff && offScenarios.length > 0) {
-    // First, while the data is exactly as seeded: the same GraphQL scenarios with compiled execution off.
-    const service = await start({ [switchOff.env]: switchOff.off }, ` (${switchOff.env}=${switchOff.off})`);
+  // First, while the data is exactly as seeded: scenarios again with one setting changed.
+  const variants = variantsOf(report.features.compiledSwitch).map((variant) => ({
+    variant,
+    scenarios: serviceScenarios({ apiKey, candidateIds: ['-'], savedListIds, runTag })
+      .filter((s) => !s.writes && variant.applies(s))
+      // By default only what the goals need; --scenarios can ask for the others.
+      .filter((s) => (options.scenarios ? wanted(s) || options.scenarios.has(`${s.key}-${variant.suffix}`) : variant.byDefault.has(s.key))),
+  }));
+  for (const { variant, scenarios } of variants) {
+    if (scenarios.length === 0) continue;
+    const service = await start(variant.env, ` (${variant.label})`);
     try {
-      for (const off of offScenarios) {
-        const m = await measure(targetOf(service, apiKey, report.features.commandMetric === true), off, String(size), options.load, log);
+      // The id pool of this service's own answers (the by-id scenario rotates over it).
+      const candidateIds = scenarios.some((s) => s.dynamic) ? await candidatePool(service.url, apiKey) : ['-'];
+      const context: ScenarioContext = { apiKey, candidateIds, savedListIds, runTag: `${runTag}-${size}-${variant.suffix}` };
+      for (const scenario of serviceScenarios(context).filter((s) => scenarios.some((chosen) => chosen.key === s.key))) {
+        const changed: Scenario = { ...scenario, key: `${scenario.key}-${variant.suffix}`, label: `${scenario.label}, ${variant.label}` };
+        const m = await measure(targetOf(service, apiKey, report.features.commandMetric === true), changed, String(size), options.load, log);
         log(summary(m));
-        result.compiledOff.push(m);
-        assertRunning(service, `"${off.label}"`);
+        result.variants.push(m);
+        assertRunning(service, `"${changed.label}"`);
       }
     } finally {
       await stop();
@@ -413,7 +450,7 @@ async function main(): Promise<number> {
   const baselineBody: { file?: string; context?: ScenarioContext } = {};
   for (const [i, size] of opts.sizes.entries()) {
     // Pushed first: what a size measured before a failure is still reported.
-    const result: SizeRun = { size, measurements: [], compiledOff: [] };
+    const result: SizeRun = { size, measurements: [], variants: [] };
     report.sizes.push(result);
     try {
       await benchmarkSize(result, opts, state, runDir, runTag, baselineBody);

@@ -21,7 +21,8 @@ export function rateLimitPlugin(limiter: RateLimiter): ApolloServerPlugin<GraphQ
       return {
         async didResolveOperation({ schema, document, operation, contextValue: context }) {
           // Apollo resolves an operation before this hook or answers the request itself.
-          if (operation === undefined) return;
+          // An unlimited key is never charged: its weight need not be known.
+          if (operation === undefined || limiter.budgetsOf(context.apiKey) === undefined) return;
           const { kind, weight } = operationCharge(schema, document, operation);
           try {
             state = await limiter.charge(context.apiKey, kind, weight);

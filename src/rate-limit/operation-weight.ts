@@ -33,10 +33,26 @@ export function operationCharge(schema: GraphQLSchema, document: DocumentNode, o
 }
 
 /**
+ * Costs already computed, by schema and document: Apollo hands the same parsed document to every
+ * request with the same query text (its document store), and the cost is static.
+ */
+const knownCosts = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<OperationDefinitionNode, number>>>();
+
+/**
  * graphql-armor's cost of one operation of the document, with the options the server's cost
  * limit uses (its defaults, introspection ignored), so the weight and the limit agree.
  */
 export function staticCost(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): number {
+  let byDocument = knownCosts.get(schema);
+  if (byDocument === undefined) knownCosts.set(schema, (byDocument = new WeakMap()));
+  let byOperation = byDocument.get(document);
+  if (byOperation === undefined) byDocument.set(document, (byOperation = new Map()));
+  let cost = byOperation.get(operation);
+  if (cost === undefined) byOperation.set(operation, (cost = computeStaticCost(schema, document, operation)));
+  return cost;
+}
+
+function computeStaticCost(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): number {
   const costs: number[] = [];
   validate(schema, document, [
     costLimitRule({
