@@ -1,3 +1,4 @@
+import { deepFreeze } from '../common/deep-freeze';
 import { LruCache } from './lru-cache';
 
 /**
@@ -25,11 +26,4 @@ export class EpochCache<K, V> {
     this.entries?.set(key, { epoch, value: frozen });
     return frozen;
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value) || ArrayBuffer.isView(value)) return value;
-  Object.freeze(value);
-  for (const child of Object.values(value as object)) deepFreeze(child);
-  return value;
 }

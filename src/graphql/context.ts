@@ -4,6 +4,7 @@ import type { ApiKeyRecord } from '../auth/api-key-repository';
 import { isWellFormedApiKey } from '../auth/api-key-format';
 import type { Metrics } from '../observability/metrics';
 import type { Services } from '../services';
+import type { ReferenceCache } from '../reference/reference-cache';
 import { createLoaders, type Loaders } from './loaders';
 
 /** The one context of every GraphQL operation, built per request by the context factory. */
@@ -14,6 +15,8 @@ export interface GraphQLContext {
   apiKey: ApiKeyRecord;
   services: Services;
   loaders: Loaders;
+  /** the reference data read at start: what reference fields resolve to, without a loader */
+  reference: ReferenceCache;
   /** what the audit trail records of this request: resolvers add the candidates they return or affect */
   audit: RequestAudit;
   /** the read epoch this request read before anything else: cached reads serve it only if loaded under it */
@@ -45,6 +48,7 @@ export async function createContext(
     apiKey,
     services,
     loaders: createLoaders(services.repositories, readEpoch, metrics?.dataloaderBatchSize),
+    reference: services.repositories.referenceCache,
     audit: new RequestAudit(apiKey.id, transport, requestId),
     readEpoch,
   };

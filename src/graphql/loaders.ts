@@ -1,7 +1,6 @@
 import DataLoader from 'dataloader';
 import type { EpochCache } from '../cache/epoch-cache';
 import type { CandidateDoc, JobOpportunityDoc } from '../candidates/candidate-document';
-import type { ReferenceCollection, ReferenceDocs } from '../reference/reference-repository';
 import type { Repositories } from '../services';
 
 /**
@@ -10,15 +9,10 @@ import type { Repositories } from '../services';
  * in key order, with null for a key that names nothing. Candidates and job opportunities
  * come from the process's read caches when they hold them for the request's read epoch
  * (the same for every caller: reads are authorised before anything is loaded); only the
- * others are fetched, in one batch.
+ * others are fetched, in one batch. Reference data needs no loader: its resolvers read the
+ * snapshot taken at start (GraphQLContext.reference), synchronously.
  */
 export interface Loaders {
-  countries: DataLoader<string, ReferenceDocs['countries'] | null>;
-  languages: DataLoader<string, ReferenceDocs['languages'] | null>;
-  languageLevels: DataLoader<number, ReferenceDocs['languageLevels'] | null>;
-  occupations: DataLoader<string, ReferenceDocs['occupations'] | null>;
-  educationLevels: DataLoader<number, ReferenceDocs['educationLevels'] | null>;
-  educationMajors: DataLoader<number, ReferenceDocs['educationMajors'] | null>;
   jobOpportunities: DataLoader<string, JobOpportunityDoc | null>;
   candidates: DataLoader<string, CandidateDoc | null>;
 }
@@ -37,25 +31,13 @@ export function createLoaders(repositories: Repositories, readEpoch: string, bat
       batchSizes.observe({ loader }, keys.length);
       return fetch(keys);
     };
-  const reference = <C extends ReferenceCollection & keyof Loaders, K extends string | number>(collection: C, keyField: string) =>
-    keyedLoader<K, ReferenceDocs[C]>(
-      // From the snapshot read at start, not the database (see reference-cache.ts); the loader stays per request.
-      observed(collection, (keys) => repositories.referenceCache.findByKeys(collection, keys as never[])),
-      (doc) => (doc as unknown as Record<string, K>)[keyField],
-    );
   return {
-    countries: reference<'countries', string>('countries', 'isoCode'),
-    languages: reference<'languages', string>('languages', 'isoCode'),
-    languageLevels: reference<'languageLevels', number>('languageLevels', 'level'),
-    occupations: reference<'occupations', string>('occupations', 'isco08Code'),
-    educationLevels: reference<'educationLevels', number>('educationLevels', 'level'),
-    educationMajors: reference<'educationMajors', number>('educationMajors', 'id'),
     jobOpportunities: keyedLoader(
-      cachedFetch(repositories.jobOpportunityCache, readEpoch, observed('jobOpportunities', (ids) => repositories.jobOpportunities.findByPublicIds(ids))),
+      observed('jobOpportunities', cachedFetch(repositories.jobOpportunityCache, readEpoch, (ids) => repositories.jobOpportunities.findByPublicIds(ids))),
       (doc) => doc.publicId,
     ),
     candidates: keyedLoader(
-      cachedFetch(repositories.candidateCache, readEpoch, observed('candidates', (ids) => repositories.candidates.findByPublicIds(ids))),
+      observed('candidates', cachedFetch(repositories.candidateCache, readEpoch, (ids) => repositories.candidates.findByPublicIds(ids))),
       (doc) => doc.publicId,
     ),
   };
@@ -63,7 +45,7 @@ export function createLoaders(repositories: Repositories, readEpoch: string, bat
 
 /**
  * A batch lookup by publicId that takes what `cache` holds for `readEpoch` and fetches the
- * rest (the batch-size metric sees only what is fetched). An empty epoch caches nothing.
+ * rest. An empty epoch caches nothing.
  */
 function cachedFetch<V extends { publicId: string }>(
   cache: EpochCache<string, V>,

@@ -1,3 +1,4 @@
+import { deepFreeze } from '../common/deep-freeze';
 import { REFERENCE_COLLECTION_NAMES, referenceKeyField, type ReferenceCollection, type ReferenceDocs, type ReferenceKey } from './reference-repository';
 
 /** What the snapshot is read from: the reference repository (its `list` gives every document in key order). */
@@ -11,8 +12,8 @@ type Snapshot = { [C in ReferenceCollection]: ReadonlyMap<unknown, Readonly<Refe
  * The reference data (countries, languages, levels, occupations, education levels and majors)
  * as stored when this instance started. It is public, the same for every caller, and does not
  * change while the process runs (the start upserts it, and nothing else writes it), so it is
- * read once instead of on every request: the per-request loaders' batch functions look their
- * keys up here. STYLE forbids module-level caches of caller data; this is neither: it holds no
+ * read once instead of on every request: the resolvers of reference fields look their keys up
+ * here (`find`, synchronous). STYLE forbids module-level caches of caller data; this is neither: it holds no
  * caller's data, and it belongs to the app instance (built in createServices, loaded at start).
  *
  * Documents are frozen: a resolver that mutated one would otherwise change what the next
@@ -20,6 +21,8 @@ type Snapshot = { [C in ReferenceCollection]: ReadonlyMap<unknown, Readonly<Refe
  */
 export class ReferenceCache {
   private snapshot: Promise<Snapshot> | undefined;
+  /** the snapshot once read, for synchronous lookups */
+  private current: Snapshot | undefined;
 
   constructor(private readonly source: ReferenceSource) {}
 
@@ -28,15 +31,15 @@ export class ReferenceCache {
     await this.loaded();
   }
 
-  /** The documents of these keys that exist, in key order (the contract of ReferenceRepository.findByKeys). */
-  async findByKeys<C extends ReferenceCollection>(collection: C, keys: readonly ReferenceKey<C>[]): Promise<ReferenceDocs[C][]> {
-    const byKey = (await this.loaded())[collection] as ReadonlyMap<unknown, ReferenceDocs[C]>;
-    const found: ReferenceDocs[C][] = [];
-    for (const key of keys) {
-      const doc = byKey.get(key);
-      if (doc !== undefined) found.push(doc);
-    }
-    return found;
+  /**
+   * The document of one key, null when the key is absent or names nothing. Synchronous: the
+   * resolvers of reference fields answer from the snapshot without a promise or a loader (there
+   * is nothing to batch). Only after `load`.
+   */
+  find<C extends ReferenceCollection>(collection: C, key: ReferenceKey<C> | null | undefined): ReferenceDocs[C] | null {
+    if (this.current === undefined) throw new Error('reference data read before ReferenceCache.load()');
+    if (key === null || key === undefined) return null;
+    return ((this.current[collection] as ReadonlyMap<unknown, ReferenceDocs[C]>).get(key) as ReferenceDocs[C] | undefined) ?? null;
   }
 
   private loaded(): Promise<Snapshot> {
@@ -57,14 +60,7 @@ export class ReferenceCache {
         return [collection, byKey] as const;
       }),
     );
-    return Object.fromEntries(entries) as unknown as Snapshot;
+    this.current = Object.fromEntries(entries) as unknown as Snapshot;
+    return this.current;
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
 }

@@ -223,11 +223,11 @@ describe('request ids, request logs and metrics', () => {
       );
     });
 
-    test('when a GraphQL search selects countries, then dataloader_batch_size observes one batch of the countries loader', async () => {
-      const labels = { loader: 'countries' };
+    test('when a GraphQL search selects partners, then dataloader_batch_size observes one batch of the candidates loader', async () => {
+      const labels = { loader: 'candidates' };
       const before = parseMetrics((await scrape()).text);
 
-      const { body } = await graphql(service.url, '{ candidates(limit: 20) { content { country { isoCode } nationality { isoCode } } } }', {}, reader);
+      const { body } = await graphql(service.url, '{ candidates(limit: 20) { content { partner { publicId } country { isoCode } } } }', {}, reader);
 
       const after = parseMetrics((await scrape()).text);
       expect(body.errors).toBeUndefined();

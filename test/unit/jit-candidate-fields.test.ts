@@ -48,10 +48,12 @@ describe('the stored fields a selection of candidates needs', () => {
     expect(Object.keys(Candidate).sort()).toEqual(Object.keys(CANDIDATE_RESOLVER_SOURCES).sort());
   });
 
-  test.each(Object.entries(CANDIDATE_RESOLVER_SOURCES))('when %s resolves on a candidate holding only %s, then it loads that key', async (field, source) => {
+  test.each(Object.entries(CANDIDATE_RESOLVER_SOURCES))('when %s resolves on a candidate holding only %s, then it looks that key up', async (field, source) => {
     const loaded: unknown[] = [];
     const loader = { load: async (key: unknown) => (loaded.push(key), null) };
-    const context = { loaders: new Proxy({}, { get: () => loader }), audit: { addCandidates: () => {} } };
+    // Reference fields read the snapshot (null and undefined keys name nothing), the others a loader.
+    const reference = { find: (_collection: string, key: unknown) => (key === undefined || key === null ? null : (loaded.push(key), null)) };
+    const context = { loaders: new Proxy({}, { get: () => loader }), reference, audit: { addCandidates: () => {} } };
     const resolve = (Candidate as Record<string, (parent: unknown, args: unknown, context: unknown, info: unknown) => unknown>)[field];
 
     await resolve({ [source]: 'KEY' }, {}, context, {});

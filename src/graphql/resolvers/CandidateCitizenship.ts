@@ -1,6 +1,5 @@
 import type { CandidateCitizenshipResolvers } from '../generated/resolvers-types';
-import { loadOptional } from './load';
 
 export const CandidateCitizenship: CandidateCitizenshipResolvers = {
-  nationality: (item, _args, { loaders }) => loadOptional(loaders.countries, item.nationalityIsoCode),
+  nationality: (item, _args, { reference }) => reference.find('countries', item.nationalityIsoCode),
 };

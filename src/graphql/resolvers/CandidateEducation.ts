@@ -1,7 +1,6 @@
 import type { CandidateEducationResolvers } from '../generated/resolvers-types';
-import { loadOptional } from './load';
 
 export const CandidateEducation: CandidateEducationResolvers = {
-  country: (item, _args, { loaders }) => loadOptional(loaders.countries, item.countryIsoCode),
-  educationMajor: (item, _args, { loaders }) => loadOptional(loaders.educationMajors, item.educationMajorId),
+  country: (item, _args, { reference }) => reference.find('countries', item.countryIsoCode),
+  educationMajor: (item, _args, { reference }) => reference.find('educationMajors', item.educationMajorId),
 };

@@ -1,6 +1,5 @@
 import type { CandidateOccupationResolvers } from '../generated/resolvers-types';
-import { loadOptional } from './load';
 
 export const CandidateOccupation: CandidateOccupationResolvers = {
-  occupation: (item, _args, { loaders }) => loadOptional(loaders.occupations, item.occupation?.isco08Code),
+  occupation: (item, _args, { reference }) => reference.find('occupations', item.occupation?.isco08Code),
 };

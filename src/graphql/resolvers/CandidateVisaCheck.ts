@@ -1,6 +1,5 @@
 import type { CandidateVisaCheckResolvers } from '../generated/resolvers-types';
-import { loadOptional } from './load';
 
 export const CandidateVisaCheck: CandidateVisaCheckResolvers = {
-  country: (item, _args, { loaders }) => loadOptional(loaders.countries, item.countryIsoCode),
+  country: (item, _args, { reference }) => reference.find('countries', item.countryIsoCode),
 };

@@ -3,5 +3,5 @@ import { loadOptional } from './load';
 
 export const CandidateVisaJobCheck: CandidateVisaJobCheckResolvers = {
   jobOpp: (item, _args, { loaders }) => loadOptional(loaders.jobOpportunities, item.jobOppPublicId),
-  occupation: (item, _args, { loaders }) => loadOptional(loaders.occupations, item.occupationIsco08Code),
+  occupation: (item, _args, { reference }) => reference.find('occupations', item.occupationIsco08Code),
 };
