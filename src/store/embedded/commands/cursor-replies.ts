@@ -1,16 +1,17 @@
 import type { Document } from 'bson';
-import { AS_STORED, DEFAULT_FIRST_BATCH, type Presenter } from '../cursors/cursor-registry';
+import { DEFAULT_FIRST_BATCH, SERIALIZED } from '../cursors/cursor-registry';
 import { CommandError } from '../errors';
 import { encodeCursorReply } from '../wire/cursor-reply';
 import { optionalDocument, optionalInteger } from './arguments';
 import type { CommandContext } from './context';
 
-export interface FirstBatchOptions {
+export interface FirstBatchOptions<T = Document> {
   /** Documents in the first batch; MongoDB's default is 101. */
   readonly batchSize?: number;
   /** Return one batch and close the cursor (find's singleBatch, negative limit). */
   readonly singleBatch?: boolean;
-  readonly present?: Presenter;
+  /** how an item becomes the BSON the client gets (default: items are documents, serialised) */
+  readonly encode?: (item: T) => Uint8Array;
 }
 
 /** `cursor.batchSize` of aggregate and the list commands. */
@@ -28,9 +29,9 @@ export function batchSizeValue(value: number | undefined): number | undefined {
  * Replies with the first batch of a result; the rest stays in a server cursor for getMore.
  * Exhausted (or single-batch) results answer cursor id 0 and keep nothing open.
  */
-export function firstBatchReply(context: CommandContext, ns: string, docs: Document[], options: FirstBatchOptions = {}): Uint8Array {
+export function firstBatchReply<T = Document>(context: CommandContext, ns: string, items: readonly T[], options: FirstBatchOptions<T> = {}): Uint8Array {
   const { cursors } = context.runtime;
-  const cursor = cursors.open(ns, docs, options.present ?? AS_STORED);
+  const cursor = cursors.open(ns, items, options.encode ?? (SERIALIZED as (item: T) => Uint8Array));
   const batch = cursor.nextBatch(options.batchSize ?? DEFAULT_FIRST_BATCH);
   const keepOpen = !cursor.exhausted && !options.singleBatch;
   if (!keepOpen) cursors.close(cursor.id);

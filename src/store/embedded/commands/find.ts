@@ -1,5 +1,5 @@
 import type { Document } from 'bson';
-import { compileProjection } from '../engine/projection';
+import { compileBsonProjection } from '../engine/projection';
 import { runQuery, type QueryRequest } from '../engine/query-executor';
 import { parseSort } from '../engine/sort';
 import { collectionArgument, evaluationOptions, nonNegativeInteger, optionalDocument, optionalInteger } from './arguments';
@@ -39,11 +39,12 @@ export function parseFind(command: Document): FindArguments {
 const find: CommandHandler = (command, context) => {
   const args = parseFind(command);
   const collection = context.runtime.catalog.getCollection(context.db, args.collection);
-  const docs = collection ? runQuery(collection, args.query).records.map((record) => record.doc) : [];
-  return firstBatchReply(context, `${context.db}.${args.collection}`, docs, {
+  // The bytes as matched: a later update gives a record new bytes, never changes these.
+  const stored = collection ? runQuery(collection, args.query).records.map((record) => record.bson) : [];
+  return firstBatchReply(context, `${context.db}.${args.collection}`, stored, {
     batchSize: args.batchSize,
     singleBatch: args.singleBatch,
-    present: compileProjection(args.projection, args.query.filter, args.query),
+    encode: compileBsonProjection(args.projection, args.query.filter, args.query),
   });
 };
 

@@ -1,4 +1,4 @@
-import { serialize, type Document } from 'bson';
+import { serialize } from 'bson';
 
 /** Documents per first batch when the client names no batchSize (MongoDB's default). */
 export const DEFAULT_FIRST_BATCH = 101;
@@ -9,14 +9,16 @@ const MAX_BATCH_BYTES = 16 * 1024 * 1024 - 64 * 1024;
 /** Cursors idle this long are dropped, as mongod does after cursorTimeoutMillis. */
 const IDLE_TIMEOUT_MS = 10 * 60 * 1000;
 
-/** Turns a stored document into what the client sees (projection). */
-export type Presenter = (doc: Document) => Document;
+/** Turns one item of a result into the BSON the client gets (a projection, or nothing to do). */
+export type Encoder = (item: never) => Uint8Array;
 
-export const AS_STORED: Presenter = (doc) => doc;
+/** Items that are documents: serialised as they are. */
+export const SERIALIZED: Encoder = (doc: object) => serialize(doc);
 
 /**
- * A server-side cursor over an already computed result: references to stored documents, which
- * are never mutated in place, so later batches see the versions the query matched.
+ * A server-side cursor over an already computed result: stored documents' bytes (or computed
+ * documents), which are never changed in place, so later batches see the versions the query
+ * matched.
  */
 export class ServerCursor {
   private position = 0;
@@ -25,22 +27,22 @@ export class ServerCursor {
   constructor(
     readonly id: number,
     readonly ns: string,
-    private readonly docs: Document[],
-    private readonly present: Presenter,
+    private readonly items: readonly unknown[],
+    private readonly encode: (item: unknown) => Uint8Array,
   ) {}
 
   get exhausted(): boolean {
-    return this.position >= this.docs.length;
+    return this.position >= this.items.length;
   }
 
   /** Encodes up to `maxDocs` further documents, stopping before the reply would pass 16 MB. */
   nextBatch(maxDocs: number): Uint8Array[] {
     this.lastUsed = Date.now();
-    const end = Math.min(this.docs.length, this.position + maxDocs);
+    const end = Math.min(this.items.length, this.position + maxDocs);
     const batch: Uint8Array[] = [];
     let bytes = 0;
     while (this.position < end) {
-      const encoded = serialize(this.present(this.docs[this.position]));
+      const encoded = this.encode(this.items[this.position]);
       if (batch.length > 0 && bytes + encoded.length > MAX_BATCH_BYTES) break;
       batch.push(encoded);
       bytes += encoded.length;
@@ -56,8 +58,9 @@ export class CursorRegistry {
   // Ids start at a random point so ids from before a restart are unlikely to be reused.
   private nextId = 1 + Math.floor(Math.random() * 2 ** 31);
 
-  open(ns: string, docs: Document[], present: Presenter): ServerCursor {
-    const cursor = new ServerCursor(this.nextId++, ns, docs, present);
+  /** A cursor over `items`, each encoded by `encode` when its batch is sent. */
+  open<T>(ns: string, items: readonly T[], encode: (item: T) => Uint8Array): ServerCursor {
+    const cursor = new ServerCursor(this.nextId++, ns, items, encode as (item: unknown) => Uint8Array);
     this.cursors.set(cursor.id, cursor);
     return cursor;
   }

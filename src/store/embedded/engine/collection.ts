@@ -1,10 +1,10 @@
-import { calculateObjectSize, UUID, type Document } from 'bson';
+import { UUID, type Document } from 'bson';
 import { CommandError } from '../errors';
 import type { Change } from './change-log';
 import { duplicateKeyError } from './duplicate-key';
 import { classifyIndexRequest, describeIndex, ID_INDEX_NAME, idIndexSpec, type IndexSpec } from './index-spec';
-import { SortedIndex } from './sorted-index';
-import type { StoredRecord } from './stored-record';
+import { SortedIndex, type IndexEntry } from './sorted-index';
+import { StoredRecord } from './stored-record';
 import { compareValues } from './value-order';
 
 type IndexKeys = Map<SortedIndex, unknown[][]>;
@@ -26,7 +26,6 @@ export class Collection {
   private readonly records = new Set<StoredRecord>();
   private readonly indexes = new Map<string, SortedIndex>();
   private nextSeq = 1;
-  private bytes = 0;
   /** Identifies this incarnation of the collection (listCollections' info.uuid). */
   readonly uuid = new UUID();
 
@@ -49,7 +48,9 @@ export class Collection {
 
   /** Total BSON size of the documents. */
   get dataSize(): number {
-    return this.bytes;
+    let bytes = 0;
+    for (const record of this.records) bytes += record.size;
+    return bytes;
   }
 
   get idIndex(): SortedIndex {
@@ -81,10 +82,9 @@ export class Collection {
   insert(doc: Document): StoredRecord {
     const keys = this.indexKeys(doc);
     this.assertUnique(keys);
-    const record: StoredRecord = { seq: this.nextSeq++, doc, size: calculateObjectSize(doc) };
+    const record = new StoredRecord(this.nextSeq++, doc);
     this.records.add(record);
     for (const [index, indexKeys] of keys) index.insert(record, indexKeys);
-    this.bytes += record.size;
     this.log({ t: 'put', db: this.db, c: this.name, d: doc });
     return record;
   }
@@ -92,35 +92,40 @@ export class Collection {
   replace(record: StoredRecord, doc: Document): void {
     const keys = this.indexKeys(doc);
     this.assertUnique(keys, record);
+    const old = record.doc;
     for (const [index, newKeys] of keys) {
-      const oldKeys = index.keysOf(record.doc);
+      const oldKeys = index.keysOf(old);
       if (sameKeys(oldKeys, newKeys)) continue;
       index.remove(record, oldKeys);
       index.insert(record, newKeys);
     }
-    const size = calculateObjectSize(doc);
-    this.bytes += size - record.size;
-    record.doc = doc;
-    record.size = size;
+    record.replaceWith(doc);
     this.log({ t: 'put', db: this.db, c: this.name, d: doc });
   }
 
   remove(record: StoredRecord): void {
     if (!this.records.delete(record)) return;
-    for (const index of this.indexes.values()) index.remove(record, index.keysOf(record.doc));
-    this.bytes -= record.size;
-    this.log({ t: 'del', db: this.db, c: this.name, id: record.doc._id });
+    const doc = record.doc;
+    for (const index of this.indexes.values()) index.remove(record, index.keysOf(doc));
+    this.log({ t: 'del', db: this.db, c: this.name, id: doc._id });
   }
 
-  /** Adds a document without index maintenance; `rebuildIndexes` must follow (snapshot loading). */
-  bulkLoad(doc: Document): void {
-    const record: StoredRecord = { seq: this.nextSeq++, doc, size: calculateObjectSize(doc) };
-    this.records.add(record);
-    this.bytes += record.size;
+  /**
+   * Adds a document (decoded, or its BSON as stored) without index maintenance;
+   * `rebuildIndexes` must follow (snapshot loading).
+   */
+  bulkLoad(doc: Document | Uint8Array): void {
+    this.records.add(new StoredRecord(this.nextSeq++, doc));
   }
 
+  /** Builds every index from the documents, decoding each document once for all of them. */
   rebuildIndexes(): void {
-    for (const index of this.indexes.values()) index.load(this.records);
+    const entries = new Map<SortedIndex, IndexEntry[]>([...this.indexes.values()].map((index) => [index, []]));
+    for (const record of this.records) {
+      const doc = record.doc;
+      for (const [index, items] of entries) for (const key of index.keysOf(doc)) items.push({ key, record });
+    }
+    for (const [index, items] of entries) index.loadEntries(items);
   }
 
   /** Creates an index over the existing documents; false when an identical one exists. */

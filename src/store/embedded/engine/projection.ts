@@ -1,9 +1,10 @@
-import type { Document } from 'bson';
+import { deserialize, serialize, type Document } from 'bson';
 import { Query } from 'mingo';
 import { cloneDeep } from 'mingo/util';
 import { CommandError } from '../errors';
 import { mingoOptions, type EvaluationOptions } from './mingo-options';
 import { isPlainObject } from './path-values';
+import { withoutTopLevelFields } from './raw-bson';
 
 /** Keeps the stored document's top-level field order (mingo moves `_id` last, MongoDB does not). */
 function inStoredOrder(stored: Document, projected: Document): Document {
@@ -32,4 +33,25 @@ export function compileProjection(projection: unknown, filter: Document, options
     const [projected] = query.find([copyFirst ? cloneDeep(doc) : doc], projection).all() as Document[];
     return projected === undefined ? doc : inStoredOrder(doc, projected);
   };
+}
+
+/**
+ * A projection applied to stored BSON, giving BSON: none (the bytes as stored) and the exclusion
+ * of top-level fields (the `{_id: 0}` of most reads) work on the bytes; anything else decodes,
+ * projects and encodes.
+ */
+export function compileBsonProjection(projection: unknown, filter: Document, options: EvaluationOptions = {}): (bson: Uint8Array) => Uint8Array {
+  if (projection === undefined || projection === null) return (bson) => bson;
+  if (isPlainObject(projection)) {
+    const entries = Object.entries(projection);
+    if (entries.length === 0) return (bson) => bson;
+    const excludesTopLevelOnly = entries.every(([key, value]) => !key.includes('.') && !key.startsWith('$') && (value === 0 || value === false));
+    // `{_id: 0}` alone, or with other exclusions; an exclusion of every field but _id keeps _id.
+    if (excludesTopLevelOnly) {
+      const names = new Set(entries.map(([key]) => key));
+      return (bson) => withoutTopLevelFields(bson, names);
+    }
+  }
+  const present = compileProjection(projection, filter, options);
+  return (bson) => serialize(present(deserialize(bson)));
 }

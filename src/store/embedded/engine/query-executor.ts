@@ -4,7 +4,7 @@ import type { Collection } from './collection';
 import { mingoOptions } from './mingo-options';
 import { planQuery, type IndexScanPlan, type PlanRequest, type QueryPlan } from './query-planner';
 import type { IndexEntry } from './sorted-index';
-import { sortRecords } from './sort';
+import { documentSortKeys, sortRecords, type SortSpec } from './sort';
 import type { StoredRecord } from './stored-record';
 
 export interface QueryRequest extends PlanRequest {
@@ -39,7 +39,7 @@ function scanCandidates(
   collection: Collection,
   plan: QueryPlan,
   counters: { keys: number; docs: number },
-  visit: (record: StoredRecord) => boolean,
+  visit: (record: StoredRecord, key?: readonly unknown[]) => boolean,
 ): void {
   if (plan.kind === 'collscan') {
     for (const record of collection.naturalOrder()) {
@@ -59,7 +59,7 @@ function scanCandidates(
         seen.add(entry.record);
       }
       counters.docs++;
-      going = visit(entry.record);
+      going = visit(entry.record, entry.key);
       return going;
     });
     if (!going) return;
@@ -75,7 +75,7 @@ function scanCandidates(
 function mergeRanges(
   plan: IndexScanPlan & { mergeFrom: number },
   wanted: number,
-  matches: (doc: Document) => boolean,
+  matches: (record: StoredRecord) => boolean,
   counters: { keys: number; docs: number },
 ): StoredRecord[] {
   const taken: IndexEntry[] = [];
@@ -84,7 +84,7 @@ function mergeRanges(
     plan.index.scan(range, plan.reverse, (entry) => {
       counters.keys++;
       counters.docs++;
-      if (!matches(entry.record.doc)) return true;
+      if (!matches(entry.record)) return true;
       taken.push(entry);
       return ++found < wanted;
     });
@@ -120,6 +120,18 @@ function oneEntryPerMatch(plan: IndexScanPlan): boolean {
 }
 
 /**
+ * Where the sort fields are in the plan's index keys, when all are there and no document has
+ * an array on them (an index key then holds exactly the value the document sorts by): the
+ * records of an index scan sort by their entries' keys, without decoding a document.
+ */
+function indexSortPositions(plan: IndexScanPlan, sort: SortSpec): number[] | undefined {
+  const positions = sort.map((field) => plan.index.spec.fields.findIndex((indexField) => indexField.path === field.path));
+  if (positions.some((position) => position < 0 || plan.index.multikeyFields.has(position))) return undefined;
+  // A sparse or partial index may lack documents, but every record of a scan came from it.
+  return positions;
+}
+
+/**
  * How many documents a query matches (after skip and limit). When each match is exactly one
  * entry in the index bounds, that is the number of entries in the ranges: counted by binary
  * search, without visiting anything.
@@ -140,22 +152,41 @@ export function countMatches(collection: Collection, request: QueryRequest): num
 export function runQuery(collection: Collection, request: QueryRequest): QueryResult {
   const started = performance.now();
   const plan = planQuery(collection, request);
-  const matches = plan.kind === 'ixscan' && plan.exact ? () => true : compileFilter(request.filter, request);
   const counters = { keys: 0, docs: 0 };
   const ordered = !request.sort || (plan.kind === 'ixscan' && plan.providesSort);
   const wanted = request.limit > 0 ? request.skip + request.limit : Infinity;
   const enough = ordered ? wanted : Infinity;
+  // Documents are stored as BSON: decoded only when a filter must look at them, and then once
+  // (a sort in memory reuses them, unless the index entries hold what it sorts by).
+  const decoded = new Map<StoredRecord, Document>();
+  const filter = plan.kind === 'ixscan' && plan.exact ? undefined : compileFilter(request.filter, request);
+  const sortPositions = !ordered && request.sort && plan.kind === 'ixscan' ? indexSortPositions(plan, request.sort) : undefined;
+  const keptDocs = !ordered && request.sort !== undefined && sortPositions === undefined;
+  const matches = (record: StoredRecord): boolean => {
+    if (filter === undefined) return true;
+    const doc = record.doc;
+    if (!filter(doc)) return false;
+    if (keptDocs) decoded.set(record, doc);
+    return true;
+  };
 
   let records: StoredRecord[] = [];
+  const sortKeys = new Map<StoredRecord, unknown[]>();
   if (plan.kind === 'ixscan' && plan.mergeFrom !== undefined) {
     records = mergeRanges(plan as IndexScanPlan & { mergeFrom: number }, wanted, matches, counters);
   } else {
-    scanCandidates(collection, plan, counters, (record) => {
-      if (matches(record.doc)) records.push(record);
+    scanCandidates(collection, plan, counters, (record, key) => {
+      if (!matches(record)) return true;
+      records.push(record);
+      if (sortPositions && key) sortKeys.set(record, sortPositions.map((position) => key[position]));
       return records.length < enough;
     });
   }
-  if (!ordered && request.sort) records = sortRecords(records, request.sort, wanted);
+  if (!ordered && request.sort) {
+    const fromIndex = (record: StoredRecord): unknown[] => sortKeys.get(record)!;
+    const fromDocuments = documentSortKeys(request.sort, (record) => decoded.get(record) ?? record.doc);
+    records = sortRecords(records, request.sort, wanted, sortPositions ? fromIndex : fromDocuments);
+  }
   if (request.skip > 0 || wanted !== Infinity) records = records.slice(request.skip, wanted);
 
   const stats: ExecutionStats = {

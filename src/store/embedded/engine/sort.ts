@@ -60,13 +60,27 @@ function comparator(spec: SortSpec): (a: Keyed, b: Keyed) => number {
   };
 }
 
+/** The values a record sorts by, one per sort field, read from its document (decoded once). */
+export function documentSortKeys(spec: SortSpec, docOf: (record: StoredRecord) => Document = (record) => record.doc): (record: StoredRecord) => unknown[] {
+  return (record) => {
+    const doc = docOf(record);
+    return spec.map((field) => sortKey(doc, field));
+  };
+}
+
 /**
  * Sorts records in MongoDB order, stable. When only the first `wanted` are needed (limit),
- * keeps a bounded sorted buffer instead of sorting everything.
+ * keeps a bounded sorted buffer instead of sorting everything. `sortKeysOf` gives the values a
+ * record sorts by (from its document, or from an index entry that holds them).
  */
-export function sortRecords(records: readonly StoredRecord[], spec: SortSpec, wanted = Infinity): StoredRecord[] {
+export function sortRecords(
+  records: readonly StoredRecord[],
+  spec: SortSpec,
+  wanted = Infinity,
+  sortKeysOf: (record: StoredRecord) => unknown[] = documentSortKeys(spec),
+): StoredRecord[] {
   const compare = comparator(spec);
-  const keyed = (record: StoredRecord, position: number): Keyed => ({ record, keys: spec.map((field) => sortKey(record.doc, field)), position });
+  const keyed = (record: StoredRecord, position: number): Keyed => ({ record, keys: sortKeysOf(record), position });
   if (wanted * 4 >= records.length) {
     return records.map(keyed).sort(compare).map((k) => k.record);
   }

@@ -2,6 +2,7 @@ import { deserialize, serialize, type Document } from 'bson';
 import type { Catalog } from '../engine/catalog';
 import type { Collection } from '../engine/collection';
 import { describeIndex, ID_INDEX_NAME, parseIndexSpec } from '../engine/index-spec';
+import { embeddedDocument, wrapDocument } from '../engine/raw-bson';
 import { RecordFileReader, RecordFileWriter } from './record-file';
 
 const FORMAT = 'candidate-directory-embedded-store';
@@ -21,7 +22,8 @@ export function writeSnapshot(path: string, catalog: Catalog, generation: number
     for (const collection of catalog.collections(db)) {
       collections++;
       writer.write(serialize(collectionRecord(collection)));
-      for (const record of collection.naturalOrder()) writer.write(serialize({ t: 'doc', d: record.doc }));
+      // `{t: 'doc', d: <document>}` around the stored bytes, without decoding them.
+      for (const record of collection.naturalOrder()) writer.write(wrapDocument('t', 'doc', 'd', record.bson));
     }
   }
   writer.write(serialize({ t: 'end', collections }));
@@ -53,6 +55,13 @@ export function loadSnapshot(path: string, catalog: Catalog): number {
   };
 
   for (const payload of reader.payloads()) {
+    // Documents, the bulk of a snapshot, are kept as the bytes they are in the file.
+    const stored = embeddedDocument(payload, 'd');
+    if (stored !== undefined) {
+      if (!current) throw new Error(`${path}: document outside a collection`);
+      current.collection.bulkLoad(Uint8Array.prototype.slice.call(stored));
+      continue;
+    }
     const record = deserialize(payload);
     switch (record.t) {
       case 'header':
@@ -65,10 +74,6 @@ export function loadSnapshot(path: string, catalog: Catalog): number {
           collection: catalog.createCollection(record.db as string, record.c as string, record.options as Document),
           indexes: record.indexes as Document[],
         };
-        break;
-      case 'doc':
-        if (!current) throw new Error(`${path}: document outside a collection`);
-        current.collection.bulkLoad(record.d as Document);
         break;
       case 'end':
         finishCollection();
