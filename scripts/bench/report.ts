@@ -30,6 +30,8 @@ export interface RunReport {
   sizes: SizeRun[];
   baselines: Measurement[];
   baselineBodyBytes?: number;
+  /** size of the search limit=100 body of the third baseline */
+  searchBodyBytes?: number;
   wallS: number;
   leftovers: string[];
   problems: string[];
@@ -164,10 +166,15 @@ export function goals(report: RunReport): string[] {
     if (!loaded) {
       lines.push('- REST search limit 100 at 100k: p99 < 50 ms: **not measured in this run** (needs size 100000).');
     } else {
+      const floor = report.baselines.find((m) => m.scenario.key === 'baseline-http-search-100' && !m.failed);
+      const floorText = floor
+        ? `; bare node:http answering a pre-serialised body of the same size (${report.searchBodyBytes ?? '?'} bytes), same load: p99 ${ms(floor.p99Ms)} ms, p50 ${ms(floor.p50Ms)} ms, ${rate(floor.reqPerS)} req/s`
+        : '';
       const cold = find(report, largest, 'rest-search-100-caches-off');
       const coldProbe = find(report, largest, 'rest-search-100-1c-caches-off');
       const probeText =
         (probe ? `; unloaded (1 connection): p99 ${ms(probe.p99Ms)} ms, p50 ${ms(probe.p50Ms)} ms` : '') +
+        floorText +
         (cold ? `; read caches off: p99 ${ms(cold.p99Ms)} ms at ${cold.connections} connections${flagged(cold)}` : '') +
         (coldProbe ? `, unloaded p99 ${ms(coldProbe.p99Ms)} ms, p50 ${ms(coldProbe.p50Ms)} ms` : '');
       lines.push(

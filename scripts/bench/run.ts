@@ -183,15 +183,27 @@ async function typicalByIdBody(url: string, apiKey: string, ids: readonly string
   return bodies[Math.floor(bodies.length / 2)]!;
 }
 
-async function runBaselines(bodyFile: string, context: ScenarioContext, options: Options, runDir: string): Promise<Measurement[]> {
+/** The bodies the baseline servers answer with, taken from the service at the first size. */
+interface BaselineBodies {
+  /** a REST by-id answer of median size */
+  file?: string;
+  /** the REST search limit=100 answer */
+  searchFile?: string;
+  context?: ScenarioContext;
+}
+
+async function runBaselines(bodies: Required<Pick<BaselineBodies, 'file' | 'context'>> & BaselineBodies, options: Options, runDir: string): Promise<Measurement[]> {
   const results: Measurement[] = [];
+  const { context } = bodies;
   const servers = [
-    { mode: 'http', key: 'baseline-http', label: 'Baseline: bare node:http, by-id body' },
-    { mode: 'express', key: 'baseline-express', label: 'Baseline: bare Express route, by-id body' },
+    { mode: 'http', key: 'baseline-http', label: 'Baseline: bare node:http, by-id body', body: bodies.file },
+    { mode: 'express', key: 'baseline-express', label: 'Baseline: bare Express route, by-id body', body: bodies.file },
+    // What this machine can serve of a body as large as a page of 100 candidates: the floor of the search-100 latency.
+    ...(bodies.searchFile ? [{ mode: 'http', key: 'baseline-http-search-100', label: 'Baseline: bare node:http, search limit=100 body', body: bodies.searchFile }] : []),
   ];
   for (const server of servers) {
     if (options.scenarios && !options.scenarios.has(server.key)) continue;
-    const child = forkChild(`baseline ${server.mode}`, path.join(__dirname, 'baseline-server.ts'), [server.mode, bodyFile], {
+    const child = forkChild(`baseline ${server.mode}`, path.join(__dirname, 'baseline-server.ts'), [server.mode, server.body], {
       cwd: REPO,
       logFile: path.join(runDir, `baseline-${server.mode}.log`),
     });
@@ -280,7 +292,7 @@ async function benchmarkSize(
   state: RunState,
   runDir: string,
   runTag: string,
-  baselineBody: { file?: string; context?: ScenarioContext },
+  baselineBody: BaselineBodies,
 ): Promise<void> {
   const { report } = state;
   const { size } = result;
@@ -368,6 +380,13 @@ async function benchmarkSize(
       fs.writeFileSync(baselineBody.file, body);
       baselineBody.context = context;
       report.baselineBodyBytes = body.length;
+      const search = await fetch(`${service.url}/v1/candidates?limit=100`, { headers: { 'x-api-key': apiKey }, signal: AbortSignal.timeout(60_000) });
+      if (search.status === 200) {
+        const searchBody = Buffer.from(await search.arrayBuffer());
+        baselineBody.searchFile = path.join(runDir, 'search-100-body.json');
+        fs.writeFileSync(baselineBody.searchFile, searchBody);
+        report.searchBodyBytes = searchBody.length;
+      }
     }
     const scenarios = serviceScenarios(context).filter(wanted);
     // Reads first, on the data exactly as seeded; writes last.
@@ -447,7 +466,7 @@ async function main(): Promise<number> {
   log(`keys CLI --unlimited: ${unlimitedKeys ? 'yes' : 'no'}; compiled-execution switch: ${compiledSwitch ? `${compiledSwitch.env}=${compiledSwitch.off}` : 'none'}`);
 
   const state: RunState = { report };
-  const baselineBody: { file?: string; context?: ScenarioContext } = {};
+  const baselineBody: BaselineBodies = {};
   for (const [i, size] of opts.sizes.entries()) {
     // Pushed first: what a size measured before a failure is still reported.
     const result: SizeRun = { size, measurements: [], variants: [] };
@@ -463,7 +482,7 @@ async function main(): Promise<number> {
     if (i === 0 && opts.baselines) {
       if (baselineBody.file && baselineBody.context) {
         try {
-          report.baselines = await runBaselines(baselineBody.file, baselineBody.context, opts, runDir);
+          report.baselines = await runBaselines(baselineBody as Required<BaselineBodies>, opts, runDir);
         } catch (error) {
           report.problems.push(`Baselines failed: ${error instanceof Error ? error.message : String(error)}`);
         }

@@ -12,6 +12,12 @@ const MAX_RANGES = 1000;
 /** How much dearer a candidate sorted in memory is than one read in order from an index. */
 const IN_MEMORY_SORT_FACTOR = 1.5;
 
+/**
+ * How much dearer an entry is when its document must be decoded and filtered (inexact bounds)
+ * than when the bounds alone decide (documents are stored as BSON; an exact plan decodes none).
+ */
+const FILTER_FACTOR = 4;
+
 export interface IndexScanPlan {
   readonly kind: 'ixscan';
   readonly index: SortedIndex;
@@ -183,12 +189,13 @@ export function planQuery(collection: Collection, request: PlanRequest): QueryPl
   const wanted = request.limit > 0 ? request.skip + request.limit : Infinity;
   const matchesAtMost = mostSelective?.estimate ?? collection.count;
   const cost = (plan: QueryPlan): number => {
+    const perEntry = plan.kind === 'ixscan' && plan.exact ? 1 : FILTER_FACTOR;
     if (plan.kind === 'ixscan' && plan.providesSort) {
       // A merge reads up to that many from each of its ranges.
       const perRange = plan.mergeFrom === undefined ? 0 : plan.ranges.length;
-      return Math.min(plan.estimate, (wanted * plan.estimate) / Math.max(1, matchesAtMost) + perRange);
+      return perEntry * Math.min(plan.estimate, (wanted * plan.estimate) / Math.max(1, matchesAtMost) + perRange);
     }
-    return plan.estimate * IN_MEMORY_SORT_FACTOR;
+    return perEntry * plan.estimate * IN_MEMORY_SORT_FACTOR;
   };
   return [...bounded, ...walks, collscan].reduce((best, plan) => (cost(plan) < cost(best) ? plan : best));
 }
