@@ -3,17 +3,18 @@ import { SingleBar, Presets } from 'cli-progress';
 import type { Db } from 'mongodb';
 import { CandidateRepository } from '../candidates/candidate-repository';
 import { loadConfig, type Config } from '../config';
-import { startEmbeddedStore } from '../store/embedded/index';
-import { COLLECTIONS, ensureIndexes } from '../store/indexes';
+import { COLLECTIONS, ensureIndexes, INDEXES } from '../store/indexes';
 import { connectDatabase } from '../store/mongo';
 import { DemoGenerator, isDemoSeed, MAX_DEMO_SEED } from './demo-generator';
 import { seedDemoData, type SeedCounts, type SeedProgress } from './seed-demo-data';
+import { startSeedStore, type SeedStore } from './seed-store';
 
 /**
  * `npm run seed -- --candidates <n> [--seed <s>] [--append | --drop]`
  *
  * Writes demo data through the driver: to MONGODB_URI when set, otherwise to the embedded
- * store on DATA_DIR, started in this process (so the service must not be running on it).
+ * store on DATA_DIR, started in a worker thread of this process (so the service must not be
+ * running on it).
  *
  * A database that already holds candidates is left alone unless told otherwise:
  * - `--drop` first drops the demo collections (candidates, candidateIdentities,
@@ -119,8 +120,16 @@ export async function seedWithOptions(
       throw new SeedRefusedError(`Seed ${options.seed} was already used on this database: append with another --seed.`);
     }
   }
+  // Loaded in bulk: while the documents go in, only the unique indexes exist (they are what makes
+  // a repeated seed a conflict); every other index is built afterwards over all the data, which
+  // costs far less than updating it document by document. A seed that stops half way leaves them
+  // to the service, which ensures every index when it starts.
+  await ensureIndexes(db, INDEXES.filter((index) => index.options.unique === true));
+  const counts = await seedDemoData(db, { candidates: options.candidates, seed: options.seed, onProgress });
+  onProgress?.({ phase: 'indexes', done: 0, total: INDEXES.length });
   await ensureIndexes(db);
-  return seedDemoData(db, { candidates: options.candidates, seed: options.seed, onProgress });
+  onProgress?.({ phase: 'indexes', done: INDEXES.length, total: INDEXES.length });
+  return counts;
 }
 
 function ignoreMissingCollection(error: unknown): void {
@@ -189,6 +198,13 @@ function progressLines(io: SeedCliIo): ProgressOutput {
   };
 }
 
+/**
+ * The store thread answers nothing while it builds the indexes over every candidate, which takes
+ * seconds; the driver's server monitor must not take that for an outage (its check times out
+ * after connectTimeoutMS, 5 s by default here).
+ */
+const STORE_THREAD_TIMEOUTS = { connectTimeoutMS: 60_000 };
+
 /** True when the embedded store refused the data directory because a running service holds it. */
 export function isDataDirInUse(error: unknown): boolean {
   for (let e: unknown = error; e instanceof Error; e = e.cause) {
@@ -217,12 +233,12 @@ export async function runSeedCli(
   }
 
   const started = process.hrtime.bigint();
-  let store: { uri: string; close(): Promise<void> } | undefined;
+  let store: SeedStore | undefined;
   let target: string;
   try {
     if (config.mongodbUri === '') {
       try {
-        store = await startEmbeddedStore({ dbPath: config.dataDir, port: 0 });
+        store = await startSeedStore(config.dataDir);
       } catch (error) {
         if (!isDataDirInUse(error)) throw error;
         io.stderr.write(
@@ -235,7 +251,9 @@ export async function runSeedCli(
     } else {
       target = 'MONGODB_URI';
     }
-    const database = await connectDatabase(store?.uri ?? config.mongodbUri, config.mongodbDb);
+    const database = store
+      ? await connectDatabase(store.uri, config.mongodbDb, STORE_THREAD_TIMEOUTS)
+      : await connectDatabase(config.mongodbUri, config.mongodbDb);
     const progress = progressReporter(
       io,
       `Seeding ${options.candidates} candidates (seed ${options.seed}) into ${target}, database ${config.mongodbDb}`,

@@ -7,7 +7,8 @@ import { SavedListRepository } from '../candidates/saved-list-repository';
 import { loadReferenceData } from '../reference/load-reference-data';
 import { DemoGenerator } from './demo-generator';
 
-export type SeedPhase = 'reference' | 'jobOpportunities' | 'candidates' | 'savedLists';
+/** `indexes`: the seed CLI building the indexes left out while the documents went in. */
+export type SeedPhase = 'reference' | 'jobOpportunities' | 'candidates' | 'savedLists' | 'indexes';
 
 export interface SeedProgress {
   phase: SeedPhase;

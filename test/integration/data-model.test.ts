@@ -202,6 +202,17 @@ describe('demo data seeding', () => {
     expect(await new CandidateRepository(db).countAll()).toBe(20);
   });
 
+  it('when a database without indexes is seeded, then every index exists afterwards', async () => {
+    const db = newDatabase('seed_indexes');
+
+    await seedWithOptions(db, { candidates: 40, seed: 6, mode: 'refuse' });
+
+    for (const index of INDEXES) {
+      const names = (await db.collection(index.collection).listIndexes().toArray()).map((existing) => existing.name as string);
+      expect(names).toContain(index.options.name);
+    }
+  });
+
   it('when the same seed is written twice without the CLI checks, then the duplicates are a ConflictError', async () => {
     const db = await freshDatabase('seed_conflict');
     await seedDemoData(db, { candidates: 20, seed: 4 });

@@ -1,7 +1,8 @@
-import { UUID, type Document } from 'bson';
+import { deserialize, serialize, UUID, type Document } from 'bson';
 import { CommandError } from '../errors';
 import type { Change } from './change-log';
 import { duplicateKeyError } from './duplicate-key';
+import { valueLength } from './raw-bson';
 import { classifyIndexRequest, describeIndex, ID_INDEX_NAME, idIndexSpec, type IndexSpec } from './index-spec';
 import { SortedIndex, type IndexEntry } from './sorted-index';
 import { StoredRecord } from './stored-record';
@@ -16,6 +17,75 @@ function sameKeys(a: readonly unknown[][], b: readonly unknown[][]): boolean {
     for (let j = 0; j < a[i].length; j++) if (compareValues(a[i][j], b[i][j]) !== 0) return false;
   }
   return true;
+}
+
+/** True when the bytes from `start` to `end` spell one of `names`. */
+function isOneOf(bson: Uint8Array, start: number, end: number, names: readonly Uint8Array[]): boolean {
+  search: for (const name of names) {
+    if (end - start !== name.length) continue;
+    for (let i = 0; i < name.length; i++) if (bson[start + i] !== name[i]) continue search;
+    return true;
+  }
+  return false;
+}
+
+const ID_NAME = [Buffer.from('_id', 'utf8')];
+
+/**
+ * `bson` with its `_id` element moved to the front, where MongoDB stores it (drivers append the
+ * _id they generate), rearranged in place rather than through a reordered copy of the object.
+ */
+function withIdFirstInPlace(bson: Uint8Array): Uint8Array {
+  const view = new DataView(bson.buffer, bson.byteOffset, bson.byteLength);
+  const total = view.getInt32(0, true);
+  for (let offset = 4; offset < total - 1; ) {
+    let nameEnd = offset + 1;
+    while (bson[nameEnd] !== 0) nameEnd++;
+    const end = nameEnd + 1 + valueLength(bson, view, bson[offset], nameEnd + 1);
+    if (isOneOf(bson, offset + 1, nameEnd, ID_NAME)) {
+      if (offset === 4) return bson;
+      // A copy (Buffer's own slice would share the bytes about to be moved).
+      const element = Uint8Array.prototype.slice.call(bson, offset, end);
+      bson.copyWithin(4 + element.length, 4, offset);
+      bson.set(element, 4);
+      return bson;
+    }
+    offset = end;
+  }
+  return bson;
+}
+
+/**
+ * The document reduced to the named top-level fields (distinct names), decoded from its BSON
+ * without decoding the rest. Index keys depend only on the top-level fields their paths start
+ * with, so building an index over stored documents needs no more than this: a small part of a
+ * full decode. Stored BSON is always the encoding of an object, where a name occurs once, so the
+ * walk ends at the last field wanted.
+ */
+function topLevelFields(bson: Uint8Array, names: readonly Uint8Array[]): Document {
+  const view = new DataView(bson.buffer, bson.byteOffset, bson.byteLength);
+  const total = view.getInt32(0, true);
+  const kept: number[] = [];
+  let size = 4 + 1;
+  for (let offset = 4; offset < total - 1 && kept.length < 2 * names.length; ) {
+    let nameEnd = offset + 1;
+    while (bson[nameEnd] !== 0) nameEnd++;
+    const end = nameEnd + 1 + valueLength(bson, view, bson[offset], nameEnd + 1);
+    if (isOneOf(bson, offset + 1, nameEnd, names)) {
+      kept.push(offset, end);
+      size += end - offset;
+    }
+    offset = end;
+  }
+  const reduced = Buffer.allocUnsafe(size);
+  reduced.writeInt32LE(size, 0);
+  let at = 4;
+  for (let i = 0; i < kept.length; i += 2) {
+    reduced.set(bson.subarray(kept[i], kept[i + 1]), at);
+    at += kept[i + 1] - kept[i];
+  }
+  reduced[at] = 0;
+  return deserialize(reduced);
 }
 
 /**
@@ -82,7 +152,7 @@ export class Collection {
   insert(doc: Document): StoredRecord {
     const keys = this.indexKeys(doc);
     this.assertUnique(keys);
-    const record = new StoredRecord(this.nextSeq++, doc);
+    const record = new StoredRecord(this.nextSeq++, withIdFirstInPlace(serialize(doc)));
     this.records.add(record);
     for (const [index, indexKeys] of keys) index.insert(record, indexKeys);
     this.log({ t: 'put', db: this.db, c: this.name, d: doc });
@@ -118,32 +188,58 @@ export class Collection {
     this.records.add(new StoredRecord(this.nextSeq++, doc));
   }
 
-  /** Builds every index from the documents, decoding each document once for all of them. */
+  /** Builds every index from the documents. */
   rebuildIndexes(): void {
-    const entries = new Map<SortedIndex, IndexEntry[]>([...this.indexes.values()].map((index) => [index, []]));
-    for (const record of this.records) {
-      const doc = record.doc;
-      for (const [index, items] of entries) for (const key of index.keysOf(doc)) items.push({ key, record });
-    }
-    for (const [index, items] of entries) index.loadEntries(items);
+    this.build([...this.indexes.values()]);
   }
 
   /** Creates an index over the existing documents; false when an identical one exists. */
   createIndex(spec: IndexSpec): boolean {
-    if (classifyIndexRequest(spec, this.indexList().map((index) => index.spec)) === 'exists') return false;
-    const index = new SortedIndex(spec);
-    index.load(this.records);
-    if (spec.unique) this.assertNoDuplicates(index);
-    this.indexes.set(spec.name, index);
-    const { v: _version, ...raw } = describeIndex(spec);
-    this.log({ t: 'createIndex', db: this.db, c: this.name, spec: raw });
-    return true;
+    return this.createIndexes([spec]) === 1;
+  }
+
+  /**
+   * Creates indexes over the existing documents, reading each document once for all of them;
+   * those identical to an existing one are left out. All or nothing: returns how many were made.
+   */
+  createIndexes(specs: readonly IndexSpec[]): number {
+    const created: SortedIndex[] = [];
+    for (const spec of specs) {
+      const existing = [...this.indexes.values(), ...created].map((index) => index.spec);
+      if (classifyIndexRequest(spec, existing) !== 'exists') created.push(new SortedIndex(spec));
+    }
+    this.build(created);
+    for (const index of created) if (index.spec.unique) this.assertNoDuplicates(index);
+    for (const index of created) {
+      this.indexes.set(index.name, index);
+      const { v: _version, ...raw } = describeIndex(index.spec);
+      this.log({ t: 'createIndex', db: this.db, c: this.name, spec: raw });
+    }
+    return created.length;
   }
 
   dropIndex(name: string): void {
     if (name === ID_INDEX_NAME) throw new CommandError('InvalidOptions', 'cannot drop _id index');
     if (!this.indexes.delete(name)) throw new CommandError('IndexNotFound', `index not found with name [${name}]`);
     this.log({ t: 'dropIndex', db: this.db, c: this.name, name });
+  }
+
+  /**
+   * Fills `indexes` from the stored documents in one pass, decoding of each document only the
+   * top-level fields the indexes read (all of it when a partial filter may look anywhere).
+   */
+  private build(indexes: readonly SortedIndex[]): void {
+    if (indexes.length === 0) return;
+    const entries = indexes.map((): IndexEntry[] => []);
+    const whole = indexes.some((index) => index.spec.partialFilterExpression !== undefined);
+    const names = [...new Set(indexes.flatMap((index) => index.spec.fields.map((field) => field.parts[0])))].map((name) =>
+      Buffer.from(name, 'utf8'),
+    );
+    for (const record of this.records) {
+      const doc = whole ? record.doc : topLevelFields(record.bson, names);
+      for (let i = 0; i < indexes.length; i++) for (const key of indexes[i].keysOf(doc)) entries[i].push({ key, record });
+    }
+    for (let i = 0; i < indexes.length; i++) indexes[i].loadEntries(entries[i]);
   }
 
   private indexKeys(doc: Document): IndexKeys {

@@ -6,7 +6,7 @@
  */
 
 /** Bytes of the value of an element of `type` that starts at `offset`. */
-function valueLength(bson: Uint8Array, view: DataView, type: number, offset: number): number {
+export function valueLength(bson: Uint8Array, view: DataView, type: number, offset: number): number {
   switch (type) {
     case 0x01: // double
     case 0x09: // UTC datetime

@@ -7,7 +7,7 @@ import { isPlainObject } from './path-values';
 import { runQuery } from './query-executor';
 import type { SortSpec } from './sort';
 import type { StoredRecord } from './stored-record';
-import { updatedDocument, upsertedDocument, withIdFirst, type UpdateContext, type UpdateSpec } from './update-document';
+import { updatedDocument, upsertedDocument, type UpdateContext, type UpdateSpec } from './update-document';
 
 export interface Selection extends UpdateContext {
   readonly sort?: SortSpec;
@@ -28,7 +28,7 @@ function select(collection: Collection, selection: Selection): StoredRecord[] {
   }).records;
 }
 
-/** Checks a document about to be inserted and gives it an `_id` (first) when it has none. */
+/** Checks a document about to be inserted and gives it an `_id` when it has none. */
 export function prepareInsert(doc: unknown): Document {
   if (!isPlainObject(doc)) throw new CommandError('TypeMismatch', 'document to insert must be an object');
   if (!('_id' in doc)) return { _id: new ObjectId(), ...doc };
@@ -37,7 +37,8 @@ export function prepareInsert(doc: unknown): Document {
   if (id instanceof RegExp || (id as { _bsontype?: string } | null)?._bsontype === 'BSONRegExp') {
     throw new CommandError('BadValue', "can't use a regex for _id");
   }
-  return withIdFirst(doc);
+  // Wherever _id is here (drivers append the one they generate), the collection stores it first.
+  return doc;
 }
 
 export interface UpdateOutcome {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { serialize } from 'bson';
 import type { Change, ChangeLog } from '../engine/change-log';
-import { frameRecord } from './record-file';
+import { frameHeader } from './record-file';
 
 interface Waiter {
   readonly sequence: number;
@@ -16,7 +16,7 @@ interface Waiter {
  * so concurrent writers share fsyncs (group commit).
  */
 export class Journal implements ChangeLog {
-  private pending: Buffer[] = [];
+  private pending: Uint8Array[] = [];
   private appended = 0;
   private durable = 0;
   private waiters: Waiter[] = [];
@@ -35,7 +35,8 @@ export class Journal implements ChangeLog {
   }
 
   append(change: Change): void {
-    this.pending.push(frameRecord(serialize(change)));
+    const payload = serialize(change);
+    this.pending.push(frameHeader(payload), payload);
     this.appended++;
   }
 

@@ -14,12 +14,12 @@ const MAX_RECORD_BYTES = 64 * 1024 * 1024;
 
 const READ_CHUNK_BYTES = 4 * 1024 * 1024;
 
-export function frameRecord(payload: Uint8Array): Buffer {
-  const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + payload.length);
-  frame.writeUInt32LE(payload.length, 0);
-  frame.writeUInt32LE(crc32(payload), 4);
-  frame.set(payload, FRAME_HEADER_BYTES);
-  return frame;
+/** The frame header of `payload`; written just before it, so the payload is never copied into a frame. */
+export function frameHeader(payload: Uint8Array): Buffer {
+  const header = Buffer.allocUnsafe(FRAME_HEADER_BYTES);
+  header.writeUInt32LE(payload.length, 0);
+  header.writeUInt32LE(crc32(payload), 4);
+  return header;
 }
 
 /** Reads the intact records of a file, front to back, without loading it whole. */
@@ -82,7 +82,7 @@ export class RecordFileReader {
 /** Buffered synchronous writer of framed records, for snapshots. */
 export class RecordFileWriter {
   private readonly fd: number;
-  private pending: Buffer[] = [];
+  private pending: Uint8Array[] = [];
   private pendingBytes = 0;
 
   constructor(path: string) {
@@ -90,9 +90,8 @@ export class RecordFileWriter {
   }
 
   write(payload: Uint8Array): void {
-    const frame = frameRecord(payload);
-    this.pending.push(frame);
-    this.pendingBytes += frame.length;
+    this.pending.push(frameHeader(payload), payload);
+    this.pendingBytes += FRAME_HEADER_BYTES + payload.length;
     if (this.pendingBytes >= READ_CHUNK_BYTES) this.flush();
   }
 

@@ -50,7 +50,7 @@ export function loadSnapshot(path: string, catalog: Catalog): number {
   const finishCollection = (): void => {
     if (!current) return;
     current.collection.rebuildIndexes();
-    for (const spec of current.indexes) current.collection.createIndex(parseIndexSpec(spec));
+    current.collection.createIndexes(current.indexes.map(parseIndexSpec));
     current = undefined;
   };
 

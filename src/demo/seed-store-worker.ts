@@ -1,0 +1,42 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { startEmbeddedStore, type EmbeddedStore } from '../store/embedded/index';
+import type { SeedStoreReply, SeedStoreRequest, SeedStoreWorkerData } from './seed-store';
+
+/**
+ * The worker thread of startSeedStore: runs the embedded store on the data directory it is
+ * given and closes it (journal flushed) when asked to. The thread ends once the store is closed.
+ */
+function reply(message: SeedStoreReply): void {
+  parentPort!.postMessage(message);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function run(): Promise<void> {
+  const { dataDir } = workerData as SeedStoreWorkerData;
+  let store: EmbeddedStore;
+  try {
+    store = await startEmbeddedStore({ dbPath: dataDir, port: 0 });
+  } catch (error) {
+    reply({ type: 'failed', message: messageOf(error) });
+    return;
+  }
+  parentPort!.once('message', (request: SeedStoreRequest) => {
+    if (request.type !== 'close') return;
+    store.close().then(
+      () => {
+        reply({ type: 'closed' });
+        parentPort!.close();
+      },
+      (error: unknown) => {
+        reply({ type: 'failed', message: messageOf(error) });
+        parentPort!.close();
+      },
+    );
+  });
+  reply({ type: 'ready', uri: store.uri });
+}
+
+void run();
