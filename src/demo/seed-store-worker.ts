@@ -2,10 +2,6 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { startEmbeddedStore, type EmbeddedStore } from '../store/embedded/index';
 import type { SeedStoreReply, SeedStoreRequest, SeedStoreWorkerData } from './seed-store';
 
-/**
- * The worker thread of startSeedStore: runs the embedded store on the data directory it is
- * given and closes it (journal flushed) when asked to. The thread ends once the store is closed.
- */
 function reply(message: SeedStoreReply): void {
   parentPort!.postMessage(message);
 }
@@ -14,6 +10,10 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * The worker thread of startSeedStore: runs the embedded store on the data directory it is
+ * given and closes it (journal flushed) when asked to. The thread ends once the store is closed.
+ */
 async function run(): Promise<void> {
   const { dataDir } = workerData as SeedStoreWorkerData;
   let store: EmbeddedStore;
