@@ -2,7 +2,7 @@ import { deserialize, serialize, UUID, type Document } from 'bson';
 import { CommandError } from '../errors';
 import type { Change } from './change-log';
 import { duplicateKeyError } from './duplicate-key';
-import { valueLength } from './raw-bson';
+import { fieldNames, onlyTopLevelFields, withIdFirstInPlace } from './raw-bson';
 import { classifyIndexRequest, describeIndex, ID_INDEX_NAME, idIndexSpec, type IndexSpec } from './index-spec';
 import { SortedIndex, type IndexEntry } from './sorted-index';
 import { StoredRecord } from './stored-record';
@@ -17,75 +17,6 @@ function sameKeys(a: readonly unknown[][], b: readonly unknown[][]): boolean {
     for (let j = 0; j < a[i].length; j++) if (compareValues(a[i][j], b[i][j]) !== 0) return false;
   }
   return true;
-}
-
-/** True when the bytes from `start` to `end` spell one of `names`. */
-function isOneOf(bson: Uint8Array, start: number, end: number, names: readonly Uint8Array[]): boolean {
-  search: for (const name of names) {
-    if (end - start !== name.length) continue;
-    for (let i = 0; i < name.length; i++) if (bson[start + i] !== name[i]) continue search;
-    return true;
-  }
-  return false;
-}
-
-const ID_NAME = [Buffer.from('_id', 'utf8')];
-
-/**
- * `bson` with its `_id` element moved to the front, where MongoDB stores it (drivers append the
- * _id they generate), rearranged in place rather than through a reordered copy of the object.
- */
-function withIdFirstInPlace(bson: Uint8Array): Uint8Array {
-  const view = new DataView(bson.buffer, bson.byteOffset, bson.byteLength);
-  const total = view.getInt32(0, true);
-  for (let offset = 4; offset < total - 1; ) {
-    let nameEnd = offset + 1;
-    while (bson[nameEnd] !== 0) nameEnd++;
-    const end = nameEnd + 1 + valueLength(bson, view, bson[offset], nameEnd + 1);
-    if (isOneOf(bson, offset + 1, nameEnd, ID_NAME)) {
-      if (offset === 4) return bson;
-      // A copy (Buffer's own slice would share the bytes about to be moved).
-      const element = Uint8Array.prototype.slice.call(bson, offset, end);
-      bson.copyWithin(4 + element.length, 4, offset);
-      bson.set(element, 4);
-      return bson;
-    }
-    offset = end;
-  }
-  return bson;
-}
-
-/**
- * The document reduced to the named top-level fields (distinct names), decoded from its BSON
- * without decoding the rest. Index keys depend only on the top-level fields their paths start
- * with, so building an index over stored documents needs no more than this: a small part of a
- * full decode. Stored BSON is always the encoding of an object, where a name occurs once, so the
- * walk ends at the last field wanted.
- */
-function topLevelFields(bson: Uint8Array, names: readonly Uint8Array[]): Document {
-  const view = new DataView(bson.buffer, bson.byteOffset, bson.byteLength);
-  const total = view.getInt32(0, true);
-  const kept: number[] = [];
-  let size = 4 + 1;
-  for (let offset = 4; offset < total - 1 && kept.length < 2 * names.length; ) {
-    let nameEnd = offset + 1;
-    while (bson[nameEnd] !== 0) nameEnd++;
-    const end = nameEnd + 1 + valueLength(bson, view, bson[offset], nameEnd + 1);
-    if (isOneOf(bson, offset + 1, nameEnd, names)) {
-      kept.push(offset, end);
-      size += end - offset;
-    }
-    offset = end;
-  }
-  const reduced = Buffer.allocUnsafe(size);
-  reduced.writeInt32LE(size, 0);
-  let at = 4;
-  for (let i = 0; i < kept.length; i += 2) {
-    reduced.set(bson.subarray(kept[i], kept[i + 1]), at);
-    at += kept[i + 1] - kept[i];
-  }
-  reduced[at] = 0;
-  return deserialize(reduced);
 }
 
 /**
@@ -232,11 +163,9 @@ export class Collection {
     if (indexes.length === 0) return;
     const entries = indexes.map((): IndexEntry[] => []);
     const whole = indexes.some((index) => index.spec.partialFilterExpression !== undefined);
-    const names = [...new Set(indexes.flatMap((index) => index.spec.fields.map((field) => field.parts[0])))].map((name) =>
-      Buffer.from(name, 'utf8'),
-    );
+    const names = fieldNames(indexes.flatMap((index) => index.spec.fields.map((field) => field.parts[0])));
     for (const record of this.records) {
-      const doc = whole ? record.doc : topLevelFields(record.bson, names);
+      const doc = whole ? record.doc : deserialize(onlyTopLevelFields(record.bson, names));
       for (let i = 0; i < indexes.length; i++) for (const key of indexes[i].keysOf(doc)) entries[i].push({ key, record });
     }
     for (let i = 0; i < indexes.length; i++) indexes[i].loadEntries(entries[i]);

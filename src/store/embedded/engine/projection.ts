@@ -4,7 +4,7 @@ import { cloneDeep } from 'mingo/util';
 import { CommandError } from '../errors';
 import { mingoOptions, type EvaluationOptions } from './mingo-options';
 import { isPlainObject } from './path-values';
-import { withoutTopLevelFields } from './raw-bson';
+import { fieldNames, withoutTopLevelFields } from './raw-bson';
 
 /** Keeps the stored document's top-level field order (mingo moves `_id` last, MongoDB does not). */
 function inStoredOrder(stored: Document, projected: Document): Document {
@@ -48,7 +48,7 @@ export function compileBsonProjection(projection: unknown, filter: Document, opt
     const excludesTopLevelOnly = entries.every(([key, value]) => !key.includes('.') && !key.startsWith('$') && (value === 0 || value === false));
     // `{_id: 0}` alone, or with other exclusions; an exclusion of every field but _id keeps _id.
     if (excludesTopLevelOnly) {
-      const names = new Set(entries.map(([key]) => key));
+      const names = fieldNames(entries.map(([key]) => key));
       return (bson) => withoutTopLevelFields(bson, names);
     }
   }

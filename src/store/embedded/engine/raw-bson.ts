@@ -6,7 +6,7 @@
  */
 
 /** Bytes of the value of an element of `type` that starts at `offset`. */
-export function valueLength(bson: Uint8Array, view: DataView, type: number, offset: number): number {
+function valueLength(bson: Uint8Array, view: DataView, type: number, offset: number): number {
   switch (type) {
     case 0x01: // double
     case 0x09: // UTC datetime
@@ -49,60 +49,109 @@ export function valueLength(bson: Uint8Array, view: DataView, type: number, offs
   }
 }
 
-interface Element {
-  readonly name: string;
-  readonly type: number;
-  /** where the element (its type byte) starts */
-  readonly start: number;
-  /** where its value starts */
-  readonly valueStart: number;
-  /** one past its last byte */
-  readonly end: number;
+/** Top-level field names as the UTF-8 bytes they are in a document, for matching without decoding. */
+export type FieldNames = readonly Uint8Array[];
+
+export function fieldNames(names: Iterable<string>): FieldNames {
+  return [...new Set(names)].map((name) => Buffer.from(name, 'utf8'));
 }
 
-/** The top-level elements of a document, in order. */
-function* elements(bson: Uint8Array): Generator<Element> {
+/**
+ * Calls `visit` for each top-level element of a document, in order, with where it starts (its
+ * type byte), where its name ends (the name is `bson[start + 1 .. nameEnd)`) and one past its
+ * last byte, until `visit` returns false. The one walk over BSON elements of the store.
+ */
+function forEachElement(bson: Uint8Array, visit: (start: number, nameEnd: number, end: number) => boolean | void): void {
   const view = new DataView(bson.buffer, bson.byteOffset, bson.byteLength);
   const total = view.getInt32(0, true);
-  let offset = 4;
-  while (offset < total - 1) {
-    const type = bson[offset];
-    const nameEnd = bson.indexOf(0, offset + 1);
-    const name = Buffer.from(bson.buffer, bson.byteOffset + offset + 1, nameEnd - offset - 1).toString('utf8');
-    const valueStart = nameEnd + 1;
-    const end = valueStart + valueLength(bson, view, type, valueStart);
-    yield { name, type, start: offset, valueStart, end };
+  for (let offset = 4; offset < total - 1; ) {
+    let nameEnd = offset + 1;
+    while (bson[nameEnd] !== 0) nameEnd++;
+    const end = nameEnd + 1 + valueLength(bson, view, bson[offset], nameEnd + 1);
+    if (visit(offset, nameEnd, end) === false) return;
     offset = end;
   }
 }
 
-/** The document without the named top-level fields (the same bytes when it has none of them). */
-export function withoutTopLevelFields(bson: Uint8Array, names: ReadonlySet<string>): Uint8Array {
-  const kept: Element[] = [];
-  let dropped = false;
-  for (const element of elements(bson)) {
-    if (names.has(element.name)) dropped = true;
-    else kept.push(element);
+/** True when the name of the element at `start` (ending at `nameEnd`) is one of `names`. */
+function nameIsOneOf(bson: Uint8Array, start: number, nameEnd: number, names: FieldNames): boolean {
+  search: for (const name of names) {
+    if (nameEnd - start - 1 !== name.length) continue;
+    for (let i = 0; i < name.length; i++) if (bson[start + 1 + i] !== name[i]) continue search;
+    return true;
   }
-  if (!dropped) return bson;
-  const size = 4 + kept.reduce((sum, e) => sum + (e.end - e.start), 0) + 1;
+  return false;
+}
+
+/** A document of the elements of `bson` in `ranges` (start, end pairs), in that order. */
+function documentOf(bson: Uint8Array, ranges: readonly number[]): Buffer {
+  let size = 4 + 1;
+  for (let i = 0; i < ranges.length; i += 2) size += ranges[i + 1] - ranges[i];
   const out = Buffer.allocUnsafe(size);
   out.writeInt32LE(size, 0);
-  let offset = 4;
-  for (const e of kept) {
-    out.set(bson.subarray(e.start, e.end), offset);
-    offset += e.end - e.start;
+  let at = 4;
+  for (let i = 0; i < ranges.length; i += 2) {
+    out.set(bson.subarray(ranges[i], ranges[i + 1]), at);
+    at += ranges[i + 1] - ranges[i];
   }
-  out[offset] = 0;
+  out[at] = 0;
   return out;
+}
+
+/** The document without the named top-level fields (the same bytes when it has none of them). */
+export function withoutTopLevelFields(bson: Uint8Array, names: FieldNames): Uint8Array {
+  const kept: number[] = [];
+  let dropped = false;
+  forEachElement(bson, (start, nameEnd, end) => {
+    if (nameIsOneOf(bson, start, nameEnd, names)) dropped = true;
+    else kept.push(start, end);
+  });
+  return dropped ? documentOf(bson, kept) : bson;
+}
+
+/**
+ * The document reduced to the named top-level fields. A stored document is the encoding of an
+ * object, where a name occurs once, so the walk ends at the last field wanted.
+ */
+export function onlyTopLevelFields(bson: Uint8Array, names: FieldNames): Buffer {
+  const kept: number[] = [];
+  forEachElement(bson, (start, nameEnd, end) => {
+    if (nameIsOneOf(bson, start, nameEnd, names)) kept.push(start, end);
+    return kept.length < 2 * names.length;
+  });
+  return documentOf(bson, kept);
+}
+
+const ID = fieldNames(['_id']);
+
+/**
+ * `bson` with its `_id` element moved to the front, where MongoDB stores it (drivers append the
+ * _id they generate), rearranged in place rather than through a reordered copy of the object.
+ */
+export function withIdFirstInPlace(bson: Uint8Array): Uint8Array {
+  forEachElement(bson, (start, nameEnd, end) => {
+    if (!nameIsOneOf(bson, start, nameEnd, ID)) return true;
+    if (start > 4) {
+      // A copy (Buffer's own slice would share the bytes about to be moved).
+      const element = Uint8Array.prototype.slice.call(bson, start, end);
+      bson.copyWithin(4 + element.length, 4, start);
+      bson.set(element, 4);
+    }
+    return false;
+  });
+  return bson;
 }
 
 /** The bytes of the embedded document in top-level field `name`; undefined when there is none. */
 export function embeddedDocument(bson: Uint8Array, name: string): Uint8Array | undefined {
-  for (const element of elements(bson)) {
-    if (element.name === name && element.type === 0x03) return bson.subarray(element.valueStart, element.end);
-  }
-  return undefined;
+  const names = fieldNames([name]);
+  let found: Uint8Array | undefined;
+  forEachElement(bson, (start, nameEnd, end) => {
+    if (bson[start] !== 0x03 || !nameIsOneOf(bson, start, nameEnd, names)) return true;
+    found = bson.subarray(nameEnd + 1, end);
+    return false;
+  });
+  return found;
 }
 
 /**
