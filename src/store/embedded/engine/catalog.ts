@@ -103,7 +103,7 @@ export class Catalog {
         this.dropDatabase(change.db);
         return;
       case 'createIndex':
-        this.ensureCollection(change.db, change.c).createIndex(parseIndexSpec(change.spec));
+        this.applyIndexCreations(change.db, change.c, [change.spec]);
         return;
       case 'dropIndex': {
         const collection = this.getCollection(change.db, change.c);
@@ -111,5 +111,13 @@ export class Catalog {
         return;
       }
     }
+  }
+
+  /**
+   * Re-applies journaled createIndex changes on one collection together, reading each document
+   * once for all of them, so their entries share the decoded values. All or nothing.
+   */
+  applyIndexCreations(db: string, c: string, specs: readonly Document[]): void {
+    this.ensureCollection(db, c).createIndexes(specs.map(parseIndexSpec));
   }
 }

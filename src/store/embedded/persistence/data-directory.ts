@@ -84,20 +84,47 @@ export class DataDirectory {
   }
 }
 
+type IndexCreation = Extract<Change, { t: 'createIndex' }>;
+
 /** Applies a journal's intact records; true when the journal held anything (or a torn tail). */
 function replayJournal(journalPath: string, catalog: Catalog, log: StoreLog): boolean {
   if (!fs.existsSync(journalPath)) return false;
-  const reader = new RecordFileReader(journalPath);
-  let applied = 0;
-  for (const payload of reader.payloads()) {
-    const change = deserialize(payload) as Change;
+  const apply = (change: Change): void => {
     try {
       catalog.applyChange(change);
     } catch (error) {
       log('error', 'journal record could not be applied; skipped', { change: change.t, error: String(error) });
     }
+  };
+  // Consecutive createIndex changes on one collection (seeding writes its indexes that way) are
+  // built together: each document is decoded once, and its entries in all of them share the
+  // values, instead of every index holding copies of its own.
+  let indexRun: IndexCreation[] = [];
+  const applyIndexRun = (): void => {
+    const run = indexRun;
+    indexRun = [];
+    if (run.length > 1) {
+      try {
+        catalog.applyIndexCreations(run[0].db, run[0].c, run.map((change) => change.spec));
+        return;
+      } catch {
+        // Nothing of the run was built: one at a time, so only the bad ones are skipped and logged.
+      }
+    }
+    for (const change of run) apply(change);
+  };
+
+  const reader = new RecordFileReader(journalPath);
+  let applied = 0;
+  for (const payload of reader.payloads()) {
+    const change = deserialize(payload) as Change;
+    const first = indexRun[0];
+    if (first && !(change.t === 'createIndex' && change.db === first.db && change.c === first.c)) applyIndexRun();
+    if (change.t === 'createIndex') indexRun.push(change);
+    else apply(change);
     applied++;
   }
+  applyIndexRun();
   if (reader.discardedBytes > 0) {
     log('warn', 'ignored a torn record at the end of the journal', { journal: journalPath, bytes: reader.discardedBytes });
   }
