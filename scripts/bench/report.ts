@@ -208,18 +208,35 @@ export function goals(report: RunReport): string[] {
     }
   }
 
-  // 5. Commands per request independent of the page size.
+  // 5. Commands per request independent of the page size. The verdict reads the rows with the
+  // read caches off, where every request runs its own reads; with the caches on, what is left
+  // (the shared read-epoch read, audit batches) is amortised over the requests of the same few
+  // milliseconds, so its share per request follows the request rate, not the page size.
   if (report.features.commandMetric !== true) {
     lines.push('- MongoDB commands per request equal for limit 10 and 100: **not measurable yet** (GET /metrics has no `mongodb_commands_total`).');
   } else {
+    const pair = (size: number, suffix: string) => {
+      const ten = find(report, size, `rest-search-10${suffix}`);
+      const hundred = find(report, size, `rest-search-100${suffix}`);
+      if (ten?.commandsPerRequest === undefined || hundred?.commandsPerRequest === undefined) return undefined;
+      return { ten, hundred, equal: Math.abs(ten.commandsPerRequest - hundred.commandsPerRequest) < 0.1 };
+    };
     const parts = sizes.map((size) => {
-      const ten = find(report, size, 'rest-search-10');
-      const hundred = find(report, size, 'rest-search-100');
-      if (ten?.commandsPerRequest === undefined || hundred?.commandsPerRequest === undefined) return { text: `${size.toLocaleString('en-GB')}: not measured`, met: undefined };
-      const equal = Math.abs(ten.commandsPerRequest - hundred.commandsPerRequest) < 0.1;
-      return { text: `${size.toLocaleString('en-GB')}: ${ten.commandsPerRequest.toFixed(2)} vs ${hundred.commandsPerRequest.toFixed(2)}`, met: equal };
+      const cold = pair(size, '-caches-off');
+      const warm = pair(size, '');
+      const warmText = warm
+        ? `; read caches on: ${warm.ten.commandsPerRequest!.toFixed(2)} vs ${warm.hundred.commandsPerRequest!.toFixed(2)} at ${rate(warm.ten.reqPerS)} vs ${rate(warm.hundred.reqPerS)} req/s`
+        : '';
+      if (!cold) return { text: `${size.toLocaleString('en-GB')}: read caches off not measured${warmText}`, met: undefined };
+      const flags = [...new Set([flagged(cold.ten), flagged(cold.hundred)].filter((f) => f !== ''))].join('');
+      return {
+        text: `${size.toLocaleString('en-GB')}: ${cold.ten.commandsPerRequest!.toFixed(2)} vs ${cold.hundred.commandsPerRequest!.toFixed(2)} with the read caches off${flags}${warmText}`,
+        met: cold.equal,
+      };
     });
-    lines.push(`- MongoDB commands per request equal for limit 10 and 100: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`);
+    lines.push(
+      `- MongoDB commands per request equal for limit 10 and 100 (every request reading the store, i.e. read caches off; with them on, the remaining shared reads are amortised by request rate): ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`,
+    );
   }
 
   // 6. Seeding time.

@@ -260,7 +260,7 @@ function variantsOf(compiledSwitch: RunReport['features']['compiledSwitch']): Va
     label: 'read caches off',
     env: { READ_CACHE_ENTRIES: '0', READ_CACHE_MB: '0' },
     applies: (s) => s.kind !== 'baseline',
-    byDefault: new Set(['rest-search-100', 'rest-search-100-1c', 'rest-filter-location', 'rest-filter-combined', 'rest-by-id', 'graphql-deep']),
+    byDefault: new Set(['rest-search-10', 'rest-search-100', 'rest-search-100-1c', 'rest-filter-location', 'rest-filter-combined', 'rest-by-id', 'graphql-deep']),
   });
   return variants;
 }
