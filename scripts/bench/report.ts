@@ -120,6 +120,9 @@ function overall(parts: readonly { met: boolean | undefined }[]): string {
 const flagged = (m: Measurement): string =>
   (hasErrors(m) ? ' (⚠ the run had errors, see the table)' : '') + (m.foreignCores >= FOREIGN_CPU_NOTE ? ' († disturbed by other processes)' : '');
 
+/** The flags of several measurements that one figure is made of, each said once. */
+const flaggedAll = (...measurements: Measurement[]): string => [...new Set(measurements.map(flagged).filter((f) => f !== ''))].join('');
+
 export function goals(report: RunReport): string[] {
   const lines: string[] = [];
   const sizes = report.sizes.map((s) => s.size);
@@ -139,7 +142,7 @@ export function goals(report: RunReport): string[] {
       const offRun = find(report, size, 'graphql-deep-compiled-off');
       if (!on || !offRun) return { size, text: `${size.toLocaleString('en-GB')}: not measured`, met: undefined };
       const ratio = on.reqPerS / offRun.reqPerS;
-      const flags = [...new Set([flagged(on), flagged(offRun)].filter((f) => f !== ''))].join('');
+      const flags = flaggedAll(on, offRun);
       return { size, text: `${size.toLocaleString('en-GB')}: ${rate(on.reqPerS)} vs ${rate(offRun.reqPerS)} req/s = ${ratio.toFixed(2)}×${flags}`, met: ratio >= 2.5 };
     });
     lines.push(`- GraphQL deep query ≥ 2.5× the same server with \`${env}=${off}\`: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`);
@@ -219,18 +222,15 @@ export function goals(report: RunReport): string[] {
       const ten = find(report, size, `rest-search-10${suffix}`);
       const hundred = find(report, size, `rest-search-100${suffix}`);
       if (ten?.commandsPerRequest === undefined || hundred?.commandsPerRequest === undefined) return undefined;
-      return { ten, hundred, equal: Math.abs(ten.commandsPerRequest - hundred.commandsPerRequest) < 0.1 };
+      return { ten, hundred, text: `${ten.commandsPerRequest.toFixed(2)} vs ${hundred.commandsPerRequest.toFixed(2)}`, equal: Math.abs(ten.commandsPerRequest - hundred.commandsPerRequest) < 0.1 };
     };
     const parts = sizes.map((size) => {
       const cold = pair(size, '-caches-off');
       const warm = pair(size, '');
-      const warmText = warm
-        ? `; read caches on: ${warm.ten.commandsPerRequest!.toFixed(2)} vs ${warm.hundred.commandsPerRequest!.toFixed(2)} at ${rate(warm.ten.reqPerS)} vs ${rate(warm.hundred.reqPerS)} req/s`
-        : '';
+      const warmText = warm ? `; read caches on: ${warm.text} at ${rate(warm.ten.reqPerS)} vs ${rate(warm.hundred.reqPerS)} req/s` : '';
       if (!cold) return { text: `${size.toLocaleString('en-GB')}: read caches off not measured${warmText}`, met: undefined };
-      const flags = [...new Set([flagged(cold.ten), flagged(cold.hundred)].filter((f) => f !== ''))].join('');
       return {
-        text: `${size.toLocaleString('en-GB')}: ${cold.ten.commandsPerRequest!.toFixed(2)} vs ${cold.hundred.commandsPerRequest!.toFixed(2)} with the read caches off${flags}${warmText}`,
+        text: `${size.toLocaleString('en-GB')}: ${cold.text} with the read caches off${flaggedAll(cold.ten, cold.hundred)}${warmText}`,
         met: cold.equal,
       };
     });
