@@ -66,13 +66,15 @@ function seedingChanges(): Change[] {
   return changes;
 }
 
+/** Data directories opened by a test; their records read documents from its files until closed. */
+const opened: DataDirectory[] = [];
+
 async function replay(dir: string, changes: readonly Change[], log: StoreLog = SILENT_LOG): Promise<Catalog> {
   const journal = await Journal.open(path.join(dir, 'journal-0.log'));
   for (const change of changes) journal.append(change);
   await journal.close();
   const catalog = new Catalog();
-  const directory = await DataDirectory.open(dir, catalog, log);
-  await directory.close();
+  opened.push(await DataDirectory.open(dir, catalog, log));
   return catalog;
 }
 
@@ -109,7 +111,8 @@ describe('index memory', () => {
     temp = makeTempDir('index-memory');
   });
 
-  afterEach(() => {
+  afterEach(async () => {
+    for (const directory of opened.splice(0)) await directory.close();
     temp.remove();
   });
 

@@ -1,5 +1,5 @@
 import { Binary, BSONRegExp, Code, Decimal128, deserialize, Double, Int32, Long, MaxKey, MinKey, ObjectId, serialize, Timestamp } from 'bson';
-import { embeddedDocument, fieldNames, withoutTopLevelFields, wrapDocument } from '../../src/store/embedded/engine/raw-bson';
+import { embeddedDocument, fieldNames, withDocumentField, withoutTopLevelFields } from '../../src/store/embedded/engine/raw-bson';
 
 /** A document with an element of every type the store may hold, so skipping each is exercised. */
 const everyType = {
@@ -44,10 +44,12 @@ describe('raw BSON', () => {
   test('when a document is wrapped in a record and unwrapped, then its bytes are unchanged', () => {
     const doc = serialize(everyType);
 
-    const record = wrapDocument('t', 'doc', 'd', doc);
+    const record = withDocumentField(serialize({ t: 'put', db: 'app', c: 'candidates' }), 'd', doc);
 
-    expect(deserialize(record)).toEqual({ t: 'doc', d: deserialize(doc) });
+    expect(deserialize(record)).toEqual({ t: 'put', db: 'app', c: 'candidates', d: deserialize(doc) });
     expect(Buffer.from(embeddedDocument(record, 'd')!)).toEqual(Buffer.from(doc));
+    // The document is the last element: the data files find it from the record's length.
+    expect(Buffer.from(record.subarray(record.length - 1 - doc.length, record.length - 1))).toEqual(Buffer.from(doc));
     expect(embeddedDocument(record, 'missing')).toBeUndefined();
   });
 });

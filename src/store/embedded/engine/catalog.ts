@@ -4,6 +4,7 @@ import type { Change, ChangeLog } from './change-log';
 import { DISCARD_CHANGES } from './change-log';
 import { Collection } from './collection';
 import { parseIndexSpec } from './index-spec';
+import type { RecordPlace } from './stored-record';
 
 const INVALID_DB_NAME = /[/\\. "$*<>:|?\0]/;
 
@@ -57,7 +58,7 @@ export class Catalog {
       collections = new Map();
       this.databases.set(db, collections);
     }
-    const collection = new Collection(db, name, options, (change) => this.changes.append(change));
+    const collection = new Collection(db, name, options, (change, record) => this.changes.append(change, record));
     collections.set(name, collection);
     this.changes.append({ t: 'createCollection', db, c: name, options });
     return collection;
@@ -77,14 +78,17 @@ export class Catalog {
     return true;
   }
 
-  /** Re-applies a journaled change during recovery (changes are idempotent "set state" records). */
-  applyChange(change: Change): void {
+  /**
+   * Re-applies a journaled change during recovery (changes are idempotent "set state" records).
+   * `place`: where a put's document is in the journal, for the record to keep only that.
+   */
+  applyChange(change: Change, place?: RecordPlace): void {
     switch (change.t) {
       case 'put': {
         const collection = this.ensureCollection(change.db, change.c);
         const existing = collection.findById(change.d._id);
-        if (existing) collection.replace(existing, change.d);
-        else collection.insert(change.d);
+        if (existing) collection.replace(existing, change.d, place);
+        else collection.insert(change.d, place);
         return;
       }
       case 'del': {

@@ -1,4 +1,5 @@
 import type { Document } from 'bson';
+import type { StoredRecord } from './stored-record';
 
 /**
  * A durable change, recorded after the in-memory state accepted it. Changes are physical
@@ -15,7 +16,12 @@ export type Change =
   | { t: 'dropIndex'; db: string; c: string; name: string };
 
 export interface ChangeLog {
-  append(change: Change): void;
+  /**
+   * `record`: with a put, the record that holds the document. A durable log writes the record's
+   * bytes as they are and, once they are on disk, tells the record where (it then lets go of
+   * its copy).
+   */
+  append(change: Change, record?: StoredRecord): void;
 }
 
 /** For in-memory stores and for replaying a journal, which must not record itself again. */

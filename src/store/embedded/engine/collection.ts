@@ -5,7 +5,7 @@ import { duplicateKeyError } from './duplicate-key';
 import { fieldNames, onlyTopLevelFields, withIdFirstInPlace } from './raw-bson';
 import { classifyIndexRequest, describeIndex, ID_INDEX_NAME, idIndexSpec, type IndexSpec } from './index-spec';
 import { SortedIndex, type IndexEntry } from './sorted-index';
-import { StoredRecord } from './stored-record';
+import { StoredRecord, type RecordPlace } from './stored-record';
 import { compareValues } from './value-order';
 
 type IndexKeys = Map<SortedIndex, unknown[][]>;
@@ -34,7 +34,7 @@ export class Collection {
     readonly db: string,
     readonly name: string,
     readonly options: Document,
-    private readonly log: (change: Change) => void,
+    private readonly log: (change: Change, record?: StoredRecord) => void,
   ) {
     this.indexes.set(ID_INDEX_NAME, new SortedIndex(idIndexSpec()));
   }
@@ -80,17 +80,19 @@ export class Collection {
     return found;
   }
 
-  insert(doc: Document): StoredRecord {
+  /** `place`: where `doc` is in a data file as the store keeps it, _id first (journal replay). */
+  insert(doc: Document, place?: RecordPlace): StoredRecord {
     const keys = this.indexKeys(doc);
     this.assertUnique(keys);
-    const record = new StoredRecord(this.nextSeq++, withIdFirstInPlace(serialize(doc)));
+    const seq = this.nextSeq++;
+    const record = place ? StoredRecord.inFile(seq, place) : new StoredRecord(seq, withIdFirstInPlace(serialize(doc)));
     this.records.add(record);
     for (const [index, indexKeys] of keys) index.insert(record, indexKeys);
-    this.log({ t: 'put', db: this.db, c: this.name, d: doc });
+    this.log({ t: 'put', db: this.db, c: this.name, d: doc }, record);
     return record;
   }
 
-  replace(record: StoredRecord, doc: Document): void {
+  replace(record: StoredRecord, doc: Document, place?: RecordPlace): void {
     const keys = this.indexKeys(doc);
     this.assertUnique(keys, record);
     const old = record.doc;
@@ -100,8 +102,8 @@ export class Collection {
       index.remove(record, oldKeys);
       index.insert(record, newKeys);
     }
-    record.replaceWith(doc);
-    this.log({ t: 'put', db: this.db, c: this.name, d: doc });
+    record.replaceWith(doc, place);
+    this.log({ t: 'put', db: this.db, c: this.name, d: doc }, record);
   }
 
   remove(record: StoredRecord): void {
@@ -112,16 +114,30 @@ export class Collection {
   }
 
   /**
-   * Adds a document (decoded, or its BSON as stored) without index maintenance;
-   * `rebuildIndexes` must follow (snapshot loading).
+   * Snapshot loading into a new, empty collection: creates the indexes of `specs`, then takes
+   * each document's bytes (only read during the call, so they may be a view of a read buffer),
+   * with the place of those bytes in the data file when the record is to keep only that. The
+   * indexes are sorted once, by `finish`, which also checks the unique ones.
    */
-  bulkLoad(doc: Document | Uint8Array): void {
-    this.records.add(new StoredRecord(this.nextSeq++, doc));
-  }
-
-  /** Builds every index from the documents. */
-  rebuildIndexes(): void {
-    this.build([...this.indexes.values()]);
+  bulkLoader(specs: readonly IndexSpec[]): { add(bson: Uint8Array, place?: RecordPlace): void; finish(): void } {
+    const created = this.newIndexes(specs);
+    const indexes = [...this.indexes.values(), ...created];
+    const entries = indexes.map((): IndexEntry[] => []);
+    const decode = this.indexedFields(indexes);
+    return {
+      add: (bson, place) => {
+        const seq = this.nextSeq++;
+        const record = place ? StoredRecord.inFile(seq, place) : new StoredRecord(seq, Uint8Array.prototype.slice.call(bson));
+        this.records.add(record);
+        const doc = decode(bson);
+        for (let i = 0; i < indexes.length; i++) for (const key of indexes[i].keysOf(doc)) entries[i].push({ key, record });
+      },
+      finish: () => {
+        for (let i = 0; i < indexes.length; i++) indexes[i].loadEntries(entries[i]);
+        for (const index of created) if (index.spec.unique) this.assertNoDuplicates(index);
+        for (const index of created) this.indexes.set(index.name, index);
+      },
+    };
   }
 
   /** Creates an index over the existing documents; false when an identical one exists. */
@@ -134,11 +150,7 @@ export class Collection {
    * those identical to an existing one are left out. All or nothing: returns how many were made.
    */
   createIndexes(specs: readonly IndexSpec[]): number {
-    const created: SortedIndex[] = [];
-    for (const spec of specs) {
-      const existing = [...this.indexes.values(), ...created].map((index) => index.spec);
-      if (classifyIndexRequest(spec, existing) !== 'exists') created.push(new SortedIndex(spec));
-    }
+    const created = this.newIndexes(specs);
     this.build(created);
     for (const index of created) if (index.spec.unique) this.assertNoDuplicates(index);
     for (const index of created) {
@@ -155,20 +167,36 @@ export class Collection {
     this.log({ t: 'dropIndex', db: this.db, c: this.name, name });
   }
 
-  /**
-   * Fills `indexes` from the stored documents in one pass, decoding of each document only the
-   * top-level fields the indexes read (all of it when a partial filter may look anywhere).
-   */
+  /** Indexes for those of `specs` that neither exist nor repeat an earlier one, not yet added. */
+  private newIndexes(specs: readonly IndexSpec[]): SortedIndex[] {
+    const created: SortedIndex[] = [];
+    for (const spec of specs) {
+      const existing = [...this.indexes.values(), ...created].map((index) => index.spec);
+      if (classifyIndexRequest(spec, existing) !== 'exists') created.push(new SortedIndex(spec));
+    }
+    return created;
+  }
+
+  /** Fills `indexes` from the stored documents in one pass. */
   private build(indexes: readonly SortedIndex[]): void {
     if (indexes.length === 0) return;
     const entries = indexes.map((): IndexEntry[] => []);
-    const whole = indexes.some((index) => index.spec.partialFilterExpression !== undefined);
-    const names = fieldNames(indexes.flatMap((index) => index.spec.fields.map((field) => field.parts[0])));
+    const decode = this.indexedFields(indexes);
     for (const record of this.records) {
-      const doc = whole ? record.doc : deserialize(onlyTopLevelFields(record.bson, names));
+      const doc = decode(record.bson);
       for (let i = 0; i < indexes.length; i++) for (const key of indexes[i].keysOf(doc)) entries[i].push({ key, record });
     }
     for (let i = 0; i < indexes.length; i++) indexes[i].loadEntries(entries[i]);
+  }
+
+  /**
+   * Decodes of a document only the top-level fields `indexes` read (all of it when a partial
+   * filter may look anywhere).
+   */
+  private indexedFields(indexes: readonly SortedIndex[]): (bson: Uint8Array) => Document {
+    if (indexes.some((index) => index.spec.partialFilterExpression !== undefined)) return (bson) => deserialize(bson);
+    const names = fieldNames(indexes.flatMap((index) => index.spec.fields.map((field) => field.parts[0])));
+    return (bson) => deserialize(onlyTopLevelFields(bson, names));
   }
 
   private indexKeys(doc: Document): IndexKeys {

@@ -142,6 +142,16 @@ export function withIdFirstInPlace(bson: Uint8Array): Uint8Array {
   return bson;
 }
 
+/** True when the document's first element is `_id`, as the store keeps documents. */
+export function hasIdFirst(bson: Uint8Array): boolean {
+  let first = false;
+  forEachElement(bson, (start, nameEnd) => {
+    first = nameIsOneOf(bson, start, nameEnd, ID);
+    return false;
+  });
+  return first;
+}
+
 /** The bytes of the embedded document in top-level field `name`; undefined when there is none. */
 export function embeddedDocument(bson: Uint8Array, name: string): Uint8Array | undefined {
   const names = fieldNames([name]);
@@ -155,22 +165,21 @@ export function embeddedDocument(bson: Uint8Array, name: string): Uint8Array | u
 }
 
 /**
- * `{<stringName>: <stringValue>, <documentName>: <document>}` around a document that is BSON
- * already (a record of the data files holding a stored document), without decoding it.
+ * `head` (a document) with one more field, `name`, holding `document`, which is BSON already (a
+ * record of the data files around a stored document), without decoding it. The document is the
+ * last element, so it ends one byte before the record does.
  */
-export function wrapDocument(stringName: string, stringValue: string, documentName: string, document: Uint8Array): Buffer {
-  const stringNameBytes = Buffer.byteLength(stringName) + 1;
-  const stringValueBytes = Buffer.byteLength(stringValue) + 1;
-  const documentNameBytes = Buffer.byteLength(documentName) + 1;
-  const size = 4 + (1 + stringNameBytes + 4 + stringValueBytes) + (1 + documentNameBytes + document.length) + 1;
-  const out = Buffer.alloc(size);
-  let offset = out.writeInt32LE(size, 0);
-  out[offset++] = 0x02;
-  offset += out.write(stringName, offset, 'utf8') + 1;
-  offset = out.writeInt32LE(stringValueBytes, offset);
-  offset += out.write(stringValue, offset, 'utf8') + 1;
+export function withDocumentField(head: Uint8Array, name: string, document: Uint8Array): Buffer {
+  const nameBytes = Buffer.byteLength(name) + 1;
+  const size = head.length + 1 + nameBytes + document.length;
+  const out = Buffer.allocUnsafe(size);
+  out.set(head.subarray(0, head.length - 1), 0);
+  out.writeInt32LE(size, 0);
+  let offset = head.length - 1;
   out[offset++] = 0x03;
-  offset += out.write(documentName, offset, 'utf8') + 1;
+  offset += out.write(name, offset, 'utf8');
+  out[offset++] = 0;
   out.set(document, offset);
+  out[size - 1] = 0;
   return out;
 }

@@ -3,7 +3,10 @@ import path from 'node:path';
 import { deserialize } from 'bson';
 import type { Catalog } from '../engine/catalog';
 import type { Change } from '../engine/change-log';
+import { embeddedDocument, hasIdFirst } from '../engine/raw-bson';
+import type { RecordPlace } from '../engine/stored-record';
 import type { StoreLog } from '../store-log';
+import { DataFile } from './data-file';
 import { Journal } from './journal';
 import { RecordFileReader, fsyncDirectory } from './record-file';
 import { loadSnapshot, writeSnapshot } from './snapshot';
@@ -43,36 +46,54 @@ function acquireLock(lockPath: string): void {
  * The on-disk state of a durable store: `snapshot.bin` (all data as of generation G) plus
  * `journal-G.log` (changes since). Opening recovers snapshot + journal, then compacts them into
  * snapshot G+1 (temp file, fsync, rename, fsync directory) before deleting the old journal, so a
- * crash at any step leaves one consistent pair to recover from.
+ * crash at any step leaves one consistent pair to recover from. Records keep only the place of
+ * their documents in the snapshot or the journal, so both stay open for reading until `close`.
  */
 export class DataDirectory {
   private constructor(
     private readonly directory: string,
     readonly journal: Journal,
+    private readonly snapshot: DataFile | undefined,
   ) {}
 
   static async open(directory: string, catalog: Catalog, log: StoreLog): Promise<DataDirectory> {
     fs.mkdirSync(directory, { recursive: true });
     const lockPath = path.join(directory, LOCK);
     acquireLock(lockPath);
+    let snapshot: DataFile | undefined;
+    let journalFile: DataFile | undefined;
     try {
       const snapshotPath = path.join(directory, SNAPSHOT);
-      let generation = fs.existsSync(snapshotPath) ? loadSnapshot(snapshotPath, catalog) : 0;
-      const replayed = replayJournal(path.join(directory, journalName(generation)), catalog, log);
+      let generation = 0;
+      if (fs.existsSync(snapshotPath)) {
+        snapshot = new DataFile(snapshotPath);
+        generation = loadSnapshot(snapshotPath, catalog, snapshot);
+      }
+      const journalPath = path.join(directory, journalName(generation));
+      journalFile = fs.existsSync(journalPath) ? new DataFile(journalPath) : undefined;
+      const replayed = journalFile !== undefined && replayJournal(journalFile, catalog, log);
       if (replayed) {
         const temporary = `${snapshotPath}.tmp`;
-        writeSnapshot(temporary, catalog, generation + 1);
+        const placements = writeSnapshot(temporary, catalog, generation + 1);
         fs.renameSync(temporary, snapshotPath);
         fsyncDirectory(directory);
         generation++;
+        // Every record now reads from the new snapshot; the old one (renamed over) can go.
+        const compacted = new DataFile(snapshotPath);
+        for (const { record, offset } of placements) record.writtenTo(compacted, offset, record.currentVersion);
+        snapshot?.close();
+        snapshot = compacted;
         log('info', 'compacted journal into snapshot', { directory, generation });
       }
+      journalFile?.close();
       removeStaleJournals(directory, generation);
       const journal = await Journal.open(path.join(directory, journalName(generation)));
       fsyncDirectory(directory);
       catalog.recordChangesTo(journal);
-      return new DataDirectory(directory, journal);
+      return new DataDirectory(directory, journal, snapshot);
     } catch (error) {
+      snapshot?.close();
+      journalFile?.close();
       fs.rmSync(lockPath, { force: true });
       throw error;
     }
@@ -80,18 +101,23 @@ export class DataDirectory {
 
   async close(): Promise<void> {
     await this.journal.close();
+    this.snapshot?.close();
     fs.rmSync(path.join(this.directory, LOCK), { force: true });
   }
 }
 
 type IndexCreation = Extract<Change, { t: 'createIndex' }>;
 
-/** Applies a journal's intact records; true when the journal held anything (or a torn tail). */
-function replayJournal(journalPath: string, catalog: Catalog, log: StoreLog): boolean {
-  if (!fs.existsSync(journalPath)) return false;
-  const apply = (change: Change): void => {
+/**
+ * Applies a journal's intact records; true when the journal held anything (or a torn tail).
+ * Records keep only the place of their documents in the journal, as the store wrote them; a
+ * journal of an older version, whose documents may not start with their _id, is copied instead.
+ */
+function replayJournal(journal: DataFile, catalog: Catalog, log: StoreLog): boolean {
+  const journalPath = journal.path;
+  const apply = (change: Change, place?: RecordPlace): void => {
     try {
-      catalog.applyChange(change);
+      catalog.applyChange(change, place);
     } catch (error) {
       log('error', 'journal record could not be applied; skipped', { change: change.t, error: String(error) });
     }
@@ -121,7 +147,7 @@ function replayJournal(journalPath: string, catalog: Catalog, log: StoreLog): bo
     const first = indexRun[0];
     if (first && !(change.t === 'createIndex' && change.db === first.db && change.c === first.c)) applyIndexRun();
     if (change.t === 'createIndex') indexRun.push(change);
-    else apply(change);
+    else apply(change, change.t === 'put' ? placeOfDocument(journal, reader, payload) : undefined);
     applied++;
   }
   applyIndexRun();
@@ -130,6 +156,14 @@ function replayJournal(journalPath: string, catalog: Catalog, log: StoreLog): bo
   }
   if (applied > 0) log('info', 'replayed journal', { journal: journalPath, changes: applied });
   return applied > 0 || reader.discardedBytes > 0;
+}
+
+/** Where the put record `payload`, just read by `reader`, has its document in `file`. */
+function placeOfDocument(file: DataFile, reader: RecordFileReader, payload: Uint8Array): RecordPlace | undefined {
+  const document = embeddedDocument(payload, 'd');
+  if (document === undefined || !hasIdFirst(document)) return undefined;
+  const offset = reader.validBytes - payload.length + (document.byteOffset - payload.byteOffset);
+  return { source: file, offset, length: document.length };
 }
 
 function removeStaleJournals(directory: string, generation: number): void {

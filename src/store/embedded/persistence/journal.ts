@@ -1,7 +1,10 @@
 import fs from 'node:fs';
 import { serialize } from 'bson';
 import type { Change, ChangeLog } from '../engine/change-log';
-import { frameHeader } from './record-file';
+import { withDocumentField } from '../engine/raw-bson';
+import type { StoredRecord } from '../engine/stored-record';
+import { DataFile } from './data-file';
+import { FRAME_HEADER_BYTES, frameHeader } from './record-file';
 
 interface Waiter {
   readonly sequence: number;
@@ -9,24 +12,41 @@ interface Waiter {
   reject(error: Error): void;
 }
 
+/** A put's document in the pending bytes: `at` is its offset from the start of the batch. */
+interface Placement {
+  readonly record: StoredRecord;
+  readonly version: number;
+  readonly at: number;
+}
+
 /**
  * Append-only log of changes. `append` only buffers (it runs inside a command, synchronously);
  * `waitDurable` resolves once everything appended so far is written and fdatasync'ed. While
  * one write+sync is in flight, later appends accumulate and go out together in the next one,
- * so concurrent writers share fsyncs (group commit).
+ * so concurrent writers share fsyncs (group commit). A put writes its record's bytes as they
+ * are; once they are durable the record keeps only their place in this file.
  */
 export class Journal implements ChangeLog {
   private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+  private placements: Placement[] = [];
   private appended = 0;
   private durable = 0;
   private waiters: Waiter[] = [];
   private flushing = false;
   private failure: Error | undefined;
 
-  private constructor(private readonly handle: fs.promises.FileHandle) {}
+  private constructor(
+    private readonly handle: fs.promises.FileHandle,
+    private readonly file: DataFile,
+    /** Bytes in the file: where the next batch starts. */
+    private size: number,
+  ) {}
 
   static async open(path: string): Promise<Journal> {
-    return new Journal(await fs.promises.open(path, 'a'));
+    const handle = await fs.promises.open(path, 'a');
+    const { size } = await handle.stat();
+    return new Journal(handle, new DataFile(path), size);
   }
 
   /** A marker for `waitDurable`: the number of changes appended so far. */
@@ -34,9 +54,18 @@ export class Journal implements ChangeLog {
     return this.appended;
   }
 
-  append(change: Change): void {
-    const payload = serialize(change);
+  append(change: Change, record?: StoredRecord): void {
+    let payload: Uint8Array;
+    if (change.t === 'put' && record !== undefined) {
+      const bson = record.bson;
+      payload = withDocumentField(serialize({ t: change.t, db: change.db, c: change.c }), 'd', bson);
+      const at = this.pendingBytes + FRAME_HEADER_BYTES + payload.length - 1 - bson.length;
+      this.placements.push({ record, version: record.currentVersion, at });
+    } else {
+      payload = serialize(change);
+    }
     this.pending.push(frameHeader(payload), payload);
+    this.pendingBytes += FRAME_HEADER_BYTES + payload.length;
     this.appended++;
   }
 
@@ -49,9 +78,11 @@ export class Journal implements ChangeLog {
     return done;
   }
 
+  /** After this, the documents of records that kept only their place here cannot be read. */
   async close(): Promise<void> {
     await this.waitDurable().catch(() => undefined);
     await this.handle.close();
+    this.file.close();
   }
 
   private async flush(): Promise<void> {
@@ -60,10 +91,17 @@ export class Journal implements ChangeLog {
     try {
       while (this.durable < this.appended) {
         const batch = this.pending;
+        const placements = this.placements;
+        const start = this.size;
         const upTo = this.appended;
         this.pending = [];
-        await this.writeAll(Buffer.concat(batch));
+        this.placements = [];
+        this.pendingBytes = 0;
+        const data = Buffer.concat(batch);
+        await this.writeAll(data);
         await this.handle.datasync();
+        this.size += data.length;
+        for (const { record, version, at } of placements) record.writtenTo(this.file, start + at, version);
         this.durable = upTo;
         this.settle((waiter) => waiter.sequence <= upTo, (waiter) => waiter.resolve());
       }

@@ -7,7 +7,7 @@ import { crc32 } from 'node:zlib';
  * A record whose frame runs past the end of the file or whose checksum fails is a torn write
  * (the process died mid-append); reading stops there and everything before it stands.
  */
-const FRAME_HEADER_BYTES = 8;
+export const FRAME_HEADER_BYTES = 8;
 
 /** Larger than any legitimate record (a 16 MB document plus framing); a bigger length is garbage. */
 const MAX_RECORD_BYTES = 64 * 1024 * 1024;
@@ -31,7 +31,10 @@ export class RecordFileReader {
 
   constructor(private readonly path: string) {}
 
-  /** Payloads in file order; each is only valid until the next one is requested. */
+  /**
+   * Payloads in file order; each is only valid until the next one is requested. While one is
+   * being looked at, `validBytes` is where it ends in the file.
+   */
   *payloads(): Generator<Buffer> {
     const fd = fs.openSync(this.path, 'r');
     try {
@@ -84,15 +87,20 @@ export class RecordFileWriter {
   private readonly fd: number;
   private pending: Uint8Array[] = [];
   private pendingBytes = 0;
+  /** Bytes written so far, flushed or not. */
+  private position = 0;
 
   constructor(path: string) {
     this.fd = fs.openSync(path, 'w');
   }
 
-  write(payload: Uint8Array): void {
+  /** Appends a record; returns where its payload starts in the file. */
+  write(payload: Uint8Array): number {
     this.pending.push(frameHeader(payload), payload);
     this.pendingBytes += FRAME_HEADER_BYTES + payload.length;
+    this.position += FRAME_HEADER_BYTES + payload.length;
     if (this.pendingBytes >= READ_CHUNK_BYTES) this.flush();
+    return this.position - payload.length;
   }
 
   /** Flushes, fsyncs and closes: the file is durable when this returns. */

@@ -2,11 +2,20 @@ import { deserialize, serialize, type Document } from 'bson';
 import type { Catalog } from '../engine/catalog';
 import type { Collection } from '../engine/collection';
 import { describeIndex, ID_INDEX_NAME, parseIndexSpec } from '../engine/index-spec';
-import { embeddedDocument, wrapDocument } from '../engine/raw-bson';
+import { embeddedDocument, withDocumentField } from '../engine/raw-bson';
+import type { RecordSource, StoredRecord } from '../engine/stored-record';
 import { RecordFileReader, RecordFileWriter } from './record-file';
 
 const FORMAT = 'candidate-directory-embedded-store';
 const VERSION = 1;
+/** `{t: 'doc'}`: a document record is this with the stored document added as `d`. */
+const DOCUMENT_RECORD_HEAD = serialize({ t: 'doc' });
+
+/** Where a record's document was written: its offset in the file. */
+export interface Placement {
+  readonly record: StoredRecord;
+  readonly offset: number;
+}
 
 /**
  * A snapshot is a record file: a header naming the journal generation it covers, then per
@@ -14,7 +23,8 @@ const VERSION = 1;
  * written to a temporary file and renamed into place, so it is never seen half-written; the
  * end marker guards against anything else truncating it.
  */
-export function writeSnapshot(path: string, catalog: Catalog, generation: number): void {
+export function writeSnapshot(path: string, catalog: Catalog, generation: number): Placement[] {
+  const placements: Placement[] = [];
   const writer = new RecordFileWriter(path);
   writer.write(serialize({ t: 'header', format: FORMAT, version: VERSION, generation }));
   let collections = 0;
@@ -23,11 +33,16 @@ export function writeSnapshot(path: string, catalog: Catalog, generation: number
       collections++;
       writer.write(serialize(collectionRecord(collection)));
       // `{t: 'doc', d: <document>}` around the stored bytes, without decoding them.
-      for (const record of collection.naturalOrder()) writer.write(wrapDocument('t', 'doc', 'd', record.bson));
+      for (const record of collection.naturalOrder()) {
+        const bson = record.bson;
+        const payload = withDocumentField(DOCUMENT_RECORD_HEAD, 'd', bson);
+        placements.push({ record, offset: writer.write(payload) + payload.length - 1 - bson.length });
+      }
     }
   }
   writer.write(serialize({ t: 'end', collections }));
   writer.close();
+  return placements;
 }
 
 function collectionRecord(collection: Collection): Document {
@@ -41,25 +56,28 @@ function collectionRecord(collection: Collection): Document {
   return { t: 'collection', db: collection.db, c: collection.name, options: collection.options, indexes };
 }
 
-/** Loads a snapshot into an empty catalog; returns the journal generation it covers. */
-export function loadSnapshot(path: string, catalog: Catalog): number {
+/**
+ * Loads a snapshot into an empty catalog; returns the journal generation it covers. With
+ * `source` (the same file, open for reading), records keep only the place of their document in
+ * it; without, a copy of its bytes.
+ */
+export function loadSnapshot(path: string, catalog: Catalog, source?: RecordSource): number {
   const reader = new RecordFileReader(path);
   let generation: number | undefined;
-  let current: { collection: Collection; indexes: Document[] } | undefined;
+  let loader: ReturnType<Collection['bulkLoader']> | undefined;
   let complete = false;
   const finishCollection = (): void => {
-    if (!current) return;
-    current.collection.rebuildIndexes();
-    current.collection.createIndexes(current.indexes.map(parseIndexSpec));
-    current = undefined;
+    loader?.finish();
+    loader = undefined;
   };
 
   for (const payload of reader.payloads()) {
-    // Documents, the bulk of a snapshot, are kept as the bytes they are in the file.
+    // Documents, the bulk of a snapshot, are indexed from the bytes they are in the file.
     const stored = embeddedDocument(payload, 'd');
     if (stored !== undefined) {
-      if (!current) throw new Error(`${path}: document outside a collection`);
-      current.collection.bulkLoad(Uint8Array.prototype.slice.call(stored));
+      if (!loader) throw new Error(`${path}: document outside a collection`);
+      const offset = reader.validBytes - payload.length + (stored.byteOffset - payload.byteOffset);
+      loader.add(stored, source && { source, offset, length: stored.length });
       continue;
     }
     const record = deserialize(payload);
@@ -70,10 +88,9 @@ export function loadSnapshot(path: string, catalog: Catalog): number {
         break;
       case 'collection':
         finishCollection();
-        current = {
-          collection: catalog.createCollection(record.db as string, record.c as string, record.options as Document),
-          indexes: record.indexes as Document[],
-        };
+        loader = catalog
+          .createCollection(record.db as string, record.c as string, record.options as Document)
+          .bulkLoader((record.indexes as Document[]).map(parseIndexSpec));
         break;
       case 'end':
         finishCollection();
