@@ -38,11 +38,16 @@ export class AuditWriteError extends Error {
  * The `auditEvents` collection. Append-only: events are inserted and read, never changed or
  * deleted by the service. Driver objects and errors stay here.
  */
+/** As stored: the eventId is also the `_id`. */
+interface StoredAuditEvent extends AuditEventDoc {
+  _id: string;
+}
+
 export class AuditRepository {
-  private readonly collection: Collection<AuditEventDoc>;
+  private readonly collection: Collection<StoredAuditEvent>;
 
   constructor(db: Db) {
-    this.collection = db.collection<AuditEventDoc>(AUDIT_COLLECTION);
+    this.collection = db.collection<StoredAuditEvent>(AUDIT_COLLECTION);
   }
 
   /**
@@ -53,9 +58,8 @@ export class AuditRepository {
   async insertMany(events: readonly AuditEventDoc[]): Promise<void> {
     if (events.length === 0) return;
     try {
-      // Copies: insertMany adds `_id` to the objects it is given.
       await this.collection.insertMany(
-        events.map((event) => ({ ...event })),
+        events.map((event) => ({ _id: event.eventId, ...event })),
         { ordered: false },
       );
     } catch (error) {
@@ -66,7 +70,7 @@ export class AuditRepository {
 
   /** Events matching the query, newest first (time, then eventId, descending). */
   async find(query: AuditQuery): Promise<AuditEventDoc[]> {
-    const conditions: Filter<AuditEventDoc>[] = [];
+    const conditions: Filter<StoredAuditEvent>[] = [];
     if (query.apiKeyId !== undefined) conditions.push({ apiKeyId: query.apiKeyId });
     if (query.from !== undefined) conditions.push({ time: { $gte: query.from } });
     if (query.to !== undefined) conditions.push({ time: { $lt: query.to } });
@@ -74,7 +78,7 @@ export class AuditRepository {
       const { time, eventId } = query.after;
       conditions.push({ $or: [{ time: { $lt: time } }, { time, eventId: { $lt: eventId } }] });
     }
-    const filter: Filter<AuditEventDoc> = conditions.length === 0 ? {} : { $and: conditions };
+    const filter: Filter<StoredAuditEvent> = conditions.length === 0 ? {} : { $and: conditions };
     const docs = await this.collection
       .find(filter, { projection: { _id: 0 } })
       .sort({ time: -1, eventId: -1 })

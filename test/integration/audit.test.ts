@@ -433,7 +433,10 @@ describe('writing events', () => {
     await repository.insertMany(batch);
 
     expect(batch).toEqual(given);
-    expect(await events().find({ apiKeyId: 'key_repositoryBatch' }, { projection: { _id: 0 } }).sort({ time: 1 }).toArray()).toEqual(given);
+    const stored = await events().find({ apiKeyId: 'key_repositoryBatch' }).sort({ time: 1 }).toArray();
+    expect(stored.map(({ _id, ...event }) => event)).toEqual(given);
+    // The event id is the _id: unique without an index of its own.
+    expect(stored.map((event) => event._id as unknown)).toEqual(given.map((event) => event.eventId));
   });
 
   test('when the store refuses some events of a batch, then the others are written and the error names only the refused positions', async () => {
