@@ -113,4 +113,17 @@ describe('embedded store unique indexes', () => {
     const names = (await users.listIndexes().toArray()).map((index) => index.name);
     expect(names).toEqual(['_id_', 'email_1']);
   });
+
+  it('when one command creates several indexes and a unique one meets duplicates, then none of them is added', async () => {
+    // Arrange
+    await users.insertOne({ _id: 3, email: 'other@example.org', name: 'Ada' });
+
+    // Act: the first index alone could be built
+    const error = await users.createIndexes([{ key: { name: 1, _id: 1 } }, { key: { name: 1 }, unique: true }]).catch((e: unknown) => e);
+
+    // Assert: as in MongoDB, the indexes of one command are built together
+    expect(error).toMatchObject({ code: 11000 });
+    const names = (await users.listIndexes().toArray()).map((index) => index.name);
+    expect(names).toEqual(['_id_', 'email_1']);
+  });
 });

@@ -12,8 +12,9 @@ const createIndexes: CommandHandler = (command, { runtime, db }) => {
   const existed = runtime.catalog.getCollection(db, name) !== undefined;
   const collection = runtime.catalog.ensureCollection(db, name);
   const before = collection.indexList().length;
-  let created = 0;
-  for (const spec of specs) if (collection.createIndex(spec)) created++;
+  // One pass over the documents for all of them, as MongoDB builds the indexes of one command
+  // together: each document is read once, and all or none of the indexes are created.
+  const created = collection.createIndexes(specs);
   const reply: Document = {
     numIndexesBefore: before,
     numIndexesAfter: collection.indexList().length,
