@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import { DemoGenerator } from '../../src/demo/demo-generator';
 import { BOOTSTRAP_SEED } from '../../src/demo/bootstrap';
 import { forkChild, killAllSync, leftovers, startReaper, stopChild, stopReaper } from './children';
@@ -189,6 +190,8 @@ interface BaselineBodies {
   file?: string;
   /** the REST search limit=100 answer */
   searchFile?: string;
+  /** the same, gzip-compressed as the service sends it to a client accepting gzip */
+  searchGzipFile?: string;
   context?: ScenarioContext;
 }
 
@@ -200,6 +203,9 @@ async function runBaselines(bodies: Required<Pick<BaselineBodies, 'file' | 'cont
     { mode: 'express', key: 'baseline-express', label: 'Baseline: bare Express route, by-id body', body: bodies.file },
     // What this machine can serve of a body as large as a page of 100 candidates: the floor of the search-100 latency.
     ...(bodies.searchFile ? [{ mode: 'http', key: 'baseline-http-search-100', label: 'Baseline: bare node:http, search limit=100 body', body: bodies.searchFile }] : []),
+    ...(bodies.searchGzipFile
+      ? [{ mode: 'http', key: 'baseline-http-search-100-gzip', label: 'Baseline: bare node:http, search limit=100 body gzip-compressed', body: bodies.searchGzipFile }]
+      : []),
   ];
   for (const server of servers) {
     if (options.scenarios && !options.scenarios.has(server.key)) continue;
@@ -386,6 +392,10 @@ async function benchmarkSize(
         baselineBody.searchFile = path.join(runDir, 'search-100-body.json');
         fs.writeFileSync(baselineBody.searchFile, searchBody);
         report.searchBodyBytes = searchBody.length;
+        const searchGzip = gzipSync(searchBody);
+        baselineBody.searchGzipFile = path.join(runDir, 'search-100-body.json.gz');
+        fs.writeFileSync(baselineBody.searchGzipFile, searchGzip);
+        report.searchGzipBodyBytes = searchGzip.length;
       }
     }
     const scenarios = serviceScenarios(context).filter(wanted);

@@ -41,6 +41,8 @@ export interface ScenarioContext {
 
 const get = (apiKey: string, requestPath: string): HttpRequest => ({ method: 'GET', path: requestPath, headers: { 'x-api-key': apiKey } });
 
+const gzipped = (request: HttpRequest): HttpRequest => ({ ...request, headers: { ...request.headers, 'accept-encoding': 'gzip' } });
+
 const post = (apiKey: string, requestPath: string, body: unknown): HttpRequest => ({
   method: 'POST',
   path: requestPath,
@@ -71,6 +73,8 @@ export function serviceScenarios(context: ScenarioContext): Scenario[] {
     fixed('rest-search-10', 'REST search limit=10', 'REST', get(apiKey, '/v1/candidates?limit=10')),
     fixed('rest-search-100', 'REST search limit=100', 'REST', get(apiKey, '/v1/candidates?limit=100')),
     fixed('rest-search-100-1c', 'REST search limit=100, 1 connection (unloaded latency)', 'REST', get(apiKey, '/v1/candidates?limit=100'), { connections: 1 }),
+    // As partners' HTTP clients ask by default: the same page, compressed.
+    fixed('rest-search-100-gzip', 'REST search limit=100, Accept-Encoding: gzip', 'REST', gzipped(get(apiKey, '/v1/candidates?limit=100'))),
     fixed('rest-filter-location', 'REST search location=LB', 'REST', get(apiKey, '/v1/candidates?location=LB')),
     fixed('rest-filter-nationality', 'REST search nationality=SY', 'REST', get(apiKey, '/v1/candidates?nationality=SY')),
     fixed('rest-filter-occupation', 'REST search occupation=2221', 'REST', get(apiKey, '/v1/candidates?occupation=2221')),

@@ -19,7 +19,7 @@ import { internalProblem, problemInstance, RestProblem, send, sendSerialized, to
 import { PROBLEM_TYPES } from './problem-types';
 import { CODES, FLAG, LIMIT, PAGE, parsePublicIdParameter, parseQuery, type ParameterValues } from './query-parameters';
 import { createRequestBodies, parseBody } from './request-bodies';
-import { ResponseCache, serialisedAnswer } from './response-cache';
+import { gzipEtag, gzippedBody, MIN_COMPRESSED_BYTES, ResponseCache, serialisedAnswer } from './response-cache';
 import { withoutNulls } from './shape';
 
 /**
@@ -86,7 +86,12 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
         answers.set(req.originalUrl, context.readEpoch, answer);
       }
       // With the ETag set, Express neither hashes the body again nor misses a conditional GET (304).
-      sendSerialized(res, 200, answer.body, { ETag: answer.etag });
+      res.vary('Accept-Encoding');
+      if (answer.body.length >= MIN_COMPRESSED_BYTES && req.acceptsEncodings('gzip', 'identity') === 'gzip') {
+        sendSerialized(res, 200, await gzippedBody(answer), { ETag: gzipEtag(answer.etag), 'Content-Encoding': 'gzip' });
+      } else {
+        sendSerialized(res, 200, answer.body, { ETag: answer.etag });
+      }
     };
 
   /** A POST (its OpenAPI operationId): permission, rate limit, media type, JSON, body shape, then the mutation under the request's Idempotency-Key. */

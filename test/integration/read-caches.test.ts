@@ -4,6 +4,7 @@
  * changed and exact when something did.
  */
 import http from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import type { CommandStartedEvent } from 'mongodb';
 import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
 import type { CandidateDoc } from '../../src/candidates/candidate-document';
@@ -91,25 +92,67 @@ describe('read caches', () => {
     expect(touched).not.toContain(COLLECTIONS.candidates);
   });
 
-  test('when an answer comes from the cache, then it carries the ETag of its body and a conditional GET gets 304', async () => {
-    const first = await get(`/v1/candidates?limit=5`);
-    const second = await get(`/v1/candidates?limit=5`);
-    const etag = second.headers.get('etag')!;
-    // Plain node:http: fetch turns a conditional request into Cache-Control: no-cache, which must get 200.
-    const conditional = await new Promise<number>((resolve, reject) =>
+  /** A GET through plain node:http: the bytes as sent (fetch would decompress them) and no headers but these. */
+  const rawGet = (path: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) =>
       http
-        .get(`${service.url}/v1/candidates?limit=5`, { headers: { 'x-api-key': reader, 'if-none-match': etag } }, (res) => {
-          res.resume();
-          resolve(res.statusCode!);
+        .get(`${service.url}${path}`, { headers: { 'x-api-key': reader, ...headers } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
         })
         .on('error', reject),
     );
+
+  test('when an answer comes from the cache, then it carries the ETag of its body and a conditional GET gets 304, per encoding', async () => {
+    const first = await rawGet(`/v1/candidates?limit=5`);
+    const second = await rawGet(`/v1/candidates?limit=5`);
+    const etag = second.headers.etag!;
+    const zipped = await rawGet(`/v1/candidates?limit=5`, { 'accept-encoding': 'gzip' });
+    const zippedEtag = zipped.headers.etag!;
+    // Plain node:http: fetch turns a conditional request into Cache-Control: no-cache, which must get 200.
+    const conditional = await rawGet(`/v1/candidates?limit=5`, { 'if-none-match': etag });
+    const zippedConditional = await rawGet(`/v1/candidates?limit=5`, { 'if-none-match': zippedEtag, 'accept-encoding': 'gzip' });
+    const otherEncoding = await rawGet(`/v1/candidates?limit=5`, { 'if-none-match': zippedEtag });
     const noCache = await get(`/v1/candidates?limit=5`, { 'if-none-match': etag });
 
     expect(etag).toMatch(/^W\/"[0-9a-f]+-[A-Za-z0-9+/]{27}"$/);
-    expect(first.headers.get('etag')).toBe(etag);
-    expect(conditional).toBe(304);
+    expect(first.headers.etag).toBe(etag);
+    expect(zippedEtag).toBe(`${etag.slice(0, -1)}-gzip"`);
+    expect([conditional.status, zippedConditional.status]).toEqual([304, 304]);
+    expect(otherEncoding.status).toBe(200);
     expect(noCache.status).toBe(200);
+  });
+
+  test('when the client accepts gzip, then an answer of 1 KB or more comes compressed, the same JSON, with Vary: Accept-Encoding', async () => {
+    const path = `/v1/candidates?limit=20`;
+    // The first answer is computed for a gzip client; the others come from the cache.
+    const fresh = await rawGet(path, { 'accept-encoding': 'gzip, deflate, br' });
+    const plain = await rawGet(path);
+    const cached = await rawGet(path, { 'accept-encoding': 'gzip' });
+    const refused = await rawGet(path, { 'accept-encoding': 'gzip;q=0, identity' });
+
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body.length).toBeGreaterThanOrEqual(1024);
+    for (const zipped of [fresh, cached]) {
+      expect(zipped.headers['content-encoding']).toBe('gzip');
+      expect(zipped.headers.vary).toMatch(/Accept-Encoding/);
+      expect(Number(zipped.headers['content-length'])).toBe(zipped.body.length);
+      expect(zipped.body.length).toBeLessThan(plain.body.length / 2);
+      expect(gunzipSync(zipped.body).equals(plain.body)).toBe(true);
+    }
+    expect(plain.headers.vary).toMatch(/Accept-Encoding/);
+    expect(refused.headers['content-encoding']).toBeUndefined();
+    expect(refused.body.equals(plain.body)).toBe(true);
+  });
+
+  test('when an answer is under 1 KB, then it is sent as it is, even to a client that accepts gzip', async () => {
+    const small = await rawGet(`/v1/candidates?location=ZZ`, { 'accept-encoding': 'gzip' });
+
+    expect(small.status).toBe(200);
+    expect(small.body.length).toBeLessThan(1024);
+    expect(small.headers['content-encoding']).toBeUndefined();
+    expect(JSON.parse(small.body.toString('utf8'))).toMatchObject({ content: [], totalElements: 0 });
   });
 
   test('when an answer comes from the cache, then the request still has its own audit event naming the candidates returned', async () => {
