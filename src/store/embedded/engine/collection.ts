@@ -121,19 +121,16 @@ export class Collection {
    */
   bulkLoader(specs: readonly IndexSpec[]): { add(bson: Uint8Array, place?: RecordPlace): void; finish(): void } {
     const created = this.newIndexes(specs);
-    const indexes = [...this.indexes.values(), ...created];
-    const entries = indexes.map((): IndexEntry[] => []);
-    const decode = this.indexedFields(indexes);
+    const filler = this.indexFiller([...this.indexes.values(), ...created]);
     return {
       add: (bson, place) => {
         const seq = this.nextSeq++;
         const record = place ? StoredRecord.inFile(seq, place) : new StoredRecord(seq, Uint8Array.prototype.slice.call(bson));
         this.records.add(record);
-        const doc = decode(bson);
-        for (let i = 0; i < indexes.length; i++) for (const key of indexes[i].keysOf(doc)) entries[i].push({ key, record });
+        filler.add(record, bson);
       },
       finish: () => {
-        for (let i = 0; i < indexes.length; i++) indexes[i].loadEntries(entries[i]);
+        filler.fill();
         for (const index of created) if (index.spec.unique) this.assertNoDuplicates(index);
         for (const index of created) this.indexes.set(index.name, index);
       },
@@ -180,23 +177,29 @@ export class Collection {
   /** Fills `indexes` from the stored documents in one pass. */
   private build(indexes: readonly SortedIndex[]): void {
     if (indexes.length === 0) return;
-    const entries = indexes.map((): IndexEntry[] => []);
-    const decode = this.indexedFields(indexes);
-    for (const record of this.records) {
-      const doc = decode(record.bson);
-      for (let i = 0; i < indexes.length; i++) for (const key of indexes[i].keysOf(doc)) entries[i].push({ key, record });
-    }
-    for (let i = 0; i < indexes.length; i++) indexes[i].loadEntries(entries[i]);
+    const filler = this.indexFiller(indexes);
+    for (const record of this.records) filler.add(record, record.bson);
+    filler.fill();
   }
 
   /**
-   * Decodes of a document only the top-level fields `indexes` read (all of it when a partial
+   * Collects the entries of documents for `indexes`, then sorts each index once (`fill`).
+   * Decodes of a document only the top-level fields the indexes read (all of it when a partial
    * filter may look anywhere).
    */
-  private indexedFields(indexes: readonly SortedIndex[]): (bson: Uint8Array) => Document {
-    if (indexes.some((index) => index.spec.partialFilterExpression !== undefined)) return (bson) => deserialize(bson);
+  private indexFiller(indexes: readonly SortedIndex[]): { add(record: StoredRecord, bson: Uint8Array): void; fill(): void } {
+    const entries = indexes.map((): IndexEntry[] => []);
+    const whole = indexes.some((index) => index.spec.partialFilterExpression !== undefined);
     const names = fieldNames(indexes.flatMap((index) => index.spec.fields.map((field) => field.parts[0])));
-    return (bson) => deserialize(onlyTopLevelFields(bson, names));
+    return {
+      add: (record, bson) => {
+        const doc = whole ? deserialize(bson) : deserialize(onlyTopLevelFields(bson, names));
+        for (let i = 0; i < indexes.length; i++) for (const key of indexes[i].keysOf(doc)) entries[i].push({ key, record });
+      },
+      fill: () => {
+        for (let i = 0; i < indexes.length; i++) indexes[i].loadEntries(entries[i]);
+      },
+    };
   }
 
   private indexKeys(doc: Document): IndexKeys {

@@ -99,16 +99,7 @@ export class SortedIndex {
     for (const key of keys) this.entries.delete({ key, record });
   }
 
-  /** Rebuilds the index from scratch in one sort (createIndexes over existing documents). */
-  load(records: Iterable<StoredRecord>): void {
-    const items: IndexEntry[] = [];
-    for (const record of records) {
-      for (const key of this.keysOf(record.doc)) items.push({ key, record });
-    }
-    this.entries.load(items);
-  }
-
-  /** Replaces the entries with these, in one sort (snapshot loading builds all indexes at once). */
+  /** Replaces the entries with these, in one sort (index builds fill all their indexes at once). */
   loadEntries(items: IndexEntry[]): void {
     this.entries.load(items);
   }
