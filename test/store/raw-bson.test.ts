@@ -1,5 +1,5 @@
 import { Binary, BSONRegExp, Code, Decimal128, deserialize, Double, Int32, Long, MaxKey, MinKey, ObjectId, serialize, Timestamp } from 'bson';
-import { embeddedDocument, fieldNames, withDocumentField, withoutTopLevelFields } from '../../src/store/embedded/engine/raw-bson';
+import { documentFieldOffset, embeddedDocument, fieldNames, withDocumentField, withoutTopLevelFields } from '../../src/store/embedded/engine/raw-bson';
 
 /** A document with an element of every type the store may hold, so skipping each is exercised. */
 const everyType = {
@@ -49,7 +49,9 @@ describe('raw BSON', () => {
     expect(deserialize(record)).toEqual({ t: 'put', db: 'app', c: 'candidates', d: deserialize(doc) });
     expect(Buffer.from(embeddedDocument(record, 'd')!)).toEqual(Buffer.from(doc));
     // The document is the last element: the data files find it from the record's length.
-    expect(Buffer.from(record.subarray(record.length - 1 - doc.length, record.length - 1))).toEqual(Buffer.from(doc));
+    const at = documentFieldOffset(record, doc);
+    expect(Buffer.from(record.subarray(at, at + doc.length))).toEqual(Buffer.from(doc));
+    expect(at + doc.length).toBe(record.length - 1);
     expect(embeddedDocument(record, 'missing')).toBeUndefined();
   });
 });

@@ -183,3 +183,8 @@ export function withDocumentField(head: Uint8Array, name: string, document: Uint
   out[size - 1] = 0;
   return out;
 }
+
+/** Where `document` starts in `record`, made of it by `withDocumentField`. */
+export function documentFieldOffset(record: Uint8Array, document: Uint8Array): number {
+  return record.length - 1 - document.length;
+}

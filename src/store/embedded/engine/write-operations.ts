@@ -101,6 +101,6 @@ export function replaceCollectionContents(catalog: Catalog, target: { db: string
   const specs = existing?.indexList().filter((index) => index.name !== ID_INDEX_NAME).map((index) => index.spec) ?? [];
   if (existing) catalog.dropCollection(target.db, target.collection);
   const collection = catalog.createCollection(target.db, target.collection, existing?.options ?? {});
-  for (const spec of specs) collection.createIndex(spec);
+  collection.createIndexes(specs);
   for (const doc of docs) collection.insert(prepareInsert(doc));
 }

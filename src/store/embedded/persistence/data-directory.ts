@@ -162,8 +162,7 @@ function replayJournal(journal: DataFile, catalog: Catalog, log: StoreLog): bool
 function placeOfDocument(file: DataFile, reader: RecordFileReader, payload: Uint8Array): RecordPlace | undefined {
   const document = embeddedDocument(payload, 'd');
   if (document === undefined || !hasIdFirst(document)) return undefined;
-  const offset = reader.validBytes - payload.length + (document.byteOffset - payload.byteOffset);
-  return { source: file, offset, length: document.length };
+  return { source: file, offset: reader.fileOffsetOf(document, payload), length: document.length };
 }
 
 function removeStaleJournals(directory: string, generation: number): void {

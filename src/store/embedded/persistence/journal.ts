@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { serialize } from 'bson';
 import type { Change, ChangeLog } from '../engine/change-log';
-import { withDocumentField } from '../engine/raw-bson';
+import { documentFieldOffset, withDocumentField } from '../engine/raw-bson';
 import type { StoredRecord } from '../engine/stored-record';
 import { DataFile } from './data-file';
 import { FRAME_HEADER_BYTES, frameHeader } from './record-file';
@@ -59,7 +59,7 @@ export class Journal implements ChangeLog {
     if (change.t === 'put' && record !== undefined) {
       const bson = record.bson;
       payload = withDocumentField(serialize({ t: change.t, db: change.db, c: change.c }), 'd', bson);
-      const at = this.pendingBytes + FRAME_HEADER_BYTES + payload.length - 1 - bson.length;
+      const at = this.pendingBytes + FRAME_HEADER_BYTES + documentFieldOffset(payload, bson);
       this.placements.push({ record, version: record.currentVersion, at });
     } else {
       payload = serialize(change);

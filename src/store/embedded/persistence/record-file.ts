@@ -31,10 +31,7 @@ export class RecordFileReader {
 
   constructor(private readonly path: string) {}
 
-  /**
-   * Payloads in file order; each is only valid until the next one is requested. While one is
-   * being looked at, `validBytes` is where it ends in the file.
-   */
+  /** Payloads in file order; each is only valid until the next one is requested. */
   *payloads(): Generator<Buffer> {
     const fd = fs.openSync(this.path, 'r');
     try {
@@ -79,6 +76,11 @@ export class RecordFileReader {
     } finally {
       fs.closeSync(fd);
     }
+  }
+
+  /** Where `part`, a view into the payload being looked at, starts in the file. */
+  fileOffsetOf(part: Uint8Array, payload: Uint8Array): number {
+    return this.validBytes - payload.length + (part.byteOffset - payload.byteOffset);
   }
 }
 

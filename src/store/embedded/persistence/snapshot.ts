@@ -2,7 +2,7 @@ import { deserialize, serialize, type Document } from 'bson';
 import type { Catalog } from '../engine/catalog';
 import type { Collection } from '../engine/collection';
 import { describeIndex, ID_INDEX_NAME, parseIndexSpec } from '../engine/index-spec';
-import { embeddedDocument, withDocumentField } from '../engine/raw-bson';
+import { documentFieldOffset, embeddedDocument, withDocumentField } from '../engine/raw-bson';
 import type { RecordSource, StoredRecord } from '../engine/stored-record';
 import { RecordFileReader, RecordFileWriter } from './record-file';
 
@@ -36,7 +36,7 @@ export function writeSnapshot(path: string, catalog: Catalog, generation: number
       for (const record of collection.naturalOrder()) {
         const bson = record.bson;
         const payload = withDocumentField(DOCUMENT_RECORD_HEAD, 'd', bson);
-        placements.push({ record, offset: writer.write(payload) + payload.length - 1 - bson.length });
+        placements.push({ record, offset: writer.write(payload) + documentFieldOffset(payload, bson) });
       }
     }
   }
@@ -76,8 +76,7 @@ export function loadSnapshot(path: string, catalog: Catalog, source?: RecordSour
     const stored = embeddedDocument(payload, 'd');
     if (stored !== undefined) {
       if (!loader) throw new Error(`${path}: document outside a collection`);
-      const offset = reader.validBytes - payload.length + (stored.byteOffset - payload.byteOffset);
-      loader.add(stored, source && { source, offset, length: stored.length });
+      loader.add(stored, source && { source, offset: reader.fileOffsetOf(stored, payload), length: stored.length });
       continue;
     }
     const record = deserialize(payload);
