@@ -34,15 +34,15 @@ export class AuditWriteError extends Error {
   }
 }
 
-/**
- * The `auditEvents` collection. Append-only: events are inserted and read, never changed or
- * deleted by the service. Driver objects and errors stay here.
- */
 /** As stored: the eventId is also the `_id`. */
 interface StoredAuditEvent extends AuditEventDoc {
   _id: string;
 }
 
+/**
+ * The `auditEvents` collection. Append-only: events are inserted and read, never changed or
+ * deleted by the service. Driver objects and errors stay here.
+ */
 export class AuditRepository {
   private readonly collection: Collection<StoredAuditEvent>;
 
