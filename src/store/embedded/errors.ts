@@ -6,6 +6,7 @@ export const ErrorCode = {
   InternalError: 1,
   BadValue: 2,
   FailedToParse: 9,
+  Overflow: 15,
   TypeMismatch: 14,
   Unauthorized: 13,
   IllegalOperation: 20,
@@ -13,6 +14,7 @@ export const ErrorCode = {
   IndexNotFound: 27,
   CursorNotFound: 43,
   NamespaceExists: 48,
+  DollarPrefixedFieldName: 52,
   CommandNotFound: 59,
   ImmutableField: 66,
   CannotCreateIndex: 67,
@@ -25,6 +27,8 @@ export const ErrorCode = {
   NoSuchTransaction: 251,
   DuplicateKey: 11000,
   UnrecognizedPipelineStage: 40324,
+  /** MongoDB's reply to a field its command parser does not know ("BSON field '…' is an unknown field"). */
+  Location40415: 40415,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

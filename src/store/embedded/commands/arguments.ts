@@ -1,5 +1,6 @@
 import type { Document } from 'bson';
 import { CommandError } from '../errors';
+import { evaluateLetVariables } from '../engine/aggregation';
 import { isPlainObject } from '../engine/path-values';
 
 function typeName(value: unknown): string {
@@ -48,10 +49,21 @@ export function nonNegativeInteger(command: Document, field: string): number {
   return value;
 }
 
+/**
+ * A command's `collation`. The simple collation (binary comparison) is what no collation means;
+ * any other is refused, because filters, sorts, distinct and unique indexes would all compare
+ * strings binarily and answer differently from MongoDB.
+ */
+export function assertSimpleCollation(command: Document, field = 'collation'): void {
+  const collation = optionalDocument(command, field);
+  if (collation && collation.locale !== 'simple') {
+    throw new CommandError('CommandNotSupported', `the embedded store supports only the simple collation, not locale '${String(collation.locale)}'`);
+  }
+}
+
 /** Options shared by commands that evaluate filters or expressions. */
-export function evaluationOptions(command: Document): { collation?: Document; variables?: Document } {
-  const collation = optionalDocument(command, 'collation');
-  // The "simple" collation is binary comparison, which is what no collation means.
-  const effective = collation && collation.locale !== 'simple' ? collation : undefined;
-  return { collation: effective, variables: optionalDocument(command, 'let') };
+export function evaluationOptions(command: Document): { variables?: Document } {
+  assertSimpleCollation(command);
+  const variables = optionalDocument(command, 'let');
+  return variables ? { variables: evaluateLetVariables(variables) } : {};
 }

@@ -17,7 +17,7 @@ export interface FindArguments {
 /** Reads a find command; explain reuses it. */
 export function parseFind(command: Document): FindArguments {
   const limit = optionalInteger(command, 'limit') ?? 0;
-  const { collation, variables } = evaluationOptions(command);
+  const options = evaluationOptions(command);
   return {
     collection: collectionArgument(command, 'find'),
     query: {
@@ -27,8 +27,7 @@ export function parseFind(command: Document): FindArguments {
       // A negative limit is the legacy way of asking for a single batch.
       limit: Math.abs(limit),
       hint: command.hint,
-      collation,
-      variables,
+      ...options,
     },
     projection: optionalDocument(command, 'projection'),
     batchSize: batchSizeValue(optionalInteger(command, 'batchSize')),

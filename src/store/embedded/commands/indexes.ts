@@ -1,13 +1,16 @@
 import type { Document } from 'bson';
 import { CommandError } from '../errors';
 import { defaultIndexName, describeIndex, ID_INDEX_NAME, parseIndexSpec } from '../engine/index-spec';
-import { collectionArgument, requiredArray } from './arguments';
+import { assertSimpleCollation, collectionArgument, requiredArray } from './arguments';
 import type { CommandHandler } from './context';
 import { cursorBatchSize, firstBatchReply } from './cursor-replies';
 
 const createIndexes: CommandHandler = (command, { runtime, db }) => {
   const name = collectionArgument(command, 'createIndexes');
   const specs = requiredArray(command, 'indexes').map(parseIndexSpec);
+  // Index keys compare strings binarily: a collated (say case-insensitive) unique index would
+  // let in what MongoDB refuses.
+  for (const spec of specs) assertSimpleCollation(spec.options);
   if (specs.length === 0) throw new CommandError('BadValue', 'Must specify at least one index to create');
   const existed = runtime.catalog.getCollection(db, name) !== undefined;
   const collection = runtime.catalog.ensureCollection(db, name);

@@ -2,8 +2,29 @@ import type { Document } from 'bson';
 import { parseUpdateSpec } from '../engine/update-document';
 import { deleteDocuments, prepareInsert, updateDocuments } from '../engine/write-operations';
 import { asCommandError, CommandError } from '../errors';
-import { collectionArgument, evaluationOptions, optionalDocument, requiredArray } from './arguments';
+import { assertSimpleCollation, collectionArgument, evaluationOptions, optionalDocument, requiredArray } from './arguments';
 import type { CommandHandler } from './context';
+
+/** The fields of update and delete statements in MongoDB 7.0 (`sort` came in 8.0). */
+const STATEMENT_FIELDS = {
+  updates: new Set(['q', 'u', 'c', 'arrayFilters', 'hint', 'multi', 'upsert', 'upsertSupplied', 'collation', 'sampleId']),
+  deletes: new Set(['q', 'limit', 'hint', 'collation', 'sampleId']),
+} as const;
+
+/**
+ * Checks every statement before any runs, as MongoDB parses the whole command first: an unknown
+ * field or an option the store does not support refuses the command, nothing written.
+ */
+function checkStatements(field: keyof typeof STATEMENT_FIELDS, statements: readonly unknown[]): void {
+  const verb = field === 'updates' ? 'update' : 'delete';
+  for (const statement of statements) {
+    if (statement === null || typeof statement !== 'object' || Array.isArray(statement)) continue;
+    const unknown = Object.keys(statement).find((key) => !STATEMENT_FIELDS[field].has(key));
+    if (unknown) throw new CommandError('Location40415', `BSON field '${verb}.${field}.${unknown}' is an unknown field.`);
+    if ('c' in statement) throw new CommandError('CommandNotSupported', `the embedded store does not support '${verb}.${field}.c' (statement constants); use 'let'`);
+    assertSimpleCollation(statement as Document);
+  }
+}
 
 /**
  * Runs the statements of a write command in order. A failing statement becomes an entry of
@@ -11,6 +32,7 @@ import type { CommandHandler } from './context';
  */
 function runStatements(command: Document, field: string, run: (statement: unknown, index: number) => void): Document[] {
   const statements = requiredArray(command, field);
+  if (field === 'updates' || field === 'deletes') checkStatements(field, statements);
   const ordered = command.ordered !== false;
   const writeErrors: Document[] = [];
   for (let i = 0; i < statements.length; i++) {
@@ -43,6 +65,8 @@ const insert: CommandHandler = (command, { runtime, db }) => {
 
 const update: CommandHandler = (command, { runtime, db }) => {
   const name = collectionArgument(command, 'update');
+  // `let` is evaluated once for the command, as MongoDB does.
+  const options = evaluationOptions({ let: command.let });
   let n = 0;
   let nModified = 0;
   const upserted: Document[] = [];
@@ -62,7 +86,7 @@ const update: CommandHandler = (command, { runtime, db }) => {
         arrayFilters: statement.arrayFilters as Document[] | undefined,
         hint: statement.hint,
         single: !multi,
-        ...evaluationOptions({ collation: statement.collation, let: command.let }),
+        ...options,
       },
       statement.upsert === true,
     );
@@ -78,6 +102,7 @@ const update: CommandHandler = (command, { runtime, db }) => {
 
 const remove: CommandHandler = (command, { runtime, db }) => {
   const name = collectionArgument(command, 'delete');
+  const options = evaluationOptions({ let: command.let });
   let n = 0;
   const writeErrors = runStatements(command, 'deletes', (raw) => {
     const statement = statementDocument(raw);
@@ -90,7 +115,7 @@ const remove: CommandHandler = (command, { runtime, db }) => {
         filter: optionalDocument(statement, 'q') ?? {},
         hint: statement.hint,
         single: limit === 1,
-        ...evaluationOptions({ collation: statement.collation, let: command.let }),
+        ...options,
       },
     ).length;
   });

@@ -17,11 +17,31 @@ const NON_MUTATING_STAGES = new Set([
   '$facet',
 ]);
 
+/**
+ * MongoDB 7.0 stages mingo does not run: refused as not supported, where a stage MongoDB does
+ * not know either is unrecognised. ($merge is refused with the pipeline, see the aggregate command.)
+ */
+const UNSUPPORTED_STAGES = new Set([
+  '$changeStream', '$changeStreamSplitLargeEvent', '$collStats', '$currentOp', '$geoNear', '$indexStats', '$listLocalSessions',
+  '$listSampledQueries', '$listSearchIndexes', '$listSessions', '$planCacheStats', '$search', '$searchMeta',
+  '$shardedDataDistribution', '$vectorSearch',
+]);
+
 function stageName(stage: unknown): string {
   const keys = isPlainObject(stage) ? Object.keys(stage) : [];
   if (keys.length !== 1) throw new CommandError('BadValue', 'A pipeline stage specification object must contain exactly one field.');
+  if (UNSUPPORTED_STAGES.has(keys[0])) throw new CommandError('CommandNotSupported', `the pipeline stage '${keys[0]}' is not supported by the embedded store`);
   if (!(keys[0] in pipelineOperators)) throw new CommandError('UnrecognizedPipelineStage', `Unrecognized pipeline stage name: '${keys[0]}'`);
   return keys[0];
+}
+
+/**
+ * The values of a command's `let`: each is an expression, evaluated once before the command
+ * runs (`{$literal: '$x'}` is the string '$x', `{$rand: {}}` one number for every document).
+ */
+export function evaluateLetVariables(raw: Document): Document {
+  const [values] = new Aggregator([{ $replaceWith: raw }], mingoOptions()).run([{}]) as Document[];
+  return values;
 }
 
 /**

@@ -1,9 +1,8 @@
 import type { Document } from 'bson';
 import type { Options } from 'mingo/types';
 
+/** Strings compare binarily (the simple collation): the commands refuse any other collation. */
 export interface EvaluationOptions {
-  /** MongoDB collation document; passed to mingo for string comparison. */
-  readonly collation?: Document;
   /** Values of the `let` option, visible as `$$name` in expressions. */
   readonly variables?: Document;
 }
@@ -17,7 +16,6 @@ export function mingoOptions(options: EvaluationOptions = {}): Partial<Options> 
     idKey: '_id',
     scriptEnabled: false,
     useStrictMode: true,
-    ...(options.collation ? { collation: options.collation as unknown as Options['collation'] } : {}),
     ...(options.variables ? { variables: options.variables } : {}),
   };
 }

@@ -25,9 +25,9 @@ export interface QueryResult {
 }
 
 /** A compiled filter; an empty filter matches without calling mingo. */
-export function compileFilter(filter: Document, request: Pick<QueryRequest, 'collation' | 'variables'> = {}): (doc: Document) => boolean {
+export function compileFilter(filter: Document, request: Pick<QueryRequest, 'variables'> = {}): (doc: Document) => boolean {
   if (Object.keys(filter).length === 0) return () => true;
-  const query = new Query(filter, mingoOptions({ collation: request.collation, variables: request.variables }));
+  const query = new Query(filter, mingoOptions({ variables: request.variables }));
   return (doc) => query.test(doc);
 }
 

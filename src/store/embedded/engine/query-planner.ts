@@ -50,8 +50,6 @@ export interface PlanRequest {
   /** 0 means no limit. */
   readonly limit: number;
   readonly hint?: unknown;
-  /** Indexes compare strings binarily, so a collation keeps the planner off them. */
-  readonly collation?: Document;
 }
 
 interface Bounds {
@@ -169,7 +167,6 @@ export function planQuery(collection: Collection, request: PlanRequest): QueryPl
     if (index === 'natural') return collscan;
     return scanPlan(index, boundsFor(index, predicates), request.sort, filter);
   }
-  if (request.collation) return collscan;
 
   const bounded: IndexScanPlan[] = [];
   const walks: IndexScanPlan[] = [];

@@ -1,6 +1,5 @@
 import { ObjectId, type Document } from 'bson';
-import { update as applyOperators, updateOne as applyPipeline } from 'mingo';
-import type { PipelineStage } from 'mingo/updater';
+import { Aggregator, update as applyOperators } from 'mingo';
 import { cloneDeep, MingoError, setValue } from 'mingo/util';
 import { CommandError } from '../errors';
 import { mingoOptions, type EvaluationOptions } from './mingo-options';
@@ -92,10 +91,23 @@ function runOperators(target: Document, operators: Document, context: UpdateCont
   }
 }
 
+/** The stages an update pipeline may hold. */
+const UPDATE_PIPELINE_STAGES = new Set(['$addFields', '$set', '$project', '$unset', '$replaceRoot', '$replaceWith']);
+
+/**
+ * Runs an update pipeline on one document. Run as a plain aggregation: mingo's own pipeline
+ * updater fails on results whose new fields it cannot address by path, such as the top-level
+ * '$a' or 'a.b' fields $setField creates (MongoDB 5.0+ stores them).
+ */
 function runPipeline(target: Document, stages: Document[], context: UpdateContext): Document {
-  const docs = [target];
-  applyPipeline(docs, {}, stages as PipelineStage[], {}, mingoOptions(context));
-  return docs[0];
+  for (const stage of stages) {
+    const name = isPlainObject(stage) ? Object.keys(stage)[0] : undefined;
+    if (name === undefined || !UPDATE_PIPELINE_STAGES.has(name)) {
+      throw new CommandError('InvalidOptions', `${String(name)} is not allowed to be used within an update`);
+    }
+  }
+  const [result] = new Aggregator(stages, mingoOptions(context)).run([target]) as Document[];
+  return result;
 }
 
 /**

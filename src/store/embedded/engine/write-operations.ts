@@ -23,20 +23,56 @@ function select(collection: Collection, selection: Selection): StoredRecord[] {
     skip: 0,
     limit: selection.single ? 1 : 0,
     hint: selection.hint,
-    collation: selection.collation,
     variables: selection.variables,
   }).records;
+}
+
+/**
+ * MongoDB's limit on nesting ("Nested Depth for BSON Documents" in the manual's limits): the
+ * document is level 1 and each embedded document or array adds one.
+ */
+export const MAX_NESTING_DEPTH = 100;
+
+/** Whether a value nests deeper than `levelsLeft` more levels (stops looking once it does). */
+function nestsDeeperThan(value: unknown, levelsLeft: number): boolean {
+  const children = Array.isArray(value) ? value : isPlainObject(value) ? Object.values(value) : undefined;
+  if (children === undefined) return false;
+  if (levelsLeft === 0) return true;
+  return children.some((child) => nestsDeeperThan(child, levelsLeft - 1));
+}
+
+/** Refuses a document MongoDB would not store because it nests too deep. */
+export function assertNestingDepth(doc: Document, action: 'insert' | 'update'): void {
+  if (!nestsDeeperThan(doc, MAX_NESTING_DEPTH)) return;
+  const message =
+    action === 'insert'
+      ? `cannot insert document because it exceeds ${MAX_NESTING_DEPTH} levels of nesting`
+      : `Document exceeds maximum nesting depth of ${MAX_NESTING_DEPTH}`;
+  throw new CommandError('Overflow', message);
+}
+
+/** An `_id` that is a document may not hold '$'-prefixed field names, at any depth. */
+function assertNoDollarFieldInId(value: unknown): void {
+  if (!isPlainObject(value)) return;
+  for (const [key, inner] of Object.entries(value)) {
+    if (key.startsWith('$')) {
+      throw new CommandError('DollarPrefixedFieldName', `_id fields may not contain '$'-prefixed fields: ${key} is not valid for storage.`);
+    }
+    assertNoDollarFieldInId(inner);
+  }
 }
 
 /** Checks a document about to be inserted and gives it an `_id` when it has none. */
 export function prepareInsert(doc: unknown): Document {
   if (!isPlainObject(doc)) throw new CommandError('TypeMismatch', 'document to insert must be an object');
+  assertNestingDepth(doc, 'insert');
   if (!('_id' in doc)) return { _id: new ObjectId(), ...doc };
   const id = doc._id;
   if (Array.isArray(id)) throw new CommandError('BadValue', "can't use an array for _id");
   if (id instanceof RegExp || (id as { _bsontype?: string } | null)?._bsontype === 'BSONRegExp') {
     throw new CommandError('BadValue', "can't use a regex for _id");
   }
+  assertNoDollarFieldInId(id);
   // Wherever _id is here (drivers append the one they generate), the collection stores it first.
   return doc;
 }
@@ -75,6 +111,7 @@ export function updateDocuments(
     const before = record.doc;
     const after = updatedDocument(before, spec, selection);
     if (after) {
+      assertNestingDepth(after, 'update');
       collection!.replace(record, after);
       modified++;
     }
