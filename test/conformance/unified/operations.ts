@@ -65,9 +65,27 @@ function driverOptions(args: Document, ...positional: string[]): Document {
   return options;
 }
 
+function hasNullId(doc: unknown): boolean {
+  return doc !== null && typeof doc === 'object' && '_id' in doc && (doc as Document)._id === null;
+}
+
+/**
+ * The Node driver gives a document whose `_id` is null a new ObjectId (NODE-6468), where the
+ * spec (create-null-ids) wants the null kept. forceServerObjectId makes the driver send the
+ * documents as they are, so the server decides.
+ */
+function insertOptions(args: Document, documents: readonly unknown[], ...positional: string[]): Document {
+  const options = driverOptions(args, ...positional);
+  return documents.some(hasNullId) ? { ...options, forceServerObjectId: true } : options;
+}
+
+function bulkInsertedDocuments(requests: unknown): unknown[] {
+  return Array.isArray(requests) ? requests.map((request) => (request as Document).insertOne?.document) : [];
+}
+
 const COLLECTION_OPERATIONS: Record<string, (c: Collection, args: Document) => Promise<unknown>> = {
   aggregate: (c, a) => c.aggregate(a.pipeline as Document[], driverOptions(a, 'pipeline')).toArray(),
-  bulkWrite: (c, a) => c.bulkWrite(a.requests as never, driverOptions(a, 'requests')),
+  bulkWrite: (c, a) => c.bulkWrite(a.requests as never, insertOptions(a, bulkInsertedDocuments(a.requests), 'requests')),
   count: (c, a) => c.count(a.filter as Document, driverOptions(a, 'filter')),
   countDocuments: (c, a) => c.countDocuments(a.filter as Document, driverOptions(a, 'filter')),
   estimatedDocumentCount: (c, a) => c.estimatedDocumentCount(driverOptions(a)),
@@ -79,8 +97,8 @@ const COLLECTION_OPERATIONS: Record<string, (c: Collection, args: Document) => P
   findOneAndDelete: (c, a) => c.findOneAndDelete(a.filter as Document, driverOptions(a, 'filter')),
   findOneAndReplace: (c, a) => c.findOneAndReplace(a.filter as Document, a.replacement as Document, driverOptions(a, 'filter', 'replacement')),
   findOneAndUpdate: (c, a) => c.findOneAndUpdate(a.filter as Document, a.update as Document, driverOptions(a, 'filter', 'update')),
-  insertMany: (c, a) => c.insertMany(a.documents as Document[], driverOptions(a, 'documents')),
-  insertOne: (c, a) => c.insertOne(a.document as Document, driverOptions(a, 'document')),
+  insertMany: (c, a) => c.insertMany(a.documents as Document[], insertOptions(a, a.documents as Document[], 'documents')),
+  insertOne: (c, a) => c.insertOne(a.document as Document, insertOptions(a, [a.document], 'document')),
   replaceOne: (c, a) => c.replaceOne(a.filter as Document, a.replacement as Document, driverOptions(a, 'filter', 'replacement')),
   updateMany: (c, a) => c.updateMany(a.filter as Document, a.update as Document, driverOptions(a, 'filter', 'update')),
   updateOne: (c, a) => c.updateOne(a.filter as Document, a.update as Document, driverOptions(a, 'filter', 'update')),
@@ -96,6 +114,8 @@ const DATABASE_OPERATIONS: Record<string, (d: Db, args: Document) => Promise<unk
   listCollections: (d, a) => d.listCollections(a.filter as Document, driverOptions(a, 'filter')).toArray(),
   createCollection: (d, a) => d.createCollection(a.collection as string, driverOptions(a, 'collection')),
   dropCollection: (d, a) => d.dropCollection(a.collection as string, driverOptions(a, 'collection')),
+  // The Node driver has no collMod helper; the unified format's modifyCollection is that command.
+  modifyCollection: (d, a) => d.command({ collMod: a.collection as string, ...driverOptions(a, 'collection') }),
 };
 
 /** Operations whose result is an iterable of documents: each element is a root-level document. */

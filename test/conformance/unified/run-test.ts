@@ -6,6 +6,28 @@ import { isSupportedSchema, type CollectionData, type Operation, type SpecFile, 
 
 const MAJORITY = { writeConcern: { w: 'majority' } } as const;
 
+/** MongoDB's code for a command or option the server does not support (CommandNotSupported). */
+const COMMAND_NOT_SUPPORTED = 115;
+
+/**
+ * A test the server declined with a clear "not supported" error: an acceptable outcome (the
+ * operation gave no wrong answer), counted apart from passes and failures.
+ */
+export class RefusedAsNotSupported extends Error {
+  constructor(operation: string, message: string) {
+    super(`${operation}: ${message}`);
+    this.name = 'RefusedAsNotSupported';
+  }
+}
+
+/** Whether the server refused the command, or a statement of a bulk write, as not supported. */
+function isNotSupported(error: unknown): boolean {
+  if (!(error instanceof MongoServerError)) return false;
+  if (error.code === COMMAND_NOT_SUPPORTED) return true;
+  const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
+  return Array.isArray(writeErrors) && writeErrors.some((writeError: { code?: unknown }) => writeError.code === COMMAND_NOT_SUPPORTED);
+}
+
 /** initialData: drop each collection, then create it or fill it, through the internal client. */
 async function loadInitialData(internal: MongoClient, data: readonly CollectionData[]): Promise<void> {
   for (const { databaseName, collectionName, createOptions, documents } of data) {
@@ -50,6 +72,9 @@ async function runOperation(operation: Operation, entities: EntityMap): Promise<
   try {
     result = await executeOperation(entities, operation.name, operation.object, operation.arguments);
   } catch (error) {
+    if (isNotSupported(error) && operation.expectError?.errorCode !== COMMAND_NOT_SUPPORTED) {
+      throw new RefusedAsNotSupported(operation.name, (error as Error).message);
+    }
     if (operation.ignoreResultAndError) return;
     if (error instanceof MatchError || !operation.expectError) throw error;
     checkError(operation, error, entities);

@@ -48,8 +48,13 @@ export interface SpecFile {
   readonly tests: readonly SpecTest[];
 }
 
-/** The spec folder sits beside the checkout (see ../shared/mongodb-spec/README.md). */
-export const CRUD_SPEC_DIRECTORY = path.resolve(__dirname, '../../../../shared/mongodb-spec/crud');
+/**
+ * The spec folder sits beside the checkout (see ../shared/mongodb-spec/README.md). CRUD_SPEC_DIR
+ * points the runner at another folder of unified-format CRUD files, such as the whole
+ * `source/crud/tests/unified` of a specifications checkout, for a check outside the committed suite.
+ */
+export const SHARED_CRUD_SPEC_DIRECTORY = path.resolve(__dirname, '../../../../shared/mongodb-spec/crud');
+export const CRUD_SPEC_DIRECTORY = process.env.CRUD_SPEC_DIR ? path.resolve(process.env.CRUD_SPEC_DIR) : SHARED_CRUD_SPEC_DIRECTORY;
 
 /** Highest schema version this runner understands (same major version only). */
 const SUPPORTED_SCHEMA = [1, 21];
