@@ -102,9 +102,8 @@ const UPDATE_PIPELINE_STAGES = new Set(['$addFields', '$set', '$project', '$unse
 function runPipeline(target: Document, stages: Document[], context: UpdateContext): Document {
   for (const stage of stages) {
     const name = isPlainObject(stage) ? Object.keys(stage)[0] : undefined;
-    if (name === undefined || !UPDATE_PIPELINE_STAGES.has(name)) {
-      throw new CommandError('InvalidOptions', `${String(name)} is not allowed to be used within an update`);
-    }
+    if (name === undefined) throw new CommandError('TypeMismatch', 'each stage of an update pipeline must be an object naming one stage');
+    if (!UPDATE_PIPELINE_STAGES.has(name)) throw new CommandError('InvalidOptions', `${name} is not allowed to be used within an update`);
   }
   const [result] = new Aggregator(stages, mingoOptions(context)).run([target]) as Document[];
   return result;

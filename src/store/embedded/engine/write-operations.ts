@@ -31,7 +31,7 @@ function select(collection: Collection, selection: Selection): StoredRecord[] {
  * MongoDB's limit on nesting ("Nested Depth for BSON Documents" in the manual's limits): the
  * document is level 1 and each embedded document or array adds one.
  */
-export const MAX_NESTING_DEPTH = 100;
+const MAX_NESTING_DEPTH = 100;
 
 /** Whether a value nests deeper than `levelsLeft` more levels (stops looking once it does). */
 function nestsDeeperThan(value: unknown, levelsLeft: number): boolean {
@@ -42,7 +42,7 @@ function nestsDeeperThan(value: unknown, levelsLeft: number): boolean {
 }
 
 /** Refuses a document MongoDB would not store because it nests too deep. */
-export function assertNestingDepth(doc: Document, action: 'insert' | 'update'): void {
+function assertNestingDepth(doc: Document, action: 'insert' | 'update'): void {
   if (!nestsDeeperThan(doc, MAX_NESTING_DEPTH)) return;
   const message =
     action === 'insert'
