@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { EJSON, type Document } from 'bson';
+import { CRUD_SPEC_PATH, sharedFile } from '../../support/shared-files';
 
 /** Types of the unified test format (the parts the CRUD files use). */
 export interface RunOnRequirement {
@@ -48,8 +49,8 @@ export interface SpecFile {
   readonly tests: readonly SpecTest[];
 }
 
-/** The spec folder sits beside the checkout (see ../shared/mongodb-spec/README.md). */
-export const CRUD_SPEC_DIRECTORY = path.resolve(__dirname, '../../../../shared/mongodb-spec/crud');
+/** The spec folder sits beside the checkout in ../shared (see ../shared/mongodb-spec/README.md). */
+export const CRUD_SPEC_DIRECTORY = sharedFile(CRUD_SPEC_PATH);
 
 /** Highest schema version this runner understands (same major version only). */
 const SUPPORTED_SCHEMA = [1, 21];
