@@ -19,6 +19,7 @@ import { internalProblem, problemInstance, RestProblem, send, sendSerialized, to
 import { PROBLEM_TYPES } from './problem-types';
 import { CODES, FLAG, LIMIT, PAGE, parsePublicIdParameter, parseQuery, type ParameterValues } from './query-parameters';
 import { createRequestBodies, parseBody } from './request-bodies';
+import { REST_ROUTES } from './rest-routes';
 import { gzipEtag, gzippedBody, MIN_COMPRESSED_BYTES, ResponseCache, serialisedAnswer } from './response-cache';
 import { withoutNulls } from './shape';
 
@@ -141,20 +142,20 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
 
   // Literal paths before `/candidates/:publicId`, which would otherwise take them.
   router
-    .route('/candidates/job-match')
+    .route(REST_ROUTES.jobMatch)
     .post(post('jobMatch', 'SUBMIT_JOB_MATCHES', 'jobMatch', 'JobMatch', 'createJobMatch'))
     .all(methodNotAllowed('POST'));
   router
-    .route('/candidates/offer-to-assist')
+    .route(REST_ROUTES.offerToAssist)
     .post(post('offerToAssistCandidates', 'OFFER_CANDIDATE_SERVICES', 'offerToAssist', 'OfferToAssist', 'offerToAssist'))
     .all(methodNotAllowed('POST'));
   router
-    .route('/candidates/register')
+    .route(REST_ROUTES.register)
     .post(post('registerCandidate', 'REGISTER_CANDIDATES', 'registerCandidate', 'RegisterCandidate', 'registerCandidate'))
     .all(methodNotAllowed('POST'));
 
   router
-    .route('/candidates')
+    .route(REST_ROUTES.search)
     .get(
       get('findCandidates', 'READ_CANDIDATE_DATA', async (req, res) => {
         const { page, limit, includeEmployed, ...filter } = parseQuery(req.originalUrl, SEARCH_PARAMETERS);
@@ -164,7 +165,7 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
     )
     .all(methodNotAllowed('GET, HEAD'));
   router
-    .route('/candidates/by-list/:publicListId')
+    .route(REST_ROUTES.byList)
     .get(
       get('getCandidatesByPublicListId', 'READ_CANDIDATE_DATA', async (req, res) => {
         const { page, limit } = parseQuery(req.originalUrl, PAGE_PARAMETERS);
@@ -177,7 +178,7 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
     )
     .all(methodNotAllowed('GET, HEAD'));
   router
-    .route('/candidates/:publicId')
+    .route(REST_ROUTES.candidate)
     .get(
       get('getCandidateByPublicId', 'READ_CANDIDATE_DATA', async (req, res) => {
         parseQuery(req.originalUrl, {});
