@@ -10,6 +10,7 @@ import type { Metrics } from '../observability/metrics';
 import { requestIdOf } from '../observability/request-id';
 import { rateLimitHeaders, rateLimitPolicyHeader } from '../rate-limit/rate-limit-headers';
 import { throwIfExceeded, type RateLimitKind } from '../rate-limit/rate-limiter';
+import { toPage } from '../candidates/search-input';
 import type { Services } from '../services';
 import { withAvailability } from '../store/availability';
 import { fingerprintOf, Idempotency, idempotencyKeyOf } from './idempotency';
@@ -170,6 +171,9 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
       get('getCandidatesByPublicListId', 'READ_CANDIDATE_DATA', async (req, res) => {
         const { page, limit } = parseQuery(req.originalUrl, PAGE_PARAMETERS);
         const publicListId = parsePublicIdParameter(String(req.params.publicListId), 'publicListId');
+        // The service's page rule, applied before the list is looked up: GraphQL would check the
+        // page only under a list that exists, and input is checked before anything is looked up.
+        toPage(page as number | undefined, limit as number | undefined);
         const data = await run('GetCandidatesByList', defined({ publicListId, page, limit }), res);
         const list = data.savedList as { candidates: unknown } | null;
         if (list === null) throw new RestProblem(PROBLEM_TYPES.notFound, 'No saved list has this public id.');

@@ -53,6 +53,13 @@ describe('POST /v1/candidates/job-match, /offer-to-assist and /register', () => 
       expect(offer!.candidates).toEqual(ids.map((publicId) => ({ publicId })));
     });
 
+    test('when candidates are unknown and the notes are too long, then 400, not 404: input is checked before anything is looked up', async () => {
+      const { status, body } = await post('job-match', matcher, { candidates: [{ publicId: UNKNOWN_A }], additionalNotes: 'n'.repeat(2001) });
+
+      expect([status, body.type]).toEqual([400, `${PROBLEMS}invalid-body`]);
+      expect(body.detail).toContain('additionalNotes');
+    });
+
     test('when the body names a caller, then it is refused: the caller is the API key', async () => {
       const ids = await someCandidates(1);
       const before = await offers().countDocuments();
@@ -257,6 +264,13 @@ describe('POST /v1/candidates/job-match, /offer-to-assist and /register', () => 
       expect(text.toLowerCase()).not.toContain('zuleikha');
       expect(await candidates().countDocuments()).toBe(before.candidates);
       expect(await identities().countDocuments()).toBe(before.identities);
+    });
+
+    test('when the e-mail is taken and another field is invalid, then 400, not 409: input is checked before anything is looked up', async () => {
+      const { status, body } = await post('register', registrar, registration(identity.email, { country: { isoCode: 'QQ' } }));
+
+      expect([status, body.type]).toEqual([400, `${PROBLEMS}invalid-body`]);
+      expect(body.detail).toContain('registrationData.country.isoCode');
     });
 
     test('when identity data was given at registration, then it appears in no search, single or list response', async () => {
