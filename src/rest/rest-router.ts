@@ -18,7 +18,8 @@ import { IdempotencyRepository } from './idempotency-repository';
 import { loadPersistedOperations, type OperationName } from './persisted-operations';
 import { internalProblem, problemInstance, RestProblem, send, sendSerialized, toProblem, type RestResponse } from './problem';
 import { PROBLEM_TYPES } from './problem-types';
-import { CODES, FLAG, LIMIT, PAGE, parsePublicIdParameter, parseQuery, type ParameterValues } from './query-parameters';
+import { pageReads } from '../rate-limit/operation-weight';
+import { CODES, FLAG, LIMIT, PAGE, pageSizeGiven, parsePublicIdParameter, parseQuery, type ParameterValues } from './query-parameters';
 import { createRequestBodies, parseBody } from './request-bodies';
 import { REST_ROUTES } from './rest-routes';
 import { gzipEtag, gzippedBody, MIN_COMPRESSED_BYTES, ResponseCache, serialisedAnswer } from './response-cache';
@@ -30,7 +31,7 @@ import { withoutNulls } from './shape';
  * shapes the result. No rule of the product lives here.
  *
  * Order of checks, the same for every path: 401 (key) → 404/405 (route, method) → 403
- * (permission of the operation) → 429 (rate limit: a GET costs one read, a POST one write) →
+ * (permission of the operation) → 429 (rate limit: a page of candidates costs ceil(limit / 10) reads, any other GET one read, a POST one write) →
  * 415/413/400 (media type, size, JSON, parameters, body) → 422/409 (idempotency) → what the
  * operation itself answers (404, 409, 400, 201/200).
  * Each route names the permission of its operation so that a caller without it learns
@@ -62,9 +63,9 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
   const run = async (name: OperationName, variables: Record<string, unknown>, res: Response) =>
     operations.run(name, variables, contextOf(res));
 
-  /** Charges the request to the key's budget: RateLimit headers on the answer, 429 over the budget. */
-  const limit = async (res: Response, kind: RateLimitKind) => {
-    const state = await services.rateLimits.charge(contextOf(res).apiKey, kind, 1);
+  /** Charges the request's weight to the key's budget: RateLimit headers on the answer, 429 over the budget. */
+  const limit = async (res: Response, kind: RateLimitKind, weight = 1) => {
+    const state = await services.rateLimits.charge(contextOf(res).apiKey, kind, weight);
     if (state) res.set(rateLimitHeaders(state));
     throwIfExceeded(state);
   };
@@ -72,14 +73,18 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
   /**
    * A GET (its OpenAPI operationId): permission, rate limit, parameters, operation, and the
    * contract's JSON of its result; the answer to the same URL under the same read epoch is
-   * served from `answers` (what it returned is still audited for this request).
+   * served from `answers` (what it returned is still audited for this request). A page of
+   * candidates weighs the reads of its size (pageReads), as in GraphQL; anything else one read.
    */
   const get =
-    (operationId: string, permission: Permission, handle: (req: Request, res: Response) => Promise<unknown>) => async (req: Request, res: Response) => {
+    (operationId: string, permission: Permission, handle: (req: Request, res: Response) => Promise<unknown>, pageOfCandidates = false) =>
+    async (req: Request, res: Response) => {
       const context = contextOf(res);
       context.audit.describeOperation(operationId);
       services.apiKeys.requirePermission(context.apiKey, permission);
-      await limit(res, 'reads');
+      // The rate limit comes before the parameters are checked: the size is read as given, and a
+      // malformed one weighs as the default page (it is answered 400 right after).
+      await limit(res, 'reads', pageOfCandidates ? pageReads(pageSizeGiven(req.originalUrl)) : 1);
       let answer = answers.get(req.originalUrl, context.readEpoch);
       if (answer !== undefined) {
         context.audit.addCandidates(answer.candidatePublicIds);
@@ -162,7 +167,7 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
         const { page, limit, includeEmployed, ...filter } = parseQuery(req.originalUrl, SEARCH_PARAMETERS);
         const data = await run('FindCandidates', defined({ page, limit, includeEmployed, filter: nonEmpty(filter) }), res);
         return data.candidates;
-      }),
+      }, true),
     )
     .all(methodNotAllowed('GET, HEAD'));
   router
@@ -178,7 +183,7 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
         const list = data.savedList as { candidates: unknown } | null;
         if (list === null) throw new RestProblem(PROBLEM_TYPES.notFound, 'No saved list has this public id.');
         return list.candidates;
-      }),
+      }, true),
     )
     .all(methodNotAllowed('GET, HEAD'));
   router
