@@ -31,7 +31,8 @@ export function missingShared(relative: string, suite: string): string | undefin
   if (process.env.CI === 'true') {
     throw new Error(`${suite}: ${reason}; CI must run this suite, so ../shared has to be checked out beside the project`);
   }
-  console.warn(`${suite} skipped: ${reason}`);
+  // Straight to stderr: jest shows no console output of a suite whose tests are all skipped.
+  process.stderr.write(`${suite} skipped: ${reason}\n`);
   return reason;
 }
 
