@@ -108,13 +108,13 @@ export const settings = {
     env: 'RATE_LIMIT_READS',
     default: '600',
     description:
-      'Read budget per API key per minute (REST GETs, GraphQL queries weighted by their cost), shared by every instance. A key may carry its own.',
+      'Read budget per API key per minute (a page of candidates costs ceil(size / 10), any other read 1; see "Operations: rate limits and audit"), shared by every instance. A key may carry its own.',
     schema: z.coerce.number().int().min(1),
   },
   rateLimitWrites: {
     env: 'RATE_LIMIT_WRITES',
     default: '60',
-    description: 'Write budget per API key per minute (REST POSTs, GraphQL mutations), shared by every instance. A key may carry its own.',
+    description: 'Write budget per API key per minute (each REST POST and each GraphQL mutation field costs 1), shared by every instance. A key may carry its own.',
     schema: z.coerce.number().int().min(1),
   },
   corsOrigins: {

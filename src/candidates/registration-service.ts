@@ -9,6 +9,7 @@ import type { CandidateRepository } from './candidate-repository';
 import type { CandidateIdentityRepository } from './candidate-identity-repository';
 import type { CandidateIdentityDoc } from './identity-document';
 import { throwIfAny } from './search-input';
+import { hasRefusedCharacter, normalisedEmail, TEXT_RULES, type TextKind } from './text-input';
 
 export const MAX_LIST_ITEMS = 50;
 export const MAX_TEXT_LENGTH = 2000;
@@ -37,31 +38,34 @@ export class RegistrationService {
     const data = input.registrationData;
     const issues: InputIssue[] = [];
     const refs: Ref[] = [];
-    const text = (value: string | null | undefined, parameter: string, max = MAX_TEXT_LENGTH): string | undefined =>
-      checkText(value, parameter, max, issues);
+    const text = (value: string | null | undefined, parameter: string, max = MAX_TEXT_LENGTH, kind: TextKind = 'line'): string | undefined =>
+      checkText(value, parameter, max, kind, issues);
 
-    const email = data.identity.email.trim();
-    if (email.length > MAX_EMAIL_LENGTH || !EMAIL_PATTERN.test(email)) {
+    // Kept in NFKC (the form mail can be delivered to), compared in normalisedEmail's form.
+    const email = data.identity.email.normalize('NFKC').trim();
+    if (hasRefusedCharacter(data.identity.email, 'identifier')) {
+      issues.push({ parameter: 'registrationData.identity.email', rule: TEXT_RULES.identifier });
+    } else if (email.length > MAX_EMAIL_LENGTH || !EMAIL_PATTERN.test(email)) {
       issues.push({ parameter: 'registrationData.identity.email', rule: 'an e-mail address' });
     }
-    const registrarId = text(input.registrarId, 'registrarId', MAX_SHORT_TEXT_LENGTH);
+    const registrarId = text(input.registrarId, 'registrarId', MAX_SHORT_TEXT_LENGTH, 'identifier');
     const publicId = newPublicId();
     const createdDate = this.now();
     const candidate = toCandidate(data, { publicId, createdDate, registrarId }, { issues, refs, text });
     const identity: CandidateIdentityDoc = {
       candidatePublicId: publicId,
       email,
-      emailNormalised: email.toLowerCase(),
+      emailNormalised: normalisedEmail(email),
       createdDate,
       ...defined({
         firstName: text(data.identity.firstName, 'registrationData.identity.firstName', MAX_SHORT_TEXT_LENGTH),
         lastName: text(data.identity.lastName, 'registrationData.identity.lastName', MAX_SHORT_TEXT_LENGTH),
         dob: data.dob ?? undefined,
-        professionalNetworkLink: text(data.professionalNetworkLink, 'registrationData.professionalNetworkLink', MAX_SHORT_TEXT_LENGTH),
-        phone: text(data.phone, 'registrationData.phone', MAX_SHORT_TEXT_LENGTH),
-        refugeeAgencyNumber: text(data.refugeeAgencyNumber, 'registrationData.refugeeAgencyNumber', MAX_SHORT_TEXT_LENGTH),
-        reliefAgencyNumber: text(data.reliefAgencyNumber, 'registrationData.reliefAgencyNumber', MAX_SHORT_TEXT_LENGTH),
-        messagingAppNumber: text(data.messagingAppNumber, 'registrationData.messagingAppNumber', MAX_SHORT_TEXT_LENGTH),
+        professionalNetworkLink: text(data.professionalNetworkLink, 'registrationData.professionalNetworkLink', MAX_SHORT_TEXT_LENGTH, 'identifier'),
+        phone: text(data.phone, 'registrationData.phone', MAX_SHORT_TEXT_LENGTH, 'identifier'),
+        refugeeAgencyNumber: text(data.refugeeAgencyNumber, 'registrationData.refugeeAgencyNumber', MAX_SHORT_TEXT_LENGTH, 'identifier'),
+        reliefAgencyNumber: text(data.reliefAgencyNumber, 'registrationData.reliefAgencyNumber', MAX_SHORT_TEXT_LENGTH, 'identifier'),
+        messagingAppNumber: text(data.messagingAppNumber, 'registrationData.messagingAppNumber', MAX_SHORT_TEXT_LENGTH, 'identifier'),
         registrarId,
       }),
     };
@@ -113,7 +117,7 @@ function keyFieldOf(collection: ReferenceCollection): string {
 interface Collectors {
   issues: InputIssue[];
   refs: Ref[];
-  text: (value: string | null | undefined, parameter: string, max?: number) => string | undefined;
+  text: (value: string | null | undefined, parameter: string, max?: number, kind?: TextKind) => string | undefined;
 }
 
 /** The anonymised profile: every reference kept as its key, to be checked and resolved by loaders. */
@@ -145,7 +149,7 @@ function toCandidate(
         endDate: job.endDate ?? undefined,
         fullTime: job.fullTime ?? undefined,
         paid: job.paid ?? undefined,
-        description: text(job.description, `${jobPath}.description`),
+        description: text(job.description, `${jobPath}.description`, MAX_TEXT_LENGTH, 'multiline'),
       })),
     };
   });
@@ -159,7 +163,7 @@ function toCandidate(
     city: text(data.city, `${root}.city`, MAX_SHORT_TEXT_LENGTH),
     countryIsoCode: country(data.country, `${root}.country.isoCode`),
     nationalityIsoCode: country(data.nationality, `${root}.nationality.isoCode`),
-    candidateMessage: text(data.candidateMessage, `${root}.candidateMessage`),
+    candidateMessage: text(data.candidateMessage, `${root}.candidateMessage`, MAX_TEXT_LENGTH, 'multiline'),
     yearOfArrival: year(data.yearOfArrival, `${root}.yearOfArrival`),
     howHeardAboutUs: data.howHeardAboutUs ?? undefined,
     contactConsentPlatformPartners: data.contactConsentPlatformPartners ?? undefined,
@@ -215,10 +219,11 @@ function ref<K extends string | number>(refs: Ref[], collection: ReferenceCollec
   return key;
 }
 
-function checkText(value: string | null | undefined, parameter: string, max: number, issues: InputIssue[]): string | undefined {
+function checkText(value: string | null | undefined, parameter: string, max: number, kind: TextKind, issues: InputIssue[]): string | undefined {
   if (value == null) return undefined;
   const trimmed = value.trim();
-  if (trimmed.length > max) issues.push({ parameter, rule: `at most ${max} characters` });
+  if (hasRefusedCharacter(value, kind)) issues.push({ parameter, rule: TEXT_RULES[kind] });
+  else if (trimmed.length > max) issues.push({ parameter, rule: `at most ${max} characters` });
   return trimmed === '' ? undefined : trimmed;
 }
 

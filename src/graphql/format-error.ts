@@ -1,5 +1,14 @@
 import { unwrapResolverError } from '@apollo/server/errors';
-import { GraphQLError, type GraphQLErrorExtensions, type GraphQLFormattedError } from 'graphql';
+import {
+  GraphQLError,
+  isEnumType,
+  isInputObjectType,
+  isInterfaceType,
+  isObjectType,
+  type GraphQLErrorExtensions,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+} from 'graphql';
 import { HeaderMap, type ApolloServerPlugin, type HTTPGraphQLHead } from '@apollo/server';
 import { isAppError, ServiceUnavailableError, type AppError } from '../errors';
 import type { Logger } from '../logger';
@@ -29,7 +38,13 @@ export const INTERNAL_ERROR_MESSAGE = 'Internal server error.';
  * (inputs may carry identity data), and anything else is logged and answered as an
  * INTERNAL_SERVER_ERROR that reveals nothing.
  */
-export function createErrorFormatter(logger: Logger) {
+export function createErrorFormatter(logger: Logger, { schema, development }: { schema: GraphQLSchema; development: boolean }) {
+  const known = schemaNamesOf(schema);
+  // In development the names a document uses are shown as written (a typo is easier to find); values never are.
+  const safeMessage = (message: string, error: unknown) => {
+    const withoutValue = withoutValues(message, error);
+    return development ? withoutValue : withoutUnknownNames(withoutValue, known);
+  };
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const original = unwrapResolverError(error);
     const where = { ...(formatted.path ? { path: formatted.path } : {}), ...(formatted.locations ? { locations: formatted.locations } : {}) };
@@ -43,7 +58,7 @@ export function createErrorFormatter(logger: Logger) {
       // A 429 from the rate-limit plugin says when to come back, for clients that do not read headers.
       const retryAfterSeconds = formatted.extensions?.retryAfterSeconds;
       const retry = code === 'TOO_MANY_REQUESTS' && typeof retryAfterSeconds === 'number' ? { retryAfterSeconds } : {};
-      return { message: withoutValues(formatted.message, error), ...where, extensions: { code, ...retry } };
+      return { message: safeMessage(formatted.message, error), ...where, extensions: { code, ...retry } };
     }
     logger.error({ err: original, path: formatted.path }, 'unexpected error in a GraphQL operation');
     return { message: INTERNAL_ERROR_MESSAGE, ...where, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
@@ -70,12 +85,81 @@ export function withoutValues(message: string, error?: unknown): string {
 }
 
 function reasonWithoutValue(reason: string): string {
+  if (reason.startsWith(SYNTAX_ERROR)) return syntaxErrorWithoutText(reason.replace(/\n\nGraphQL request:[\s\S]*$/, ''));
   return reason
     .replace(/\n\nGraphQL request:[\s\S]*$/, '')
+    // The name of an unknown input field is a key the caller sent (an e-mail, say), written
+    // between quotes without escaping: everything up to the last `" is not defined by type` goes.
+    .replace(/^Field "[\s\S]*" is not defined by type "(\w+)"\.[\s\S]*$/, 'Field "…" is not defined by type "$1".')
     .replace(/(cannot represent[\w -]*?): [\s\S]*$/, '$1.')
     .replace(/^Value [\s\S]* does not exist in "(\w+)" enum\.[\s\S]*$/, 'Value does not exist in "$1" enum.')
     .replace(/(Expected value of type "[^"]+"), found [\s\S]*$/, '$1.')
     .replace(/(found (String|BlockString|Int|Float|Name)) [\s\S]*$/, '$1.');
+}
+
+const SYNTAX_ERROR = 'Syntax Error: ';
+/** A token as graphql-js describes it (getTokenKindDesc): its kind, or a punctuator in quotes. */
+const TOKEN_KIND = String.raw`(?:<SOF>|<EOF>|Name|Int|Float|String|BlockString|Comment|"(?:!|\$|&|\(|\)|\.\.\.|:|=|@|\[|\]|\{|\||\})")`;
+/** Lexer and parser messages that quote nothing of the document. */
+const FIXED_SYNTAX_REASON =
+  /^(Unterminated string\.|Unexpected single quote character \('\), did you mean to use a double quote \("\)\?|Unexpected description, [\w ,]+\.|(Document|Source) contains more th[ae]n \d+ [\w -]+\. Parsing aborted\.)$/;
+
+/**
+ * A syntax error rebuilt from graphql-js's fixed words only: the kind of token expected and
+ * found (`Name`, `String`, `"{"`, …), never its text, which is the caller's (an inline e-mail,
+ * an unknown name). Where it is, `locations` says.
+ */
+function syntaxErrorWithoutText(message: string): string {
+  const reason = message.slice(SYNTAX_ERROR.length);
+  if (FIXED_SYNTAX_REASON.test(reason)) return message;
+  const expected = new RegExp(`^Expected (${TOKEN_KIND}|"[a-z]+"), found (${TOKEN_KIND})`).exec(reason);
+  if (expected) return `${SYNTAX_ERROR}Expected ${expected[1]}, found ${expected[2]}.`;
+  const unexpected = new RegExp(`^Unexpected (${TOKEN_KIND})`).exec(reason);
+  if (unexpected) return `${SYNTAX_ERROR}Unexpected ${unexpected[1]}.`;
+  if (reason.startsWith('Unexpected variable')) return `${SYNTAX_ERROR}Unexpected variable in a constant value.`;
+  // The lexer's messages end with the offending characters, after a colon or in quotes.
+  const words = /^[A-Za-z][\w ,]*/.exec(reason)?.[0].trim();
+  return `${SYNTAX_ERROR}${words ? `${words}.` : 'The document is not valid GraphQL.'}`;
+}
+
+/** Every name the schema defines: types, fields, arguments, input fields, enum values, directives. */
+export function schemaNamesOf(schema: GraphQLSchema): ReadonlySet<string> {
+  const names = new Set<string>();
+  for (const directive of schema.getDirectives()) {
+    names.add(directive.name);
+    for (const arg of directive.args) names.add(arg.name);
+  }
+  for (const type of Object.values(schema.getTypeMap())) {
+    names.add(type.name);
+    if (isEnumType(type)) for (const value of type.getValues()) names.add(value.name);
+    if (isObjectType(type) || isInterfaceType(type) || isInputObjectType(type)) {
+      for (const field of Object.values(type.getFields())) {
+        names.add(field.name);
+        if ('args' in field) for (const arg of field.args) names.add(arg.name);
+      }
+    }
+  }
+  return names;
+}
+
+/** What a quoted name the schema does not define is replaced with. */
+export const UNKNOWN_NAME = '"…"';
+const PUNCTUATOR = /^(!|\$|&|\(|\)|\.\.\.|:|=|@|\[|\]|\{|\||\})$/;
+
+/**
+ * The message with every quoted name that the schema does not define replaced by `"…"`: the
+ * names of a document (fields, arguments, variables, fragments, operations) are the caller's
+ * text, and only the schema's own names are known not to carry anything else. A quoted part is
+ * kept when each name in it (`Query.candidates`, `[String!]!`, `$input`, a path such as
+ * `input.candidates[0].publicId`) is the schema's.
+ */
+export function withoutUnknownNames(message: string, known: ReadonlySet<string>): string {
+  return message.replace(/"([^"]*)"/g, (quoted, inner: string) => {
+    if (PUNCTUATOR.test(inner)) return quoted;
+    const names = inner.replace(/^[$@]/, '').split(/[.()[\]!:\s]+/).filter((part) => part !== '');
+    const allKnown = names.length > 0 && names.every((name) => /^\d+$/.test(name) || known.has(name));
+    return allKnown ? quoted : UNKNOWN_NAME;
+  });
 }
 
 /**

@@ -73,7 +73,7 @@ export async function createGraphQLEndpoint(
     stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: development,
     hideSchemaDetailsFromClientErrors: !development,
-    formatError: createErrorFormatter(logger),
+    formatError: createErrorFormatter(logger, { schema, development }),
     logger: { debug: () => {}, info: () => {}, warn: (m) => logger.warn(String(m)), error: (m) => logger.error(String(m)) },
   });
   await server.start();

@@ -3,7 +3,9 @@ import type { Logger } from '../logger';
 import { serveMetrics, type Metrics } from '../observability/metrics';
 import { observeRequests, routeTemplate } from '../observability/request-observer';
 import { serveOpenApi } from '../rest/openapi-route';
+import { REST_MOUNT, REST_ROUTES } from '../rest/rest-routes';
 import { errorHandler, notFound } from './fallbacks';
+import { HEALTH_ROUTES } from './health';
 import type { HttpHygiene } from './security';
 
 export interface HttpRoutes {
@@ -20,22 +22,39 @@ export interface HttpRoutes {
 /** Largest JSON body accepted; a registration is a few KB. */
 export const JSON_BODY_LIMIT = '100kb';
 
+const GRAPHQL_PATH = '/graphql';
+const OPENAPI_PATH = '/openapi.json';
+const METRICS_PATH = '/metrics';
+
+/**
+ * Every route the service serves, as its template: the only values the `route` label of logs and
+ * metrics may take besides `unmatched` (the client's spelling of a path never becomes a label).
+ */
+export const ROUTE_LABELS: readonly string[] = [
+  ...Object.values(HEALTH_ROUTES),
+  GRAPHQL_PATH,
+  REST_MOUNT,
+  ...Object.values(REST_ROUTES).map((route) => `${REST_MOUNT}${route}`),
+  OPENAPI_PATH,
+  METRICS_PATH,
+];
+
 /** The express application: every route of the service is mounted here. */
 export function createHttpApp(routes: HttpRoutes, logger: Logger, metrics: Metrics, hygiene: HttpHygiene): Express {
   const app = express();
   app.disable('x-powered-by');
   // First: every request gets its id, one log line and its metrics, whatever answers it.
-  app.use(observeRequests(logger, metrics));
+  app.use(observeRequests(logger, metrics, ROUTE_LABELS));
   // Security headers, CORS and the request timeout apply to every answer, health and errors included.
   app.use(hygiene.before);
   app.use(routes.health);
-  app.get('/graphql', routes.playground);
-  app.use('/graphql', routeTemplate('/graphql'), express.json({ limit: JSON_BODY_LIMIT }), routes.graphql);
-  app.use('/v1', routes.rest);
+  app.get(GRAPHQL_PATH, routes.playground);
+  app.use(GRAPHQL_PATH, routeTemplate(GRAPHQL_PATH), express.json({ limit: JSON_BODY_LIMIT }), routes.graphql);
+  app.use(REST_MOUNT, routes.rest);
   // The OpenAPI document of /v1 is public: partners read it before they have a key.
-  app.get('/openapi.json', serveOpenApi());
+  app.get(OPENAPI_PATH, serveOpenApi());
   // Prometheus text format, without a key so a scraper needs no secret: keep it off the internet (README).
-  app.get('/metrics', serveMetrics(metrics));
+  app.get(METRICS_PATH, serveMetrics(metrics));
   app.use(notFound);
   app.use(hygiene.afterTimeout);
   app.use(errorHandler(logger));

@@ -26,6 +26,9 @@ export interface Health {
  * when the database answers a ping in time and the instance is not shutting down, so that a
  * load balancer sends traffic elsewhere meanwhile; it answers 503 problem+json otherwise.
  */
+/** The probes' paths (also route labels of the logs and metrics). */
+export const HEALTH_ROUTES = { liveness: '/healthz', readiness: '/readyz' } as const;
+
 export function createHealth(isDatabaseReachable: () => Promise<boolean>): Health {
   let draining: { server: http.Server; closed: Promise<void> } | undefined;
 
@@ -39,11 +42,11 @@ export function createHealth(isDatabaseReachable: () => Promise<boolean>): Healt
     });
     next();
   });
-  router.get('/healthz', (_req, res) => {
+  router.get(HEALTH_ROUTES.liveness, (_req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     res.status(200).json({ status: 'ok' });
   });
-  router.get('/readyz', async (req, res) => {
+  router.get(HEALTH_ROUTES.readiness, async (req, res) => {
     res.setHeader('Cache-Control', 'no-store');
     if (draining) return notReady(res, req.originalUrl, 'The service is shutting down.');
     if (!(await isDatabaseReachable())) return notReady(res, req.originalUrl, 'The database cannot be reached.');

@@ -22,7 +22,9 @@ const CLIENT_CLOSED = 499;
  * query string, headers or bodies: they carry what callers typed, identity data included,
  * and public ids that would tie a partner's key to the candidates it looked at.
  */
-export function observeRequests(logger: Logger, metrics: Metrics): RequestHandler {
+export function observeRequests(logger: Logger, metrics: Metrics, routeLabels: readonly string[]): RequestHandler {
+  // Express matches paths case-insensitively; a label is looked up the same way and is always the template itself.
+  const routes = new Map(routeLabels.map((label) => [label.toLowerCase(), label]));
   // Every field of the line is named here and none holds a value the caller sent as such:
   // redaction (which matches field names) would find nothing to remove.
   const requestLog = unredactedSibling(logger);
@@ -39,7 +41,7 @@ export function observeRequests(logger: Logger, metrics: Metrics): RequestHandle
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const aborted = !res.writableFinished;
       const status = aborted && !res.headersSent ? CLIENT_CLOSED : res.statusCode;
-      const labels = { route: routeOf(req, res), method: METHODS.has(req.method) ? req.method : 'OTHER', status: String(status) };
+      const labels = { route: routes.get(routeOf(req, res).toLowerCase()) ?? UNMATCHED_ROUTE, method: METHODS.has(req.method) ? req.method : 'OTHER', status: String(status) };
       metrics.httpRequests.inc(labels);
       metrics.httpRequestDuration.observe(labels, seconds);
       requestLog.info(
@@ -74,17 +76,19 @@ export function routeTemplate(template: string): RequestHandler {
 }
 
 /**
- * The route template that answered: the express route (`/v1/candidates/:publicId`), else the
- * mount named by routeTemplate or reached by the request (`/graphql`; `/v1` for a request the
- * REST router refused before routing it, e.g. without a valid key), else `unmatched` (also
- * every 404 no route answered, whatever its path).
+ * The route that answered, as the request reached it (the mount part in the client's casing,
+ * which the caller maps onto the fixed labels): the mount named by routeTemplate (`/graphql`,
+ * whose handler is not an express route; a route passed on the way, the playground's GET
+ * /graphql, is not the one that answered), else the express route (`/v1/candidates/:publicId`),
+ * else the mount reached (`/v1` for a request the REST router refused before routing it, e.g.
+ * without a valid key), else `unmatched` (also every 404 no route answered, whatever its path).
  */
 function routeOf(req: Request, res: Response): string {
+  const named = stringLocal(res, 'routeTemplate');
+  if (named !== undefined) return named;
   const routePath: unknown = (req.route as { path?: unknown } | undefined)?.path;
   if (typeof routePath === 'string') return `${req.baseUrl}${routePath}`;
   if (res.statusCode === 404) return UNMATCHED_ROUTE;
-  const named = stringLocal(res, 'routeTemplate');
-  if (named !== undefined) return named;
   return req.baseUrl !== '' ? req.baseUrl : UNMATCHED_ROUTE;
 }
 

@@ -9,9 +9,10 @@ import { operationCharge } from './operation-weight';
 
 /**
  * The rate limit of /graphql. The operation is charged once Apollo knows it (didResolveOperation:
- * after parsing and validation, before execution), by its type and static cost
- * (operation-weight.ts). Over the budget, the request ends there with TOO_MANY_REQUESTS and HTTP
- * 429. Every response to an authenticated request carries RateLimit-Policy, and RateLimit once
+ * after parsing and validation, before execution), by its type and weight (operation-weight.ts:
+ * one write per mutation field, the reads of the candidate pages a query returns). An operation
+ * heavier than what is left of the budget ends there, before anything runs or is written, with
+ * TOO_MANY_REQUESTS and HTTP 429. Every response to an authenticated request carries RateLimit-Policy, and RateLimit once
  * the operation was charged (a document that fails validation is not charged).
  */
 export function rateLimitPlugin(limiter: RateLimiter): ApolloServerPlugin<GraphQLContext> {
@@ -19,11 +20,11 @@ export function rateLimitPlugin(limiter: RateLimiter): ApolloServerPlugin<GraphQ
     async requestDidStart({ contextValue }) {
       let state: RateLimitState | undefined;
       return {
-        async didResolveOperation({ schema, document, operation, contextValue: context }) {
+        async didResolveOperation({ schema, document, operation, request, contextValue: context }) {
           // Apollo resolves an operation before this hook or answers the request itself.
           // An unlimited key is never charged: its weight need not be known.
           if (operation === undefined || limiter.budgetsOf(context.apiKey) === undefined) return;
-          const { kind, weight } = operationCharge(schema, document, operation);
+          const { kind, weight } = operationCharge(schema, document, operation, request.variables ?? {});
           try {
             state = await limiter.charge(context.apiKey, kind, weight);
             throwIfExceeded(state);

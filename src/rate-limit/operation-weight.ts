@@ -1,10 +1,30 @@
-import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
-import { Kind, validate, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import {
+  getNamedType,
+  isInterfaceType,
+  isObjectType,
+  Kind,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValueNode,
+} from 'graphql';
+import { DEFAULT_LIMIT, MAX_LIMIT, MIN_LIMIT } from '../candidates/search-input';
 import { rootFields } from '../graphql/root-fields';
 import type { RateLimitKind } from './rate-limiter';
 
-/** Static cost units per read unit: a query costs 1 + floor(cost / READ_COST_UNIT) reads. */
-export const READ_COST_UNIT = 100;
+/** Candidates per read unit: a page of up to 10 candidates costs 1 read, a page of 100 costs 10. */
+export const CANDIDATES_PER_READ = 10;
+
+/** The fields that return a page of candidates, by schema coordinate, and the argument that sizes the page. */
+const PAGE_FIELDS: Readonly<Record<string, string>> = {
+  'Query.candidates': 'limit',
+  'Query.candidatesConnection': 'first',
+  'SavedList.candidates': 'limit',
+};
 
 export interface OperationCharge {
   kind: RateLimitKind;
@@ -12,57 +32,87 @@ export interface OperationCharge {
 }
 
 /**
+ * The reads a page of `size` candidates costs: ceil(size / 10), the size taken within the
+ * bounds of a page (1 to 100; a size out of bounds is refused later, and costs as the bound).
+ * The same on both transports: `GET /v1/candidates?limit=100` and `candidates(limit: 100)` cost 10.
+ */
+export function pageReads(size: number | undefined): number {
+  const bounded = size === undefined || !Number.isFinite(size) ? DEFAULT_LIMIT : Math.min(MAX_LIMIT, Math.max(MIN_LIMIT, Math.floor(size)));
+  return Math.ceil(bounded / CANDIDATES_PER_READ);
+}
+
+/**
  * What a GraphQL operation costs against the budgets:
  *
- * - a query (or subscription) costs `1 + floor(cost / 100)` reads, where `cost` is the static
- *   cost graphql-armor computes for its GRAPHQL_MAX_COST limit (objects 2, scalars 1, times 1.5
- *   per level of depth, times `first`/`last`; introspection `__schema` free). A small query
- *   costs 1 read, the largest one the cost limit lets through (5000) costs 51, and an
- *   introspection query 1;
- * - a mutation costs one write per root field it selects (`createJobMatch` twice under two
- *   aliases is two writes), at least 1.
+ * - a mutation costs one write per root field it selects (`createJobMatch` under 15 aliases is
+ *   15 writes), at least 1;
+ * - a query costs, for each root field it selects (aliases count apart; `__typename` is free),
+ *   the reads of the pages of candidates it returns, at least 1: `candidates(limit: 100)` 10,
+ *   `candidatesConnection(first: 25)` 3, `savedList { candidates(limit: 50) }` 5, `candidate`,
+ *   `savedList { name }` or `countries` 1. A page's size is its `limit` or `first` argument,
+ *   given inline or as a variable, else the schema's default (10).
  *
  * The document must have passed validation (Apollo's didResolveOperation, or a persisted operation).
  */
-export function operationCharge(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): OperationCharge {
-  if (operation.operation === 'mutation') {
-    const writes = rootFields(operation, document).filter((field) => field.name.value !== '__typename').length;
-    return { kind: 'writes', weight: Math.max(1, writes) };
+export function operationCharge(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>> = {},
+): OperationCharge {
+  const fields = rootFields(operation, document).filter((field) => field.name.value !== '__typename');
+  if (operation.operation === 'mutation') return { kind: 'writes', weight: Math.max(1, fields.length) };
+  const fragments = new Map(
+    document.definitions.flatMap((definition) => (definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition] as const] : [])),
+  );
+  const root = schema.getRootType(operation.operation) ?? undefined;
+  const pages = new PageCounter(schema, fragments, variables);
+  const weight = fields.reduce((sum, field) => sum + Math.max(1, pages.readsOfField(field, root)), 0);
+  return { kind: 'reads', weight: Math.max(1, weight) };
+}
+
+/** Sums the reads of the candidate pages a selection returns, through nested fields and fragments. */
+class PageCounter {
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+    private readonly variables: Readonly<Record<string, unknown>>,
+  ) {}
+
+  readsOfField(field: FieldNode, parent: GraphQLNamedType | undefined): number {
+    if (!(isObjectType(parent) || isInterfaceType(parent))) return 0;
+    const definition = parent.getFields()[field.name.value];
+    if (definition === undefined) return 0;
+    const sizeArgument = PAGE_FIELDS[`${parent.name}.${field.name.value}`];
+    const own = sizeArgument === undefined ? 0 : pageReads(this.intArgument(field, sizeArgument));
+    return own + (field.selectionSet ? this.readsOf(field.selectionSet, getNamedType(definition.type)) : 0);
   }
-  return { kind: 'reads', weight: 1 + Math.floor(staticCost(schema, document, operation) / READ_COST_UNIT) };
-}
 
-/**
- * Costs already computed, by schema and document: Apollo hands the same parsed document to every
- * request with the same query text (its document store), and the cost is static.
- */
-const knownCosts = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<OperationDefinitionNode, number>>>();
+  private readsOf(selectionSet: SelectionSetNode, type: GraphQLNamedType): number {
+    let reads = 0;
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        reads += this.readsOfField(selection, type);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        reads += this.readsOf(selection.selectionSet, selection.typeCondition ? (this.schema.getType(selection.typeCondition.name.value) ?? type) : type);
+      } else {
+        // A validated document has no fragment cycles, and the depth and token limits bound the spreads.
+        const fragment = this.fragments.get(selection.name.value);
+        if (fragment) reads += this.readsOf(fragment.selectionSet, this.schema.getType(fragment.typeCondition.name.value) ?? type);
+      }
+    }
+    return reads;
+  }
 
-/**
- * graphql-armor's cost of one operation of the document, with the options the server's cost
- * limit uses (its defaults, introspection ignored), so the weight and the limit agree.
- */
-export function staticCost(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): number {
-  let byDocument = knownCosts.get(schema);
-  if (byDocument === undefined) knownCosts.set(schema, (byDocument = new WeakMap()));
-  let byOperation = byDocument.get(document);
-  if (byOperation === undefined) byDocument.set(document, (byOperation = new Map()));
-  let cost = byOperation.get(operation);
-  if (cost === undefined) byOperation.set(operation, (cost = computeStaticCost(schema, document, operation)));
-  return cost;
-}
-
-function computeStaticCost(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): number {
-  const costs: number[] = [];
-  validate(schema, document, [
-    costLimitRule({
-      maxCost: Number.MAX_SAFE_INTEGER,
-      ignoreIntrospection: true,
-      propagateOnRejection: false,
-      onAccept: [(_context, details: { n: number }) => costs.push(details.n)],
-    }),
-  ]);
-  // The rule reports each operation of the document in document order.
-  const index = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION).indexOf(operation);
-  return costs[index] ?? 0;
+  /** The integer an argument is given, inline or through a variable; undefined when absent or not an integer. */
+  private intArgument(field: FieldNode, name: string): number | undefined {
+    const value: ValueNode | undefined = field.arguments?.find((argument) => argument.name.value === name)?.value;
+    if (value === undefined) return undefined;
+    if (value.kind === Kind.INT) return Number(value.value);
+    if (value.kind === Kind.VARIABLE) {
+      const given = this.variables[value.name.value];
+      return typeof given === 'number' && Number.isInteger(given) ? given : undefined;
+    }
+    return undefined;
+  }
 }

@@ -20,7 +20,7 @@ export interface RateLimitState {
   budgets: RateLimitBudgets;
   /** the budget this request was charged to */
   kind: RateLimitKind;
-  /** units charged to it */
+  /** units the request weighs (charged unless it weighs more than the whole budget) */
   cost: number;
   /** units left in the current window, never below 0 */
   remaining: number;
@@ -37,9 +37,11 @@ export type RateLimitRejectionListener = (kind: RateLimitKind) => void;
  * counted in MongoDB (`rateLimits`) so that every instance of the service shares them. A key
  * may carry its own budgets, or be unlimited (then nothing is counted or stored).
  *
- * A rejected request is counted too: a client that keeps hammering gains nothing, and the
- * window's end (Retry-After) is when it may try again. One request never costs more than the
- * whole budget, so any single operation can run in a fresh window.
+ * A request runs only if its whole weight fits in what is left of the budget: an operation is
+ * refused whole, never run in part. A rejected request is counted too: a client that keeps
+ * hammering gains nothing, and the window's end (Retry-After) is when it may try again. An
+ * operation that weighs more than the whole budget can never run; it is refused without being
+ * counted (it must be split), so the budget stays for the requests that can.
  */
 export class RateLimiter {
   private readonly rejectionListeners: RateLimitRejectionListener[] = [];
@@ -75,18 +77,20 @@ export class RateLimiter {
     const budgets = this.budgetsOf(key);
     if (budgets === undefined) return undefined;
     const limit = budgets[kind];
-    const cost = Math.min(Math.max(1, Math.floor(weight)), limit);
+    const cost = Math.max(1, Math.floor(weight));
+    const possible = cost <= limit;
     const now = this.now().getTime();
     const windowStart = now - (now % WINDOW_MS);
     const windowEnd = windowStart + WINDOW_MS;
     // One window of grace before deletion: an instance whose clock lags a little still finds the counter.
-    const count = await this.counters.add(key.id, kind, new Date(windowStart), cost, new Date(windowEnd + WINDOW_MS));
-    if (count === cost) {
+    // An impossible operation adds nothing: the counter is only read, for the RateLimit header.
+    const count = await this.counters.add(key.id, kind, new Date(windowStart), possible ? cost : 0, new Date(windowEnd + WINDOW_MS));
+    if (possible && count === cost) {
       // The first request of a window clears the key's ended ones. Best effort: a counter left
       // behind is only a small document, which the TTL index or the next window removes.
       this.counters.removeEnded(key.id, new Date(now)).catch(() => undefined);
     }
-    const exceeded = count > limit;
+    const exceeded = !possible || count > limit;
     if (exceeded) for (const listener of this.rejectionListeners) listener(kind);
     return {
       budgets,
@@ -103,6 +107,19 @@ export class RateLimiter {
 export function rejectionOf(state: RateLimitState | undefined): TooManyRequestsError | undefined {
   if (state === undefined || !state.exceeded) return undefined;
   const budget = state.kind === 'reads' ? 'read' : 'write';
+  const limit = state.budgets[state.kind];
+  if (state.cost > limit) {
+    return new TooManyRequestsError(
+      state.resetSeconds,
+      `This operation costs ${state.cost} ${state.kind}, more than the whole ${budget} budget of this API key (${limit} per ${RATE_LIMIT_WINDOW_SECONDS} seconds); split it into smaller operations.`,
+    );
+  }
+  if (state.cost > 1) {
+    return new TooManyRequestsError(
+      state.resetSeconds,
+      `This operation costs ${state.cost} ${state.kind}, more than the ${budget} budget of this API key (${limit} per ${RATE_LIMIT_WINDOW_SECONDS} seconds) has left; nothing of it was run. Retry after ${state.resetSeconds} seconds.`,
+    );
+  }
   return new TooManyRequestsError(
     state.resetSeconds,
     `The ${budget} budget of this API key (${state.budgets[state.kind]} per ${RATE_LIMIT_WINDOW_SECONDS} seconds) is spent; retry after ${state.resetSeconds} seconds.`,

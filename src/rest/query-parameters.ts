@@ -68,6 +68,15 @@ export function parseQuery(url: string, spec: ParameterSpec): ParameterValues {
   return values;
 }
 
+/**
+ * The page size a request asks for (`limit`), read before the parameters are checked (the rate
+ * limit comes first): the number when `limit` is given once as an integer, else undefined.
+ */
+export function pageSizeGiven(url: string): number | undefined {
+  const given = new URL(url, 'http://localhost').searchParams.getAll('limit');
+  return given.length === 1 && /^\d{1,9}$/.test(given[0]) ? Number(given[0]) : undefined;
+}
+
 /** A public id in a path segment: 22 characters of base64url. */
 export function parsePublicIdParameter(value: string, name: string): string {
   if (!isPublicId(value)) throwIfInvalid([{ parameter: name, rule: 'a public id of 22 characters of A-Z, a-z, 0-9, _ or -' }]);

@@ -10,6 +10,7 @@ import type { Metrics } from '../observability/metrics';
 import { requestIdOf } from '../observability/request-id';
 import { rateLimitHeaders, rateLimitPolicyHeader } from '../rate-limit/rate-limit-headers';
 import { throwIfExceeded, type RateLimitKind } from '../rate-limit/rate-limiter';
+import { toPage } from '../candidates/search-input';
 import type { Services } from '../services';
 import { withAvailability } from '../store/availability';
 import { fingerprintOf, Idempotency, idempotencyKeyOf } from './idempotency';
@@ -17,8 +18,10 @@ import { IdempotencyRepository } from './idempotency-repository';
 import { loadPersistedOperations, type OperationName } from './persisted-operations';
 import { internalProblem, problemInstance, RestProblem, send, sendSerialized, toProblem, type RestResponse } from './problem';
 import { PROBLEM_TYPES } from './problem-types';
-import { CODES, FLAG, LIMIT, PAGE, parsePublicIdParameter, parseQuery, type ParameterValues } from './query-parameters';
+import { pageReads } from '../rate-limit/operation-weight';
+import { CODES, FLAG, LIMIT, PAGE, pageSizeGiven, parsePublicIdParameter, parseQuery, type ParameterValues } from './query-parameters';
 import { createRequestBodies, parseBody } from './request-bodies';
+import { REST_ROUTES } from './rest-routes';
 import { gzipEtag, gzippedBody, MIN_COMPRESSED_BYTES, ResponseCache, serialisedAnswer } from './response-cache';
 import { withoutNulls } from './shape';
 
@@ -28,7 +31,7 @@ import { withoutNulls } from './shape';
  * shapes the result. No rule of the product lives here.
  *
  * Order of checks, the same for every path: 401 (key) → 404/405 (route, method) → 403
- * (permission of the operation) → 429 (rate limit: a GET costs one read, a POST one write) →
+ * (permission of the operation) → 429 (rate limit: a page of candidates costs ceil(limit / 10) reads, any other GET one read, a POST one write) →
  * 415/413/400 (media type, size, JSON, parameters, body) → 422/409 (idempotency) → what the
  * operation itself answers (404, 409, 400, 201/200).
  * Each route names the permission of its operation so that a caller without it learns
@@ -60,9 +63,9 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
   const run = async (name: OperationName, variables: Record<string, unknown>, res: Response) =>
     operations.run(name, variables, contextOf(res));
 
-  /** Charges the request to the key's budget: RateLimit headers on the answer, 429 over the budget. */
-  const limit = async (res: Response, kind: RateLimitKind) => {
-    const state = await services.rateLimits.charge(contextOf(res).apiKey, kind, 1);
+  /** Charges the request's weight to the key's budget: RateLimit headers on the answer, 429 over the budget. */
+  const limit = async (res: Response, kind: RateLimitKind, weight = 1) => {
+    const state = await services.rateLimits.charge(contextOf(res).apiKey, kind, weight);
     if (state) res.set(rateLimitHeaders(state));
     throwIfExceeded(state);
   };
@@ -70,14 +73,18 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
   /**
    * A GET (its OpenAPI operationId): permission, rate limit, parameters, operation, and the
    * contract's JSON of its result; the answer to the same URL under the same read epoch is
-   * served from `answers` (what it returned is still audited for this request).
+   * served from `answers` (what it returned is still audited for this request). A page of
+   * candidates weighs the reads of its size (pageReads), as in GraphQL; anything else one read.
    */
   const get =
-    (operationId: string, permission: Permission, handle: (req: Request, res: Response) => Promise<unknown>) => async (req: Request, res: Response) => {
+    (operationId: string, permission: Permission, handle: (req: Request, res: Response) => Promise<unknown>, pageOfCandidates = false) =>
+    async (req: Request, res: Response) => {
       const context = contextOf(res);
       context.audit.describeOperation(operationId);
       services.apiKeys.requirePermission(context.apiKey, permission);
-      await limit(res, 'reads');
+      // The rate limit comes before the parameters are checked: the size is read as given, and a
+      // malformed one weighs as the default page (it is answered 400 right after).
+      await limit(res, 'reads', pageOfCandidates ? pageReads(pageSizeGiven(req.originalUrl)) : 1);
       let answer = answers.get(req.originalUrl, context.readEpoch);
       if (answer !== undefined) {
         context.audit.addCandidates(answer.candidatePublicIds);
@@ -141,43 +148,46 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
 
   // Literal paths before `/candidates/:publicId`, which would otherwise take them.
   router
-    .route('/candidates/job-match')
+    .route(REST_ROUTES.jobMatch)
     .post(post('jobMatch', 'SUBMIT_JOB_MATCHES', 'jobMatch', 'JobMatch', 'createJobMatch'))
     .all(methodNotAllowed('POST'));
   router
-    .route('/candidates/offer-to-assist')
+    .route(REST_ROUTES.offerToAssist)
     .post(post('offerToAssistCandidates', 'OFFER_CANDIDATE_SERVICES', 'offerToAssist', 'OfferToAssist', 'offerToAssist'))
     .all(methodNotAllowed('POST'));
   router
-    .route('/candidates/register')
+    .route(REST_ROUTES.register)
     .post(post('registerCandidate', 'REGISTER_CANDIDATES', 'registerCandidate', 'RegisterCandidate', 'registerCandidate'))
     .all(methodNotAllowed('POST'));
 
   router
-    .route('/candidates')
+    .route(REST_ROUTES.search)
     .get(
       get('findCandidates', 'READ_CANDIDATE_DATA', async (req, res) => {
         const { page, limit, includeEmployed, ...filter } = parseQuery(req.originalUrl, SEARCH_PARAMETERS);
         const data = await run('FindCandidates', defined({ page, limit, includeEmployed, filter: nonEmpty(filter) }), res);
         return data.candidates;
-      }),
+      }, true),
     )
     .all(methodNotAllowed('GET, HEAD'));
   router
-    .route('/candidates/by-list/:publicListId')
+    .route(REST_ROUTES.byList)
     .get(
       get('getCandidatesByPublicListId', 'READ_CANDIDATE_DATA', async (req, res) => {
         const { page, limit } = parseQuery(req.originalUrl, PAGE_PARAMETERS);
         const publicListId = parsePublicIdParameter(String(req.params.publicListId), 'publicListId');
+        // The service's page rule, applied before the list is looked up: GraphQL would check the
+        // page only under a list that exists, and input is checked before anything is looked up.
+        toPage(page as number | undefined, limit as number | undefined);
         const data = await run('GetCandidatesByList', defined({ publicListId, page, limit }), res);
         const list = data.savedList as { candidates: unknown } | null;
         if (list === null) throw new RestProblem(PROBLEM_TYPES.notFound, 'No saved list has this public id.');
         return list.candidates;
-      }),
+      }, true),
     )
     .all(methodNotAllowed('GET, HEAD'));
   router
-    .route('/candidates/:publicId')
+    .route(REST_ROUTES.candidate)
     .get(
       get('getCandidateByPublicId', 'READ_CANDIDATE_DATA', async (req, res) => {
         parseQuery(req.originalUrl, {});

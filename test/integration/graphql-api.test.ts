@@ -379,6 +379,21 @@ describe('GraphQL API over HTTP', () => {
       expect(body.errors?.[0]?.message).toContain('registrationData.country.isoCode');
       expect(await service.db.collection(COLLECTIONS.candidateIdentities).countDocuments()).toBe(identities);
     });
+    test('when a registration e-mail or name holds a zero-width or control character, then the answer is BAD_USER_INPUT naming the field, never the value, and nothing is written', async () => {
+      recordSecret('zw.qv71@example.org', 'Qvzw');
+      const identities = await service.db.collection(COLLECTIONS.candidateIdentities).countDocuments();
+      const register = (identity: Record<string, string>) =>
+        graphql(service.url, 'mutation($input: RegisterCandidateInput!) { registerCandidate(input: $input) { publicId } }', { input: { registrationData: { identity } } }, everything);
+
+      const email = await register({ email: '\u200bzw.qv71@example.org' });
+      const name = await register({ email: 'zw.qv71@example.org', firstName: 'Qvzw\u0000' });
+
+      expect([email.body.errors?.[0]?.extensions?.code, name.body.errors?.[0]?.extensions?.code]).toEqual(['BAD_USER_INPUT', 'BAD_USER_INPUT']);
+      expect(email.body.errors?.[0]?.message).toContain('registrationData.identity.email');
+      expect(name.body.errors?.[0]?.message).toContain('registrationData.identity.firstName');
+      expect(JSON.stringify([email.body, name.body])).not.toMatch(/qv71|Qvzw/);
+      expect(await service.db.collection(COLLECTIONS.candidateIdentities).countDocuments()).toBe(identities);
+    });
   });
 
   describe('abuse limits and hygiene', () => {

@@ -1,5 +1,7 @@
 import { register as globalRegistry } from 'prom-client';
 import { hashApiKey } from '../../src/auth/api-key-format';
+import { ROUTE_LABELS } from '../../src/http/create-http-app';
+import { openApiOperations } from '../../src/rest/openapi-route';
 import { COLLECTIONS } from '../../src/store/indexes';
 import { startAppUnderTest, graphql, type AppUnderTest } from '../support/app-under-test';
 import { LogCapture } from '../support/log-capture';
@@ -156,6 +158,42 @@ describe('request ids, request logs and metrics', () => {
       expect(requestLines('unmatched-1')).toEqual([expect.objectContaining({ route: 'unmatched', status: 404 })]);
       expect(requestLines('unmatched-2')).toEqual([expect.objectContaining({ route: 'unmatched', status: 404 })]);
       expect(capture.lines().some((line) => /zx81|zx82/.test(line))).toBe(false);
+    });
+
+    test('when the client writes a path in another casing, then the line names the route as the service defines it, whatever the casing', async () => {
+      const publicId = await someCandidateId();
+      const graphqlPost = { method: 'POST', body: JSON.stringify({ query: '{ __typename }' }) };
+      const cases: [path: string, init: RequestInit, route: string][] = [
+        ['/V1/candidates', {}, '/v1/candidates'],
+        ['/v1/CANDIDATES', {}, '/v1/candidates'],
+        [`/V1/Candidates/${publicId}`, {}, '/v1/candidates/:publicId'],
+        ['/GRAPHQL', {}, '/graphql'],
+        ['/GraphQL', graphqlPost, '/graphql'],
+        ['/HEALTHZ', {}, '/healthz'],
+        ['/Metrics', {}, '/metrics'],
+      ];
+
+      for (const [index, [path, init, route]] of cases.entries()) {
+        const headers = { 'x-api-key': reader, 'x-request-id': `casing-${index}`, 'content-type': 'application/json', 'apollo-require-preflight': 'true' };
+        await (await fetch(`${service.url}${path}`, { ...init, headers })).arrayBuffer();
+        expect([path, requestLines(`casing-${index}`).map((line) => line.route)]).toEqual([path, [route]]);
+      }
+      const labels = new Set(parseMetrics((await scrape()).text).filter((s) => s.name === 'http_requests_total').map((s) => s.labels.route));
+      expect([...labels].filter((label) => label !== 'unmatched' && !ROUTE_LABELS.includes(label))).toEqual([]);
+    });
+
+    test('when each operation of the OpenAPI document is called, then its line names its path template, one of the fixed labels (a route missing from ROUTE_LABELS would be `unmatched`)', async () => {
+      const publicId = await someCandidateId();
+      const operations = openApiOperations();
+
+      for (const [index, operation] of operations.entries()) {
+        const path = operation.path.replace('{publicId}', publicId).replace(/\{\w+\}/g, 'A'.repeat(22));
+        await rest(service.url, operation.method, path, { key: reader, headers: { 'X-Request-Id': `template-${index}` }, ...(operation.method === 'POST' ? { body: {} } : {}) });
+        const template = operation.path.replace(/\{(\w+)\}/g, ':$1');
+        expect([operation.operationId, requestLines(`template-${index}`).map((line) => line.route)]).toEqual([operation.operationId, [template]]);
+        expect(ROUTE_LABELS).toContain(template);
+      }
+      expect(operations.length).toBeGreaterThanOrEqual(6);
     });
 
     test('when /graphql refuses malformed JSON, then the line still names the /graphql route', async () => {

@@ -17,7 +17,7 @@ import { parseKeysArgs, runKeysCli, UsageError } from '../../src/keys-cli';
 import { PROBLEM_TYPES } from '../../src/rest/problem-types';
 import { RATE_LIMIT_COLLECTION } from '../../src/rate-limit/rate-limit-indexes';
 import { RateLimitRepository, type RateLimitWindowDoc } from '../../src/rate-limit/rate-limit-repository';
-import { RateLimiter } from '../../src/rate-limit/rate-limiter';
+import { RateLimiter, rejectionOf } from '../../src/rate-limit/rate-limiter';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { rest } from '../support/rest-client';
 
@@ -197,24 +197,52 @@ describe('REST /v1', () => {
 
 describe('GraphQL /graphql', () => {
   const SMALL = '{ countries { isoCode } }';
-  /** graphql-armor's static cost: (2 + 1.5 × (2 + 1.5 × (2 + 1.5 × (1 + 1 + (2 + 1.5 × 2))))) × 100 = 3312.5 */
-  const LARGE = '{ candidatesConnection(first: 100) { edges { node { publicId city country { isoCode name } } } } }';
-  const LARGE_WEIGHT = 1 + Math.floor(3312.5 / 100);
 
-  test('when queries of different cost run, then reads fall by 1 + floor(cost / 100), and introspection costs 1', async () => {
+  test('when queries run, then each root field costs the reads of the candidate pages it returns (ceil(size / 10), the size inline or a variable), at least 1; REST pages the same', async () => {
     await freshWindow();
     const { key } = await keyWith({ rateLimit: { reads: 1000, writes: 10 } }, 'READ_CANDIDATE_DATA');
+    const cases: [query: string, variables: Record<string, unknown>, reads: number][] = [
+      [SMALL, {}, 1],
+      ['{ __schema { queryType { name } types { name } } }', {}, 1],
+      ['{ candidates(limit: 100) { content { publicId partner { publicId } } } }', {}, 10],
+      ['query Page($limit: Int) { candidates(limit: $limit) { totalElements } }', { limit: 55 }, 6],
+      ['{ candidates { totalElements } }', {}, 1],
+      ['query Next($first: Int) { candidatesConnection(first: $first) { edges { node { publicId } } } }', { first: 25 }, 3],
+      [`{ savedList(publicId: "${'A'.repeat(22)}") { name candidates(limit: 50) { totalElements } } }`, {}, 5],
+      [`{ a: candidate(publicId: "${'A'.repeat(22)}") { publicId } b: candidate(publicId: "${'B'.repeat(22)}") { publicId } countries { isoCode } }`, {}, 3],
+      ['fragment Page on Query { candidates(limit: 20) { totalElements } } { ...Page x: candidates(limit: 30) { totalElements } }', {}, 5],
+    ];
 
-    const small = await gql(SMALL, key);
-    const large = await gql(LARGE, key);
-    const introspection = await gql('{ __schema { queryType { name } types { name } } }', key);
+    let left = 1000;
+    for (const [query, variables, reads] of cases) {
+      const answer = await gql(query, key, variables);
+      left -= reads;
+      expect([query, answer.status, parseRateLimit(answer.headers.get('ratelimit'))]).toEqual([query, 200, expect.objectContaining({ kind: 'reads', r: left })]);
+    }
+    for (const [path, reads] of [['/v1/candidates?limit=100', 10], ['/v1/candidates', 1], ['/v1/candidates?limit=11&page=2', 2], [`/v1/candidates/by-list/${'A'.repeat(22)}?limit=40`, 4], [`/v1/candidates/${candidateIds[0]}`, 1]] as const) {
+      const answer = await rest(service.url, 'GET', path, { key });
+      left -= reads;
+      expect([path, parseRateLimit(answer.headers.get('ratelimit'))]).toEqual([path, expect.objectContaining({ kind: 'reads', r: left })]);
+    }
+  });
 
-    expect([small.status, large.status, introspection.status]).toEqual([200, 200, 200]);
-    expect(small.headers.get('ratelimit-policy')).toBe('"reads";q=1000;w=60, "writes";q=10;w=60');
-    expect(parseRateLimit(small.headers.get('ratelimit'))).toMatchObject({ kind: 'reads', r: 999 });
-    expect(LARGE_WEIGHT).toBe(34);
-    expect(parseRateLimit(large.headers.get('ratelimit'))).toMatchObject({ kind: 'reads', r: 999 - LARGE_WEIGHT });
-    expect(parseRateLimit(introspection.headers.get('ratelimit'))).toMatchObject({ kind: 'reads', r: 999 - LARGE_WEIGHT - 1 });
+  test('when a query weighs more than the reads left, then it is refused whole with TOO_MANY_REQUESTS; one heavier than the whole budget is refused without spending it', async () => {
+    await freshWindow();
+    const { key } = await defaultKey('READ_CANDIDATE_DATA');
+
+    const impossible = await gql('{ candidates(limit: 100) { totalElements } }', key);
+    const fits = await gql('{ candidates(limit: 40) { totalElements } }', key);
+    const over = await gql('{ candidates(limit: 20) { totalElements } }', key);
+    const restOver = await rest(service.url, 'GET', '/v1/candidates?limit=20', { key });
+    const last = await gql('{ candidates(limit: 10) { totalElements } }', key);
+
+    expect([impossible.status, fits.status, over.status, restOver.status, last.status]).toEqual([429, 200, 429, 429, 429]);
+    expect(impossible.body.data).toBeUndefined();
+    expect(impossible.body.errors?.[0]).toMatchObject({ message: expect.stringContaining('costs 10 reads, more than the whole read budget'), extensions: { code: 'TOO_MANY_REQUESTS' } });
+    expect(impossible.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(parseRateLimit(impossible.headers.get('ratelimit'))).toMatchObject({ r: READS });
+    expect(parseRateLimit(fits.headers.get('ratelimit'))).toMatchObject({ r: 1 });
+    expect(over.body.errors?.[0].message).toContain('costs 2 reads');
   });
 
   test('when REST has spent the read budget, then a GraphQL query is refused with TOO_MANY_REQUESTS, HTTP 429 and Retry-After', async () => {
@@ -277,10 +305,10 @@ describe('GraphQL /graphql', () => {
 describe('per-key budgets and unlimited keys (keys CLI)', () => {
   const cliEnv = () => ({ MONGODB_URI: service.app.config.mongodbUri, MONGODB_DB: service.app.config.mongodbDb });
 
-  async function createWithCli(...options: string[]): Promise<string> {
+  async function createWithCli(options: string[], permissions = 'READ_CANDIDATE_DATA'): Promise<string> {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runKeysCli(['create', '--name', 'cli rate limit', '--permissions', 'READ_CANDIDATE_DATA', ...options], { out: (l) => out.push(l), err: (l) => err.push(l) }, cliEnv());
+    const code = await runKeysCli(['create', '--name', 'cli rate limit', '--permissions', permissions, ...options], { out: (l) => out.push(l), err: (l) => err.push(l) }, cliEnv());
     expect({ code, err: code === 0 ? [] : err }).toEqual({ code: 0, err: [] });
     return out.at(-1)!;
   }
@@ -321,7 +349,7 @@ describe('per-key budgets and unlimited keys (keys CLI)', () => {
 
   test('when a key is created with --rate-limit 3/1, then its answers state that policy, the fourth read is refused, and list shows 3/1', async () => {
     await freshWindow();
-    const key = await createWithCli('--rate-limit', '3/1');
+    const key = await createWithCli(['--rate-limit', '3/1']);
 
     const answers = [];
     for (let i = 0; i < 4; i++) answers.push(await search(key));
@@ -333,8 +361,30 @@ describe('per-key budgets and unlimited keys (keys CLI)', () => {
     expect((await listWithCli()).find((line) => line.startsWith(record.id))).toMatch(/\s3\/1\s+active$/);
   });
 
+  test('when a key made with --rate-limit 5/3 sends 15 aliased createJobMatch in one operation, then it is refused whole (429, Retry-After) and nothing is recorded; 3 aliases then pass', async () => {
+    await freshWindow();
+    const key = await createWithCli(['--rate-limit', '5/3'], 'SUBMIT_JOB_MATCHES');
+    const { id } = await keyService().authenticate(key);
+    const aliases = (n: number) => `mutation Many($input: JobMatchInput!) { ${Array.from({ length: n }, (_, i) => `m${i}: createJobMatch(input: $input) { jobMatchId }`).join(' ')} }`;
+    const input = { candidates: [{ publicId: candidateIds[2] }] };
+
+    const fifteen = await gql(aliases(15), key, { input });
+    const offersAfterRefusal = await service.db.collection('offers').countDocuments({ apiKeyId: id });
+    const three = await gql(aliases(3), key, { input });
+    const fourth = await gql(aliases(1), key, { input });
+
+    expect(fifteen.status).toBe(429);
+    expect(fifteen.body.data).toBeUndefined();
+    expect(fifteen.body.errors?.[0]).toMatchObject({ message: expect.stringContaining('costs 15 writes'), extensions: { code: 'TOO_MANY_REQUESTS' } });
+    expect(fifteen.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(offersAfterRefusal).toBe(0);
+    expect([three.status, fourth.status]).toEqual([200, 429]);
+    expect(parseRateLimit(three.headers.get('ratelimit'))).toMatchObject({ kind: 'writes', r: 0 });
+    expect(await service.db.collection('offers').countDocuments({ apiKeyId: id })).toBe(3);
+  });
+
   test('when a key is created with --unlimited, then it is never refused, gets no rate-limit headers, writes no counter, and list shows it', async () => {
-    const key = await createWithCli('--unlimited');
+    const key = await createWithCli(['--unlimited']);
     const record = await keyService().authenticate(key);
 
     const answers = [];
@@ -409,14 +459,18 @@ describe('the rate limiter with a fixed clock', () => {
     expect(new Set(states.filter((s) => !s?.exceeded).map((s) => s?.remaining)).size).toBe(10);
   });
 
-  test('when one operation weighs more than the whole budget, then it costs the whole budget and can run in a fresh window', async () => {
+  test('when one operation weighs more than the whole budget, then it is refused and spends nothing; one heavier than what is left is refused whole', async () => {
     const key = aKey();
 
-    const heavy = await limiter.charge(key, 'reads', 50);
-    const after = await limiter.charge(key, 'reads', 1);
+    const impossible = await limiter.charge(key, 'reads', 50);
+    const seven = await limiter.charge(key, 'reads', 7);
+    const four = await limiter.charge(key, 'reads', 4);
 
-    expect(heavy).toMatchObject({ cost: 10, remaining: 0, exceeded: false });
-    expect(after?.exceeded).toBe(true);
+    expect(impossible).toMatchObject({ cost: 50, remaining: 10, exceeded: true });
+    expect(seven).toMatchObject({ cost: 7, remaining: 3, exceeded: false });
+    expect(four).toMatchObject({ cost: 4, exceeded: true });
+    expect(rejectionOf(impossible)?.message).toMatch(/costs 50 reads, more than the whole read budget .*split it/);
+    expect(rejectionOf(four)?.message).toMatch(/costs 4 reads, more than the read budget .* has left; nothing of it was run/);
   });
 
   test('when a key has its own budgets or is unlimited, then they replace the defaults; an unlimited key stores nothing', async () => {

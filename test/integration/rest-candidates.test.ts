@@ -231,6 +231,18 @@ describe('GET /v1/candidates/{publicId} and /v1/candidates/by-list/{publicListId
       expect(body.detail).toContain(parameter);
     });
 
+    test.each([
+      ['?limit=500', 'limit'],
+      ['?limit=0', 'limit'],
+      ['?page=-1', 'page'],
+      ['?page=-1&limit=101', 'page must be an integer >= 0; limit'],
+    ])('when no list has the id and the parameters are %s, then the answer is 400 naming %s: input is checked before anything is looked up', async (query, parameter) => {
+      const { status, body } = await rest(service.url, 'GET', `/v1/candidates/by-list/${UNKNOWN_ID}${query}`, { key: reader });
+
+      expect([status, body.type]).toEqual([400, `${PROBLEMS}invalid-parameter`]);
+      expect(body.detail).toContain(parameter);
+    });
+
     test('when no key or a key without READ_CANDIDATE_DATA is sent, then the answer is 401 or 403', async () => {
       const list = await largest();
       const matcher = await service.key('SUBMIT_JOB_MATCHES');

@@ -53,6 +53,13 @@ describe('POST /v1/candidates/job-match, /offer-to-assist and /register', () => 
       expect(offer!.candidates).toEqual(ids.map((publicId) => ({ publicId })));
     });
 
+    test('when candidates are unknown and the notes are too long, then 400, not 404: input is checked before anything is looked up', async () => {
+      const { status, body } = await post('job-match', matcher, { candidates: [{ publicId: UNKNOWN_A }], additionalNotes: 'n'.repeat(2001) });
+
+      expect([status, body.type]).toEqual([400, `${PROBLEMS}invalid-body`]);
+      expect(body.detail).toContain('additionalNotes');
+    });
+
     test('when the body names a caller, then it is refused: the caller is the API key', async () => {
       const ids = await someCandidates(1);
       const before = await offers().countDocuments();
@@ -257,6 +264,103 @@ describe('POST /v1/candidates/job-match, /offer-to-assist and /register', () => 
       expect(text.toLowerCase()).not.toContain('zuleikha');
       expect(await candidates().countDocuments()).toBe(before.candidates);
       expect(await identities().countDocuments()).toBe(before.identities);
+    });
+
+    test('when the e-mail is taken and another field is invalid, then 400, not 409: input is checked before anything is looked up', async () => {
+      const { status, body } = await post('register', registrar, registration(identity.email, { country: { isoCode: 'QQ' } }));
+
+      expect([status, body.type]).toEqual([400, `${PROBLEMS}invalid-body`]);
+      expect(body.detail).toContain('registrationData.country.isoCode');
+    });
+
+    describe('invisible characters and the normal form of e-mails', () => {
+      // A key per test: these tests register often, and the suite's registrar has a write budget per minute.
+      let writer: string;
+      beforeEach(async () => {
+        writer = await service.key('REGISTER_CANDIDATES');
+      });
+      /** Controls (Cc), format characters (Cf: zero-width, bidi controls, soft hyphen, BOM, tags) and line/paragraph separators. */
+      const INVISIBLE = ['\u0000', '\u0007', '\u001b', '\u007f', '\u0085', '\t', '\n', '\u200b', '\u200e', '\u202e', '\u2066', '\u2060', '\u2028', '\u2029', '\ufeff', '\u00ad', '\u{E0041}'];
+      /** A character's code point as a test name can show it (most of these print as nothing). */
+      const codePoint = (char: string) => `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+      /** A registration with `value` put at `field` (a path below registrationData, or registrarId). */
+      const withText = (email: string, field: string, value: string) => {
+        const payload = registration(email) as { registrarId?: string; registrationData: Record<string, unknown> };
+        const data = payload.registrationData;
+        switch (field) {
+          case 'registrarId':
+            payload.registrarId = value;
+            break;
+          case 'identity.firstName':
+          case 'identity.lastName':
+            data.identity = { ...(data.identity as object), [field.split('.')[1]]: value };
+            break;
+          case 'candidateSkills[0].skill':
+            data.candidateSkills = [{ skill: value }];
+            break;
+          case 'candidateOccupations[0].candidateJobExperiences[0].role':
+            data.candidateOccupations = [{ occupation: { isco08Code: '2221' }, candidateJobExperiences: [{ role: value }] }];
+            break;
+          default:
+            data[field] = value;
+        }
+        return payload;
+      };
+
+      test('when an e-mail is registered, then the address with a control, zero-width or bidi character is refused (400), and its case and compatibility variants are the same address (409)', async () => {
+        expect((await post('register', writer, registration('inv.base@example.org'))).status).toBe(201);
+        const before = await identities().countDocuments();
+
+        const refused = ['inv.base@example.org\u0000', 'inv.base@example.org\u200b', '\u200binv.base@example.org', 'inv.b\u00adase@example.org', '\u202einv.base@example.org', 'inv.base@exa\u2060mple.org', 'inv.base@example.org\ufeff'];
+        for (const email of refused) {
+          const { status, body, text } = await post('register', writer, registration(email));
+          expect([[...email].map(codePoint).join(' '), status, body.type]).toEqual([[...email].map(codePoint).join(' '), 400, `${PROBLEMS}invalid-body`]);
+          expect(body.detail).toContain('registrationData.identity.email');
+          expect(text).not.toMatch(/inv\.b|base@/);
+        }
+        for (const email of [' INV.Base@Example.ORG ', '\uff49\uff4e\uff56.base@example.org', 'inv.base@example.org\u3000', 'inv.base\uff20example.org']) {
+          expect([JSON.stringify(email), (await post('register', writer, registration(email))).status]).toEqual([JSON.stringify(email), 409]);
+        }
+        expect(await identities().countDocuments()).toBe(before);
+      });
+
+      test.each(INVISIBLE.map((char) => [codePoint(char), char]))('when a name holds %s, then 400 names the field and never the value, and nothing is written', async (_shown, char) => {
+        const before = { candidates: await candidates().countDocuments(), identities: await identities().countDocuments() };
+
+        const { status, body, text } = await post('register', writer, withText('inv.name@example.org', 'identity.firstName', `Qvname${char}Zuleikha`));
+
+        expect([status, body.type]).toEqual([400, `${PROBLEMS}invalid-body`]);
+        expect(body.detail).toContain('registrationData.identity.firstName');
+        expect(text).not.toMatch(/Qvname|Zuleikha|inv\.name/);
+        expect({ candidates: await candidates().countDocuments(), identities: await identities().countDocuments() }).toEqual(before);
+      });
+
+      test.each(
+        ['registrarId', 'identity.lastName', 'phone', 'refugeeAgencyNumber', 'professionalNetworkLink', 'city', 'candidateMessage', 'candidateSkills[0].skill', 'candidateOccupations[0].candidateJobExperiences[0].role'].flatMap(
+          (field) => ['\u0000', '\u200b', '\u202e'].map((char) => [field, codePoint(char), char]),
+        ),
+      )('when %s holds %s, then 400 names the field and never the value', async (field, _shown, char) => {
+        const { status, body, text } = await post('register', writer, withText('inv.field@example.org', field, `Qvfield${char}text`));
+
+        expect([status, body.type]).toEqual([400, `${PROBLEMS}invalid-body`]);
+        expect(body.detail).toContain(field === 'registrarId' ? 'registrarId' : `registrationData.${field}`);
+        expect(text).not.toMatch(/Qvfield|inv\.field/);
+      });
+
+      test('when the candidate message spans lines and a name joins with ZWNJ, then both are kept as sent; a line break in a name is refused', async () => {
+        const message = 'First line\nSecond line\r\n\tIndented, and an Arabic line: \u0645\u0631\u062d\u0628\u0627';
+        const payload = withText('inv.multi@example.org', 'candidateMessage', message);
+        (payload.registrationData.identity as Record<string, string>).firstName = 'Mohammad\u200cReza';
+
+        const { status, body } = await post('register', writer, payload);
+        const broken = await post('register', writer, withText('inv.multi2@example.org', 'city', 'Amman\nJordan'));
+
+        expect(status).toBe(201);
+        expect(await candidates().findOne({ publicId: body.publicId })).toMatchObject({ candidateMessage: message.trim() });
+        expect(await identities().findOne({ candidatePublicId: body.publicId })).toMatchObject({ firstName: 'Mohammad\u200cReza' });
+        expect([broken.status, broken.body.detail]).toEqual([400, expect.stringContaining('registrationData.city')]);
+      });
     });
 
     test('when identity data was given at registration, then it appears in no search, single or list response', async () => {

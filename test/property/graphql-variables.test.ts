@@ -428,8 +428,6 @@ describe('property: GraphQL variables', () => {
     );
   }, 15_000);
 
-  // KNOWN BUG (fails until fixed): withoutValues (src/graphql/format-error.ts) cuts the quoted
-  // value at its first `;` (or its first ` at "…";`), so the rest of the value stays in the message.
   test('when a refused variable holds a value with a ";" inside, then no part of the value is in the message', async () => {
     const secret = fc
       .tuple(fc.stringMatching(/^zq\d{5}$/), fc.stringMatching(/^xk\d{5}$/), fc.constantFrom(';', '; ', ' at "q";', '";', ';;'))
@@ -452,6 +450,74 @@ describe('property: GraphQL variables', () => {
     );
   }, 15_000);
 
+  describe('names the caller wrote', () => {
+    /** A name to hide: e-mail-like, or with the quotes and words of graphql-js's own message around it. */
+    const secretKey = fc.oneof(
+      fc.stringMatching(/^zyxw\.[a-z]{4}\d{3}@example\.org$/),
+      fc.stringMatching(/^kq\d{6}$/).map((name) => `${name}" is not defined by type "Query". Field "${name}`),
+      fc.stringMatching(/^kq\d{6}$/).map((name) => `"${name}";\n\u200b${name}"`),
+    );
+    /** Where an input object of each mutation or query takes an unknown field, and the type that refuses it. */
+    const slot = fc.constantFrom<[Operation, (key: string) => HostileJson, string]>(
+      ['registerCandidate', (key) => ({ input: { registrationData: { identity: { email: 'a@example.org', [key]: 'x' } } } }), 'IdentityInput'],
+      ['registerCandidate', (key) => ({ input: { registrationData: { identity: { email: 'a@example.org' }, [key]: 1 } } }), 'RegistrationDataInput'],
+      ['registerCandidate', (key) => ({ input: { registrationData: { identity: { email: 'a@example.org' }, country: { isoCode: 'JO', [key]: null } } } }), 'CountryRefInput'],
+      ['createJobMatch', (key) => ({ input: { candidates: [{ publicId: 'AAAAAAAAAAAAAAAAAAAAAA', [key]: true }] } }), 'CandidateRefInput'],
+      ['candidates', (key) => ({ filter: { location: ['JO'], [key]: ['x'] } }), 'CandidateFilter'],
+    );
+
+    test('when a variable holds a field the schema does not define, then the error names the type that refuses it and no part of the field name', async () => {
+      await checkProperty(
+        fc.asyncProperty(slot, secretKey, async ([operation, variablesWith, typeName], key) => {
+          const ex = await request(operation, variablesWith(key));
+
+          const errors = (ex.json as GraphQLBody).errors ?? [];
+          expectNone([...graphqlFailures(ex, ['BAD_USER_INPUT']), ...identityLeaks(ex, key.match(/[a-z]{2,}\d+|zyxw/g) ?? [key])]);
+          expect(errors.map((error) => error.message)).toEqual([expect.stringContaining(`is not defined by type "${typeName}"`)]);
+        }),
+        fuzzParameters(30, 3_000),
+      );
+    }, 15_000);
+
+    /** Documents that put a name of the caller's where a schema name belongs, each refused for its own reason. */
+    const documents: [problem: string, build: (name: string) => { query: string; operationName?: string; variables?: HostileJson }][] = [
+      ['an unknown field', (name) => ({ query: `{ countries { isoCode ${name} } }` })],
+      ['an unknown root field', (name) => ({ query: `query { ${name} }` })],
+      ['an unknown argument', (name) => ({ query: `{ occupations(${name}: 1) { isco08Code } }` })],
+      ['an unknown type of a variable', (name) => ({ query: `query Q($v: ${name}) { countries { isoCode } }` })],
+      ['an unknown fragment', (name) => ({ query: `{ countries { ...${name} } }` })],
+      ['an unknown type condition', (name) => ({ query: `{ countries { ... on ${name} { isoCode } } }` })],
+      ['an unused variable', (name) => ({ query: `query Q($${name}: Int) { countries { isoCode } }` })],
+      ['an undefined variable', (name) => ({ query: `query Q { occupations(search: $${name}) { isco08Code } }` })],
+      ['a variable of the wrong type', (name) => ({ query: `query Q($${name}: Int) { occupations(search: $${name}) { isco08Code } }` })],
+      ['a missing variable', (name) => ({ query: `query Q($${name}: String!) { occupations(search: $${name}) { isco08Code } }` })],
+      ['an unknown directive', (name) => ({ query: `{ countries @${name} { isoCode } }` })],
+      ['an unknown operation name', (name) => ({ query: 'query A { countries { isoCode } }', operationName: name })],
+      ['two operations of the same name', (name) => ({ query: `query ${name} { countries { isoCode } } query ${name} { languages { isoCode } }`, operationName: name })],
+      ['a name where a value belongs', (name) => ({ query: `{ occupations(search: ${name}) { isco08Code } }` })],
+      ['a stray name', (name) => ({ query: `{ countries { isoCode } } ${name}` })],
+      ['a stray string', (name) => ({ query: `{ countries { isoCode "${name}@example.org" } }` })],
+      ['a name after a colon', (name) => ({ query: `{ countries: : ${name} { isoCode } }` })],
+    ];
+
+    test.each(documents)('when a document has %s, then the error says so with its place, and never the name', async (problem, build) => {
+      await checkProperty(
+        fc.asyncProperty(fc.stringMatching(/^kq[a-z]{3}\d{5}$/), async (name) => {
+          const body = build(name);
+          const ex = await send(jsonBytes(objectOf(Object.entries(body) as [string, HostileJson][])));
+
+          const errors = (ex.json as { errors?: { message: string; locations?: unknown[] }[] }).errors ?? [];
+          expectNone([...graphqlFailures(ex, ['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'OPERATION_RESOLUTION_FAILURE']), ...identityLeaks(ex, [name])]);
+          expect([problem, errors.length > 0]).toEqual([problem, true]);
+          for (const error of errors) expect(error.message).toMatch(/\w+ \w+/);
+          // Where: every error of the document itself points into it (an unknown operation name has no place in it).
+          if (body.operationName === undefined) expect(errors.every((error) => (error.locations ?? []).length > 0)).toBe(true);
+        }),
+        fuzzParameters(3, 2_000),
+      );
+    }, 15_000);
+  });
+
   describe('documents that do not parse', () => {
     const inline = identityCanary('dq7w2x');
     const document = `mutation { registerCandidate(input: { registrationData: { identity: { email: "${inline.email}" }, city: "Amman" } }) { publicId } }`;
@@ -470,8 +536,6 @@ describe('property: GraphQL variables', () => {
 
     beforeAll(() => recordSecret(...inline.values));
 
-    // KNOWN BUG (fails until fixed): graphql-armor's max-tokens plugin parses the document in
-    // Apollo's parsingDidStart hook and throws there, which Apollo answers as a 500.
     test('when a document does not parse, then the answer is a 400 with a client code', async () => {
       await checkProperty(
         fc.asyncProperty(broken, async (query) => {
@@ -484,9 +548,6 @@ describe('property: GraphQL variables', () => {
       );
     }, 15_000);
 
-    // KNOWN BUG (fails until fixed): the syntax error's message keeps graphql-js's excerpt of
-    // the document ("GraphQL request:1:80 / 1 | mutation { … email: \"…\" …"): inline values,
-    // identity data included, are answered back.
     test('when a document does not parse, then its inline values are not in the answer', async () => {
       await checkProperty(
         fc.asyncProperty(broken, async (query) => {
@@ -499,7 +560,6 @@ describe('property: GraphQL variables', () => {
     }, 15_000);
   });
 
-  // KNOWN BUG (fails until fixed): a document over GRAPHQL_MAX_TOKENS is answered 500.
   test('when a document has more tokens than the limit, then the answer is a 400 with a client code', async () => {
     await checkProperty(
       fc.asyncProperty(fc.integer({ min: 2_001, max: 4_000 }), async (tokens) => {

@@ -5,10 +5,9 @@
  * fails a test instead of drifting silently.
  */
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
+import { SEED_PATH, sharedFile } from './shared-files';
 
-const REPO_ROOT = path.resolve(__dirname, '../..');
-export const SEED_FILE = path.resolve(REPO_ROOT, '../shared/seed/000_c5a116db02a6af1f.txt');
+export const SEED_FILE = sharedFile(SEED_PATH);
 
 /** Product facts the seed leaves anonymous: "the service" is EducationMajor, held in `educationMajor`. */
 export const SEED_TYPE_ALIASES: Record<string, string> = { 'the service': 'EducationMajor' };

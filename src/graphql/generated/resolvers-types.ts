@@ -495,7 +495,7 @@ export type CandidateJobExperienceInput = {
   companyName?: InputMaybe<Scalars['String']['input']>;
   /** Country where the job was held. */
   country?: InputMaybe<CountryRefInput>;
-  /** Description of the job. */
+  /** Description of the job; may span lines. */
   description?: InputMaybe<Scalars['String']['input']>;
   /** End date of the job; not before `startDate`. */
   endDate?: InputMaybe<Scalars['Date']['input']>;
@@ -962,8 +962,9 @@ export type HowHeardAboutUs =
  */
 export type IdentityInput = {
   /**
-   * E-mail address; must have the form of an address. Unique among registered candidates,
-   * compared trimmed and case-insensitively: a second registration with it fails with CONFLICT.
+   * E-mail address; must have the form of an address, without invisible characters. Unique
+   * among registered candidates, compared in one normal form (Unicode NFKC, trimmed, lower
+   * case): a second registration with it fails with CONFLICT.
    */
   email: Scalars['String']['input'];
   /** First and middle names; optional (not everyone has them), not blank when given. */
@@ -1173,8 +1174,8 @@ export type Mutation = {
   /**
    * Registers a new candidate with their identity data (REST `POST /v1/candidates/register`).
    * The identity data is stored apart from the profile and is never returned. Fails with
-   * CONFLICT when a candidate with the same e-mail address (compared trimmed and
-   * case-insensitively) is already registered, and with BAD_USER_INPUT when a value breaks a
+   * CONFLICT when a candidate with the same e-mail address (compared in Unicode NFKC, trimmed,
+   * lower case) is already registered, and with BAD_USER_INPUT when a value breaks a
    * rule given in the descriptions of the input.
    */
   registerCandidate: RegisterCandidateResult;
@@ -1519,7 +1520,11 @@ export type RegisterCandidateResult = {
  * The data of a new candidate (contract section 2.4): identity data, which is stored apart and
  * never returned, and profile fields with the same types and values as on `Candidate`.
  * References to reference data are given by their key (e.g. `{ isoCode: "SY" }`); a key that
- * names no entry of the reference data is rejected as bad user input.
+ * names no entry of the reference data is rejected as bad user input. No text field may hold
+ * control, zero-width, bidi or other invisible characters (Unicode Cc, Cf, Zl, Zp): only
+ * `candidateMessage` and a job's `description` may hold line breaks and tabs, and only names and
+ * free text the zero-width joiner and non-joiner (U+200D, U+200C) that some scripts need; the
+ * e-mail, phone and agency numbers, profile link and `registrarId` none at all.
  */
 export type RegistrationDataInput = {
   /** Certifications held. */
@@ -1534,7 +1539,7 @@ export type RegistrationDataInput = {
   candidateExams?: InputMaybe<Array<CandidateExamInput>>;
   /** Languages, with levels. */
   candidateLanguages?: InputMaybe<Array<CandidateLanguageInput>>;
-  /** Message written by the candidate. */
+  /** Message written by the candidate; may span lines. */
   candidateMessage?: InputMaybe<Scalars['String']['input']>;
   /** Occupations, with experience. */
   candidateOccupations?: InputMaybe<Array<CandidateOccupationInput>>;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { EJSON, type Document } from 'bson';
+import { CRUD_SPEC_PATH, sharedFile } from '../../support/shared-files';
 
 /** Types of the unified test format (the parts the CRUD files use). */
 export interface RunOnRequirement {
@@ -49,11 +50,12 @@ export interface SpecFile {
 }
 
 /**
- * The spec folder sits beside the checkout (see ../shared/mongodb-spec/README.md). CRUD_SPEC_DIR
- * points the runner at another folder of unified-format CRUD files, such as the whole
- * `source/crud/tests/unified` of a specifications checkout, for a check outside the committed suite.
+ * The spec folder sits beside the checkout in ../shared (see ../shared/mongodb-spec/README.md).
+ * CRUD_SPEC_DIR points the runner at another folder of unified-format CRUD files, such as the
+ * whole `source/crud/tests/unified` of a specifications checkout, for a check outside the
+ * committed suite.
  */
-export const SHARED_CRUD_SPEC_DIRECTORY = path.resolve(__dirname, '../../../../shared/mongodb-spec/crud');
+export const SHARED_CRUD_SPEC_DIRECTORY = sharedFile(CRUD_SPEC_PATH);
 export const CRUD_SPEC_DIRECTORY = process.env.CRUD_SPEC_DIR ? path.resolve(process.env.CRUD_SPEC_DIR) : SHARED_CRUD_SPEC_DIRECTORY;
 
 /** Highest schema version this runner understands (same major version only). */
