@@ -61,6 +61,15 @@ async function get(instance: Instance, params: Record<string, string>, key = rea
   return { status: response.status, body: (await response.json()) as Answer['body'] };
 }
 
+/**
+ * Waits for the next minute when fewer than 10 seconds are left in this one, so that a test's
+ * requests share one rate-limit window (the budgets are per wall-clock minute).
+ */
+async function freshWindow(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 10_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}
+
 const codes = (answer: Answer) => (answer.body.errors ?? []).map((error) => error.extensions?.code);
 const storedCount = () => a.app.database.db.collection(PERSISTED_QUERY_COLLECTION).countDocuments({});
 
@@ -199,6 +208,27 @@ describe('automatic persisted queries on /graphql', () => {
     expect(await storedCount()).toBe(MAX_ENTRIES);
     expect(codes(first)).toEqual(['PERSISTED_QUERY_NOT_FOUND']);
     expect(last.body.errors).toBeUndefined();
+  });
+
+  test('when a key has spent its read budget, then a query sent by hash alone is refused with 429 as the query itself would be', async () => {
+    const { key } = await new ApiKeyService(createApiKeyRepository(a.app.database.db)).createKey({
+      name: 'apq rate limit',
+      permissions: ['READ_CANDIDATE_DATA'],
+      rateLimit: { reads: 2, writes: 1 },
+    });
+    recordSecret(key);
+    const query = '{ languages { isoCode } }';
+    const hash = sha256(query);
+    await freshWindow();
+
+    const registered = await post(a, { query, extensions: persisted(hash) }, key);
+    const byHash = await post(b, { extensions: persisted(hash) }, key);
+    const overBudget = await post(b, { extensions: persisted(hash) }, key);
+
+    expect(registered.body.errors).toBeUndefined();
+    expect(byHash.body.data).toEqual(registered.body.data);
+    expect(overBudget.status).toBe(429);
+    expect(codes(overBudget)).toEqual(['TOO_MANY_REQUESTS']);
   });
 
   test('when GRAPHQL_APQ_MAX_ENTRIES is 0, then a hash is answered PERSISTED_QUERY_NOT_SUPPORTED and nothing is stored', async () => {
