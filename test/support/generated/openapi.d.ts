@@ -1183,7 +1183,7 @@ export interface components {
         YesNoUnsure: "NO_RESPONSE" | "YES" | "NO" | "UNSURE";
     };
     responses: {
-        /** @description Invalid parameter: a query or path parameter is malformed, out of bounds or repeated, or a query parameter is not one of the operation. */
+        /** @description Invalid parameter: a query or path parameter is malformed, out of bounds or repeated, or a query parameter is not one of the operation. The HTTP server itself answers 400 of type `malformed-request` to a request line or headers it cannot parse. */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -1531,7 +1531,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobMatchResult"];
                 };
             };
-            /** @description Invalid body or candidate ID: the body is not JSON, or a field is missing, unknown, mistyped or out of bounds (a public ID of the wrong form, an unknown reference code); or the `Idempotency-Key` header is malformed, or a query parameter is given (the POSTs take none). */
+            /** @description Invalid body or candidate ID: the body is not JSON, or a field is missing, unknown, mistyped or out of bounds (a public ID of the wrong form, an unknown reference code); or the `Idempotency-Key` header is malformed, or a query parameter is given (the POSTs take none). The HTTP server itself answers 400 of type `malformed-request` to a request line or headers it cannot parse. */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -1600,7 +1600,7 @@ export interface operations {
                     "application/json": components["schemas"]["OfferToAssistResult"];
                 };
             };
-            /** @description Invalid body or candidate ID: the body is not JSON, or a field is missing, unknown, mistyped or out of bounds (a public ID of the wrong form, an unknown reference code); or the `Idempotency-Key` header is malformed, or a query parameter is given (the POSTs take none). */
+            /** @description Invalid body or candidate ID: the body is not JSON, or a field is missing, unknown, mistyped or out of bounds (a public ID of the wrong form, an unknown reference code); or the `Idempotency-Key` header is malformed, or a query parameter is given (the POSTs take none). The HTTP server itself answers 400 of type `malformed-request` to a request line or headers it cannot parse. */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
@@ -1669,7 +1669,7 @@ export interface operations {
                     "application/json": components["schemas"]["RegisterCandidateResult"];
                 };
             };
-            /** @description Invalid body or candidate ID: the body is not JSON, or a field is missing, unknown, mistyped or out of bounds (a public ID of the wrong form, an unknown reference code); or the `Idempotency-Key` header is malformed, or a query parameter is given (the POSTs take none). */
+            /** @description Invalid body or candidate ID: the body is not JSON, or a field is missing, unknown, mistyped or out of bounds (a public ID of the wrong form, an unknown reference code); or the `Idempotency-Key` header is malformed, or a query parameter is given (the POSTs take none). The HTTP server itself answers 400 of type `malformed-request` to a request line or headers it cannot parse. */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
