@@ -7,7 +7,6 @@
  * Events are written after the response has gone out, so the tests wait for them to appear.
  */
 import type { CommandStartedEvent } from 'mongodb';
-import { toGlobalId } from '../../src/graphql/global-id';
 import { hashApiKey } from '../../src/auth/api-key-format';
 import type { Permission } from '../../src/auth/permissions';
 import type { AuditEventDoc } from '../../src/audit/audit-event';
@@ -15,6 +14,7 @@ import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
 import { AuditRepository, AuditWriteError } from '../../src/audit/audit-repository';
 import { AuditService } from '../../src/audit/audit-service';
 import { RequestAudit } from '../../src/audit/request-audit';
+import { toGlobalId } from '../../src/graphql/global-id';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { findIdentityData } from '../support/builders';
 import { rest } from '../support/rest-client';
