@@ -83,6 +83,19 @@ export const settings = {
     description: 'Most lexical tokens a GraphQL document may have (bounds parsing work).',
     schema: z.coerce.number().int().min(1),
   },
+  graphqlApqMaxEntries: {
+    env: 'GRAPHQL_APQ_MAX_ENTRIES',
+    default: '10000',
+    description:
+      'Most automatic persisted queries kept in the store, shared by every instance; past it the earliest to expire are dropped (0: automatic persisted queries are off, answered PERSISTED_QUERY_NOT_SUPPORTED).',
+    schema: z.coerce.number().int().min(0).max(1_000_000),
+  },
+  graphqlApqTtlSeconds: {
+    env: 'GRAPHQL_APQ_TTL_SECONDS',
+    default: '86400',
+    description: 'Seconds an automatic persisted query is kept after it was last registered; a client then registers it again.',
+    schema: z.coerce.number().int().min(1).max(31_536_000),
+  },
   graphqlJit: {
     env: 'GRAPHQL_JIT',
     default: 'true',

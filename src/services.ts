@@ -21,6 +21,8 @@ import { settings } from './config';
 import { RateLimitRepository } from './rate-limit/rate-limit-repository';
 import { RateLimiter, type RateLimitBudgets } from './rate-limit/rate-limiter';
 import { withAvailability } from './store/availability';
+import { PersistedQueryRepository } from './persisted-queries/persisted-query-repository';
+import { PersistedQueryStore, type PersistedQueryBounds } from './persisted-queries/persisted-query-store';
 
 /** The repositories, built once per process over the one database handle. */
 export interface Repositories {
@@ -48,6 +50,8 @@ export interface Services {
   readonly audit: AuditService;
   /** the store's read epoch: what every cached read is validated against (src/cache/read-epoch.ts) */
   readonly readEpoch: ReadEpoch;
+  /** the automatic persisted queries of /graphql, shared by every instance */
+  readonly persistedQueries: PersistedQueryStore;
 }
 
 export interface ServiceOptions {
@@ -55,7 +59,14 @@ export interface ServiceOptions {
   rateLimits?: RateLimitBudgets;
   /** READ_CACHE_ENTRIES: candidates, job opportunities and key records kept between requests; absent: the settings' default */
   readCacheEntries?: number;
+  /** GRAPHQL_APQ_MAX_ENTRIES / GRAPHQL_APQ_TTL_SECONDS; absent: the settings' defaults */
+  persistedQueries?: PersistedQueryBounds;
 }
+
+const DEFAULT_PERSISTED_QUERIES: PersistedQueryBounds = {
+  maxEntries: Number(settings.graphqlApqMaxEntries.default),
+  ttlSeconds: Number(settings.graphqlApqTtlSeconds.default),
+};
 
 const DEFAULT_RATE_LIMITS: RateLimitBudgets = {
   reads: Number(settings.rateLimitReads.default),
@@ -85,5 +96,6 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
     rateLimits: new RateLimiter(withAvailability(new RateLimitRepository(db)), options.rateLimits ?? DEFAULT_RATE_LIMITS),
     audit: new AuditService(withAvailability(new AuditRepository(db))),
     readEpoch: withAvailability(new ReadEpoch(db)),
+    persistedQueries: new PersistedQueryStore(withAvailability(new PersistedQueryRepository(db)), options.persistedQueries ?? DEFAULT_PERSISTED_QUERIES),
   };
 }

@@ -3,7 +3,7 @@ import type { ApiKeyRecord } from '../auth/api-key-repository';
 import { EpochCache } from '../cache/epoch-cache';
 import { authorize } from '../auth/authorize';
 import { BadUserInputError } from '../errors';
-import type { CandidateDoc, SavedListDoc } from './candidate-document';
+import type { CandidateDoc, JobOpportunityDoc, SavedListDoc } from './candidate-document';
 import type { CandidatePosition, CandidateRepository, CandidateSearchFilter } from './candidate-repository';
 import type { SavedListRepository } from './saved-list-repository';
 import { MAX_LIMIT, MIN_LIMIT, throwIfAny, toPage, toSearchFilter, type FilterInput } from './search-input';
@@ -117,6 +117,20 @@ export class CandidateQueryService {
       pageInfo: { hasNextPage: items.length > first, endCursor: edges.at(-1)?.cursor ?? null },
       totalCount,
     };
+  }
+
+  /**
+   * One job opportunity by public id (null when unknown), through the request's loader. Job
+   * opportunities are read as part of candidates (their visa job checks), so they need what
+   * candidates need.
+   */
+  findJobOpportunity(
+    caller: ApiKeyRecord,
+    publicId: string,
+    load: (publicId: string) => Promise<JobOpportunityDoc | null>,
+  ): Promise<JobOpportunityDoc | null> {
+    authorize(caller, 'READ_CANDIDATE_DATA');
+    return load(publicId);
   }
 
   findSavedList(caller: ApiKeyRecord, publicId: string): Promise<SavedListDoc | null> {

@@ -52,7 +52,7 @@ export function createErrorFormatter(logger: Logger, { schema, development }: { 
       const details = 'details' in original && original.details ? { details: original.details } : {};
       return { message: original.message, ...where, extensions: { code: original.code, ...details } };
     }
-    const code = formatted.extensions?.code;
+    const code = isRefusedRequest(error) ? 'BAD_REQUEST' : formatted.extensions?.code;
     const fromGraphQL = original instanceof GraphQLError || (error instanceof GraphQLError && error.originalError === undefined);
     if (typeof code === 'string' && CLIENT_ERROR_CODES.has(code) && fromGraphQL) {
       // A 429 from the rate-limit plugin says when to come back, for clients that do not read headers.
@@ -63,6 +63,16 @@ export function createErrorFormatter(logger: Logger, { schema, development }: { 
     logger.error({ err: original, path: formatted.path }, 'unexpected error in a GraphQL operation');
     return { message: INTERNAL_ERROR_MESSAGE, ...where, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
   };
+}
+
+/**
+ * A request Apollo's pipeline itself refused with a 4xx but no code (an automatic persisted
+ * query whose hash does not match its query, or of an unknown version): a client error.
+ */
+function isRefusedRequest(error: unknown): boolean {
+  if (!(error instanceof GraphQLError) || error.originalError !== undefined || error.extensions.code !== undefined) return false;
+  const status = (error.extensions.http as { status?: unknown } | undefined)?.status;
+  return typeof status === 'number' && status >= 400 && status < 500;
 }
 
 /**

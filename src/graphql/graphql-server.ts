@@ -13,6 +13,7 @@ import { requestIdOf } from '../observability/request-id';
 import type { Services } from '../services';
 import { auditPlugin } from '../audit/apollo-audit-plugin';
 import { auditWhenClosed } from '../audit/audit-on-close';
+import { persistedQueryPlugin } from '../persisted-queries/persisted-query-store';
 import { rateLimitPlugin } from '../rate-limit/apollo-rate-limit-plugin';
 import { createContext, type GraphQLContext } from './context';
 import { executorGateway } from './execution/apollo-gateway';
@@ -30,7 +31,8 @@ export interface GraphQLEndpoint {
 /**
  * Apollo Server over the one schema. Abuse limits come from graphql-armor (depth, cost,
  * aliases, tokens); batched HTTP requests are off; CSRF prevention is on and accepts the
- * X-API-Key header as proof that the request is not a simple cross-site one.
+ * X-API-Key header as proof that the request is not a simple cross-site one. Automatic
+ * persisted queries are kept in the store (src/persisted-queries/), shared by every instance.
  */
 export async function createGraphQLEndpoint(
   config: Config,
@@ -64,7 +66,11 @@ export async function createGraphQLEndpoint(
       serviceUnavailablePlugin(),
       rateLimitPlugin(services.rateLimits),
       auditPlugin(services.audit),
+      persistedQueryPlugin(services.persistedQueries),
     ],
+    // Automatic persisted queries: Apollo checks the hash and registers a query only after it
+    // passed the context factory (the key), validation (the limits) and the rate limit.
+    persistedQueries: config.graphqlApqMaxEntries === 0 ? false : { cache: services.persistedQueries, ttl: config.graphqlApqTtlSeconds },
     validationRules: armor.validationRules,
     allowBatchedHttpRequests: false,
     csrfPrevention: { requestHeaders: ['x-api-key', 'x-apollo-operation-name', 'apollo-require-preflight'] },

@@ -6,12 +6,16 @@ import type { RequestHandler } from 'express';
 /** What the headers editor shows until the analyst puts their own key in. */
 export const HEADERS_PLACEHOLDER = JSON.stringify({ 'X-API-Key': '<your key>' }, null, 2);
 
-/** The first query an analyst sees: a nested selection that shows how the graph hangs together. */
+/**
+ * The first query an analyst sees: a nested selection that shows how the graph hangs together,
+ * with the global `id` (Node) that `node(id:)` takes and client caches key objects by.
+ */
 export const DEFAULT_QUERY = `# Put your API key into the Headers tab below, then run this query (Ctrl-Enter).
 query Candidates {
   candidates(limit: 5) {
     totalElements
     content {
+      id
       publicId
       status
       country {

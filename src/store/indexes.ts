@@ -3,6 +3,7 @@ import { apiKeyIndexes } from '../auth/api-key-indexes';
 import { IDEMPOTENCY_COLLECTION, idempotencyIndexes } from '../rest/idempotency-indexes';
 import { RATE_LIMIT_COLLECTION, rateLimitIndexes } from '../rate-limit/rate-limit-indexes';
 import { AUDIT_COLLECTION, auditIndexes } from '../audit/audit-indexes';
+import { PERSISTED_QUERY_COLLECTION, persistedQueryIndexes } from '../persisted-queries/persisted-query-indexes';
 import { ConflictError } from '../errors';
 
 /**
@@ -25,6 +26,7 @@ export const COLLECTIONS = {
   idempotencyKeys: IDEMPOTENCY_COLLECTION,
   rateLimits: RATE_LIMIT_COLLECTION,
   auditEvents: AUDIT_COLLECTION,
+  persistedQueries: PERSISTED_QUERY_COLLECTION,
 } as const;
 export type CollectionName = (typeof COLLECTIONS)[keyof typeof COLLECTIONS];
 
@@ -89,6 +91,7 @@ export const INDEXES: readonly IndexSpec[] = [
   ...idempotencyIndexes,
   ...rateLimitIndexes,
   ...auditIndexes,
+  ...persistedQueryIndexes,
 ];
 
 /**

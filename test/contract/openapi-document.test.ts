@@ -461,6 +461,29 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       expect(missing).toEqual([]);
     });
 
+    it('when the service answers before or beside the operation (unknown route, wrong method, timeout, oversized head), then every operation lists it', () => {
+      const missing = operations.flatMap(({ operationId }) =>
+        ['404', '405', '408', '431', '500', '503'].filter((status) => !responsesOf(operationId)[status]).map((status) => `${operationId} lacks ${status}`),
+      );
+
+      expect(missing).toEqual([]);
+    });
+
+    it('when a response is defined among the components, then some operation references it', () => {
+      const referenced = new Set(
+        operations.flatMap(({ operationId }) => Object.values(responsesOf(operationId)).flatMap((response) => (typeof response.$ref === 'string' ? [response.$ref] : []))),
+      );
+      const unused = Object.keys((document.components as { responses: Record<string, Schema> }).responses).filter(
+        (name) => !referenced.has(`#/components/responses/${name}`),
+      );
+
+      expect(unused).toEqual([]);
+    });
+
+    it('when the document is read, then it names its license', () => {
+      expect(document.info).toEqual(expect.objectContaining({ license: expect.objectContaining({ name: expect.any(String) }) }));
+    });
+
     it('when an operation answers with an error, then the content is application/problem+json with the Problem schema, and nothing else', () => {
       const wrong = operations.flatMap(({ operationId, operation }) =>
         Object.entries(operation.responses as Record<string, Schema>)
@@ -976,9 +999,9 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
     });
 
     it('when a status is not declared for the operation, then it is reported', () => {
-      const problems = validateResponse({ method: 'GET', path: '/v1/candidates', status: 404, contentType: 'application/problem+json', body: { ...problem, status: 404 } });
+      const problems = validateResponse({ method: 'GET', path: '/v1/candidates', status: 409, contentType: 'application/problem+json', body: { ...problem, status: 409 } });
 
-      expect(problems).toEqual([expect.stringContaining('status 404 is not declared')]);
+      expect(problems).toEqual([expect.stringContaining('status 409 is not declared')]);
     });
 
     it('when the 201 of each POST is answered, then it is valid, and an id that is not a public id is rejected', () => {

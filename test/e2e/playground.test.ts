@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Kind, parse } from 'graphql';
+import { Kind, parse, validate } from 'graphql';
 import type { Page, Request } from 'playwright-core';
 import { CandidateRepository } from '../../src/candidates/candidate-repository';
-import { PLAYGROUND_CONTENT_SECURITY_POLICY } from '../../src/graphql/playground';
+import { DEFAULT_QUERY, PLAYGROUND_CONTENT_SECURITY_POLICY } from '../../src/graphql/playground';
+import { createSchema } from '../../src/graphql/schema';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { chromiumMissingReason, launchChromium, type HeadlessBrowser } from '../support/browser';
 
@@ -137,6 +138,13 @@ describe('GraphQL playground', () => {
     expect(html).not.toMatch(/<link\b[^>]*\bhref\s*=\s*["']?(?:https?:)?\/\//i);
   });
 
+  test('when the pre-filled query is read, then it is valid against the schema and selects the global id of each candidate', () => {
+    const document = parse(DEFAULT_QUERY);
+
+    expect(validate(createSchema(), document)).toEqual([]);
+    expect(DEFAULT_QUERY).toMatch(/content \{\s+id\s/);
+  });
+
   test('when a GraphQL client sends a GET query, then it reaches the GraphQL server, not the page', async () => {
     const response = await fetch(`${baseUrl}/graphql?query=${encodeURIComponent('{ __typename }')}`, {
       headers: { accept: 'text/html, application/json', 'x-api-key': apiKey, 'apollo-require-preflight': 'true' },
@@ -166,9 +174,13 @@ describe('GraphQL playground', () => {
       await resultPane(page).getByText(`"${expected.publicIds[0]}"`).first().waitFor();
       expect(expected.total).toBeGreaterThan(0);
       const body = (await response.json()) as {
-        data?: { candidates: { content: { publicId: string; country: unknown; candidateOccupations: unknown }[] } };
+        data?: { candidates: { content: { id: string; publicId: string; country: unknown; candidateOccupations: unknown }[] } };
       };
       expect(body.data?.candidates.content.map((c) => c.publicId)).toEqual(expected.publicIds);
+      // The pre-filled query shows the global id (Node.id) of each candidate.
+      expect(body.data?.candidates.content.map((c) => Buffer.from(c.id, 'base64url').toString())).toEqual(
+        expected.publicIds.map((publicId) => `Candidate:${publicId}`),
+      );
       expectSelfContained(record);
     },
     TEST_MS,

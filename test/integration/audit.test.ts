@@ -14,6 +14,7 @@ import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
 import { AuditRepository, AuditWriteError } from '../../src/audit/audit-repository';
 import { AuditService } from '../../src/audit/audit-service';
 import { RequestAudit } from '../../src/audit/request-audit';
+import { toGlobalId } from '../../src/graphql/global-id';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { findIdentityData } from '../support/builders';
 import { rest } from '../support/rest-client';
@@ -182,6 +183,25 @@ describe('events of REST requests', () => {
 });
 
 describe('events of GraphQL requests', () => {
+  test('when node and nodes return candidates, then the event has their ids (and none of a candidate the key may not read)', async () => {
+    const { key, id } = await aKey('READ_CANDIDATE_DATA');
+    const { key: otherKey, id: otherId } = await aKey('REGISTER_CANDIDATES');
+    const page = await rest(service.url, 'GET', '/v1/candidates?limit=3', { key });
+    const [first, second, third] = page.body.content.map((c: { publicId: string }) => c.publicId) as string[];
+
+    await gql('query($a: ID!, $b: [ID!]!) { node(id: $a) { __typename } nodes(ids: $b) { __typename } }', key, {
+      a: toGlobalId('Candidate', first!),
+      b: [toGlobalId('Candidate', second!), toGlobalId('Country', 'SY')],
+    });
+    await gql('query($a: ID!) { node(id: $a) { __typename } }', otherKey, { a: toGlobalId('Candidate', third!) });
+
+    const [, event] = await eventsOf(id, 2);
+    const [refused] = await eventsOf(otherId, 1);
+    expect(event).toMatchObject({ rootFields: ['Query.node', 'Query.nodes'] });
+    expect([...event!.candidatePublicIds].sort()).toEqual([first, second].sort());
+    expect(refused).toMatchObject({ rootFields: ['Query.node'], candidatePublicIds: [] });
+  });
+
   test('when a named query returns candidates without selecting publicId, then the event has the operation, its root fields and their ids', async () => {
     const { key, id } = await aKey('READ_CANDIDATE_DATA');
     const expected = await rest(service.url, 'GET', '/v1/candidates?limit=2', { key });

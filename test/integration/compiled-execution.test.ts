@@ -1,6 +1,7 @@
 import { parse, print, type GraphQLSchema } from 'graphql';
 import { compileQuery } from 'graphql-jit';
 import type { CandidateDoc, SavedListDoc } from '../../src/candidates/candidate-document';
+import { toGlobalId } from '../../src/graphql/global-id';
 import { COLLECTIONS } from '../../src/store/indexes';
 import { graphql, startAppUnderTest, type AppUnderTest, type GraphQLResponse } from '../support/app-under-test';
 import { fullSelection } from '../support/full-selection';
@@ -117,6 +118,22 @@ describe('compiled execution (GRAPHQL_JIT)', () => {
     },
     'reference lists and an occupation search': {
       query: `{ countries { isoCode name status } languageLevels { level name cefrLevel } educationLevels { level educationType } occupations(search: "nurs", limit: 3) { isco08Code name } }`,
+    },
+    'node and nodes through the Node interface: a candidate with nested fields, a saved list, reference data, an unknown id': {
+      query: `query Nodes($one: ID!, $many: [ID!]!) {
+        node(id: $one) { __typename id ... on Candidate { publicId country { id name } partner { id } } }
+        nodes(ids: $many) { __typename id ... on SavedList { name } ... on Country { isoCode } ... on LanguageLevel { level cefrLevel } }
+      }`,
+      variables: () => ({
+        one: toGlobalId('Candidate', partnered.publicId),
+        many: [toGlobalId('SavedList', list.publicId), toGlobalId('Country', 'JO'), toGlobalId('LanguageLevel', 2), toGlobalId('Candidate', UNKNOWN_ID)],
+      }),
+    },
+    'node for a key that may not read candidates (null), and a malformed id (BAD_USER_INPUT)': {
+      query: `query Nodes($one: ID!) { forbidden: node(id: $one) { id } malformed: node(id: "not-an-id") { id } }`,
+      variables: () => ({ one: toGlobalId('Candidate', partnered.publicId) }),
+      key: () => referenceOnly,
+      codes: ['BAD_USER_INPUT'],
     },
     'an error in a nullable field: the rest of the result stays (partial result)': {
       query: `query List($id: PublicId!) { countries { isoCode } savedList(publicId: $id) { name candidates(limit: 1000) { totalElements } } }`,

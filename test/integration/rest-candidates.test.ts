@@ -17,13 +17,16 @@ interface Page {
   number: number;
 }
 
-/** A GraphQL answer as REST shapes it: nulls omitted, no `partner`, EducationLevel without `name`. */
+/**
+ * A GraphQL answer as REST shapes it: nulls omitted, no `partner`, no global ids (`Node.id`,
+ * strings; EducationMajor's numeric `id` is the contract's), EducationLevel without `name`.
+ */
 function asRest(value: unknown, key = ''): unknown {
   if (Array.isArray(value)) return value.map((item) => asRest(item));
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [field, item] of Object.entries(value)) {
-    if (item === null || field === 'partner') continue;
+    if (item === null || field === 'partner' || (field === 'id' && typeof item === 'string')) continue;
     if (field === 'name' && (key === 'maxEducationLevel' || key === 'partnerEduLevel')) continue;
     out[field] = asRest(item, field);
   }

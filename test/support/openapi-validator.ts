@@ -3,8 +3,8 @@
  * operation of a concrete request path, checks the status is declared, the content type is the
  * declared one, and the body matches the declared schema (ajv, JSON Schema 2020-12).
  *
- * Routes the document does not describe per operation (its info.description states this once
- * instead of repeating it per operation):
+ * Routes the document has no operation for (each operation also lists these answers, so that
+ * generated clients know them, but a request to such a route belongs to no operation):
  * - a path that matches no path template must get 404, and
  * - a path template without an operation for the method must get 405,
  * or, on either, 401 (the API key is checked before the route), each with an

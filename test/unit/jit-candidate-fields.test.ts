@@ -48,7 +48,14 @@ describe('the stored fields a selection of candidates needs', () => {
     expect(Object.keys(Candidate).sort()).toEqual(Object.keys(CANDIDATE_RESOLVER_SOURCES).sort());
   });
 
-  test.each(Object.entries(CANDIDATE_RESOLVER_SOURCES))('when %s resolves on a candidate holding only %s, then it looks that key up', async (field, source) => {
+  test('when id resolves on a candidate holding only publicId, then it is the global id of that key', () => {
+    const resolve = Candidate.id as (parent: unknown, args: unknown, context: unknown, info: unknown) => unknown;
+
+    expect(resolve({ publicId: 'anqOhLMzRR6ENxcJTfvFfw' }, {}, {}, {})).toBe(Buffer.from('Candidate:anqOhLMzRR6ENxcJTfvFfw').toString('base64url'));
+  });
+
+  // `id` reads its key without a lookup (above); every other resolver looks its key up.
+  test.each(Object.entries(CANDIDATE_RESOLVER_SOURCES).filter(([field]) => field !== 'id'))('when %s resolves on a candidate holding only %s, then it looks that key up', async (field, source) => {
     const loaded: unknown[] = [];
     const loader = { load: async (key: unknown) => (loaded.push(key), null) };
     // Reference fields read the snapshot (null and undefined keys name nothing), the others a loader.

@@ -218,12 +218,12 @@ describe('GraphQL schema (schema/*.graphql)', () => {
       expect(String(fields.partnerPublicId.type)).toBe('PublicId');
     });
 
-    it('when a candidate is shown, then only publicId is non-null', () => {
+    it('when a candidate is shown, then only publicId and its global id (Node.id) are non-null', () => {
       const nonNull = Object.values(objectType(schema, 'Candidate').getFields())
         .filter((field) => isNonNullType(field.type))
         .map((field) => field.name);
 
-      expect(nonNull).toEqual(['publicId']);
+      expect(nonNull.sort()).toEqual(['id', 'publicId']);
     });
   });
 

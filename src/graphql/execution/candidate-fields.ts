@@ -6,6 +6,7 @@ import { Candidate } from '../resolvers/Candidate';
  * by the default resolver from the stored field of the same name.
  */
 export const CANDIDATE_RESOLVER_SOURCES: Readonly<Record<string, string>> = {
+  id: 'publicId',
   country: 'countryIsoCode',
   birthCountry: 'birthCountryIsoCode',
   nationality: 'nationalityIsoCode',

@@ -120,7 +120,7 @@ export type AvailImmediateReason =
  * date of birth, agency numbers and links are accepted only at registration and are never
  * returned. Only `publicId` is always present; every other field is null when not recorded.
  */
-export type Candidate = {
+export type Candidate = Node & {
   __typename?: 'Candidate';
   /** Whether the candidate has been arrested or imprisoned. */
   arrestImprison?: Maybe<YesNoUnsure>;
@@ -212,6 +212,8 @@ export type Candidate = {
   hostEntryYear?: Maybe<Scalars['Int']['output']>;
   /** How the candidate heard about the platform. */
   howHeardAboutUs?: Maybe<HowHeardAboutUs>;
+  /** Global identifier of the candidate (see `Node`); encodes `publicId`. */
+  id: Scalars['ID']['output'];
   /** Overall IELTS band score, e.g. 6.5. */
   ieltsScore?: Maybe<Scalars['Float']['output']>;
   /** Reasons why the candidate seeks international recruitment. */
@@ -694,8 +696,10 @@ export type CefrLevel =
   | 'C2';
 
 /** A country of the reference data, identified by its ISO 3166-1 alpha-2 code. */
-export type Country = {
+export type Country = Node & {
   __typename?: 'Country';
+  /** Global identifier of the country (see `Node`); encodes `isoCode`. */
+  id: Scalars['ID']['output'];
   /** ISO 3166-1 alpha-2 code in upper case, e.g. `SY`; the key of the country. */
   isoCode: Scalars['String']['output'];
   /** English name of the country. */
@@ -820,10 +824,12 @@ export type DrivingLicenseStatus =
   | 'VALID';
 
 /** A level of education attained, ordered by `level`. */
-export type EducationLevel = {
+export type EducationLevel = Node & {
   __typename?: 'EducationLevel';
   /** Kind of education this level corresponds to, where one applies. */
   educationType?: Maybe<EducationType>;
+  /** Global identifier of the education level (see `Node`); encodes `level`. */
+  id: Scalars['ID']['output'];
   /** Numeric rank of the level (higher is more advanced); the key of the level. */
   level?: Maybe<Scalars['Int']['output']>;
   /** Name of the level, e.g. `Bachelor's degree`. */
@@ -1009,7 +1015,7 @@ export type JobMatchResult = {
  * A job opportunity (anonymised: the employer is described only by its country and whether it
  * has hired internationally).
  */
-export type JobOpportunity = {
+export type JobOpportunity = Node & {
   __typename?: 'JobOpportunity';
   /** Country where the job is located. */
   country?: Maybe<Country>;
@@ -1021,6 +1027,8 @@ export type JobOpportunity = {
   evergreen?: Maybe<Scalars['Boolean']['output']>;
   /** Number of candidates the employer committed to hire. */
   hiringCommitment?: Maybe<Scalars['Int']['output']>;
+  /** Global identifier of the job opportunity (see `Node`); encodes its public identifier. */
+  id: Scalars['ID']['output'];
   /** When the opportunity was published. */
   publishedDate?: Maybe<Scalars['DateTime']['output']>;
   /** Stage the opportunity has reached. */
@@ -1089,8 +1097,10 @@ export type JobOpportunityStage =
   | 'VISA_PREPARATION';
 
 /** A language of the reference data, identified by its ISO code. */
-export type Language = {
+export type Language = Node & {
   __typename?: 'Language';
+  /** Global identifier of the language (see `Node`); encodes `isoCode`. */
+  id: Scalars['ID']['output'];
   /** ISO 639-1 code of the language in lower case, e.g. `ar`; the key of the language. */
   isoCode?: Maybe<Scalars['String']['output']>;
   /** English name of the language. */
@@ -1100,10 +1110,12 @@ export type Language = {
 };
 
 /** A proficiency level of a language, as used for written and spoken skills. */
-export type LanguageLevel = {
+export type LanguageLevel = Node & {
   __typename?: 'LanguageLevel';
   /** Equivalent CEFR level, where one applies. */
   cefrLevel?: Maybe<CefrLevel>;
+  /** Global identifier of the language level (see `Node`); encodes `level`. */
+  id: Scalars['ID']['output'];
   /** Numeric id of the level (higher is more proficient); the key of the level. */
   level?: Maybe<Scalars['Int']['output']>;
   /** Name of the level, e.g. `Intermediate`. */
@@ -1211,6 +1223,26 @@ export type MutationRegisterCandidateArgs = {
   input: RegisterCandidateInput;
 };
 
+/**
+ * An object with a global identity (the Global Object Identification convention of Relay):
+ * its `id` names it among every object of the API, so that clients with a normalised cache
+ * (Apollo Client's `InMemoryCache`, Relay) keep one copy of it however many queries return it,
+ * and `Query.node` fetches it again.
+ *
+ * Format of an `id`: the base64url encoding, without padding, of `<Type>:<key>`, e.g.
+ * `Candidate:anqOhLMzRR6ENxcJTfvFfw` for a candidate, `Country:SY` for a country,
+ * `LanguageLevel:3` for a language level. The key is the object's own key (`publicId`, `isoCode`,
+ * `isco08Code` or `level`), which stays as it is. Clients should treat ids as opaque: only
+ * `node` and `nodes` read them.
+ *
+ * `EducationMajor` keeps the numeric `id` of the REST contract (clients normalise it on that)
+ * and is not a `Node`.
+ */
+export type Node = {
+  /** Global identifier of the object: unique across every type, stable, opaque. */
+  id: Scalars['ID']['output'];
+};
+
 /** Why a candidate is not registered with an agency (refugee agency or relief agency). */
 export type NotRegisteredStatus =
   /** Not applicable. */
@@ -1227,8 +1259,10 @@ export type NotRegisteredStatus =
   | 'WAS_REGISTERED';
 
 /** An occupation of the International Standard Classification of Occupations (ISCO-08). */
-export type Occupation = {
+export type Occupation = Node & {
   __typename?: 'Occupation';
+  /** Global identifier of the occupation (see `Node`); encodes `isco08Code`. */
+  id: Scalars['ID']['output'];
   /** ISCO-08 code of the occupation, e.g. `2211`; the key of the occupation. */
   isco08Code?: Maybe<Scalars['String']['output']>;
   /** Title of the occupation. */
@@ -1404,6 +1438,22 @@ export type Query = {
   /** The languages of the reference data. */
   languages: Array<Language>;
   /**
+   * The object with this global `id`, through the same rules as its typed field: a candidate,
+   * saved list or job opportunity needs the READ_CANDIDATE_DATA permission (as `candidate`,
+   * `savedList` and the candidate fields do); reference data needs only a valid key.
+   *
+   * Null when the id names no object, names one of another type than it says, or names one the
+   * API key may not read: an id the caller may not read cannot be told from an unknown one. An id
+   * that is not in the format of `Node.id` fails with BAD_USER_INPUT.
+   */
+  node?: Maybe<Node>;
+  /**
+   * The objects with these global ids, in the order of `ids`, each as `node` would answer it
+   * (null where `node` answers null). At most 100 ids; more, or any id not in the format of
+   * `Node.id`, fails with BAD_USER_INPUT.
+   */
+  nodes: Array<Maybe<Node>>;
+  /**
    * The occupations (ISCO-08) of the reference data, optionally narrowed by a text search over
    * the code and the title.
    */
@@ -1459,6 +1509,24 @@ export type QueryCandidatesConnectionArgs = {
   filter?: InputMaybe<CandidateFilter>;
   first?: InputMaybe<Scalars['Int']['input']>;
   includeEmployed?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+
+/**
+ * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
+ * result. All of them need a valid API key.
+ */
+export type QueryNodeArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
+ * result. All of them need a valid API key.
+ */
+export type QueryNodesArgs = {
+  ids: Array<Scalars['ID']['input']>;
 };
 
 
@@ -1604,7 +1672,7 @@ export type RiskLevel =
   | 'NO_RESPONSE';
 
 /** A saved list of candidates, kept in the platform and shared by its public identifier. */
-export type SavedList = {
+export type SavedList = Node & {
   __typename?: 'SavedList';
   /**
    * A page of the candidates in the list, in the list's own order (REST
@@ -1612,6 +1680,8 @@ export type SavedList = {
    * `page` below 0 or `limit` outside 1 to 100 is rejected as bad user input.
    */
   candidates: CandidatePage;
+  /** Global identifier of the saved list (see `Node`); encodes `publicId`. */
+  id: Scalars['ID']['output'];
   /** Name of the list. */
   name: Scalars['String']['output'];
   /** Public identifier of the list. */
@@ -1750,6 +1820,19 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 
 
+/** Mapping of interface types */
+export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = ResolversObject<{
+  Node:
+    | ( CandidateDoc )
+    | ( CountryDoc )
+    | ( EducationLevelDoc )
+    | ( JobOpportunityDoc )
+    | ( LanguageDoc )
+    | ( LanguageLevelDoc )
+    | ( OccupationDoc )
+    | ( SavedListDoc )
+  ;
+}>;
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
@@ -1824,6 +1907,7 @@ export type ResolversTypes = ResolversObject<{
   Long: ResolverTypeWrapper<Scalars['Long']['output']>;
   MaritalStatus: MaritalStatus;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
   NotRegisteredStatus: NotRegisteredStatus;
   Occupation: ResolverTypeWrapper<OccupationDoc>;
   OccupationRefInput: OccupationRefInput;
@@ -1909,6 +1993,7 @@ export type ResolversParentTypes = ResolversObject<{
   LanguageRefInput: LanguageRefInput;
   Long: Scalars['Long']['output'];
   Mutation: Record<PropertyKey, never>;
+  Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
   Occupation: OccupationDoc;
   OccupationRefInput: OccupationRefInput;
   OfferToAssistInput: OfferToAssistInput;
@@ -1991,6 +2076,7 @@ export type CandidateResolvers<ContextType = GraphQLContext, ParentType extends 
   hostEntryLegally?: Resolver<Maybe<ResolversTypes['YesNo']>, ParentType, ContextType>;
   hostEntryYear?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   howHeardAboutUs?: Resolver<Maybe<ResolversTypes['HowHeardAboutUs']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   ieltsScore?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
   intRecruitReasons?: Resolver<Maybe<Array<ResolversTypes['IntRecruitReason']>>, ParentType, ContextType>;
   intRecruitRural?: Resolver<Maybe<ResolversTypes['YesNoUnsure']>, ParentType, ContextType>;
@@ -2037,6 +2123,7 @@ export type CandidateResolvers<ContextType = GraphQLContext, ParentType extends 
   workPermitDesired?: Resolver<Maybe<ResolversTypes['YesNoUnsure']>, ParentType, ContextType>;
   yearOfArrival?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   yearOfBirth?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type CandidateCertificationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateCertification'] = ResolversParentTypes['CandidateCertification']> = ResolversObject<{
@@ -2148,9 +2235,11 @@ export type CandidateVisaJobCheckResolvers<ContextType = GraphQLContext, ParentT
 }>;
 
 export type CountryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Country'] = ResolversParentTypes['Country']> = ResolversObject<{
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   isoCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['Status'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export interface DateScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Date'], any> {
@@ -2177,9 +2266,11 @@ export type DestinationResolvers<ContextType = GraphQLContext, ParentType extend
 
 export type EducationLevelResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EducationLevel'] = ResolversParentTypes['EducationLevel']> = ResolversObject<{
   educationType?: Resolver<Maybe<ResolversTypes['EducationType']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   level?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   status?: Resolver<Maybe<ResolversTypes['Status']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type EducationMajorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EducationMajor'] = ResolversParentTypes['EducationMajor']> = ResolversObject<{
@@ -2205,21 +2296,27 @@ export type JobOpportunityResolvers<ContextType = GraphQLContext, ParentType ext
   employerHiredInternationally?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   evergreen?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
   hiringCommitment?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   publishedDate?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   stage?: Resolver<Maybe<ResolversTypes['JobOpportunityStage']>, ParentType, ContextType>;
   submissionDueDate?: Resolver<Maybe<ResolversTypes['Date']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type LanguageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Language'] = ResolversParentTypes['Language']> = ResolversObject<{
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   isoCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   status?: Resolver<Maybe<ResolversTypes['Status']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type LanguageLevelResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LanguageLevel'] = ResolversParentTypes['LanguageLevel']> = ResolversObject<{
   cefrLevel?: Resolver<Maybe<ResolversTypes['CefrLevel']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   level?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export interface LongScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Long'], any> {
@@ -2232,10 +2329,16 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   registerCandidate?: Resolver<ResolversTypes['RegisterCandidateResult'], ParentType, ContextType, RequireFields<MutationRegisterCandidateArgs, 'input'>>;
 }>;
 
+export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = ResolversObject<{
+  __resolveType: TypeResolveFn<'Candidate' | 'Country' | 'EducationLevel' | 'JobOpportunity' | 'Language' | 'LanguageLevel' | 'Occupation' | 'SavedList', ParentType, ContextType>;
+}>;
+
 export type OccupationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Occupation'] = ResolversParentTypes['Occupation']> = ResolversObject<{
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   isco08Code?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   status?: Resolver<Maybe<ResolversTypes['Status']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type OfferToAssistResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OfferToAssistResult'] = ResolversParentTypes['OfferToAssistResult']> = ResolversObject<{
@@ -2262,6 +2365,8 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   educationMajors?: Resolver<Array<ResolversTypes['EducationMajor']>, ParentType, ContextType>;
   languageLevels?: Resolver<Array<ResolversTypes['LanguageLevel']>, ParentType, ContextType>;
   languages?: Resolver<Array<ResolversTypes['Language']>, ParentType, ContextType>;
+  node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
+  nodes?: Resolver<Array<Maybe<ResolversTypes['Node']>>, ParentType, ContextType, RequireFields<QueryNodesArgs, 'ids'>>;
   occupations?: Resolver<Array<ResolversTypes['Occupation']>, ParentType, ContextType, Partial<QueryOccupationsArgs>>;
   savedList?: Resolver<Maybe<ResolversTypes['SavedList']>, ParentType, ContextType, RequireFields<QuerySavedListArgs, 'publicId'>>;
 }>;
@@ -2273,8 +2378,10 @@ export type RegisterCandidateResultResolvers<ContextType = GraphQLContext, Paren
 
 export type SavedListResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SavedList'] = ResolversParentTypes['SavedList']> = ResolversObject<{
   candidates?: Resolver<ResolversTypes['CandidatePage'], ParentType, ContextType, RequireFields<SavedListCandidatesArgs, 'limit' | 'page'>>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   publicId?: Resolver<ResolversTypes['PublicId'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
@@ -2309,6 +2416,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   LanguageLevel?: LanguageLevelResolvers<ContextType>;
   Long?: GraphQLScalarType;
   Mutation?: MutationResolvers<ContextType>;
+  Node?: NodeResolvers<ContextType>;
   Occupation?: OccupationResolvers<ContextType>;
   OfferToAssistResult?: OfferToAssistResultResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;

@@ -1,8 +1,10 @@
 import type { CandidateResolvers } from '../generated/resolvers-types';
+import { toGlobalId } from '../global-id';
 import { auditedCandidate } from './audited';
 import { loadOptional } from './load';
 
 export const Candidate: CandidateResolvers = {
+  id: (candidate) => toGlobalId('Candidate', candidate.publicId),
   country: (candidate, _args, { reference }) => reference.find('countries', candidate.countryIsoCode),
   birthCountry: (candidate, _args, { reference }) => reference.find('countries', candidate.birthCountryIsoCode),
   nationality: (candidate, _args, { reference }) => reference.find('countries', candidate.nationalityIsoCode),

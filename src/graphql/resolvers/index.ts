@@ -12,16 +12,24 @@ import { CandidateOccupation } from './CandidateOccupation';
 import { CandidatePage } from './CandidatePage';
 import { CandidateVisaCheck } from './CandidateVisaCheck';
 import { CandidateVisaJobCheck } from './CandidateVisaJobCheck';
+import { Country } from './Country';
 import { Destination } from './Destination';
+import { EducationLevel } from './EducationLevel';
 import { EmployerEntity } from './EmployerEntity';
 import { JobOpportunity } from './JobOpportunity';
+import { Language } from './Language';
+import { LanguageLevel } from './LanguageLevel';
 import { Mutation } from './Mutation';
+import { Node } from './Node';
+import { NodeQuery } from './NodeQuery';
+import { Occupation } from './Occupation';
 import { Query } from './Query';
 import { SavedList } from './SavedList';
 
 export const resolvers: Resolvers = {
   ...scalarResolvers,
-  Query: { ...Query, ...AdminQuery },
+  Query: { ...Query, ...AdminQuery, ...NodeQuery },
+  Node,
   Mutation,
   Candidate,
   CandidateOccupation,
@@ -38,4 +46,9 @@ export const resolvers: Resolvers = {
   CandidatePage,
   CandidateEdge,
   AuditEvent,
+  Country,
+  Language,
+  LanguageLevel,
+  Occupation,
+  EducationLevel,
 };

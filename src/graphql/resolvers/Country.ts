@@ -1,0 +1,6 @@
+import type { CountryResolvers } from '../generated/resolvers-types';
+import { toGlobalId } from '../global-id';
+
+export const Country: CountryResolvers = {
+  id: (item) => toGlobalId('Country', item.isoCode),
+};

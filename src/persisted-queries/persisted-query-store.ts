@@ -1,0 +1,70 @@
+import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
+import type { PersistedQueryRepository } from './persisted-query-repository';
+
+export interface PersistedQueryBounds {
+  /** GRAPHQL_APQ_MAX_ENTRIES: most queries kept; past it the earliest to expire go first */
+  maxEntries: number;
+  /** GRAPHQL_APQ_TTL_SECONDS: how long a query is kept after it was last registered */
+  ttlSeconds: number;
+}
+
+/**
+ * The cache of automatic persisted queries (Apollo Server's `persistedQueries.cache`, a
+ * KeyValueCache): the query texts clients registered, kept in the store so that every instance
+ * knows a query any of them was sent. Apollo checks the hash against the query and registers a
+ * query only once it passed validation (the abuse limits), authentication and the rate limit, so
+ * only queries this service would run are kept; bounded in number and in time.
+ */
+export class PersistedQueryStore {
+  /** writes under way: a registering request is answered once they end (persistedQueryPlugin) */
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(
+    private readonly repository: PersistedQueryRepository,
+    private readonly bounds: PersistedQueryBounds,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  get(key: string): Promise<string | undefined> {
+    return this.repository.find(key, this.now());
+  }
+
+  set(key: string, query: string, options?: { ttl?: number | null }): Promise<void> {
+    const now = this.now();
+    const ttlSeconds = Math.min(options?.ttl ?? this.bounds.ttlSeconds, this.bounds.ttlSeconds);
+    const write = (async () => {
+      await this.repository.save(key, query, new Date(now.getTime() + ttlSeconds * 1000));
+      await this.repository.trim(now, this.bounds.maxEntries);
+    })();
+    this.pending.add(write);
+    const done = () => this.pending.delete(write);
+    write.then(done, done);
+    return write;
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.repository.remove(key);
+  }
+
+  /** Resolves once every write started so far has ended (a failed one included: Apollo logs it). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.pending]);
+  }
+}
+
+/**
+ * Apollo starts the write of a newly registered query without waiting for it. This holds the
+ * registering request's answer until the write ended, so that once a client has its answer,
+ * sending the hash alone works on every instance.
+ */
+export function persistedQueryPlugin<C extends BaseContext>(store: PersistedQueryStore): ApolloServerPlugin<C> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ metrics }) {
+          if (metrics.persistedQueryRegister) await store.settled();
+        },
+      };
+    },
+  };
+}
