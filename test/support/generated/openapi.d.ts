@@ -861,7 +861,7 @@ export interface components {
             lastName?: string | null;
             /**
              * Format: email
-             * @description E-mail address; must have the form of an address. Unique among registered candidates, compared trimmed and case-insensitively: a second registration with it fails with CONFLICT.
+             * @description E-mail address; must have the form of an address, without invisible characters. Unique among registered candidates, compared in one normal form (Unicode NFKC, trimmed, lower case): a second registration with it fails with CONFLICT.
              */
             email: string;
         };
@@ -1336,7 +1336,7 @@ export interface components {
         RetryAfter: number;
         /** @description The API key's budgets (draft-ietf-httpapi-ratelimit-headers): a Structured Fields list of the policies `"reads"` and `"writes"`, each with its quota `q` (units per window) and window `w` in seconds, e.g. `"reads";q=600;w=60, "writes";q=60;w=60`. Sent on every response to an authenticated request, except for unlimited keys. */
         RateLimitPolicy: string;
-        /** @description Where the request left the budget it was charged to (draft-ietf-httpapi-ratelimit-headers): the policy name with `r`, the units remaining in the current window, and `t`, the seconds until the window ends, e.g. `"reads";r=0;t=17`. A GET costs one read, a POST one write. */
+        /** @description Where the request left the budget it was charged to (draft-ietf-httpapi-ratelimit-headers): the policy name with `r`, the units remaining in the current window, and `t`, the seconds until the window ends, e.g. `"reads";r=0;t=17`. A page of candidates (`GET /v1/candidates`, `GET /v1/candidates/by-list/{publicListId}`) costs ceil(limit / 10) reads, any other GET one read, a POST one write. */
         RateLimit: string;
     };
     pathItems: never;
