@@ -19,11 +19,15 @@ import type { RateLimitKind } from './rate-limiter';
 /** Candidates per read unit: a page of up to 10 candidates costs 1 read, a page of 100 costs 10. */
 export const CANDIDATES_PER_READ = 10;
 
-/** The fields that return a page of candidates, by schema coordinate, and the argument that sizes the page. */
+/**
+ * The fields that return a page of candidates, by schema coordinate, and the argument that sizes
+ * the page: an integer, or a list whose length is the size (`nodes(ids:)` returns one object per id).
+ */
 const PAGE_FIELDS: Readonly<Record<string, string>> = {
   'Query.candidates': 'limit',
   'Query.candidatesConnection': 'first',
   'SavedList.candidates': 'limit',
+  'Query.nodes': 'ids',
 };
 
 export interface OperationCharge {
@@ -49,8 +53,9 @@ export function pageReads(size: number | undefined): number {
  * - a query costs, for each root field it selects (aliases count apart; `__typename` is free),
  *   the reads of the pages of candidates it returns, at least 1: `candidates(limit: 100)` 10,
  *   `candidatesConnection(first: 25)` 3, `savedList { candidates(limit: 50) }` 5, `candidate`,
- *   `savedList { name }` or `countries` 1. A page's size is its `limit` or `first` argument,
- *   given inline or as a variable, else the schema's default (10).
+ *   `savedList { name }`, `node` or `countries` 1, `nodes(ids:)` with 100 ids 10. A page's size
+ *   is its `limit` or `first` argument or the number of `ids`, given inline or as a variable,
+ *   else the schema's default (10).
  *
  * The document must have passed validation (Apollo's didResolveOperation, or a persisted operation).
  */
@@ -84,7 +89,7 @@ class PageCounter {
     const definition = parent.getFields()[field.name.value];
     if (definition === undefined) return 0;
     const sizeArgument = PAGE_FIELDS[`${parent.name}.${field.name.value}`];
-    const own = sizeArgument === undefined ? 0 : pageReads(this.intArgument(field, sizeArgument));
+    const own = sizeArgument === undefined ? 0 : pageReads(this.sizeArgument(field, sizeArgument));
     return own + (field.selectionSet ? this.readsOf(field.selectionSet, getNamedType(definition.type)) : 0);
   }
 
@@ -104,13 +109,21 @@ class PageCounter {
     return reads;
   }
 
-  /** The integer an argument is given, inline or through a variable; undefined when absent or not an integer. */
-  private intArgument(field: FieldNode, name: string): number | undefined {
+  /**
+   * The size an argument gives, inline or through a variable: an integer's value, a list's length
+   * (a single value where a list is expected counts as one, as GraphQL coerces it); undefined when
+   * absent or of another kind.
+   */
+  private sizeArgument(field: FieldNode, name: string): number | undefined {
     const value: ValueNode | undefined = field.arguments?.find((argument) => argument.name.value === name)?.value;
     if (value === undefined) return undefined;
     if (value.kind === Kind.INT) return Number(value.value);
+    if (value.kind === Kind.LIST) return value.values.length;
+    if (value.kind === Kind.STRING) return 1;
     if (value.kind === Kind.VARIABLE) {
       const given = this.variables[value.name.value];
+      if (Array.isArray(given)) return given.length;
+      if (typeof given === 'string') return 1;
       return typeof given === 'number' && Number.isInteger(given) ? given : undefined;
     }
     return undefined;

@@ -198,7 +198,9 @@ describe('REST /v1', () => {
 describe('GraphQL /graphql', () => {
   const SMALL = '{ countries { isoCode } }';
 
-  test('when queries run, then each root field costs the reads of the candidate pages it returns (ceil(size / 10), the size inline or a variable), at least 1; REST pages the same', async () => {
+  const nodeId = (letter: string) => Buffer.from(`Candidate:${letter.repeat(22)}`).toString('base64url');
+
+  test('when queries run, then each root field costs the reads of the candidate pages it returns (ceil(size / 10), the size inline or a variable; nodes by its number of ids), at least 1; REST pages the same', async () => {
     await freshWindow();
     const { key } = await keyWith({ rateLimit: { reads: 1000, writes: 10 } }, 'READ_CANDIDATE_DATA');
     const cases: [query: string, variables: Record<string, unknown>, reads: number][] = [
@@ -211,6 +213,9 @@ describe('GraphQL /graphql', () => {
       [`{ savedList(publicId: "${'A'.repeat(22)}") { name candidates(limit: 50) { totalElements } } }`, {}, 5],
       [`{ a: candidate(publicId: "${'A'.repeat(22)}") { publicId } b: candidate(publicId: "${'B'.repeat(22)}") { publicId } countries { isoCode } }`, {}, 3],
       ['fragment Page on Query { candidates(limit: 20) { totalElements } } { ...Page x: candidates(limit: 30) { totalElements } }', {}, 5],
+      [`{ node(id: "${nodeId('A')}") { id } }`, {}, 1],
+      [`{ nodes(ids: [${Array.from({ length: 11 }, () => `"${nodeId('A')}"`).join(',')}]) { id } }`, {}, 2],
+      ['query Many($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: Array.from({ length: 100 }, () => nodeId('B')) }, 10],
     ];
 
     let left = 1000;
