@@ -59,6 +59,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   const services = createServices(database.db, {
     rateLimits: { reads: config.rateLimitReads, writes: config.rateLimitWrites },
     readCacheEntries: config.readCacheEntries,
+    disclosure: { minimumCellSize: config.statisticsMinCell, rounding: config.statisticsRounding },
   });
   services.rateLimits.onRejection((kind) => metrics.rateLimitRejections.inc({ kind }));
   // Reference data is public and does not change while the process runs: read once, here.

@@ -3,6 +3,7 @@ import { apiKeyIndexes } from '../auth/api-key-indexes';
 import { IDEMPOTENCY_COLLECTION, idempotencyIndexes } from '../rest/idempotency-indexes';
 import { RATE_LIMIT_COLLECTION, rateLimitIndexes } from '../rate-limit/rate-limit-indexes';
 import { AUDIT_COLLECTION, auditIndexes } from '../audit/audit-indexes';
+import { statisticsIndexes } from '../statistics/statistics-indexes';
 import { ConflictError } from '../errors';
 
 /**
@@ -89,6 +90,7 @@ export const INDEXES: readonly IndexSpec[] = [
   ...idempotencyIndexes,
   ...rateLimitIndexes,
   ...auditIndexes,
+  ...statisticsIndexes,
 ];
 
 /**

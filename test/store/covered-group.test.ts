@@ -35,6 +35,8 @@ function makeDocument(id: number): Document {
     doc.jobs = Array.from({ length: jobs }, () => (int(6) === 0 ? { years: 2 } : { job: { code: `C${int(4)}` } }));
     if (jobs > 0 && int(3) === 0) doc.jobs.push({ job: { code: doc.jobs[0].job?.code ?? 'C9' } });
   }
+  const languages = int(4);
+  if (languages < 3) doc.langs = Array.from({ length: languages }, () => ({ code: ['ar', 'en', 'fr'][int(3)] }));
   return doc;
 }
 
@@ -56,6 +58,25 @@ const PIPELINES: Array<{ name: string; stages: Document[] }> = [
       { $group: { _id: { k0: '$_id.k0', k1: '$_id.k1' }, count: { $sum: 1 } } },
     ],
   },
+  {
+    name: 'the unwound array, filtered on that array',
+    stages: [
+      { $match: { 'jobs.job.code': { $in: ['C1', 'C3'] }, status: { $in: ['ACTIVE', 'PENDING'] } } },
+      { $unwind: { path: '$jobs', preserveNullAndEmptyArrays: true } },
+      { $group: { _id: { doc: '$_id', k0: ifNull('jobs.job.code') } } },
+      { $group: { _id: { k0: '$_id.k0' }, count: { $sum: 1 } } },
+    ],
+  },
+  {
+    name: 'two unwound arrays',
+    stages: [
+      { $match: { country: { $in: ['LB', 'JO'] } } },
+      { $unwind: { path: '$jobs', preserveNullAndEmptyArrays: true } },
+      { $unwind: { path: '$langs', preserveNullAndEmptyArrays: true } },
+      { $group: { _id: { doc: '$_id', k0: ifNull('langs.code'), k1: ifNull('jobs.job.code') } } },
+      { $group: { _id: { k0: '$_id.k0', k1: '$_id.k1' }, count: { $sum: 1 } } },
+    ],
+  },
 ];
 
 const canonical = (docs: Document[]): string[] => docs.map((doc) => JSON.stringify(doc)).sort();
@@ -67,6 +88,8 @@ describe('embedded store: grouped counts from index entries', () => {
 
   beforeAll(() => {
     indexed.createIndex(parseIndexSpec({ key: { status: 1, country: 1, born: 1, created: 1, 'jobs.job.code': 1 } }));
+    indexed.createIndex(parseIndexSpec({ key: { status: 1, country: 1, 'langs.code': 1 } }));
+    indexed.createIndex(parseIndexSpec({ key: { 'jobs.job.code': 1, status: 1 } }));
     for (let id = 0; id < 2000; id++) {
       const doc = makeDocument(id);
       indexed.insert(deserialize(serialize(doc)));
@@ -88,17 +111,12 @@ describe('embedded store: grouped counts from index entries', () => {
     expect(canonical(withIndex)).toEqual(canonical(withoutIndex));
   });
 
-  it('when the key is the array itself, or the filter constrains the unwound field, then the index does not answer and mingo does', () => {
+  it('when the key is an array not unwound, or a filter is on no index, then the index does not answer and mingo does', () => {
     // Arrange
     const groupedArray = [{ $match: {} }, { $group: { _id: { k0: ifNull('jobs.job.code') }, n: { $sum: 1 } } }];
-    const filteredUnwound = [
-      { $match: { 'jobs.job.code': 'C1' } },
-      { $unwind: { path: '$jobs', preserveNullAndEmptyArrays: true } },
-      { $group: { _id: { doc: '$_id', k0: ifNull('jobs.job.code') } } },
-      { $group: { _id: { k0: '$_id.k0' }, count: { $sum: 1 } } },
-    ];
+    const unindexedFilter = [{ $match: { 'jobs.years': 2 } }, { $group: { _id: { k0: ifNull('country') }, n: { $sum: 1 } } }];
 
-    for (const stages of [groupedArray, filteredUnwound]) {
+    for (const stages of [groupedArray, unindexedFilter]) {
       // Act
       const { query, rest } = splitPipeline(stages);
       const covered = coveredGroupCount(indexed, query, rest);

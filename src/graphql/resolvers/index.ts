@@ -18,10 +18,11 @@ import { JobOpportunity } from './JobOpportunity';
 import { Mutation } from './Mutation';
 import { Query } from './Query';
 import { SavedList } from './SavedList';
+import { StatisticsQuery } from './StatisticsQuery';
 
 export const resolvers: Resolvers = {
   ...scalarResolvers,
-  Query: { ...Query, ...AdminQuery },
+  Query: { ...Query, ...AdminQuery, ...StatisticsQuery },
   Mutation,
   Candidate,
   CandidateOccupation,
