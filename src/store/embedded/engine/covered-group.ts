@@ -13,20 +13,24 @@ import { compareValues } from './value-order';
  *
  *   A. `{$group: {_id: {<key>: <value>, …}, <count>: {$sum: 1}}}`: documents per combination of
  *      single-valued fields;
- *   B. `{$unwind: {path: '$<array>', preserveNullAndEmptyArrays: true}}`,
+ *   B. one or two `{$unwind: {path: '$<array>', preserveNullAndEmptyArrays: true}}`,
  *      `{$group: {_id: {<doc>: '$_id', <key>: <value>, …}}}`,
  *      `{$group: {_id: {<key>: '$_id.<key>', …}, <count>: {$sum: 1}}}`: documents per distinct
- *      value of one field inside the array (once per document and value) and the other keys.
+ *      value of one field inside each unwound array (once per document and combination) and the
+ *      other keys.
  *
  * A `<value>` is `{$ifNull: ['$<path>', null]}` (missing and null group together, as in an index
- * key) or `{$year: '$<path>'}` of a date. It is taken when one complete index holds every path of
- * the filter and of the keys, the filter is fully captured by predicates on those paths (each
- * tested on the entry's key), and the index has an array only where the counting allows it:
- * shape A on no key field (a document with several entries counts once), shape B only on the
- * unwound key, which the filter must not constrain (each entry is one distinct value of one
- * document). For shape B the elements of the array are documents holding no further array on the
- * key's path (index keys flatten nested arrays, `$unwind` does not), which the store cannot see
- * in its index; the service's candidate documents have that shape.
+ * key) or `{$year: '$<path>'}` of a date. The filter must be fully captured by predicates (each
+ * tested on an entry's key unless the scan's bounds already pin it). Keys are read from an index
+ * holding them that has an array only where the counting allows it: shape A on no key field (a
+ * document with several entries counts once), shape B only on the unwound key (each entry is one
+ * distinct value of one document). When that index also holds the whole filter, and the filter
+ * does not constrain an unwound key, one bounded scan answers; otherwise a first scan of an index
+ * holding the filter finds the matching documents, and the key indexes are scanned for them (a
+ * second array's index pairs its values with the first's per document). For shape B the
+ * elements of an unwound array are documents holding no further array on the key's path (index
+ * keys flatten nested arrays, `$unwind` does not), which the store cannot see in its index; the
+ * service's candidate documents have that shape.
  *
  * Anything else returns undefined and runs through mingo, with the same result.
  */
