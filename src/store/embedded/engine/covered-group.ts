@@ -365,7 +365,8 @@ function run(covered: CoveredRun, shape: GroupShape): Document[] {
   const counted = first.dedupe ? new RecordSet() : undefined;
   const years = new YearOf();
   // With a second array, the first scan's values of each record are kept to pair with the second's.
-  const perRecord = second ? new Map<number, unknown[][]>() : undefined;
+  // (By sequence number, which records have densely from 0: an array is a cheaper map here.)
+  const perRecord: (unknown[][] | undefined)[] | undefined = second ? [] : undefined;
   forEachEntry(first.scan, (entry) => {
     const seq = entry.record.seq;
     if (matched && !matched.has(seq)) return;
@@ -375,18 +376,21 @@ function run(covered: CoveredRun, shape: GroupShape): Document[] {
     }
     for (let i = 0; i < positions.length; i++) current[i] = keyValue(entry.key[positions[i]], first.keys[i], years);
     if (!perRecord) return tally.add(current);
-    const list = perRecord.get(seq);
+    const list = perRecord[seq];
     if (list) list.push(current.slice(0, positions.length));
-    else perRecord.set(seq, [current.slice(0, positions.length)]);
+    else perRecord[seq] = [current.slice(0, positions.length)];
   });
   if (second && perRecord) {
     const [key] = second.keys;
     const at = second.scan.position(key.path);
     forEachEntry(second.scan, (entry) => {
-      const firsts = perRecord.get(entry.record.seq);
+      const firsts = perRecord[entry.record.seq];
       if (!firsts) return;
-      const value = keyValue(entry.key[at], key, years);
-      for (const values of firsts) tally.add([...values, value]);
+      current[keys.length - 1] = keyValue(entry.key[at], key, years);
+      for (const values of firsts) {
+        for (let i = 0; i < values.length; i++) current[i] = values[i];
+        tally.add(current);
+      }
     });
   }
   const names = keys.map((key) => key.name);
