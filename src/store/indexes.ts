@@ -90,7 +90,7 @@ export const INDEXES: readonly IndexSpec[] = [
   ...idempotencyIndexes,
   ...rateLimitIndexes,
   ...auditIndexes,
-  ...statisticsIndexes,
+  ...statisticsIndexes(COLLECTIONS.candidates),
 ];
 
 /**
