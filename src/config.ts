@@ -130,6 +130,20 @@ export const settings = {
     description: 'Write budget per API key per minute (each REST POST and each GraphQL mutation field costs 1), shared by every instance. A key may carry its own.',
     schema: z.coerce.number().int().min(1),
   },
+  statisticsMinCell: {
+    env: 'STATISTICS_MIN_CELL',
+    default: '10',
+    description:
+      'Smallest number of candidates a published statistics cell (and a published total) may stand for: smaller cells are withheld, and a query whose filtered population is smaller answers nothing (see "Statistics" in the README).',
+    schema: z.coerce.number().int().min(1).max(1_000_000),
+  },
+  statisticsRounding: {
+    env: 'STATISTICS_ROUNDING',
+    default: '5',
+    description:
+      'Base to whose nearest multiple every published statistics count and total is rounded (halves up; 1: no rounding). Deterministic: the same query gives the same answer while the data does not change.',
+    schema: z.coerce.number().int().min(1).max(1_000_000),
+  },
   corsOrigins: {
     env: 'CORS_ORIGINS',
     default: '',

@@ -40,7 +40,12 @@ export interface CandidateDirectory {
  * DATA_DIR: it then uses the second core, its garbage collection never pauses request
  * handling, and the service talks to it exactly as to a real mongod.
  */
-export async function createApp(config: Config, logger: Logger = createLogger(config)): Promise<CandidateDirectory> {
+export async function createApp(
+  config: Config,
+  logger: Logger = createLogger(config),
+  /** the clock of statistics (age bands); tests fix it, absent: the system clock */
+  now?: () => Date,
+): Promise<CandidateDirectory> {
   let embedded: EmbeddedStoreProcess | undefined;
   let uri = config.mongodbUri;
   if (uri === '') {
@@ -60,6 +65,8 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
     rateLimits: { reads: config.rateLimitReads, writes: config.rateLimitWrites },
     readCacheEntries: config.readCacheEntries,
     persistedQueries: { maxEntries: config.graphqlApqMaxEntries, ttlSeconds: config.graphqlApqTtlSeconds },
+    disclosure: { minimumCellSize: config.statisticsMinCell, rounding: config.statisticsRounding },
+    now,
   });
   services.rateLimits.onRejection((kind) => metrics.rateLimitRejections.inc({ kind }));
   // Reference data is public and does not change while the process runs: read once, here.

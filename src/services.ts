@@ -23,6 +23,9 @@ import { RateLimiter, type RateLimitBudgets } from './rate-limit/rate-limiter';
 import { withAvailability } from './store/availability';
 import { PersistedQueryRepository } from './persisted-queries/persisted-query-repository';
 import { PersistedQueryStore, type PersistedQueryBounds } from './persisted-queries/persisted-query-store';
+import type { DisclosureRules } from './statistics/disclosure-control';
+import { StatisticsRepository } from './statistics/statistics-repository';
+import { StatisticsService } from './statistics/statistics-service';
 
 /** The repositories, built once per process over the one database handle. */
 export interface Repositories {
@@ -46,6 +49,8 @@ export interface Services {
   readonly reference: ReferenceService;
   /** read and write budgets per API key, shared by every instance */
   readonly rateLimits: RateLimiter;
+  /** aggregate statistics under disclosure control (READ_STATISTICS) */
+  readonly statistics: StatisticsService;
   /** the append-only trail of authenticated requests */
   readonly audit: AuditService;
   /** the store's read epoch: what every cached read is validated against (src/cache/read-epoch.ts) */
@@ -61,11 +66,20 @@ export interface ServiceOptions {
   readCacheEntries?: number;
   /** GRAPHQL_APQ_MAX_ENTRIES / GRAPHQL_APQ_TTL_SECONDS; absent: the settings' defaults */
   persistedQueries?: PersistedQueryBounds;
+  /** STATISTICS_MIN_CELL / STATISTICS_ROUNDING; absent: the settings' defaults */
+  disclosure?: DisclosureRules;
+  /** the clock of statistics (age bands); absent: the system clock */
+  now?: () => Date;
 }
 
 const DEFAULT_PERSISTED_QUERIES: PersistedQueryBounds = {
   maxEntries: Number(settings.graphqlApqMaxEntries.default),
   ttlSeconds: Number(settings.graphqlApqTtlSeconds.default),
+};
+
+const DEFAULT_DISCLOSURE: DisclosureRules = {
+  minimumCellSize: Number(settings.statisticsMinCell.default),
+  rounding: Number(settings.statisticsRounding.default),
 };
 
 const DEFAULT_RATE_LIMITS: RateLimitBudgets = {
@@ -79,11 +93,12 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
   const candidates = withAvailability(new CandidateRepository(db));
   const reference = withAvailability(new ReferenceRepository(db));
   const cached = options.readCacheEntries ?? Number(settings.readCacheEntries.default);
+  const referenceCache = new ReferenceCache(reference);
   return {
     repositories: {
       candidates,
       reference,
-      referenceCache: new ReferenceCache(reference),
+      referenceCache,
       jobOpportunities: withAvailability(new JobOpportunityRepository(db)),
       candidateCache: new EpochCache(cached),
       jobOpportunityCache: new EpochCache(cached),
@@ -94,6 +109,12 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
     registration: new RegistrationService(candidates, withAvailability(new CandidateIdentityRepository(db)), reference),
     reference: new ReferenceService(reference),
     rateLimits: new RateLimiter(withAvailability(new RateLimitRepository(db)), options.rateLimits ?? DEFAULT_RATE_LIMITS),
+    statistics: new StatisticsService(
+      withAvailability(new StatisticsRepository(db)),
+      referenceCache,
+      options.disclosure ?? DEFAULT_DISCLOSURE,
+      options.now,
+    ),
     audit: new AuditService(withAvailability(new AuditRepository(db))),
     readEpoch: withAvailability(new ReadEpoch(db)),
     persistedQueries: new PersistedQueryStore(withAvailability(new PersistedQueryRepository(db)), options.persistedQueries ?? DEFAULT_PERSISTED_QUERIES),

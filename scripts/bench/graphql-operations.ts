@@ -96,3 +96,14 @@ export const DEEP_QUERY = `query BenchDeepPage($limit: Int) {
 
 /** Candidates per page of the deep query. */
 export const DEEP_QUERY_PAGE = 20;
+
+/** The statistics query of the cold statistics rows: every field of the answer. */
+export const STATISTICS_QUERY = `query Statistics($filter: CandidateFilter, $includeEmployed: Boolean, $groupBy: [CandidateDimension!]!) {
+  candidateStatistics(filter: $filter, includeEmployed: $includeEmployed, groupBy: $groupBy) {
+    total
+    suppressedCells
+    minimumCellSize
+    rounding
+    cells { count values { dimension code label } }
+  }
+}`;

@@ -292,6 +292,22 @@ export function goals(report: RunReport): string[] {
       );
     }
   }
+
+  // 8. Statistics at 100k, cold, 1 connection, beside the cold (read caches off) unloaded search.
+  {
+    const one = find(report, largest, 'graphql-statistics-1d-cold');
+    const two = find(report, largest, 'graphql-statistics-2d-cold');
+    if (!one && !two) {
+      lines.push('- Statistics at 100k, cold, 1 connection: one dimension p50 < 100 ms, two dimensions p50 < 400 ms: **not measured in this run** (needs size 100000).');
+    } else {
+      const part = (m: Measurement | undefined, bound: number, what: string) =>
+        m ? { met: m.p50Ms !== undefined && m.p50Ms < bound, text: `${what}: p50 ${ms(m.p50Ms)} ms, p99 ${ms(m.p99Ms)} ms${flagged(m)}` } : { met: undefined, text: `${what}: not measured` };
+      const parts = [part(one, 100, 'one dimension'), part(two, 400, 'two dimensions')];
+      const search = find(report, largest, 'rest-search-100-1c-caches-off');
+      const beside = search ? `; beside it, REST search limit=100, 1 connection, read caches off: p50 ${ms(search.p50Ms)} ms, p99 ${ms(search.p99Ms)} ms` : '';
+      lines.push(`- Statistics at 100k, cold, 1 connection: one dimension p50 < 100 ms, two dimensions p50 < 400 ms: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}${beside}).`);
+    }
+  }
   return lines;
 }
 

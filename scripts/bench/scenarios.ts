@@ -1,5 +1,7 @@
 import path from 'node:path';
-import { DEEP_QUERY, DEEP_QUERY_PAGE, persistedOperation } from './graphql-operations';
+import { COMMON_OCCUPATIONS, HOSTS, ORIGINS } from '../../src/demo/demo-vocabulary';
+import { DIMENSIONS } from '../../src/statistics/dimensions';
+import { DEEP_QUERY, DEEP_QUERY_PAGE, persistedOperation, STATISTICS_QUERY } from './graphql-operations';
 import { REPO } from './service';
 
 export interface HttpRequest {
@@ -112,6 +114,8 @@ export function serviceScenarios(context: ScenarioContext): Scenario[] {
       post(apiKey, '/graphql', { query: DEEP_QUERY, variables: { limit: DEEP_QUERY_PAGE } }),
       { verifyBody: noGraphQLErrors },
     ),
+    statisticsScenario(apiKey, 1),
+    statisticsScenario(apiKey, 2),
     {
       key: 'rest-register',
       label: 'REST register (writes, unique e-mails)',
@@ -121,6 +125,50 @@ export function serviceScenarios(context: ScenarioContext): Scenario[] {
       next: () => post(apiKey, '/v1/candidates/register', registration(`bench-${context.runTag}-${++registrations}@example.org`)),
     },
   ];
+}
+
+/**
+ * The statistics queries of the cold rows: every filter an analyst might start from (none; each
+ * location, nationality and common occupation of the demo data; each with and without EMPLOYED)
+ * with every dimension (or pair), in a fixed shuffled order, so that consecutive requests differ
+ * and no request repeats within a run (there are more than a measured window sends).
+ */
+export function statisticsRequests(dimensionCount: 1 | 2): { filter: Record<string, string[]>; includeEmployed: boolean; groupBy: string[] }[] {
+  const filters: Record<string, string[]>[] = [
+    {},
+    ...Object.keys(HOSTS).map((code) => ({ location: [code] })),
+    ...Object.keys(ORIGINS).map((code) => ({ nationality: [code] })),
+    ...COMMON_OCCUPATIONS.slice(0, 10).map((occupation) => ({ occupation: [occupation.code] })),
+  ];
+  const groupings =
+    dimensionCount === 1 ? DIMENSIONS.map((d) => [d]) : DIMENSIONS.flatMap((d, i) => DIMENSIONS.slice(i + 1).map((e) => [d, e]));
+  const requests = filters.flatMap((filter) => [false, true].flatMap((includeEmployed) => groupings.map((groupBy) => ({ filter, includeEmployed, groupBy }))));
+  // A fixed shuffle (xorshift): the same order in every run.
+  let state = 0x9e3779b9;
+  for (let i = requests.length - 1; i > 0; i--) {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    const j = (state >>> 0) % (i + 1);
+    [requests[i], requests[j]] = [requests[j]!, requests[i]!];
+  }
+  return requests;
+}
+
+/** candidateStatistics by one or two dimensions, cold: every request distinct (see statisticsRequests), 1 connection. */
+function statisticsScenario(apiKey: string, dimensionCount: 1 | 2): Scenario {
+  const requests = statisticsRequests(dimensionCount);
+  const next = rotating(requests);
+  const what = dimensionCount === 1 ? 'one dimension' : 'two dimensions';
+  return {
+    key: `graphql-statistics-${dimensionCount}d-cold`,
+    label: `GraphQL statistics, ${what}, cold (${requests.length} distinct filter × dimension queries rotated), 1 connection`,
+    kind: 'GraphQL',
+    connections: 1,
+    dynamic: true,
+    next: () => post(apiKey, '/graphql', { query: STATISTICS_QUERY, variables: next() }),
+    verifyBody: noGraphQLErrors,
+  };
 }
 
 /** A registration like a partner system sends: identity (test values only) and a profile with an occupation. */

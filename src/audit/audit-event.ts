@@ -1,3 +1,18 @@
+/**
+ * What a statistics query asked (candidateStatistics): the filter as the service understood it
+ * (codes normalised) and the dimensions. Never the results.
+ */
+export interface AuditedStatisticsQueryDoc {
+  /** ISO 3166-1 alpha-2 codes of the location filter; empty: not filtered */
+  locations: string[];
+  nationalities: string[];
+  /** ISCO-08 codes */
+  occupations: string[];
+  includeEmployed: boolean;
+  /** the CandidateDimension names, in the order asked */
+  groupBy: string[];
+}
+
 /** Which edge of the service a request came through. */
 export type AuditTransport = 'REST' | 'GRAPHQL';
 
@@ -20,6 +35,8 @@ export interface AuditEventDoc {
   rootFields: string[];
   /** public ids of the candidates the request returned or affected, each once */
   candidatePublicIds: string[];
+  /** the statistics queries the request ran, each once per root field; absent when none */
+  statisticsQueries?: AuditedStatisticsQueryDoc[];
   /** HTTP status of the answer; 499 when the caller hung up before it was complete */
   status: number;
   /** the request id (X-Request-Id) when it is a plain token, to find the request's log lines */

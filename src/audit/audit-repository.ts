@@ -114,5 +114,14 @@ function toEvent(doc: AuditEventDoc): AuditEventDoc {
   };
   if (typeof doc.operation === 'string') event.operation = doc.operation;
   if (typeof doc.requestId === 'string') event.requestId = doc.requestId;
+  if (Array.isArray(doc.statisticsQueries) && doc.statisticsQueries.length > 0) {
+    event.statisticsQueries = doc.statisticsQueries.map((query) => ({
+      locations: [...query.locations],
+      nationalities: [...query.nationalities],
+      occupations: [...query.occupations],
+      includeEmployed: query.includeEmployed,
+      groupBy: [...query.groupBy],
+    }));
+  }
   return event;
 }

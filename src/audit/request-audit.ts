@@ -1,5 +1,5 @@
 import { isPublicId, newPublicId } from '../common/public-id';
-import type { AuditEventDoc, AuditTransport } from './audit-event';
+import type { AuditedStatisticsQueryDoc, AuditEventDoc, AuditTransport } from './audit-event';
 
 /** GraphQL names and OpenAPI operationIds; anything else is not kept. */
 const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,99}$/;
@@ -16,6 +16,7 @@ export class RequestAudit {
   private operation: string | undefined;
   private rootFields: string[] = [];
   private readonly candidates = new Set<string>();
+  private readonly statisticsQueries: AuditedStatisticsQueryDoc[] = [];
 
   constructor(
     readonly apiKeyId: string,
@@ -32,6 +33,17 @@ export class RequestAudit {
   /** Candidates returned or affected by the request; anything that is not a public id is ignored. */
   addCandidates(publicIds: Iterable<unknown>): void {
     for (const publicId of publicIds) if (isPublicId(publicId)) this.candidates.add(publicId);
+  }
+
+  /** A statistics query the request runs: what it asked, never what it answered. */
+  addStatisticsQuery(query: AuditedStatisticsQueryDoc): void {
+    this.statisticsQueries.push({
+      locations: [...query.locations],
+      nationalities: [...query.nationalities],
+      occupations: [...query.occupations],
+      includeEmployed: query.includeEmployed,
+      groupBy: [...query.groupBy],
+    });
   }
 
   /** The candidates recorded so far. */
@@ -51,6 +63,7 @@ export class RequestAudit {
       status,
     };
     if (this.operation !== undefined) event.operation = this.operation;
+    if (this.statisticsQueries.length > 0) event.statisticsQueries = this.statisticsQueries.map((query) => ({ ...query }));
     if (REQUEST_ID.test(this.requestId)) event.requestId = this.requestId;
     return event;
   }

@@ -1,6 +1,10 @@
-/** What an API key may do. Reading needs READ_CANDIDATE_DATA; ADMIN implies every permission. */
+/**
+ * What an API key may do. Reading candidates needs READ_CANDIDATE_DATA; READ_STATISTICS runs
+ * aggregate statistics (candidateStatistics) and returns no candidate; ADMIN implies every permission.
+ */
 export const PERMISSIONS = [
   'READ_CANDIDATE_DATA',
+  'READ_STATISTICS',
   'SUBMIT_JOB_MATCHES',
   'OFFER_CANDIDATE_SERVICES',
   'REGISTER_CANDIDATES',

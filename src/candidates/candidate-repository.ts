@@ -167,7 +167,11 @@ function projectionOf(fields: readonly string[] | undefined): Record<string, 0 |
   return fields === undefined ? WITHOUT_ID : { _id: 0, ...Object.fromEntries(fields.map((field) => [field, 1])) };
 }
 
-function searchQuery(filter: CandidateSearchFilter): Filter<CandidateDoc> {
+/**
+ * The one translation of a search filter into a MongoDB query: searches, counts and statistics
+ * (src/statistics) select candidates through it, so a filter means the same everywhere.
+ */
+export function searchQuery(filter: CandidateSearchFilter): Filter<CandidateDoc> {
   const query: Filter<CandidateDoc> = {};
   if (filter.locations?.length) query.countryIsoCode = { $in: [...filter.locations] };
   if (filter.nationalities?.length) query.nationalityIsoCode = { $in: [...filter.nationalities] };

@@ -35,6 +35,31 @@ query Candidates {
 `;
 
 /**
+ * The second tab: aggregate statistics, what an analyst without READ_CANDIDATE_DATA can ask
+ * (needs READ_STATISTICS). The question of the analysts: where do Syrian candidates live, by
+ * occupation.
+ */
+export const STATISTICS_QUERY = `# Counts that cannot single out a person (needs an API key with READ_STATISTICS).
+# Cells of fewer than minimumCellSize candidates are withheld; every count is rounded.
+query Statistics {
+  candidateStatistics(filter: { nationality: ["SY"] }, groupBy: [LOCATION, OCCUPATION]) {
+    total
+    suppressedCells
+    minimumCellSize
+    rounding
+    cells {
+      count
+      values {
+        dimension
+        code
+        label
+      }
+    }
+  }
+}
+`;
+
+/**
  * The page is one self-contained document (inline script, inline styles, fonts and icons as
  * data: URLs, editor workers from blob: URLs), so the policy lets the browser load nothing
  * from any other origin and talk to nothing but this service. 'unsafe-inline' is the price
@@ -67,6 +92,11 @@ export function playgroundPage(options: { endpoint: string; title?: string }): s
     endpoint: options.endpoint,
     title: options.title ?? 'Candidate Directory GraphQL',
     defaultQuery: DEFAULT_QUERY,
+    // The tabs the page opens with (until the browser has tabs of its own stored).
+    defaultTabs: [
+      { query: DEFAULT_QUERY, headers: HEADERS_PLACEHOLDER },
+      { query: STATISTICS_QUERY, headers: HEADERS_PLACEHOLDER },
+    ],
     headers: HEADERS_PLACEHOLDER,
     defaultHeaders: HEADERS_PLACEHOLDER,
     isHeadersEditorEnabled: true,

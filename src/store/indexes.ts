@@ -4,6 +4,7 @@ import { IDEMPOTENCY_COLLECTION, idempotencyIndexes } from '../rest/idempotency-
 import { RATE_LIMIT_COLLECTION, rateLimitIndexes } from '../rate-limit/rate-limit-indexes';
 import { AUDIT_COLLECTION, auditIndexes } from '../audit/audit-indexes';
 import { PERSISTED_QUERY_COLLECTION, persistedQueryIndexes } from '../persisted-queries/persisted-query-indexes';
+import { statisticsIndexes } from '../statistics/statistics-indexes';
 import { ConflictError } from '../errors';
 
 /**
@@ -92,6 +93,7 @@ export const INDEXES: readonly IndexSpec[] = [
   ...rateLimitIndexes,
   ...auditIndexes,
   ...persistedQueryIndexes,
+  ...statisticsIndexes(COLLECTIONS.candidates),
 ];
 
 /**

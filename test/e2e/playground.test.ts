@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Kind, parse, validate } from 'graphql';
 import type { Page, Request } from 'playwright-core';
 import { CandidateRepository } from '../../src/candidates/candidate-repository';
-import { DEFAULT_QUERY, PLAYGROUND_CONTENT_SECURITY_POLICY } from '../../src/graphql/playground';
+import { DEFAULT_QUERY, PLAYGROUND_CONTENT_SECURITY_POLICY, STATISTICS_QUERY } from '../../src/graphql/playground';
 import { createSchema } from '../../src/graphql/schema';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { chromiumMissingReason, launchChromium, type HeadlessBrowser } from '../support/browser';
@@ -44,6 +44,8 @@ describe('GraphQL playground', () => {
   let browser: HeadlessBrowser | undefined;
   let baseUrl: string;
   let apiKey: string;
+  /** an analyst's key: statistics only */
+  let statisticsKey: string;
   /** the first page of the pre-filled query, read from the store itself */
   let expected: { total: number; publicIds: string[] };
   const openPages: Page[] = [];
@@ -52,6 +54,7 @@ describe('GraphQL playground', () => {
     service = await startAppUnderTest({ candidates: 40, seed: 11 });
     baseUrl = service.url;
     apiKey = await service.key('READ_CANDIDATE_DATA');
+    statisticsKey = await service.key('READ_STATISTICS');
     const firstPage = await new CandidateRepository(service.db).search({ includeEmployed: false }, { skip: 0, limit: 5 });
     expected = { total: firstPage.total, publicIds: firstPage.items.map((c) => c.publicId) };
     if (!missingBrowser) browser = await launchChromium();
@@ -66,8 +69,12 @@ describe('GraphQL playground', () => {
     await service?.stop();
   }, 60_000);
 
-  /** Opens /graphql as a browser would and waits until GraphiQL's editors are up. */
-  async function openPlayground(): Promise<PageRecord> {
+  /**
+   * Opens /graphql as a browser would and waits until GraphiQL's editors are up. `firstVisit`:
+   * as a browser that never opened it (GraphiQL keeps its tabs in the origin's local storage,
+   * which the tests' one browser profile shares).
+   */
+  async function openPlayground(options: { firstVisit?: boolean } = {}): Promise<PageRecord> {
     if (!browser) throw new Error('no browser: these tests are skipped without one');
     const page = await browser.context.newPage();
     openPages.push(page);
@@ -76,6 +83,11 @@ describe('GraphQL playground', () => {
     page.on('request', (request) => record.requests.push(request));
     page.on('pageerror', (error) => record.errors.push(error.message));
     await page.exposeFunction('reportCspViolation', (violation: string) => record.violations.push(violation));
+    if (options.firstVisit) {
+      await page.addInitScript(() => {
+        for (const key of Object.keys(localStorage)) if (key.startsWith('graphiql:')) localStorage.removeItem(key);
+      });
+    }
     await page.addInitScript(() => {
       document.addEventListener('securitypolicyviolation', (event) => {
         const report = (window as unknown as { reportCspViolation(v: string): void }).reportCspViolation;
@@ -225,6 +237,39 @@ describe('GraphQL playground', () => {
       await docs.locator('.graphiql-doc-explorer-title', { hasText: /^Candidate$/ }).waitFor();
       await docs.getByText(candidateDescriptionStart()).first().waitFor();
       await docs.getByRole('link', { name: 'publicId', exact: true }).waitFor();
+      expectSelfContained(record);
+    },
+    TEST_MS,
+  );
+
+  testInBrowser(
+    'when an analyst opens the second tab, then it holds the statistics example, and running it shows what the API answers',
+    async () => {
+      const apiAnswer = await fetch(`${baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': statisticsKey },
+        body: JSON.stringify({ query: STATISTICS_QUERY }),
+      });
+      const expectedBody = (await apiAnswer.json()) as { data?: { candidateStatistics: { total: number | null } } };
+      expect(expectedBody.data?.candidateStatistics.total).toEqual(expect.any(Number));
+      const record = await openPlayground({ firstVisit: true });
+      const { page } = record;
+
+      const tabs = page.getByRole('tablist', { name: 'Select active operation' }).getByRole('tab');
+      expect(await tabs.allInnerTexts()).toEqual(['Candidates', 'Statistics']);
+      await tabs.nth(1).getByRole('button', { name: 'Statistics' }).click();
+      await page.getByRole('region', { name: 'Operation Editor' }).locator('.view-lines').filter({ visible: true, hasText: 'candidateStatistics' }).waitFor();
+      await enterApiKey(page, statisticsKey);
+      const answered = page.waitForResponse(
+        (r) => r.url() === `${baseUrl}/graphql` && /"operationName":"Statistics"/.test(r.request().postData() ?? ''),
+        { timeout: STEP_MS },
+      );
+      await page.getByRole('button', { name: /^Execute query/ }).click();
+      const response = await answered;
+
+      expect(response.status()).toBe(200);
+      expect(await response.json()).toEqual(expectedBody);
+      await resultPane(page).getByText(`"total": ${expectedBody.data!.candidateStatistics.total}`).first().waitFor();
       expectSelfContained(record);
     },
     TEST_MS,

@@ -26,6 +26,8 @@ export interface AppUnderTestOptions {
   config?: Partial<Config>;
   /** also sends the app's logs, at level trace, to this capture (they always go to the run's log files) */
   captureLogs?: LogCapture;
+  /** the app's clock (statistics' age bands); absent: the system clock */
+  now?: () => Date;
 }
 
 /**
@@ -44,7 +46,7 @@ export async function startAppUnderTest(options: AppUnderTestOptions = {}): Prom
     logLevel: logs.level,
     ...options.config,
   });
-  const app = await createApp(config, createLogger(config, logs.destination));
+  const app = await createApp(config, createLogger(config, logs.destination), options.now);
   const db = app.database.db;
   if (options.candidates !== undefined) {
     await seedDemoData(db, { candidates: options.candidates, seed: options.seed ?? 1 });

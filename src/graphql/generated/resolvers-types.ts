@@ -2,7 +2,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { CandidateDoc, CandidateCertificationDoc, CandidateCitizenshipDoc, DestinationDoc, CandidateEducationDoc, CandidateExamDoc, CandidateLanguageDoc, CandidateOccupationDoc, CandidateJobExperienceDoc, CandidateSkillDoc, DependantDoc, CandidateVisaCheckDoc, CandidateVisaJobCheckDoc, JobOpportunityDoc, SavedListDoc } from '../../candidates/candidate-document';
 import type { CountryDoc, LanguageDoc, LanguageLevelDoc, OccupationDoc, EducationLevelDoc, EducationMajorDoc } from '../../reference/reference-data';
-import type { AuditEventDoc } from '../../audit/audit-event';
+import type { AuditEventDoc, AuditedStatisticsQueryDoc } from '../../audit/audit-event';
 import type { GraphQLContext } from '../context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -68,6 +68,11 @@ export type AuditEvent = {
   requestId?: Maybe<Scalars['String']['output']>;
   /** GraphQL: the root fields the operation selected, e.g. `Query.candidates`. Empty for REST. */
   rootFields: Array<Scalars['String']['output']>;
+  /**
+   * The statistics queries the request ran (`candidateStatistics`, one per root field): what
+   * they asked, never what they answered. Empty for every other request.
+   */
+  statisticsQueries: Array<AuditedStatisticsQuery>;
   /** HTTP status of the answer; 499 when the caller closed the connection before it was complete. */
   status: Scalars['Int']['output'];
   /** When the request was answered. */
@@ -100,6 +105,21 @@ export type AuditTransport =
   | 'GRAPHQL'
   /** REST `/v1`. */
   | 'REST';
+
+/** What one statistics query asked, as the service understood it (codes trimmed and in upper case). */
+export type AuditedStatisticsQuery = {
+  __typename?: 'AuditedStatisticsQuery';
+  /** The dimensions, in the order asked. */
+  groupBy: Array<CandidateDimension>;
+  /** Whether candidates with status EMPLOYED were counted. */
+  includeEmployed: Scalars['Boolean']['output'];
+  /** Location filter (ISO 3166-1 alpha-2 codes); empty: not filtered. */
+  locations: Array<Scalars['String']['output']>;
+  /** Nationality filter (ISO 3166-1 alpha-2 codes); empty: not filtered. */
+  nationalities: Array<Scalars['String']['output']>;
+  /** Occupation filter (ISCO-08 codes); empty: not filtered. */
+  occupations: Array<Scalars['String']['output']>;
+};
 
 /** Reason why a candidate is not available immediately. */
 export type AvailImmediateReason =
@@ -375,6 +395,47 @@ export type CandidateCouponInput = {
   publicId: Scalars['PublicId']['input'];
 };
 
+/**
+ * A property of candidates that statistics count by. Each value is a `DimensionValue`; a
+ * candidate without a value counts under the code `UNKNOWN`.
+ */
+export type CandidateDimension =
+  /**
+   * Age in 10-year bands (`"20-29"`, `"30-39"`, …), the age being the current calendar year
+   * (UTC, at the time of the query) minus `yearOfBirth`: the age reached by the end of this year.
+   * A year of birth in the future counts under `UNKNOWN`.
+   */
+  | 'AGE_BAND'
+  /**
+   * Highest education level: the `level` of the education level as stored (`"6"`), labelled
+   * with its name.
+   */
+  | 'EDUCATION_LEVEL'
+  /** Gender: `MALE`, `FEMALE` or `OTHER`. */
+  | 'GENDER'
+  /**
+   * Language: ISO 639-1 code in lower case, as stored. Multi-valued: a candidate counts once in
+   * each of its distinct languages (so cells may add up to more than the total); one without any
+   * language counts under `UNKNOWN`.
+   */
+  | 'LANGUAGE'
+  /** Country of current location: ISO 3166-1 alpha-2 code (`country` of the candidate). */
+  | 'LOCATION'
+  /** Nationality: ISO 3166-1 alpha-2 code. */
+  | 'NATIONALITY'
+  /**
+   * Occupation: ISCO-08 unit group code (4 digits). Multi-valued: a candidate counts once in
+   * each of its distinct occupations (so cells may add up to more than the total); one without
+   * any occupation counts under `UNKNOWN`.
+   */
+  | 'OCCUPATION'
+  /** Year (UTC) in which the candidate was registered, as a number in `code`. */
+  | 'REGISTRATION_YEAR'
+  /** Candidate status, e.g. `ACTIVE` (the `CandidateStatus` names). */
+  | 'STATUS'
+  /** Year of arrival in the country of location, as a number in `code` (`"2016"`). */
+  | 'YEAR_OF_ARRIVAL';
+
 /** One candidate of a connection, with its cursor. */
 export type CandidateEdge = {
   __typename?: 'CandidateEdge';
@@ -589,6 +650,28 @@ export type CandidateSkillInput = {
   skill?: InputMaybe<Scalars['String']['input']>;
   /** How long the skill has been practised (free text duration). */
   timePeriod?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** The answer of `candidateStatistics`: what may be published of the counts asked for. */
+export type CandidateStatistics = {
+  __typename?: 'CandidateStatistics';
+  /**
+   * The published cells: the non-empty combinations of the dimensions' values with at least
+   * `minimumCellSize` candidates, ordered by published count (descending), then by the codes
+   * in dimension order.
+   */
+  cells: Array<StatisticsCell>;
+  /** The smallest number of candidates a published count stands for (STATISTICS_MIN_CELL). */
+  minimumCellSize: Scalars['Int']['output'];
+  /** The base every published count is rounded to a multiple of (STATISTICS_ROUNDING). */
+  rounding: Scalars['Int']['output'];
+  /** How many non-empty cells were withheld for being smaller than `minimumCellSize`. */
+  suppressedCells: Scalars['Int']['output'];
+  /**
+   * Number of candidates the filter selects, rounded like the cells; null when that population
+   * is smaller than `minimumCellSize` (then nothing else is published either).
+   */
+  total?: Maybe<Scalars['Int']['output']>;
 };
 
 /**
@@ -810,6 +893,17 @@ export type DestinationInput = {
   country?: InputMaybe<CountryRefInput>;
   /** Whether the candidate is interested in this destination. */
   interest?: InputMaybe<YesNoUnsure>;
+};
+
+/** The value of one dimension in a cell. */
+export type DimensionValue = {
+  __typename?: 'DimensionValue';
+  /** The value's code as stored (see `CandidateDimension`), or `UNKNOWN` for candidates without one. */
+  code: Scalars['String']['output'];
+  /** The dimension this value belongs to. */
+  dimension: CandidateDimension;
+  /** A readable name: from the reference data where there is one (countries, occupations, languages, education levels), else derived from the code. */
+  label: Scalars['String']['output'];
 };
 
 /** State of a candidate's driving licence. */
@@ -1403,6 +1497,20 @@ export type Query = {
    */
   candidate?: Maybe<Candidate>;
   /**
+   * How many candidates there are, in total and by up to two dimensions, under disclosure
+   * control so that no answer can single out a person: a cell of fewer candidates than
+   * `minimumCellSize` is withheld (counted in `suppressedCells`), every published count and the
+   * total are rounded to the nearest multiple of `rounding` (halves up) and are never below
+   * `minimumCellSize`, and when the whole filtered population is smaller than `minimumCellSize`
+   * nothing is published (no cells, `total` null, `suppressedCells` 0). There is no random noise:
+   * the same query gives the same answer while the data does not change.
+   *
+   * Needs an API key with the READ_STATISTICS permission (ADMIN implies it); READ_CANDIDATE_DATA
+   * alone does not allow it. Returns no candidate. Each query is audited (the key, the filter and
+   * the dimensions; never the results).
+   */
+  candidateStatistics: CandidateStatistics;
+  /**
    * A page of candidates matching a filter (REST `GET /v1/candidates`).
    *
    * Filtering: within one `filter` field the codes are OR'd, the fields given are AND'd, and
@@ -1485,6 +1593,17 @@ export type QueryAuditEventsArgs = {
  */
 export type QueryCandidateArgs = {
   publicId: Scalars['PublicId']['input'];
+};
+
+
+/**
+ * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
+ * result. All of them need a valid API key.
+ */
+export type QueryCandidateStatisticsArgs = {
+  filter?: InputMaybe<CandidateFilter>;
+  groupBy: Array<CandidateDimension>;
+  includeEmployed?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 
@@ -1695,6 +1814,15 @@ export type SavedListCandidatesArgs = {
   page?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** One published cell: a combination of values, one per dimension asked for, and its count. */
+export type StatisticsCell = {
+  __typename?: 'StatisticsCell';
+  /** Number of candidates with these values, rounded to a multiple of `rounding` and at least `minimumCellSize`. */
+  count: Scalars['Int']['output'];
+  /** The values of the cell, in the order of `groupBy`. */
+  values: Array<DimensionValue>;
+};
+
 /**
  * Lifecycle state of an entry of the reference data (Country, Language, Occupation,
  * EducationLevel, EducationMajor).
@@ -1840,6 +1968,7 @@ export type ResolversTypes = ResolversObject<{
   AuditEventConnection: ResolverTypeWrapper<Omit<AuditEventConnection, 'edges'> & { edges: Array<ResolversTypes['AuditEventEdge']> }>;
   AuditEventEdge: ResolverTypeWrapper<Omit<AuditEventEdge, 'node'> & { node: ResolversTypes['AuditEvent'] }>;
   AuditTransport: AuditTransport;
+  AuditedStatisticsQuery: ResolverTypeWrapper<AuditedStatisticsQueryDoc>;
   AvailImmediateReason: AvailImmediateReason;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   Candidate: ResolverTypeWrapper<CandidateDoc>;
@@ -1849,6 +1978,7 @@ export type ResolversTypes = ResolversObject<{
   CandidateCitizenshipInput: CandidateCitizenshipInput;
   CandidateConnection: ResolverTypeWrapper<Omit<CandidateConnection, 'edges'> & { edges: Array<ResolversTypes['CandidateEdge']> }>;
   CandidateCouponInput: CandidateCouponInput;
+  CandidateDimension: CandidateDimension;
   CandidateEdge: ResolverTypeWrapper<Omit<CandidateEdge, 'node'> & { node: ResolversTypes['Candidate'] }>;
   CandidateEducation: ResolverTypeWrapper<CandidateEducationDoc>;
   CandidateEducationInput: CandidateEducationInput;
@@ -1865,6 +1995,7 @@ export type ResolversTypes = ResolversObject<{
   CandidateRefInput: CandidateRefInput;
   CandidateSkill: ResolverTypeWrapper<CandidateSkillDoc>;
   CandidateSkillInput: CandidateSkillInput;
+  CandidateStatistics: ResolverTypeWrapper<CandidateStatistics>;
   CandidateStatus: CandidateStatus;
   CandidateVisaCheck: ResolverTypeWrapper<CandidateVisaCheckDoc>;
   CandidateVisaJobCheck: ResolverTypeWrapper<CandidateVisaJobCheckDoc>;
@@ -1880,6 +2011,7 @@ export type ResolversTypes = ResolversObject<{
   Destination: ResolverTypeWrapper<DestinationDoc>;
   DestinationFamily: DestinationFamily;
   DestinationInput: DestinationInput;
+  DimensionValue: ResolverTypeWrapper<DimensionValue>;
   DrivingLicenseStatus: DrivingLicenseStatus;
   EducationLevel: ResolverTypeWrapper<EducationLevelDoc>;
   EducationLevelRefInput: EducationLevelRefInput;
@@ -1929,6 +2061,7 @@ export type ResolversTypes = ResolversObject<{
   ResidenceStatus: ResidenceStatus;
   RiskLevel: RiskLevel;
   SavedList: ResolverTypeWrapper<SavedListDoc>;
+  StatisticsCell: ResolverTypeWrapper<StatisticsCell>;
   Status: Status;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   TravelDocumentStatus: TravelDocumentStatus;
@@ -1942,6 +2075,7 @@ export type ResolversParentTypes = ResolversObject<{
   AuditEvent: AuditEventDoc;
   AuditEventConnection: Omit<AuditEventConnection, 'edges'> & { edges: Array<ResolversParentTypes['AuditEventEdge']> };
   AuditEventEdge: Omit<AuditEventEdge, 'node'> & { node: ResolversParentTypes['AuditEvent'] };
+  AuditedStatisticsQuery: AuditedStatisticsQueryDoc;
   Boolean: Scalars['Boolean']['output'];
   Candidate: CandidateDoc;
   CandidateCertification: CandidateCertificationDoc;
@@ -1966,6 +2100,7 @@ export type ResolversParentTypes = ResolversObject<{
   CandidateRefInput: CandidateRefInput;
   CandidateSkill: CandidateSkillDoc;
   CandidateSkillInput: CandidateSkillInput;
+  CandidateStatistics: CandidateStatistics;
   CandidateVisaCheck: CandidateVisaCheckDoc;
   CandidateVisaJobCheck: CandidateVisaJobCheckDoc;
   Country: CountryDoc;
@@ -1975,6 +2110,7 @@ export type ResolversParentTypes = ResolversObject<{
   Dependant: DependantDoc;
   Destination: DestinationDoc;
   DestinationInput: DestinationInput;
+  DimensionValue: DimensionValue;
   EducationLevel: EducationLevelDoc;
   EducationLevelRefInput: EducationLevelRefInput;
   EducationMajor: EducationMajorDoc;
@@ -2005,6 +2141,7 @@ export type ResolversParentTypes = ResolversObject<{
   RegisterCandidateResult: RegisterCandidateResult;
   RegistrationDataInput: RegistrationDataInput;
   SavedList: SavedListDoc;
+  StatisticsCell: StatisticsCell;
   String: Scalars['String']['output'];
 }>;
 
@@ -2015,6 +2152,7 @@ export type AuditEventResolvers<ContextType = GraphQLContext, ParentType extends
   operation?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   requestId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   rootFields?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  statisticsQueries?: Resolver<Array<ResolversTypes['AuditedStatisticsQuery']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   time?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   transport?: Resolver<ResolversTypes['AuditTransport'], ParentType, ContextType>;
@@ -2028,6 +2166,14 @@ export type AuditEventConnectionResolvers<ContextType = GraphQLContext, ParentTy
 export type AuditEventEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditEventEdge'] = ResolversParentTypes['AuditEventEdge']> = ResolversObject<{
   cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   node?: Resolver<ResolversTypes['AuditEvent'], ParentType, ContextType>;
+}>;
+
+export type AuditedStatisticsQueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditedStatisticsQuery'] = ResolversParentTypes['AuditedStatisticsQuery']> = ResolversObject<{
+  groupBy?: Resolver<Array<ResolversTypes['CandidateDimension']>, ParentType, ContextType>;
+  includeEmployed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  locations?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  nationalities?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  occupations?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
 export type CandidateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Candidate'] = ResolversParentTypes['Candidate']> = ResolversObject<{
@@ -2203,6 +2349,14 @@ export type CandidateSkillResolvers<ContextType = GraphQLContext, ParentType ext
   timePeriod?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
+export type CandidateStatisticsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateStatistics'] = ResolversParentTypes['CandidateStatistics']> = ResolversObject<{
+  cells?: Resolver<Array<ResolversTypes['StatisticsCell']>, ParentType, ContextType>;
+  minimumCellSize?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  rounding?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  suppressedCells?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+}>;
+
 export type CandidateVisaCheckResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateVisaCheck'] = ResolversParentTypes['CandidateVisaCheck']> = ResolversObject<{
   candidateVisaJobChecks?: Resolver<Maybe<Array<ResolversTypes['CandidateVisaJobCheck']>>, ParentType, ContextType>;
   characterAssessment?: Resolver<Maybe<ResolversTypes['YesNo']>, ParentType, ContextType>;
@@ -2262,6 +2416,12 @@ export type DependantResolvers<ContextType = GraphQLContext, ParentType extends 
 export type DestinationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Destination'] = ResolversParentTypes['Destination']> = ResolversObject<{
   country?: Resolver<Maybe<ResolversTypes['Country']>, ParentType, ContextType>;
   interest?: Resolver<Maybe<ResolversTypes['YesNoUnsure']>, ParentType, ContextType>;
+}>;
+
+export type DimensionValueResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DimensionValue'] = ResolversParentTypes['DimensionValue']> = ResolversObject<{
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  dimension?: Resolver<ResolversTypes['CandidateDimension'], ParentType, ContextType>;
+  label?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type EducationLevelResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EducationLevel'] = ResolversParentTypes['EducationLevel']> = ResolversObject<{
@@ -2358,6 +2518,7 @@ export interface PublicIdScalarConfig extends GraphQLScalarTypeConfig<ResolversT
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   auditEvents?: Resolver<ResolversTypes['AuditEventConnection'], ParentType, ContextType, RequireFields<QueryAuditEventsArgs, 'first'>>;
   candidate?: Resolver<Maybe<ResolversTypes['Candidate']>, ParentType, ContextType, RequireFields<QueryCandidateArgs, 'publicId'>>;
+  candidateStatistics?: Resolver<ResolversTypes['CandidateStatistics'], ParentType, ContextType, RequireFields<QueryCandidateStatisticsArgs, 'groupBy' | 'includeEmployed'>>;
   candidates?: Resolver<ResolversTypes['CandidatePage'], ParentType, ContextType, RequireFields<QueryCandidatesArgs, 'includeEmployed' | 'limit' | 'page'>>;
   candidatesConnection?: Resolver<ResolversTypes['CandidateConnection'], ParentType, ContextType, RequireFields<QueryCandidatesConnectionArgs, 'first' | 'includeEmployed'>>;
   countries?: Resolver<Array<ResolversTypes['Country']>, ParentType, ContextType>;
@@ -2384,10 +2545,16 @@ export type SavedListResolvers<ContextType = GraphQLContext, ParentType extends 
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
+export type StatisticsCellResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatisticsCell'] = ResolversParentTypes['StatisticsCell']> = ResolversObject<{
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  values?: Resolver<Array<ResolversTypes['DimensionValue']>, ParentType, ContextType>;
+}>;
+
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   AuditEvent?: AuditEventResolvers<ContextType>;
   AuditEventConnection?: AuditEventConnectionResolvers<ContextType>;
   AuditEventEdge?: AuditEventEdgeResolvers<ContextType>;
+  AuditedStatisticsQuery?: AuditedStatisticsQueryResolvers<ContextType>;
   Candidate?: CandidateResolvers<ContextType>;
   CandidateCertification?: CandidateCertificationResolvers<ContextType>;
   CandidateCitizenship?: CandidateCitizenshipResolvers<ContextType>;
@@ -2400,6 +2567,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   CandidateOccupation?: CandidateOccupationResolvers<ContextType>;
   CandidatePage?: CandidatePageResolvers<ContextType>;
   CandidateSkill?: CandidateSkillResolvers<ContextType>;
+  CandidateStatistics?: CandidateStatisticsResolvers<ContextType>;
   CandidateVisaCheck?: CandidateVisaCheckResolvers<ContextType>;
   CandidateVisaJobCheck?: CandidateVisaJobCheckResolvers<ContextType>;
   Country?: CountryResolvers<ContextType>;
@@ -2407,6 +2575,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   DateTime?: GraphQLScalarType;
   Dependant?: DependantResolvers<ContextType>;
   Destination?: DestinationResolvers<ContextType>;
+  DimensionValue?: DimensionValueResolvers<ContextType>;
   EducationLevel?: EducationLevelResolvers<ContextType>;
   EducationMajor?: EducationMajorResolvers<ContextType>;
   EmployerEntity?: EmployerEntityResolvers<ContextType>;
@@ -2424,5 +2593,6 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Query?: QueryResolvers<ContextType>;
   RegisterCandidateResult?: RegisterCandidateResultResolvers<ContextType>;
   SavedList?: SavedListResolvers<ContextType>;
+  StatisticsCell?: StatisticsCellResolvers<ContextType>;
 }>;
 

@@ -4,4 +4,5 @@ export const AuditEvent: AuditEventResolvers = {
   id: (event) => event.eventId,
   operation: (event) => event.operation ?? null,
   requestId: (event) => event.requestId ?? null,
+  statisticsQueries: (event) => event.statisticsQueries ?? [],
 };

@@ -25,10 +25,11 @@ import { NodeQuery } from './NodeQuery';
 import { Occupation } from './Occupation';
 import { Query } from './Query';
 import { SavedList } from './SavedList';
+import { StatisticsQuery } from './StatisticsQuery';
 
 export const resolvers: Resolvers = {
   ...scalarResolvers,
-  Query: { ...Query, ...AdminQuery, ...NodeQuery },
+  Query: { ...Query, ...AdminQuery, ...NodeQuery, ...StatisticsQuery },
   Node,
   Mutation,
   Candidate,

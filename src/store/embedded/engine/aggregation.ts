@@ -6,6 +6,7 @@ import { CommandError } from '../errors';
 import type { Catalog } from './catalog';
 import { mingoOptions, type EvaluationOptions } from './mingo-options';
 import { isPlainObject } from './path-values';
+import { coveredGroupCount } from './covered-group';
 import { countMatches, runQuery, type ExecutionStats, type QueryRequest } from './query-executor';
 import { parseSort } from './sort';
 
@@ -130,6 +131,8 @@ export function runAggregation(
   if (isCountingStage(rest) && !explaining) {
     return { docs: countedResult(rest[0], collection ? countMatches(collection, { ...query, ...options }) : 0) };
   }
+  const covered = collection && !explaining ? coveredGroupCount(collection, { ...query, ...options }, rest) : undefined;
+  if (covered) return { docs: covered };
   const result = collection ? runQuery(collection, { ...query, ...options }) : undefined;
   let docs = result ? result.records.map((record) => record.doc) : [];
   if (rest.length === 0) return { docs, stats: result?.stats };

@@ -1,0 +1,105 @@
+import type { ReferenceCache } from '../reference/reference-cache';
+
+/** The dimensions statistics count by (the CandidateDimension enum of schema/statistics.graphql). */
+export const DIMENSIONS = [
+  'LOCATION',
+  'NATIONALITY',
+  'OCCUPATION',
+  'STATUS',
+  'GENDER',
+  'EDUCATION_LEVEL',
+  'LANGUAGE',
+  'YEAR_OF_ARRIVAL',
+  'REGISTRATION_YEAR',
+  'AGE_BAND',
+] as const;
+export type Dimension = (typeof DIMENSIONS)[number];
+
+/** The code of a candidate without a value in a dimension (missing field, empty list). */
+export const UNKNOWN_CODE = 'UNKNOWN';
+const UNKNOWN_LABEL = 'Unknown';
+
+/**
+ * What the store groups by for a dimension: a stored field of the candidate document
+ * (candidate-document.ts), reached through a top-level array for the multi-valued ones.
+ */
+export interface StoredKey {
+  /** dotted path of the stored value */
+  readonly path: string;
+  /** the top-level array the path runs through: one value per distinct element value */
+  readonly array?: string;
+  /** group by the UTC year of a date, not the date */
+  readonly year?: boolean;
+}
+
+interface DimensionRule {
+  readonly stored: StoredKey;
+  /** the code of a stored value (never null: a missing value has been mapped to UNKNOWN before) */
+  code(value: unknown, now: Date): string;
+  label(code: string, reference: ReferenceCache): string;
+}
+
+const asString = (value: unknown): string => String(value);
+
+/** `AUTONOMOUS_EMPLOYMENT` → `Autonomous employment`: statuses and genders have no reference names. */
+function readable(code: string): string {
+  const words = code.toLowerCase().replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The 10-year band of the age reached in the year of `now` (UTC). */
+function ageBand(yearOfBirth: unknown, now: Date): string {
+  if (typeof yearOfBirth !== 'number' || !Number.isFinite(yearOfBirth)) return UNKNOWN_CODE;
+  const age = now.getUTCFullYear() - Math.trunc(yearOfBirth);
+  if (age < 0) return UNKNOWN_CODE;
+  const low = Math.floor(age / 10) * 10;
+  return `${low}-${low + 9}`;
+}
+
+const RULES: Record<Dimension, DimensionRule> = {
+  LOCATION: {
+    stored: { path: 'countryIsoCode' },
+    code: asString,
+    label: (code, reference) => reference.find('countries', code)?.name ?? code,
+  },
+  NATIONALITY: {
+    stored: { path: 'nationalityIsoCode' },
+    code: asString,
+    label: (code, reference) => reference.find('countries', code)?.name ?? code,
+  },
+  OCCUPATION: {
+    stored: { path: 'candidateOccupations.occupation.isco08Code', array: 'candidateOccupations' },
+    code: asString,
+    label: (code, reference) => reference.find('occupations', code)?.name ?? code,
+  },
+  STATUS: { stored: { path: 'status' }, code: asString, label: readable },
+  GENDER: { stored: { path: 'gender' }, code: asString, label: readable },
+  EDUCATION_LEVEL: {
+    stored: { path: 'maxEducationLevel' },
+    code: asString,
+    label: (code, reference) => reference.find('educationLevels', Number(code))?.name ?? code,
+  },
+  LANGUAGE: {
+    stored: { path: 'candidateLanguages.languageIsoCode', array: 'candidateLanguages' },
+    code: asString,
+    label: (code, reference) => reference.find('languages', code)?.name ?? code,
+  },
+  YEAR_OF_ARRIVAL: { stored: { path: 'yearOfArrival' }, code: asString, label: (code) => code },
+  REGISTRATION_YEAR: { stored: { path: 'createdDate', year: true }, code: asString, label: (code) => code },
+  // Grouped by year of birth in the store; the bands depend on the query's date, so they are formed here.
+  AGE_BAND: { stored: { path: 'yearOfBirth' }, code: ageBand, label: (code) => code },
+};
+
+export function storedKeyOf(dimension: Dimension): StoredKey {
+  return RULES[dimension].stored;
+}
+
+/** The code of a value the store grouped by; null (no value) is UNKNOWN. */
+export function codeOf(dimension: Dimension, value: unknown, now: Date): string {
+  if (value === null || value === undefined) return UNKNOWN_CODE;
+  return RULES[dimension].code(value, now);
+}
+
+export function labelOf(dimension: Dimension, code: string, reference: ReferenceCache): string {
+  return code === UNKNOWN_CODE ? UNKNOWN_LABEL : RULES[dimension].label(code, reference);
+}

@@ -1,0 +1,60 @@
+import type { Collection, Db, Document } from 'mongodb';
+import type { CandidateDoc } from '../candidates/candidate-document';
+import { searchQuery, type CandidateSearchFilter } from '../candidates/candidate-repository';
+import { COLLECTIONS } from '../store/indexes';
+import type { StoredKey } from './dimensions';
+
+/** One combination of stored values (null: none) and how many candidates have it. */
+export interface GroupCount {
+  values: unknown[];
+  count: number;
+}
+
+/**
+ * Counts of candidates computed in the store (an aggregation; never candidates read into the
+ * service). Filters select exactly what a search selects (candidate-repository's searchQuery).
+ */
+export class StatisticsRepository {
+  private readonly collection: Collection<CandidateDoc>;
+
+  constructor(db: Db) {
+    this.collection = db.collection<CandidateDoc>(COLLECTIONS.candidates);
+  }
+
+  /** The number of candidates the filter selects. */
+  async count(filter: CandidateSearchFilter): Promise<number> {
+    return this.collection.countDocuments(searchQuery(filter));
+  }
+
+  /**
+   * Candidates per combination of the keys' values: each candidate once per distinct
+   * combination (a multi-valued key contributes each distinct value once), missing values and
+   * empty lists as null. Only non-empty combinations are returned, in no particular order.
+   */
+  async groupCounts(filter: CandidateSearchFilter, keys: readonly StoredKey[]): Promise<GroupCount[]> {
+    const names = keys.map((_key, i) => `k${i}`);
+    const groups = await this.collection.aggregate<{ _id: Record<string, unknown>; count: number }>(groupingPipeline(filter, keys, names)).toArray();
+    return groups.map((group) => ({ values: names.map((name) => group._id[name] ?? null), count: group.count }));
+  }
+}
+
+/**
+ * Without a multi-valued key: one `$group` of the matched candidates. With one: `$unwind` the
+ * array (keeping candidates without elements), one group per candidate and combination (a
+ * value repeated in a candidate's list counts once), then the count per combination. These are
+ * the shapes the embedded store answers from index entries alone (its covered-group.ts) where an
+ * index of statistics-indexes.ts covers the filter and the keys; MongoDB runs them as they are.
+ */
+export function groupingPipeline(filter: CandidateSearchFilter, keys: readonly StoredKey[], names: readonly string[]): Document[] {
+  const valueOf = (key: StoredKey): Document => (key.year ? { $year: `$${key.path}` } : { $ifNull: [`$${key.path}`, null] });
+  const byKey = Object.fromEntries(keys.map((key, i) => [names[i], valueOf(key)]));
+  const match = { $match: searchQuery(filter) };
+  const arrays = [...new Set(keys.flatMap((key) => (key.array ? [key.array] : [])))];
+  if (arrays.length === 0) return [match, { $group: { _id: byKey, count: { $sum: 1 } } }];
+  return [
+    match,
+    ...arrays.map((array) => ({ $unwind: { path: `$${array}`, preserveNullAndEmptyArrays: true } })),
+    { $group: { _id: { candidate: '$_id', ...byKey } } },
+    { $group: { _id: Object.fromEntries(names.map((name) => [name, `$_id.${name}`])), count: { $sum: 1 } } },
+  ];
+}

@@ -1,0 +1,388 @@
+/**
+ * candidateStatistics over the real GraphQL transport and the real store: counts computed in the
+ * store from a data set this file builds, checked against the true counts the test computes
+ * itself from the same data, under disclosure control (STATISTICS_MIN_CELL 10 and
+ * STATISTICS_ROUNDING 5, the defaults); permissions; the audit trail; bad input.
+ */
+import type { AuditEventDoc } from '../../src/audit/audit-event';
+import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
+import { hashApiKey } from '../../src/auth/api-key-format';
+import type { CandidateDoc, CandidateStatus, Gender } from '../../src/candidates/candidate-document';
+import { CandidateRepository } from '../../src/candidates/candidate-repository';
+import { startAppUnderTest, graphql, type AppUnderTest, type GraphQLResponse } from '../support/app-under-test';
+import { aCandidate } from '../support/builders';
+import { rest } from '../support/rest-client';
+
+const MIN_CELL = 10;
+const ROUNDING = 5;
+/** The app's clock: age bands are computed in this year. */
+const NOW = new Date(Date.UTC(2030, 5, 1));
+
+/** A small deterministic PRNG, so the data set (and a failure) reproduces. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+/**
+ * 400 candidates with the awkward cases: missing values, no occupation or language, an
+ * occupation listed twice, a year of birth in the future, a rare one (1942: a small age band),
+ * EMPLOYED candidates, and a location (TR) of only six candidates that are not EMPLOYED.
+ */
+function dataSet(): CandidateDoc[] {
+  const next = random(16);
+  const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)];
+  const candidates: CandidateDoc[] = [];
+  for (let i = 0; i < 400; i++) {
+    const occupations = Array.from({ length: Math.floor(next() * 4) }, () => pick(['2221', '2211', '7126', '5120']));
+    if (occupations.length > 0 && next() < 0.2) occupations.push(occupations[0]);
+    const languages = [...new Set(Array.from({ length: Math.floor(next() * 3) }, () => pick(['ar', 'en', 'fr'])))];
+    const candidate = aCandidate({
+      createdDate: new Date(Date.UTC(pick([2021, 2022, 2023, 2024]), Math.floor(next() * 12), 1 + i % 28)),
+      status: pick<CandidateStatus>(['ACTIVE', 'ACTIVE', 'ACTIVE', 'PENDING', 'EMPLOYED']),
+      countryIsoCode: pick(['LB', 'LB', 'JO']),
+      nationalityIsoCode: pick(['SY', 'SY', 'IQ', 'AF']),
+      candidateOccupations: occupations.map((code) => ({ occupation: { isco08Code: code }, yearsExperience: 2 })),
+      candidateLanguages: languages.map((code) => ({ languageIsoCode: code, writtenLevel: 4, spokenLevel: 5 })),
+    });
+    const gender = pick<Gender | undefined>(['MALE', 'FEMALE', 'FEMALE', 'OTHER', undefined]);
+    if (gender) candidate.gender = gender;
+    else delete candidate.gender;
+    const education = pick([3, 6, 6, 7, undefined]);
+    if (education !== undefined) candidate.maxEducationLevel = education;
+    const arrival = pick([2014, 2015, 2016, 2017, undefined]);
+    if (arrival !== undefined) candidate.yearOfArrival = arrival;
+    const born = pick([1965, 1978, 1985, 1989, 1990, 1996, 2001, 2035, undefined]);
+    if (i % 50 === 0) candidate.yearOfBirth = 1942;
+    else if (born !== undefined) candidate.yearOfBirth = born;
+    else delete candidate.yearOfBirth;
+    candidates.push(candidate);
+  }
+  for (let i = 0; i < 6; i++) candidates.push(aCandidate({ countryIsoCode: 'TR', nationalityIsoCode: 'AF', status: 'ACTIVE' }));
+  candidates.push(aCandidate({ countryIsoCode: 'TR', nationalityIsoCode: 'AF', status: 'EMPLOYED' }));
+  return candidates;
+}
+
+const DATA = dataSet();
+
+type Dimension = 'LOCATION' | 'NATIONALITY' | 'OCCUPATION' | 'STATUS' | 'GENDER' | 'EDUCATION_LEVEL' | 'LANGUAGE' | 'YEAR_OF_ARRIVAL' | 'REGISTRATION_YEAR' | 'AGE_BAND';
+
+/** The codes a candidate has in a dimension, as the SDL defines them (the test's own statement of the rule). */
+function codesOf(candidate: CandidateDoc, dimension: Dimension): string[] {
+  const one = (value: unknown): string[] => [value === undefined || value === null ? 'UNKNOWN' : String(value)];
+  const many = (values: string[]): string[] => (values.length === 0 ? ['UNKNOWN'] : [...new Set(values)]);
+  switch (dimension) {
+    case 'LOCATION':
+      return one(candidate.countryIsoCode);
+    case 'NATIONALITY':
+      return one(candidate.nationalityIsoCode);
+    case 'OCCUPATION':
+      return many((candidate.candidateOccupations ?? []).map((o) => o.occupation!.isco08Code));
+    case 'STATUS':
+      return one(candidate.status);
+    case 'GENDER':
+      return one(candidate.gender);
+    case 'EDUCATION_LEVEL':
+      return one(candidate.maxEducationLevel);
+    case 'LANGUAGE':
+      return many((candidate.candidateLanguages ?? []).map((l) => l.languageIsoCode!));
+    case 'YEAR_OF_ARRIVAL':
+      return one(candidate.yearOfArrival);
+    case 'REGISTRATION_YEAR':
+      return one(candidate.createdDate.getUTCFullYear());
+    case 'AGE_BAND': {
+      if (candidate.yearOfBirth === undefined) return ['UNKNOWN'];
+      const age = NOW.getUTCFullYear() - candidate.yearOfBirth;
+      if (age < 0) return ['UNKNOWN'];
+      const low = Math.floor(age / 10) * 10;
+      return [`${low}-${low + 9}`];
+    }
+  }
+}
+
+interface Filter {
+  location?: string[];
+  nationality?: string[];
+  occupation?: string[];
+}
+
+function selected(filter: Filter, includeEmployed: boolean): CandidateDoc[] {
+  return DATA.filter(
+    (c) =>
+      (includeEmployed || c.status !== 'EMPLOYED') &&
+      (!filter.location || filter.location.includes(c.countryIsoCode!)) &&
+      (!filter.nationality || filter.nationality.includes(c.nationalityIsoCode!)) &&
+      (!filter.occupation || (c.candidateOccupations ?? []).some((o) => filter.occupation!.includes(o.occupation!.isco08Code))),
+  );
+}
+
+/** True counts per combination of codes (joined by "|"). */
+function trueCounts(filter: Filter, includeEmployed: boolean, groupBy: Dimension[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const candidate of selected(filter, includeEmployed)) {
+    let combinations: string[][] = [[]];
+    for (const dimension of groupBy) combinations = combinations.flatMap((prefix) => codesOf(candidate, dimension).map((code) => [...prefix, code]));
+    for (const combination of combinations) counts.set(combination.join('|'), (counts.get(combination.join('|')) ?? 0) + 1);
+  }
+  return counts;
+}
+
+const rounded = (count: number): number => Math.round(count / ROUNDING) * ROUNDING;
+
+interface Statistics {
+  total: number | null;
+  cells: { count: number; values: { dimension: Dimension; code: string; label: string }[] }[];
+  suppressedCells: number;
+  minimumCellSize: number;
+  rounding: number;
+}
+
+const QUERY = `query Stats($filter: CandidateFilter, $includeEmployed: Boolean, $groupBy: [CandidateDimension!]!) {
+  candidateStatistics(filter: $filter, includeEmployed: $includeEmployed, groupBy: $groupBy) {
+    total suppressedCells minimumCellSize rounding
+    cells { count values { dimension code label } }
+  }
+}`;
+
+describe('candidateStatistics', () => {
+  let service: AppUnderTest;
+  let analyst: string;
+
+  beforeAll(async () => {
+    service = await startAppUnderTest({ now: () => NOW, config: { statisticsMinCell: MIN_CELL, statisticsRounding: ROUNDING } });
+    await new CandidateRepository(service.db).insertMany(DATA);
+    analyst = await service.key('READ_STATISTICS');
+  });
+
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  const statistics = (variables: { filter?: Filter; includeEmployed?: boolean; groupBy: Dimension[] }, key = analyst): Promise<GraphQLResponse<{ candidateStatistics: Statistics }>> =>
+    graphql<{ candidateStatistics: Statistics }>(service.url, QUERY, variables, key);
+
+  async function published(variables: { filter?: Filter; includeEmployed?: boolean; groupBy: Dimension[] }): Promise<Statistics> {
+    const { body } = await statistics(variables);
+    expect(body.errors).toBeUndefined();
+    return body.data!.candidateStatistics;
+  }
+
+  /** What the answer must be, from the true counts. */
+  function expected(filter: Filter, includeEmployed: boolean, groupBy: Dimension[]) {
+    const counts = trueCounts(filter, includeEmployed, groupBy);
+    const cells = new Map([...counts].filter(([, count]) => count >= MIN_CELL).map(([codes, count]) => [codes, Math.max(rounded(count), MIN_CELL)]));
+    const total = selected(filter, includeEmployed).length;
+    return { cells, suppressed: [...counts.values()].filter((count) => count < MIN_CELL).length, total: Math.max(rounded(total), MIN_CELL), counts };
+  }
+
+  function assertPublished(answer: Statistics, filter: Filter, includeEmployed: boolean, groupBy: Dimension[]): void {
+    const want = expected(filter, includeEmployed, groupBy);
+    const got = new Map(answer.cells.map((cell) => [cell.values.map((value) => value.code).join('|'), cell.count]));
+    expect(got).toEqual(want.cells);
+    expect(answer.suppressedCells).toBe(want.suppressed);
+    expect(answer.total).toBe(want.total);
+    expect(answer).toMatchObject({ minimumCellSize: MIN_CELL, rounding: ROUNDING });
+    for (const cell of answer.cells) {
+      expect(cell.values.map((value) => value.dimension)).toEqual(groupBy);
+      expect(cell.count % ROUNDING).toBe(0);
+      expect(cell.count).toBeGreaterThanOrEqual(MIN_CELL);
+    }
+    // Ordered by published count, then by the codes.
+    const order = answer.cells.map((cell) => [cell.count, cell.values.map((value) => value.code)] as const);
+    const sorted = [...order].sort((a, b) => b[0] - a[0] || (a[1].join('|') < b[1].join('|') ? -1 : a[1].join('|') > b[1].join('|') ? 1 : 0));
+    expect(order).toEqual(sorted);
+  }
+
+  test.each<Dimension>(['LOCATION', 'NATIONALITY', 'OCCUPATION', 'STATUS', 'GENDER', 'EDUCATION_LEVEL', 'LANGUAGE', 'YEAR_OF_ARRIVAL', 'REGISTRATION_YEAR', 'AGE_BAND'])(
+    'when counted by %s, then every published count is the true count rounded to 5, and cells under 10 are withheld and counted',
+    async (dimension) => {
+      // Act
+      const answer = await published({ groupBy: [dimension] });
+
+      // Assert
+      assertPublished(answer, {}, false, [dimension]);
+      const want = expected({}, false, [dimension]);
+      expect(want.cells.size).toBeGreaterThan(0);
+    },
+  );
+
+  test('when a dimension has small and unknown values, then the data set really has withheld cells and UNKNOWN cells (the tests above exercise both)', () => {
+    // Assert
+    expect(expected({}, false, ['AGE_BAND']).suppressed).toBeGreaterThan(0);
+    expect(expected({}, false, ['OCCUPATION']).cells.has('UNKNOWN')).toBe(true);
+    expect(expected({}, false, ['AGE_BAND']).counts.has('UNKNOWN')).toBe(true);
+  });
+
+  test.each<[string, Filter, boolean, Dimension[]]>([
+    ['LOCATION by OCCUPATION', {}, false, ['LOCATION', 'OCCUPATION']],
+    ['OCCUPATION by LANGUAGE (two multi-valued dimensions)', {}, false, ['OCCUPATION', 'LANGUAGE']],
+    ['NATIONALITY by AGE_BAND, in LB, EMPLOYED included', { location: ['LB'] }, true, ['NATIONALITY', 'AGE_BAND']],
+    ['OCCUPATION by GENDER, filtered on occupation', { occupation: ['2221', '7126'] }, false, ['OCCUPATION', 'GENDER']],
+    ['LANGUAGE by REGISTRATION_YEAR, filtered on nationality and occupation', { nationality: ['SY', 'IQ'], occupation: ['2211', '5120'] }, false, ['LANGUAGE', 'REGISTRATION_YEAR']],
+  ])('when two dimensions are combined (%s), then each cell counts the candidates with both values, under the same rules', async (_name, filter, includeEmployed, groupBy) => {
+    // Act
+    const answer = await published({ filter, includeEmployed, groupBy });
+
+    // Assert
+    assertPublished(answer, filter, includeEmployed, groupBy);
+    expect(answer.cells.length).toBeGreaterThan(0);
+  });
+
+  test('when the same query runs again, then the answer is the same (no noise to average away)', async () => {
+    // Act
+    const first = await published({ groupBy: ['NATIONALITY', 'LANGUAGE'] });
+    const second = await published({ groupBy: ['NATIONALITY', 'LANGUAGE'] });
+
+    // Assert
+    expect(second).toEqual(first);
+  });
+
+  test('when a filter is given, then it selects what the same filter selects in candidates', async () => {
+    // Arrange
+    const reader = await service.key('READ_CANDIDATE_DATA');
+    const filter = { location: [' lb '], occupation: ['2221'] };
+
+    // Act
+    const answer = await published({ filter, groupBy: [] });
+    const search = await graphql<{ candidates: { totalElements: number } }>(
+      service.url,
+      'query($filter: CandidateFilter) { candidates(filter: $filter) { totalElements } }',
+      { filter },
+      reader,
+    );
+
+    // Assert
+    const total = search.body.data!.candidates.totalElements;
+    expect(total).toBe(selected({ location: ['LB'], occupation: ['2221'] }, false).length);
+    expect(total).toBeGreaterThanOrEqual(MIN_CELL);
+    expect(answer.total).toBe(rounded(total));
+    expect(answer.cells).toEqual([{ values: [], count: rounded(total) }]);
+  });
+
+  test('when the filtered population is below the minimum, then nothing is published: no cells, a null total, no count of cells', async () => {
+    // Arrange
+    expect(selected({ location: ['TR'] }, false)).toHaveLength(6);
+
+    // Act
+    const answers = await Promise.all([published({ filter: { location: ['TR'] }, groupBy: ['GENDER'] }), published({ filter: { location: ['TR'] }, groupBy: [] })]);
+
+    // Assert
+    for (const answer of answers) expect(answer).toEqual({ total: null, cells: [], suppressedCells: 0, minimumCellSize: MIN_CELL, rounding: ROUNDING });
+  });
+
+  test('when cells are published, then they carry labels from the reference data', async () => {
+    // Act
+    const answer = await published({ filter: { location: ['LB'] }, groupBy: ['LOCATION', 'EDUCATION_LEVEL'] });
+
+    // Assert
+    const values = answer.cells.flatMap((cell) => cell.values);
+    expect(values).toContainEqual({ dimension: 'LOCATION', code: 'LB', label: 'Lebanon' });
+    expect(values).toContainEqual({ dimension: 'EDUCATION_LEVEL', code: '6', label: "Bachelor's or equivalent level" });
+  });
+
+  describe('permissions', () => {
+    test('when a key holds only READ_STATISTICS, then it can run statistics and nothing that returns a candidate', async () => {
+      // Arrange
+      const someone = DATA[0].publicId;
+
+      // Act
+      const stats = await statistics({ groupBy: ['LOCATION'] });
+      const reads = await Promise.all([
+        graphql(service.url, '{ candidates { totalElements content { publicId } } }', {}, analyst),
+        graphql(service.url, '{ candidatesConnection(first: 1) { totalCount } }', {}, analyst),
+        graphql(service.url, 'query($id: PublicId!) { candidate(publicId: $id) { publicId } }', { id: someone }, analyst),
+      ]);
+      const restSearch = await rest(service.url, 'GET', '/v1/candidates', { key: analyst });
+      const restById = await rest(service.url, 'GET', `/v1/candidates/${someone}`, { key: analyst });
+
+      // Assert
+      expect(stats.body.errors).toBeUndefined();
+      expect(stats.body.data!.candidateStatistics.total).toBeGreaterThan(0);
+      for (const read of reads) {
+        expect(read.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+        expect(JSON.stringify(read.body)).not.toContain(someone);
+      }
+      expect(restSearch.status).toBe(403);
+      expect(restById.status).toBe(403);
+    });
+
+    test('when a key holds only READ_CANDIDATE_DATA, then statistics are FORBIDDEN', async () => {
+      // Arrange
+      const reader = await service.key('READ_CANDIDATE_DATA');
+
+      // Act
+      const { body } = await statistics({ groupBy: ['LOCATION'] }, reader);
+
+      // Assert
+      expect(body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+      expect(body.data?.candidateStatistics ?? null).toBeNull();
+    });
+
+    test('when a key holds ADMIN, then it can run statistics (ADMIN implies READ_STATISTICS)', async () => {
+      // Arrange
+      const admin = await service.key('ADMIN');
+
+      // Act
+      const { body } = await statistics({ groupBy: ['STATUS'] }, admin);
+
+      // Assert
+      expect(body.errors).toBeUndefined();
+      expect(body.data!.candidateStatistics.cells.length).toBeGreaterThan(0);
+    });
+  });
+
+  test('when a statistics query runs, then the audit trail records the key, the filter and the dimensions, and no result', async () => {
+    // Arrange
+    const key = await service.key('READ_STATISTICS');
+    const record = await service.db.collection('apiKeys').findOne({ keyHash: hashApiKey(key) });
+    const apiKeyId = String(record!.id);
+
+    // Act
+    const answer = await statistics({ filter: { nationality: ['sy', ' IQ'], occupation: ['2221'] }, groupBy: ['LOCATION', 'GENDER'] }, key);
+    let events: AuditEventDoc[] = [];
+    for (let round = 0; round < 100 && events.length === 0; round++) {
+      events = await service.db.collection<AuditEventDoc>(AUDIT_COLLECTION).find({ apiKeyId }, { projection: { _id: 0 } }).toArray();
+      if (events.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+
+    // Assert
+    expect(answer.body.errors).toBeUndefined();
+    expect(events).toHaveLength(1);
+    const [event] = events;
+    expect(event).toMatchObject({ apiKeyId, transport: 'GRAPHQL', operation: 'Stats', rootFields: ['Query.candidateStatistics'], candidatePublicIds: [], status: 200 });
+    expect(event.statisticsQueries).toEqual([
+      { locations: [], nationalities: ['SY', 'IQ'], occupations: ['2221'], includeEmployed: false, groupBy: ['LOCATION', 'GENDER'] },
+    ]);
+    // Nothing of the answer is kept: the event has the usual fields and the query, nothing else.
+    expect(Object.keys(event).sort()).toEqual(
+      ['apiKeyId', 'candidatePublicIds', 'eventId', 'operation', 'requestId', 'rootFields', 'statisticsQueries', 'status', 'time', 'transport'],
+    );
+    expect(answer.body.data!.candidateStatistics.total).toEqual(expect.any(Number));
+
+    // The ADMIN view of the trail shows it too.
+    const admin = await service.key('ADMIN');
+    const trail = await graphql<{ auditEvents: { edges: { node: { statisticsQueries: unknown[] } }[] } }>(
+      service.url,
+      'query($id: String) { auditEvents(apiKeyId: $id) { edges { node { statisticsQueries { locations nationalities occupations includeEmployed groupBy } } } } }',
+      { id: apiKeyId },
+      admin,
+    );
+    expect(trail.body.data!.auditEvents.edges.map((edge) => edge.node.statisticsQueries)).toEqual([event.statisticsQueries]);
+  });
+
+  test.each<[string, Record<string, unknown>]>([
+    ['three dimensions', { groupBy: ['LOCATION', 'GENDER', 'STATUS'] }],
+    ['the same dimension twice', { groupBy: ['LOCATION', 'LOCATION'] }],
+    ['a malformed code in the filter', { groupBy: ['LOCATION'], filter: { location: ['Lebanon'] } }],
+  ])('when the query asks %s, then the answer is BAD_USER_INPUT and nothing is counted', async (_name, variables) => {
+    // Act
+    const { body } = await graphql<{ candidateStatistics: Statistics }>(service.url, QUERY, variables, analyst);
+
+    // Assert
+    expect(body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(body.data?.candidateStatistics ?? null).toBeNull();
+  });
+});
