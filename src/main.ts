@@ -59,6 +59,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   const services = createServices(database.db, {
     rateLimits: { reads: config.rateLimitReads, writes: config.rateLimitWrites },
     readCacheEntries: config.readCacheEntries,
+    writeLeaseMs: config.writeLeaseMs,
   });
   services.rateLimits.onRejection((kind) => metrics.rateLimitRejections.inc({ kind }));
   // Reference data is public and does not change while the process runs: read once, here.
@@ -68,7 +69,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   // GRAPHQL_JIT: both transports run the schema's operations through this instance's executor.
   attachOperationExecutor(schema, { compiled: config.graphqlJit });
   // REST first: a persisted operation that no longer fits the schema stops the start before Apollo runs.
-  const rest = await createRestRouter({ schema, services, logger, db: database.db, metrics, responseCacheBytes: config.readCacheMb * 2 ** 20 });
+  const rest = await createRestRouter({ schema, services, logger, db: database.db, metrics, responseCacheBytes: config.readCacheMb * 2 ** 20, writeLeaseMs: config.writeLeaseMs });
   const graphql = await createGraphQLEndpoint(config, services, logger, schema, metrics);
   const health = createHealth(() => isStoreReachable(database.db, config.mongodbTimeoutMs));
   const server = http.createServer(

@@ -3,10 +3,10 @@ import { createApiKeyRepository } from './auth/api-key-repository';
 import { ApiKeyService } from './auth/api-key-service';
 import { CandidateQueryService } from './candidates/candidate-query-service';
 import { CandidateRepository } from './candidates/candidate-repository';
-import { CandidateIdentityRepository } from './candidates/candidate-identity-repository';
 import { JobOpportunityRepository } from './candidates/job-opportunity-repository';
 import { OfferRepository } from './candidates/offer-repository';
 import { OfferService } from './candidates/offer-service';
+import { RegistrationRepository } from './candidates/registration-repository';
 import { RegistrationService } from './candidates/registration-service';
 import { SavedListRepository } from './candidates/saved-list-repository';
 import { ReferenceCache } from './reference/reference-cache';
@@ -55,6 +55,10 @@ export interface ServiceOptions {
   rateLimits?: RateLimitBudgets;
   /** READ_CACHE_ENTRIES: candidates, job opportunities and key records kept between requests; absent: the settings' default */
   readCacheEntries?: number;
+  /** WRITE_LEASE_MS: after this, an unfinished registration is taken for dead (crash recovery); absent: the setting's default */
+  writeLeaseMs?: number;
+  /** the clock of the leases (tests); absent: the system clock */
+  now?: () => Date;
 }
 
 const DEFAULT_RATE_LIMITS: RateLimitBudgets = {
@@ -80,7 +84,10 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
     apiKeys: new ApiKeyService(withAvailability(createApiKeyRepository(db)), undefined, cached),
     candidateQueries: new CandidateQueryService(candidates, withAvailability(new SavedListRepository(db)), Math.ceil(cached / 10)),
     offers: new OfferService(candidates, withAvailability(new OfferRepository(db))),
-    registration: new RegistrationService(candidates, withAvailability(new CandidateIdentityRepository(db)), reference),
+    registration: new RegistrationService(
+      withAvailability(new RegistrationRepository(db, { leaseMs: options.writeLeaseMs ?? Number(settings.writeLeaseMs.default), now: options.now })),
+      reference,
+    ),
     reference: new ReferenceService(reference),
     rateLimits: new RateLimiter(withAvailability(new RateLimitRepository(db)), options.rateLimits ?? DEFAULT_RATE_LIMITS),
     audit: new AuditService(withAvailability(new AuditRepository(db))),
