@@ -54,7 +54,7 @@ describe.each([
     const mongodbDb = testDatabaseName('faults');
     const logs = appLogDestination(mongodbDb);
     // A short database timeout: a request during the "outage" fails fast (503).
-    const config = loadConfig({}, { port: 0, mongodbUri: proxy.uri, mongodbDb, logLevel: logs.level, writeLeaseMs: 1, mongodbTimeoutMs: 1000 });
+    const config = loadConfig({}, { port: 0, mongodbUri: `${proxy.uri}&heartbeatFrequencyMS=500`, mongodbDb, logLevel: logs.level, writeLeaseMs: 1, mongodbTimeoutMs: 1000 });
     app = await createApp(config, createLogger(config, logs.destination));
     url = await app.start();
     direct = await MongoClient.connect(store.uri);
