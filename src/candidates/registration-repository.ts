@@ -1,6 +1,6 @@
-import { MongoError, type ClientSession, type Collection, type Db } from 'mongodb';
+import { MongoServerError, type ClientSession, type Collection, type Db } from 'mongodb';
 import { advanceReadEpoch } from '../cache/read-epoch';
-import { ConflictError } from '../errors';
+import { ConflictError, ServiceUnavailableError } from '../errors';
 import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
 import type { CandidateDoc } from './candidate-document';
 import type { CandidateIdentityDoc } from './identity-document';
@@ -93,8 +93,12 @@ export class RegistrationRepository {
           return;
         } catch (error) {
           if (session.inTransaction()) await session.abortTransaction().catch(() => undefined);
-          const transient = error instanceof MongoError && error.hasErrorLabel('TransientTransactionError');
-          if (!transient || attempt >= TRANSACTION_ATTEMPTS) throw error;
+          // A conflict the server reports is worth a rerun; a network error means an outage (503).
+          const transient = error instanceof MongoServerError && error.hasErrorLabel('TransientTransactionError');
+          if (!transient) throw error;
+          // Still conflicting (on MongoDB, say, with the open transaction of an instance that
+          // died holding this e-mail, until the server ends it): a retry later will do.
+          if (attempt >= TRANSACTION_ATTEMPTS) throw new ServiceUnavailableError(undefined, { cause: error });
         }
       }
     } finally {
