@@ -97,7 +97,7 @@ export class Transactions {
     const txnNumber = txnNumberOf(command);
     if (txnNumber === undefined) throw new CommandError('InvalidOptions', 'a command in a transaction needs a txnNumber');
     if (command.autocommit !== false) throw new CommandError('InvalidOptions', "'autocommit' field must be false when running a transaction");
-    const session = this.session(command, true)!;
+    const session = this.session(command);
     const transaction = this.transactionFor(session, name, command, txnNumber);
 
     if (name === 'commitTransaction') return this.commit(transaction);
@@ -121,7 +121,7 @@ export class Transactions {
   async runOutsideTransaction(name: string, command: Document, run: () => CommandResult | Promise<CommandResult>): Promise<CommandResult> {
     const txnNumber = txnNumberOf(command);
     if (txnNumber === undefined || !RETRYABLE_WRITES.has(name) || command.lsid === undefined) return run();
-    const session = this.session(command, true)!;
+    const session = this.session(command);
     if (session.lastWrite?.txnNumber === txnNumber) return session.lastWrite.reply;
     const reply = await run();
     if (!(reply instanceof Uint8Array) && reply.ok === 1) session.lastWrite = { txnNumber, reply };
@@ -136,16 +136,17 @@ export class Transactions {
     }
   }
 
-  private session(command: Document, create: boolean): Session | undefined {
+  /** The session of `command.lsid`, started on first use. */
+  private session(command: Document): Session {
     const key = sessionKey(command.lsid);
     if (key === undefined) throw new CommandError('InvalidOptions', 'a transaction or retryable write needs a session (lsid)');
     let session = this.sessions.get(key);
-    if (!session && create) {
+    if (!session) {
       this.forgetIdleSessions();
       session = { transaction: undefined, lastWrite: undefined, lastUsed: 0 };
       this.sessions.set(key, session);
     }
-    if (session) session.lastUsed = this.now();
+    session.lastUsed = this.now();
     return session;
   }
 

@@ -1,5 +1,6 @@
 import { ObjectId, type Document } from 'bson';
 import { MAX_MESSAGE_BYTES } from '../wire/protocol';
+import { SESSION_TIMEOUT_MINUTES } from '../transactions';
 import type { CommandContext, CommandHandler } from './context';
 
 /** What the store claims to be: a MongoDB 7.0, primary of a one-member replica set (or a standalone). */
@@ -17,7 +18,7 @@ const MAX_WRITE_BATCH_SIZE = 100_000;
  * deliberately not advertised, which keeps drivers on plain polling heartbeats instead of the
  * streaming (awaitable) hello protocol.
  */
-const LOGICAL_SESSION_TIMEOUT_MINUTES = 30;
+const LOGICAL_SESSION_TIMEOUT_MINUTES = SESSION_TIMEOUT_MINUTES;
 
 /**
  * The fields a primary of a replica set adds to hello. Drivers take the server for an RSPrimary:
