@@ -10,8 +10,10 @@ import { OpCode, readHeader } from '../../src/store/embedded/wire/protocol';
 export type FaultPoint = 'before' | 'after';
 
 export interface FaultPlan {
-  /** 1-based number of the command, counted from `arm` */
+  /** 1-based number of the command, counted from `arm` (only the commands called `name`, when given) */
   readonly at: number;
+  /** strike the `at`-th command of this name (a registration's reads vary with what is cached, its writes do not) */
+  readonly name?: string;
   readonly point: FaultPoint;
   /**
    * What the fault does once the proxy holds the command (or its reply): kill a process, say.
@@ -88,7 +90,7 @@ export async function startCommandProxy(storePort: number): Promise<CommandProxy
       const command = commandOf(message);
       if (command !== undefined && !NOT_COUNTED.has(command.name)) {
         counted.push(command.name);
-        if (plan && counted.length === plan.at) {
+        if (plan && isTarget(plan, command.name, counted)) {
           if (plan.point === 'before') return strike(client, upstream);
           // An unacknowledged write (moreToCome) has no reply to withhold: it strikes once sent.
           if (command.moreToCome) {
@@ -131,6 +133,11 @@ export async function startCommandProxy(storePort: number): Promise<CommandProxy
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+function isTarget(plan: FaultPlan, name: string, counted: readonly string[]): boolean {
+  if (plan.name === undefined) return counted.length === plan.at;
+  return name === plan.name && counted.filter((seen) => seen === plan.name).length === plan.at;
 }
 
 /** Calls `onMessage` with each whole wire message arriving on `socket`. */
