@@ -171,6 +171,13 @@ export const settings = {
     description: 'On SIGTERM, how long in-flight requests may finish before connections are closed.',
     schema: z.coerce.number().int().min(0),
   },
+  writeLeaseMs: {
+    env: 'WRITE_LEASE_MS',
+    default: '60000',
+    description:
+      'Crash recovery of writes: how long a write that has not finished (an Idempotency-Key in progress, a registration whose profile is missing on a standalone MongoDB) holds its place before a retry may take it over. Keep it above REQUEST_TIMEOUT_MS.',
+    schema: z.coerce.number().int().min(1),
+  },
   demoCandidates: {
     env: 'DEMO_CANDIDATES',
     default: '2000',

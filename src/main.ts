@@ -66,6 +66,7 @@ export async function createApp(
     readCacheEntries: config.readCacheEntries,
     persistedQueries: { maxEntries: config.graphqlApqMaxEntries, ttlSeconds: config.graphqlApqTtlSeconds },
     disclosure: { minimumCellSize: config.statisticsMinCell, rounding: config.statisticsRounding },
+    writeLeaseMs: config.writeLeaseMs,
     now,
   });
   services.rateLimits.onRejection((kind) => metrics.rateLimitRejections.inc({ kind }));
@@ -76,7 +77,7 @@ export async function createApp(
   // GRAPHQL_JIT: both transports run the schema's operations through this instance's executor.
   attachOperationExecutor(schema, { compiled: config.graphqlJit });
   // REST first: a persisted operation that no longer fits the schema stops the start before Apollo runs.
-  const rest = await createRestRouter({ schema, services, logger, db: database.db, metrics, responseCacheBytes: config.readCacheMb * 2 ** 20 });
+  const rest = await createRestRouter({ schema, services, logger, db: database.db, metrics, responseCacheBytes: config.readCacheMb * 2 ** 20, writeLeaseMs: config.writeLeaseMs });
   const graphql = await createGraphQLEndpoint(config, services, logger, schema, metrics);
   const health = createHealth(() => isStoreReachable(database.db, config.mongodbTimeoutMs));
   const server = http.createServer(

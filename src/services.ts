@@ -3,10 +3,10 @@ import { createApiKeyRepository } from './auth/api-key-repository';
 import { ApiKeyService } from './auth/api-key-service';
 import { CandidateQueryService } from './candidates/candidate-query-service';
 import { CandidateRepository } from './candidates/candidate-repository';
-import { CandidateIdentityRepository } from './candidates/candidate-identity-repository';
 import { JobOpportunityRepository } from './candidates/job-opportunity-repository';
 import { OfferRepository } from './candidates/offer-repository';
 import { OfferService } from './candidates/offer-service';
+import { RegistrationRepository } from './candidates/registration-repository';
 import { RegistrationService } from './candidates/registration-service';
 import { SavedListRepository } from './candidates/saved-list-repository';
 import { ReferenceCache } from './reference/reference-cache';
@@ -68,7 +68,9 @@ export interface ServiceOptions {
   persistedQueries?: PersistedQueryBounds;
   /** STATISTICS_MIN_CELL / STATISTICS_ROUNDING; absent: the settings' defaults */
   disclosure?: DisclosureRules;
-  /** the clock of statistics (age bands); absent: the system clock */
+  /** WRITE_LEASE_MS: after this, an unfinished registration is taken for dead (crash recovery); absent: the setting's default */
+  writeLeaseMs?: number;
+  /** the clock of the leases and of statistics (age bands); tests fix it; absent: the system clock */
   now?: () => Date;
 }
 
@@ -106,7 +108,10 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
     apiKeys: new ApiKeyService(withAvailability(createApiKeyRepository(db)), undefined, cached),
     candidateQueries: new CandidateQueryService(candidates, withAvailability(new SavedListRepository(db)), Math.ceil(cached / 10)),
     offers: new OfferService(candidates, withAvailability(new OfferRepository(db))),
-    registration: new RegistrationService(candidates, withAvailability(new CandidateIdentityRepository(db)), reference),
+    registration: new RegistrationService(
+      withAvailability(new RegistrationRepository(db, { leaseMs: options.writeLeaseMs ?? Number(settings.writeLeaseMs.default), now: options.now })),
+      reference,
+    ),
     reference: new ReferenceService(reference),
     rateLimits: new RateLimiter(withAvailability(new RateLimitRepository(db)), options.rateLimits ?? DEFAULT_RATE_LIMITS),
     statistics: new StatisticsService(

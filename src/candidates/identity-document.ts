@@ -19,5 +19,11 @@ export interface CandidateIdentityDoc {
   reliefAgencyNumber?: string;
   messagingAppNumber?: string;
   registrarId?: string;
+  /**
+   * retryToken of the REST request (with Idempotency-Key) that registered it: a hash, no identity
+   * data. A retry of that request after a crash gets this registration back instead of a 409.
+   */
+  retryToken?: string;
+  /** when the registration began: the start of its lease (WRITE_LEASE_MS) */
   createdDate: Date;
 }

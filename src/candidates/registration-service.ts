@@ -5,9 +5,8 @@ import type { InputIssue } from '../errors';
 import type { RegisterCandidateInput, RegistrationDataInput } from '../graphql/generated/resolvers-types';
 import type { ReferenceCollection, ReferenceRepository } from '../reference/reference-repository';
 import type { CandidateDoc } from './candidate-document';
-import type { CandidateRepository } from './candidate-repository';
-import type { CandidateIdentityRepository } from './candidate-identity-repository';
 import type { CandidateIdentityDoc } from './identity-document';
+import type { RegistrationRepository } from './registration-repository';
 import { throwIfAny } from './search-input';
 import { hasRefusedCharacter, normalisedEmail, TEXT_RULES, type TextKind } from './text-input';
 
@@ -22,18 +21,22 @@ type Ref = { collection: ReferenceCollection; key: string | number; parameter: s
 
 /**
  * Registration of a new candidate. Identity data goes to `candidateIdentities` only; the
- * anonymised profile to `candidates`. Everything is validated before anything is written,
- * and a failed second write undoes the first, so nothing is left half-written.
+ * anonymised profile to `candidates`. Everything is validated before anything is written, and
+ * the two documents are written together (RegistrationRepository): both or neither, also across
+ * a crash, and a registration a crash cut short never blocks the person's next attempt.
  */
 export class RegistrationService {
   constructor(
-    private readonly candidates: CandidateRepository,
-    private readonly identities: CandidateIdentityRepository,
+    private readonly registrations: RegistrationRepository,
     private readonly reference: ReferenceRepository,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  async register(caller: ApiKeyRecord, input: RegisterCandidateInput): Promise<{ message: string; publicId: string }> {
+  /**
+   * `retryToken`: identifies the request when it may be a retry (see GraphQLContext.retryToken);
+   * a retry of a registration that was stored gets it back (the same publicId) instead of a 409.
+   */
+  async register(caller: ApiKeyRecord, input: RegisterCandidateInput, retryToken?: string): Promise<{ message: string; publicId: string }> {
     authorize(caller, 'REGISTER_CANDIDATES');
     const data = input.registrationData;
     const issues: InputIssue[] = [];
@@ -67,20 +70,14 @@ export class RegistrationService {
         reliefAgencyNumber: text(data.reliefAgencyNumber, 'registrationData.reliefAgencyNumber', MAX_SHORT_TEXT_LENGTH, 'identifier'),
         messagingAppNumber: text(data.messagingAppNumber, 'registrationData.messagingAppNumber', MAX_SHORT_TEXT_LENGTH, 'identifier'),
         registrarId,
+        retryToken,
       }),
     };
     throwIfAny(issues);
     throwIfAny(await this.unknownReferences(refs));
 
-    // The identity first: its unique e-mail index detects a duplicate before any profile exists.
-    await this.identities.insert(identity);
-    try {
-      await this.candidates.insert(candidate);
-    } catch (error) {
-      await this.identities.deleteByCandidatePublicId(publicId);
-      throw error;
-    }
-    return { message: `Candidate registered with status ${candidate.status}.`, publicId };
+    const registered = await this.registrations.insert(identity, candidate);
+    return { message: `Candidate registered with status ${candidate.status}.`, publicId: registered };
   }
 
   private async unknownReferences(refs: readonly Ref[]): Promise<InputIssue[]> {

@@ -21,6 +21,12 @@ export interface GraphQLContext {
   audit: RequestAudit;
   /** the read epoch this request read before anything else: cached reads serve it only if loaded under it */
   readEpoch: string;
+  /**
+   * Set by REST for a POST with an Idempotency-Key: identifies the request (API key, key and
+   * body), so that a retry of a request a crash cut short after it was written gets that write
+   * back instead of a conflict with it (registration).
+   */
+  retryToken?: string;
 }
 
 /**

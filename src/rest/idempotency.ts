@@ -5,9 +5,6 @@ import type { IdempotencyRecord, IdempotencyRepository } from './idempotency-rep
 import { PROBLEM_TYPES } from './problem-types';
 import { RestProblem, type RestResponse } from './problem';
 
-/** Longest an attempt may hold a key before another request with it may run in its place. */
-export const IDEMPOTENCY_LEASE_MS = 60_000;
-
 /** 1 to 255 printable ASCII characters (RFC draft "The Idempotency-Key HTTP Header Field"). */
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
@@ -34,6 +31,15 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
   return header;
 }
 
+/**
+ * One token per idempotent request (API key, Idempotency-Key, fingerprint), given to the
+ * operation it runs (GraphQLContext.retryToken): the one secret-free way for a write to know it
+ * is the retry of a request it already served.
+ */
+export function retryTokenOf(request: IdempotentRequest): string {
+  return sha256(`${request.apiKeyId}\n${sha256(request.key)}\n${request.fingerprint}`);
+}
+
 /** What makes two requests "the same": operation and body, with the body's key order ignored. */
 export function fingerprintOf(method: string, path: string, body: unknown): string {
   return sha256(`${method} ${path}\n${canonicalJson(body)}`);
@@ -51,6 +57,8 @@ export class Idempotency {
   constructor(
     private readonly records: IdempotencyRepository,
     private readonly logger: Logger,
+    /** WRITE_LEASE_MS: longest an attempt may hold a key before another request with it may run in its place */
+    private readonly leaseMs: number,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -59,7 +67,7 @@ export class Idempotency {
     for (let round = 0; round < 3; round++) {
       const now = this.now();
       const attempt = randomUUID();
-      const leaseUntil = new Date(now.getTime() + IDEMPOTENCY_LEASE_MS);
+      const leaseUntil = new Date(now.getTime() + this.leaseMs);
       const existing = await this.records.claim({
         apiKeyId: request.apiKeyId,
         keyHash,

@@ -3,6 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { Db } from 'mongodb';
 import { auditWhenClosed } from '../audit/audit-on-close';
 import type { Permission } from '../auth/permissions';
+import { settings } from '../config';
 import { createContext, type GraphQLContext } from '../graphql/context';
 import { JSON_BODY_LIMIT } from '../http/create-http-app';
 import type { Logger } from '../logger';
@@ -13,7 +14,7 @@ import { throwIfExceeded, type RateLimitKind } from '../rate-limit/rate-limiter'
 import { toPage } from '../candidates/search-input';
 import type { Services } from '../services';
 import { withAvailability } from '../store/availability';
-import { fingerprintOf, Idempotency, idempotencyKeyOf } from './idempotency';
+import { fingerprintOf, Idempotency, idempotencyKeyOf, retryTokenOf } from './idempotency';
 import { IdempotencyRepository } from './idempotency-repository';
 import { loadPersistedOperations, type OperationName } from './persisted-operations';
 import { internalProblem, problemInstance, RestProblem, send, sendSerialized, toProblem, type RestResponse } from './problem';
@@ -47,17 +48,21 @@ export interface RestApiOptions {
   metrics?: Metrics;
   /** READ_CACHE_MB in bytes: serialised GET answers kept between requests (absent or 0: none) */
   responseCacheBytes?: number;
+  /** WRITE_LEASE_MS: how long an Idempotency-Key in progress is held (absent: the setting's default) */
+  writeLeaseMs?: number;
+  /** the clock of the idempotency leases (tests); absent: the system clock */
+  now?: () => Date;
 }
 
 const SEARCH_PARAMETERS = { page: PAGE, limit: LIMIT, location: CODES, nationality: CODES, occupation: CODES, includeEmployed: FLAG };
 const PAGE_PARAMETERS = { page: PAGE, limit: LIMIT };
 
 /** The router of /v1 (mount it at `/v1`). Fails when a persisted operation no longer fits the schema. */
-export async function createRestRouter({ schema, services, logger, db, metrics, responseCacheBytes = 0 }: RestApiOptions): Promise<Router> {
+export async function createRestRouter({ schema, services, logger, db, metrics, responseCacheBytes = 0, writeLeaseMs, now }: RestApiOptions): Promise<Router> {
   const answers = new ResponseCache(responseCacheBytes);
   const operations = loadPersistedOperations(schema);
   const bodies = createRequestBodies(schema);
-  const idempotency = new Idempotency(withAvailability(new IdempotencyRepository(db)), logger);
+  const idempotency = new Idempotency(withAvailability(new IdempotencyRepository(db)), logger, writeLeaseMs ?? Number(settings.writeLeaseMs.default), now);
   const parseJson = express.json({ limit: JSON_BODY_LIMIT, type: () => true });
 
   const run = async (name: OperationName, variables: Record<string, unknown>, res: Response) =>
@@ -127,8 +132,9 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
         }
       };
       if (key === undefined) return send(res, await execute());
-      const fingerprint = fingerprintOf(req.method, `${req.baseUrl}${req.path}`, req.body);
-      const { response, replayed } = await idempotency.run({ apiKeyId: context.apiKey.id, key, fingerprint }, execute);
+      const request = { apiKeyId: context.apiKey.id, key, fingerprint: fingerprintOf(req.method, `${req.baseUrl}${req.path}`, req.body) };
+      context.retryToken = retryTokenOf(request);
+      const { response, replayed } = await idempotency.run(request, execute);
       send(res, response, replayed ? { 'Idempotent-Replayed': 'true' } : {});
     };
 

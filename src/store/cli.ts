@@ -1,27 +1,31 @@
 import { startEmbeddedStore, type EmbeddedStore } from './embedded';
 
-const USAGE = `usage: store [--port <n>] [--dbpath <dir> | --memory]
+const USAGE = `usage: store [--port <n>] [--dbpath <dir> | --memory] [--standalone]
 
 Runs the embedded MongoDB-wire-compatible store on 127.0.0.1.
   --port <n>       TCP port (default 27017; 0 picks a free port)
   --dbpath <dir>   data directory (default .data/ in the current directory)
   --memory         keep data in memory only
+  --standalone     behave as a standalone mongod (no replica set, no transactions)
 `;
 
 interface CliOptions {
   port: number;
   dbPath?: string;
   memory: boolean;
+  standalone: boolean;
 }
 
 class UsageError extends Error {}
 
 function parseArguments(args: readonly string[]): CliOptions {
-  const options: CliOptions = { port: 27017, memory: false };
+  const options: CliOptions = { port: 27017, memory: false, standalone: false };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === '--memory') {
       options.memory = true;
+    } else if (arg === '--standalone') {
+      options.standalone = true;
     } else if (arg === '--port') {
       const port = Number(args[++i]);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port needs a number from 0 to 65535`);
@@ -56,6 +60,7 @@ async function main(): Promise<void> {
   const store: EmbeddedStore = await startEmbeddedStore({
     port: options.port,
     ...(options.memory ? { memory: true } : { dbPath: options.dbPath }),
+    standalone: options.standalone,
     log,
   });
 

@@ -1,10 +1,10 @@
 import { serialize } from 'bson';
 import { MongoClient, type Db } from 'mongodb';
 import { CANDIDATE_STATUSES, type CandidateDoc } from '../../src/candidates/candidate-document';
-import { CandidateIdentityRepository } from '../../src/candidates/candidate-identity-repository';
 import { CandidateRepository, type CandidateSearchFilter } from '../../src/candidates/candidate-repository';
 import { JobOpportunityRepository } from '../../src/candidates/job-opportunity-repository';
 import { OfferRepository } from '../../src/candidates/offer-repository';
+import { RegistrationRepository } from '../../src/candidates/registration-repository';
 import { SavedListRepository } from '../../src/candidates/saved-list-repository';
 import { seedWithOptions, SeedRefusedError } from '../../src/demo/seed-cli';
 import { seedDemoData } from '../../src/demo/seed-demo-data';
@@ -360,33 +360,61 @@ describe('candidate repository', () => {
   });
 });
 
-describe('candidate identity repository', () => {
-  it('when an identity with an already registered e-mail is inserted, then a ConflictError without the e-mail is thrown', async () => {
+describe('registration repository', () => {
+  const LEASE_MS = 60_000;
+
+  /** A registration whose identity and candidate belong together. */
+  function aRegistration(email?: string) {
+    const identity = anIdentity(email === undefined ? {} : { email, emailNormalised: email.trim().toLowerCase() });
+    return { identity, candidate: aCandidate({ publicId: identity.candidatePublicId }) };
+  }
+
+  it('when a registration repeats an already registered e-mail, then a ConflictError without the e-mail is thrown and nothing more is stored', async () => {
     const db = await freshDatabase('identity_conflict');
-    const repo = new CandidateIdentityRepository(db);
-    await repo.insert(anIdentity({ email: 'Someone@Example.org', emailNormalised: 'someone@example.org' }));
+    const repo = new RegistrationRepository(db, { leaseMs: LEASE_MS });
+    const first = aRegistration('Someone@Example.org');
+    await repo.insert(first.identity, first.candidate);
+    const again = aRegistration('someone@example.org');
 
-    const attempt = repo.insert(anIdentity({ email: 'someone@example.org ', emailNormalised: 'someone@example.org' }));
+    const error = await repo.insert(again.identity, again.candidate).catch((e: unknown) => e);
 
-    const error = await attempt.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConflictError);
     expect((error as ConflictError).status).toBe(409);
-    expect(JSON.stringify({ message: (error as Error).message, cause: String((error as Error).cause) })).not.toMatch(
-      /someone/i,
-    );
+    expect(JSON.stringify({ message: (error as Error).message, cause: String((error as Error).cause) })).not.toMatch(/someone/i);
+    expect(await db.collection(COLLECTIONS.candidates).countDocuments()).toBe(1);
+    expect(await db.collection(COLLECTIONS.candidateIdentities).countDocuments()).toBe(1);
   });
 
-  it('when an identity is deleted by candidate, then its e-mail can register again', async () => {
-    const db = await freshDatabase('identity_delete');
-    const repo = new CandidateIdentityRepository(db);
-    const identity = anIdentity();
-    await repo.insert(identity);
+  it('when an identity lost its candidate in a crash, then its e-mail is refused while the lease runs and registers once it has passed', async () => {
+    const db = await freshDatabase('identity_abandoned');
+    const crashedAt = new Date('2030-01-01T00:00:00Z');
+    let now = new Date(crashedAt.getTime() + LEASE_MS - 1);
+    const repo = new RegistrationRepository(db, { leaseMs: LEASE_MS, now: () => now });
+    // What a crash between the two writes leaves on a standalone MongoDB.
+    const orphan = anIdentity({ createdDate: crashedAt });
+    await db.collection(COLLECTIONS.candidateIdentities).insertOne({ ...orphan });
+    const retry = aRegistration(orphan.email);
 
-    expect(await repo.deleteByCandidatePublicId(identity.candidatePublicId)).toBe(true);
+    const during = await repo.insert(retry.identity, retry.candidate).catch((e: unknown) => e);
+    now = new Date(crashedAt.getTime() + LEASE_MS);
+    await repo.insert(retry.identity, retry.candidate);
 
-    expect(await repo.existsByEmail(identity.emailNormalised)).toBe(false);
-    await repo.insert(anIdentity({ email: identity.email, emailNormalised: identity.emailNormalised }));
-    expect(await repo.existsByEmail(identity.emailNormalised)).toBe(true);
+    expect(during).toBeInstanceOf(ConflictError);
+    const identities = await db.collection(COLLECTIONS.candidateIdentities).find({}, { projection: { _id: 0, candidatePublicId: 1 } }).toArray();
+    expect(identities).toEqual([{ candidatePublicId: retry.identity.candidatePublicId }]);
+    expect(await db.collection(COLLECTIONS.candidates).countDocuments({ publicId: retry.candidate.publicId })).toBe(1);
+  });
+
+  it('when an old identity has its candidate, then its e-mail stays registered whatever the lease', async () => {
+    const db = await freshDatabase('identity_complete');
+    const repo = new RegistrationRepository(db, { leaseMs: 1, now: () => new Date('2100-01-01T00:00:00Z') });
+    const first = aRegistration();
+    await repo.insert(first.identity, first.candidate);
+    const again = aRegistration(first.identity.email);
+
+    await expect(repo.insert(again.identity, again.candidate)).rejects.toBeInstanceOf(ConflictError);
+
+    expect(await db.collection(COLLECTIONS.candidateIdentities).countDocuments({ candidatePublicId: first.identity.candidatePublicId })).toBe(1);
   });
 });
 

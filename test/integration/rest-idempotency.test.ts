@@ -230,7 +230,7 @@ describe('Idempotency-Key on the POSTs of /v1', () => {
   });
 
   test('when an attempt answers 5xx or throws, then nothing is kept and a retry runs', async () => {
-    const idempotency = new Idempotency(new IdempotencyRepository(service.db), createLogger({ logLevel: 'silent' }));
+    const idempotency = new Idempotency(new IdempotencyRepository(service.db), createLogger({ logLevel: 'silent' }), 60_000);
     const request = { apiKeyId: 'key_unit', key: newKey(), fingerprint: 'f' };
     let runs = 0;
 

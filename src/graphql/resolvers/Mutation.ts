@@ -11,8 +11,8 @@ export const Mutation: MutationResolvers = {
     audit.addCandidates(input.candidates.map((candidate) => candidate.publicId));
     return services.offers.offerToAssist(apiKey, input);
   },
-  registerCandidate: async (_parent, { input }, { apiKey, services, audit }) => {
-    const result = await services.registration.register(apiKey, input);
+  registerCandidate: async (_parent, { input }, { apiKey, services, audit, retryToken }) => {
+    const result = await services.registration.register(apiKey, input, retryToken);
     audit.addCandidates([result.publicId]);
     return result;
   },

@@ -13,6 +13,11 @@ export interface EmbeddedStoreOptions {
   dbPath?: string;
   /** Keep everything in memory only (tests). */
   memory?: boolean;
+  /**
+   * Behave as a standalone mongod: no replica set in hello, transactions refused. Default false:
+   * the store reports itself as the primary of a one-member replica set and runs transactions.
+   */
+  standalone?: boolean;
   log?: (level: 'info' | 'warn' | 'error', msg: string, fields?: object) => void;
 }
 
@@ -30,8 +35,8 @@ const DEFAULT_HOST = '127.0.0.1';
 const CURSOR_SWEEP_MS = 60_000;
 
 /**
- * Starts a MongoDB-wire-compatible store: a development and test stand-in for a standalone
- * MongoDB 7.0, durable under `dbPath` or in memory.
+ * Starts a MongoDB-wire-compatible store: a development and test stand-in for a MongoDB 7.0
+ * (a one-member replica set, or a standalone), durable under `dbPath` or in memory.
  */
 export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise<EmbeddedStore> {
   if ((options.dbPath === undefined) === (options.memory !== true)) {
@@ -40,7 +45,7 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
   const log = options.log ?? SILENT_LOG;
   const host = options.host ?? DEFAULT_HOST;
   const dbPath = options.dbPath === undefined ? undefined : path.resolve(options.dbPath);
-  const runtime = new StoreRuntime(log, host, dbPath);
+  const runtime = new StoreRuntime(log, host, dbPath, options.standalone === true);
   const dataDirectory = dbPath === undefined ? undefined : await DataDirectory.open(dbPath, runtime.catalog, log);
   runtime.journal = dataDirectory?.journal;
 

@@ -2,6 +2,7 @@ import { CursorRegistry } from './cursors/cursor-registry';
 import { Catalog } from './engine/catalog';
 import type { Journal } from './persistence/journal';
 import type { StoreLog } from './store-log';
+import { Transactions } from './transactions';
 
 /** Everything one running store holds; commands reach state only through it. */
 export class StoreRuntime {
@@ -9,6 +10,11 @@ export class StoreRuntime {
   readonly cursors = new CursorRegistry();
   readonly startedAt = Date.now();
   readonly connections = { current: 0, totalCreated: 0 };
+  /**
+   * Sessions and transactions, as a one-member replica set has them; absent when the store runs
+   * as a standalone (it then refuses transactions, as a standalone mongod does).
+   */
+  readonly transactions: Transactions | undefined;
   /** Absent in memory mode. */
   journal: Journal | undefined;
   port = 0;
@@ -17,5 +23,8 @@ export class StoreRuntime {
     readonly log: StoreLog,
     readonly host: string,
     readonly dbPath: string | undefined,
-  ) {}
+    standalone = false,
+  ) {
+    this.transactions = standalone ? undefined : new Transactions(this.catalog);
+  }
 }

@@ -1,6 +1,7 @@
 import type { Document } from 'bson';
 import { asCommandError, CommandError } from '../errors';
 import type { StoreRuntime } from '../runtime';
+import { Transactions } from '../transactions';
 import { aggregateCommands } from './aggregate';
 import { collectionCommands } from './collections';
 import type { CommandHandler, CommandResult } from './context';
@@ -38,18 +39,25 @@ async function execute(body: Document, runtime: StoreRuntime, connectionId: numb
   if (!handler) throw new CommandError('CommandNotFound', `no such command: '${name ?? ''}'`);
   const db = body.$db;
   if (typeof db !== 'string' || db.length === 0) throw new CommandError('InvalidNamespace', 'command has no $db');
-  // txnNumber alone (a retryable write) is accepted and ignored: every write is applied once.
-  // A transaction is refused up front, as a standalone does, rather than half applied.
-  if (body.startTransaction === true || body.autocommit === false) {
-    throw new CommandError('IllegalOperation', 'Transaction numbers are only allowed on a replica set member or mongos');
+  const run = () => handler(body, { runtime, db, connectionId });
+  const { transactions } = runtime;
+  if (!transactions) {
+    // A standalone: txnNumber alone (a retryable write) is accepted and ignored; a transaction
+    // is refused up front, as a standalone mongod does, rather than half applied.
+    if (body.startTransaction === true || body.autocommit === false) {
+      throw new CommandError('IllegalOperation', 'Transaction numbers are only allowed on a replica set member or mongos');
+    }
+    return run();
   }
-  return handler(body, { runtime, db, connectionId });
+  if (Transactions.isTransactionCommand(name, body)) return transactions.runInTransaction(name, body, run);
+  return transactions.runOutsideTransaction(name, body, run);
 }
 
 /**
  * Runs one command and produces its reply; never throws. Generic arguments (lsid, txnNumber,
  * $readPreference, apiVersion, writeConcern, ...) need no handling: handlers read only their
- * own fields. A command that wrote anything replies only once its changes are in the journal.
+ * own fields. A command that wrote anything (a committed transaction: one journal record) replies
+ * only once its changes are in the journal.
  */
 export async function runCommand(body: Document, runtime: StoreRuntime, connectionId: number): Promise<CommandResult> {
   const journal = runtime.journal;

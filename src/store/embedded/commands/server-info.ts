@@ -19,6 +19,7 @@ const serverStatus: CommandHandler = (_command, { runtime }) => {
     connections: { current: runtime.connections.current, available: 1000, totalCreated: runtime.connections.totalCreated },
     mem: { bits: 64, resident: Math.round(memory.rss / MEGABYTE), virtual: Math.round(memory.rss / MEGABYTE) },
     metrics: { cursor: { open: { total: runtime.cursors.size } } },
+    transactions: { currentActive: runtime.transactions?.active ?? 0 },
     storageEngine: { name: runtime.dbPath ? 'embedded-journal' : 'embedded-memory', persistent: runtime.dbPath !== undefined },
     ok: 1,
   };
@@ -43,10 +44,18 @@ const connectionStatus: CommandHandler = () => ({
   ok: 1,
 });
 
-/** Sessions are accepted (drivers send lsid) but carry no server state, so there is nothing to end. */
+/** Sessions are accepted (drivers send lsid); the only server state they have is in `runtime.transactions`. */
 const acknowledge: CommandHandler = () => ({ ok: 1 });
 
-/** What a real standalone answers: transactions need a replica set. */
+const endSessions: CommandHandler = (command, { runtime }) => {
+  if (Array.isArray(command.endSessions)) runtime.transactions?.endSessions(command.endSessions);
+  return { ok: 1 };
+};
+
+/**
+ * Reached only on a standalone store (the dispatcher hands these to `runtime.transactions`
+ * otherwise): what a real standalone answers, transactions need a replica set.
+ */
 const noTransactions: CommandHandler = () => {
   throw new CommandError('IllegalOperation', 'Transaction numbers are only allowed on a replica set member or mongos');
 };
@@ -56,7 +65,7 @@ export const serverInfoCommands: Record<string, CommandHandler> = {
   getParameter,
   getCmdLineOpts,
   connectionStatus,
-  endSessions: acknowledge,
+  endSessions,
   killAllSessions: acknowledge,
   killSessions: acknowledge,
   refreshSessions: acknowledge,

@@ -30,6 +30,25 @@ export class Catalog {
     this.changes = log;
   }
 
+  /**
+   * Runs `work` with its changes sent to `log` instead (a transaction capturing or replaying
+   * its writes). `work` must be synchronous: nothing else may run while the log is swapped.
+   */
+  withChangesTo<T>(log: ChangeLog, work: () => T): T {
+    const previous = this.changes;
+    this.changes = log;
+    try {
+      return work();
+    } finally {
+      this.changes = previous;
+    }
+  }
+
+  /** Records a change made outside the catalog's own methods (a committed transaction). */
+  record(change: Change): void {
+    this.changes.append(change);
+  }
+
   databaseNames(): string[] {
     return [...this.databases.keys()];
   }
@@ -58,7 +77,7 @@ export class Catalog {
       collections = new Map();
       this.databases.set(db, collections);
     }
-    const collection = new Collection(db, name, options, (change, record) => this.changes.append(change, record));
+    const collection = new Collection(db, name, options, (change, record, before) => this.changes.append(change, record, before));
     collections.set(name, collection);
     this.changes.append({ t: 'createCollection', db, c: name, options });
     return collection;
@@ -84,6 +103,9 @@ export class Catalog {
    */
   applyChange(change: Change, place?: RecordPlace): void {
     switch (change.t) {
+      case 'txn':
+        for (const part of change.changes) this.applyChange(part);
+        return;
       case 'put': {
         const collection = this.ensureCollection(change.db, change.c);
         const existing = collection.findById(change.d._id);

@@ -34,7 +34,7 @@ export class Collection {
     readonly db: string,
     readonly name: string,
     readonly options: Document,
-    private readonly log: (change: Change, record?: StoredRecord) => void,
+    private readonly log: (change: Change, record?: StoredRecord, before?: Uint8Array) => void,
   ) {
     this.indexes.set(ID_INDEX_NAME, new SortedIndex(idIndexSpec()));
   }
@@ -95,7 +95,8 @@ export class Collection {
   replace(record: StoredRecord, doc: Document, place?: RecordPlace): void {
     const keys = this.indexKeys(doc);
     this.assertUnique(keys, record);
-    const old = record.doc;
+    const oldBson = record.bson;
+    const old = deserialize(oldBson);
     for (const [index, newKeys] of keys) {
       const oldKeys = index.keysOf(old);
       if (sameKeys(oldKeys, newKeys)) continue;
@@ -103,14 +104,15 @@ export class Collection {
       index.insert(record, newKeys);
     }
     record.replaceWith(doc, place);
-    this.log({ t: 'put', db: this.db, c: this.name, d: doc }, record);
+    this.log({ t: 'put', db: this.db, c: this.name, d: doc }, record, oldBson);
   }
 
   remove(record: StoredRecord): void {
     if (!this.records.delete(record)) return;
-    const doc = record.doc;
+    const bson = record.bson;
+    const doc = deserialize(bson);
     for (const index of this.indexes.values()) index.remove(record, index.keysOf(doc));
-    this.log({ t: 'del', db: this.db, c: this.name, id: doc._id });
+    this.log({ t: 'del', db: this.db, c: this.name, id: doc._id }, undefined, bson);
   }
 
   /**

@@ -1,0 +1,167 @@
+import { MongoServerError, type ClientSession, type Collection, type Db } from 'mongodb';
+import { advanceReadEpoch } from '../cache/read-epoch';
+import { ConflictError, ServiceUnavailableError } from '../errors';
+import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
+import type { CandidateDoc } from './candidate-document';
+import type { CandidateIdentityDoc } from './identity-document';
+
+/** How often a transaction that failed with a transient error (a write conflict) is run again. */
+const TRANSACTION_ATTEMPTS = 3;
+
+const DUPLICATE_EMAIL = 'A candidate with this e-mail address is already registered.';
+
+type EarlierRegistration = { kind: 'none' } | { kind: 'registered' } | { kind: 'same request'; publicId: string };
+
+export interface RegistrationRepositoryOptions {
+  /**
+   * WRITE_LEASE_MS: how long an identity whose candidate is missing may still be a registration
+   * in progress. Past it, the identity is taken for the remains of a crash and removed when the
+   * same e-mail registers again.
+   */
+  leaseMs: number;
+  now?: () => Date;
+}
+
+/**
+ * The writes of a registration: the identity (`candidateIdentities`) and the anonymised profile
+ * (`candidates`), which exist together or not at all.
+ *
+ * - On a store with transactions (a replica set, a sharded cluster, the embedded store) both are
+ *   inserted in one multi-document transaction: a crash at any point leaves both or neither.
+ * - On a standalone MongoDB (no transactions) the identity goes first, the candidate second, and
+ *   a failed second write takes the first back. A crash between the two leaves an identity
+ *   without its candidate; once that identity is older than the lease, a registration with the
+ *   same e-mail removes it and goes ahead, so the person is never blocked for good.
+ *
+ * Write-only by design, as far as identity data goes: nothing here returns it, so no read path
+ * of the product can expose it by mistake.
+ */
+export class RegistrationRepository {
+  private readonly identities: Collection<CandidateIdentityDoc>;
+  private readonly candidates: Collection<CandidateDoc>;
+  private readonly now: () => Date;
+  private transactions: Promise<boolean> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: RegistrationRepositoryOptions,
+  ) {
+    this.identities = db.collection<CandidateIdentityDoc>(COLLECTIONS.candidateIdentities);
+    this.candidates = db.collection<CandidateDoc>(COLLECTIONS.candidates);
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /**
+   * Stores a new registration; returns the publicId registered. A normalised e-mail already
+   * registered is a ConflictError (so is, in theory, a publicId already taken), except:
+   * - an identity left by a registration that died half way (its candidate missing, its lease
+   *   passed) is cleared, and this registration goes ahead;
+   * - a registration stored by the same request (`identity.retryToken`) is this request's own,
+   *   retried after a crash cost it the answer: its publicId is returned.
+   */
+  async insert(identity: CandidateIdentityDoc, candidate: CandidateDoc): Promise<string> {
+    try {
+      await conflictOnDuplicate(() => this.write(identity, candidate), DUPLICATE_EMAIL);
+      return candidate.publicId;
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+      const earlier = await this.earlierRegistration(identity);
+      if (earlier.kind === 'same request') return earlier.publicId;
+      if (earlier.kind === 'registered') throw error;
+      await conflictOnDuplicate(() => this.write(identity, candidate), DUPLICATE_EMAIL);
+      return candidate.publicId;
+    } finally {
+      // Read caches are validated against the epoch: advanced also after a failure, since a
+      // standalone may have kept part of it until it is cleared.
+      await advanceReadEpoch(this.db);
+    }
+  }
+
+  private async write(identity: CandidateIdentityDoc, candidate: CandidateDoc): Promise<void> {
+    if (await this.supportsTransactions()) await this.writeInTransaction(identity, candidate);
+    else await this.writeInOrder(identity, candidate);
+  }
+
+  private async writeInTransaction(identity: CandidateIdentityDoc, candidate: CandidateDoc): Promise<void> {
+    const session = this.db.client.startSession();
+    try {
+      for (let attempt = 1; ; attempt++) {
+        session.startTransaction();
+        try {
+          await this.insertBoth(identity, candidate, session);
+          await session.commitTransaction();
+          return;
+        } catch (error) {
+          if (session.inTransaction()) await session.abortTransaction().catch(() => undefined);
+          // A conflict the server reports is worth a rerun; a network error means an outage (503).
+          const transient = error instanceof MongoServerError && error.hasErrorLabel('TransientTransactionError');
+          if (!transient) throw error;
+          // Still conflicting (on MongoDB, say, with the open transaction of an instance that
+          // died holding this e-mail, until the server ends it): a retry later will do.
+          if (attempt >= TRANSACTION_ATTEMPTS) throw new ServiceUnavailableError(undefined, { cause: error });
+        }
+      }
+    } finally {
+      await session.endSession().catch(() => undefined);
+    }
+  }
+
+  private async writeInOrder(identity: CandidateIdentityDoc, candidate: CandidateDoc): Promise<void> {
+    const started = this.now().getTime();
+    await this.identities.insertOne({ ...identity });
+    try {
+      await this.candidates.insertOne({ ...candidate });
+    } catch (error) {
+      await this.identities.deleteOne({ candidatePublicId: identity.candidatePublicId }).catch(() => undefined);
+      throw error;
+    }
+    // Past its lease, a registration may have been taken for dead and its identity cleared:
+    // then its candidate must go too, or it would stand without an identity.
+    if (this.now().getTime() - started >= this.options.leaseMs) {
+      const kept = await this.identities.countDocuments({ candidatePublicId: identity.candidatePublicId }, { limit: 1 });
+      if (kept === 0) {
+        await this.candidates.deleteOne({ publicId: candidate.publicId });
+        throw new Error('registration outlived its lease and was cleared');
+      }
+    }
+  }
+
+  private async insertBoth(identity: CandidateIdentityDoc, candidate: CandidateDoc, session: ClientSession): Promise<void> {
+    // The identity first: its unique e-mail index detects a duplicate before any profile is written.
+    await this.identities.insertOne({ ...identity }, { session });
+    await this.candidates.insertOne({ ...candidate }, { session });
+  }
+
+  /**
+   * What holds the e-mail of `identity`: a registration (by the same request or another), or
+   * nothing any more. The remains of a registration that died half way (its candidate missing,
+   * its lease passed) are removed here, which also makes it nothing.
+   */
+  private async earlierRegistration(identity: CandidateIdentityDoc): Promise<EarlierRegistration> {
+    const existing = await this.identities.findOne(
+      { emailNormalised: identity.emailNormalised },
+      { projection: { _id: 1, candidatePublicId: 1, createdDate: 1, retryToken: 1 } },
+    );
+    if (existing === null) return { kind: 'none' };
+    const complete = (await this.candidates.countDocuments({ publicId: existing.candidatePublicId }, { limit: 1 })) > 0;
+    if (complete) {
+      const same = identity.retryToken !== undefined && existing.retryToken === identity.retryToken;
+      return same ? { kind: 'same request', publicId: existing.candidatePublicId } : { kind: 'registered' };
+    }
+    // Without its candidate, a registration still within its lease may be one in progress.
+    if (existing.createdDate.getTime() + this.options.leaseMs > this.now().getTime()) return { kind: 'registered' };
+    await this.identities.deleteOne({ _id: existing._id, candidatePublicId: existing.candidatePublicId });
+    return { kind: 'none' };
+  }
+
+  /** Whether the store runs multi-document transactions: a replica-set member or a mongos does. */
+  private supportsTransactions(): Promise<boolean> {
+    this.transactions ??= this.db
+      .admin()
+      .command({ hello: 1 })
+      .then((hello) => typeof hello.setName === 'string' || hello.msg === 'isdbgrid');
+    // A store that could not be asked (an outage) is asked again next time.
+    this.transactions.catch(() => (this.transactions = undefined));
+    return this.transactions;
+  }
+}

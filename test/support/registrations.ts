@@ -1,0 +1,31 @@
+import type { Db } from 'mongodb';
+import { COLLECTIONS } from '../../src/store/indexes';
+
+/**
+ * The pairs of a store's registrations that are not whole: identities whose candidate does not
+ * exist, and registered candidates (those with a registrarId, as every registration through the
+ * API in these tests has) whose identity does not. Reads only publicIds, never identity data.
+ */
+export async function halfWrittenRegistrations(db: Db): Promise<{ identitiesWithoutCandidate: string[]; candidatesWithoutIdentity: string[] }> {
+  const identityIds = (
+    await db.collection(COLLECTIONS.candidateIdentities).find({}, { projection: { _id: 0, candidatePublicId: 1 } }).toArray()
+  ).map((doc) => doc.candidatePublicId as string);
+  const candidateIds = (
+    await db.collection(COLLECTIONS.candidates).find({ registrarId: { $exists: true } }, { projection: { _id: 0, publicId: 1 } }).toArray()
+  ).map((doc) => doc.publicId as string);
+  const identities = new Set(identityIds);
+  const candidates = new Set(
+    (await db.collection(COLLECTIONS.candidates).find({ publicId: { $in: identityIds } }, { projection: { _id: 0, publicId: 1 } }).toArray()).map(
+      (doc) => doc.publicId as string,
+    ),
+  );
+  return {
+    identitiesWithoutCandidate: identityIds.filter((id) => !candidates.has(id)),
+    candidatesWithoutIdentity: candidateIds.filter((id) => !identities.has(id)),
+  };
+}
+
+/** Fails unless every registration of the store is whole (see halfWrittenRegistrations). */
+export async function expectWholeRegistrations(db: Db): Promise<void> {
+  expect(await halfWrittenRegistrations(db)).toEqual({ identitiesWithoutCandidate: [], candidatesWithoutIdentity: [] });
+}
