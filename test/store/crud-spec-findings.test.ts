@@ -134,6 +134,22 @@ describe('embedded store: MongoDB answers the CRUD spec suite checks', () => {
     expect(error.code).toBe(52);
     expect(await items.countDocuments({})).toBe(0);
   });
+
+  it('when an aggregate with $out asks for a linearizable read, then it is refused and nothing is written; majority runs', async () => {
+    // Arrange
+    const items = db.collection<AnyId>('items');
+    await items.insertMany([{ _id: 1 }, { _id: 2 }]);
+
+    // Act
+    const error = await serverError(items.aggregate([{ $out: 'copies' }], { readConcern: { level: 'linearizable' } }).toArray());
+    const missing = await db.listCollections({ name: 'copies' }).toArray();
+    await items.aggregate([{ $out: 'copies' }], { readConcern: { level: 'majority' } }).toArray();
+
+    // Assert
+    expect(error.code).toBe(72);
+    expect(missing).toEqual([]);
+    expect(await db.collection('copies').countDocuments({})).toBe(2);
+  });
 });
 
 describe('embedded store: limits and refusals where MongoDB versions differ', () => {

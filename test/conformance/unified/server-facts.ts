@@ -2,8 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { SERVER_VERSION } from '../../../src/store/embedded/commands/handshake';
 import type { ServerFacts } from './requirements';
 
-/** What the embedded store reports (buildInfo.version, standalone topology). */
-export const EMBEDDED_SERVER_FACTS: ServerFacts = { version: SERVER_VERSION.split('.').map(Number), topology: 'single' };
+/**
+ * What the embedded store reports: its buildInfo.version, and a replica set (its hello answers as
+ * the primary of a one-member set, so that the driver sends it transactions).
+ */
+export const EMBEDDED_SERVER_FACTS: ServerFacts = { version: SERVER_VERSION.split('.').map(Number), topology: 'replicaset' };
 
 const PROBE = `
 const { MongoClient } = require('mongodb');

@@ -33,6 +33,10 @@ function parsePipeline(command: Document, db: string): PipelineArguments {
   const outAt = pipeline.findIndex((stage) => stage !== null && typeof stage === 'object' && '$out' in stage);
   if (outAt >= 0 && outAt !== pipeline.length - 1) throw new CommandError('BadValue', '$out can only be the final stage in the pipeline');
   if (outAt < 0) return { collection, stages: pipeline };
+  // As mongod: a write stage cannot honour a linearizable read (it is not a read of one primary's majority).
+  if ((command.readConcern as Document | undefined)?.level === 'linearizable') {
+    throw new CommandError('InvalidOptions', "$out cannot be used with a 'linearizable' read concern level");
+  }
   return { collection, stages: pipeline.slice(0, -1), out: outTarget(pipeline[outAt].$out, db) };
 }
 
