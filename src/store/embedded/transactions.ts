@@ -197,16 +197,7 @@ export class Transactions {
     if (transaction.state === 'committed') return { ok: 1 };
     const journaled: Change[] = [];
     const collect: ChangeLog = { append: (change) => journaled.push(change) };
-    const applied: TransactionChange[] = [];
-    try {
-      this.catalog.withChangesTo(collect, () => {
-        for (const change of transaction.changes) if (this.apply(change)) applied.push(change);
-      });
-    } catch (error) {
-      this.takeBack(applied);
-      this.abort(transaction);
-      throw conflictOrError(error);
-    }
+    this.applyAll(transaction, collect);
     transaction.state = 'committed';
     transaction.changes.length = 0;
     if (journaled.length > 0) this.catalog.record({ t: 'txn', changes: journaled });
@@ -220,9 +211,18 @@ export class Transactions {
 
   /** Applies the transaction's changes so far, unrecorded; returns those applied. */
   private reapply(transaction: Transaction): TransactionChange[] {
+    return this.applyAll(transaction, DISCARD_CHANGES);
+  }
+
+  /**
+   * Applies the transaction's changes so far, each change going to `log`; returns those applied.
+   * When one fails, takes back those applied, aborts the transaction and throws (a conflict as
+   * WriteConflict).
+   */
+  private applyAll(transaction: Transaction, log: ChangeLog): TransactionChange[] {
     const applied: TransactionChange[] = [];
     try {
-      this.catalog.withChangesTo(DISCARD_CHANGES, () => {
+      this.catalog.withChangesTo(log, () => {
         for (const change of transaction.changes) if (this.apply(change)) applied.push(change);
       });
     } catch (error) {
