@@ -11,6 +11,7 @@ import { httpHygiene, httpServerOptions } from './http/security';
 import { ensureIndexes } from './store/indexes';
 import { spawnEmbeddedStore, type EmbeddedStoreProcess } from './store/embedded-process';
 import { bootstrapDemo, type DemoBootstrap } from './demo/bootstrap';
+import { showStartBanner } from './demo/start-banner';
 import { loadReferenceData } from './reference/load-reference-data';
 import { createServices } from './services';
 import { createGraphQLEndpoint } from './graphql/graphql-server';
@@ -114,7 +115,7 @@ export async function start(): Promise<CandidateDirectory> {
   const app = await createApp(config, logger);
   const url = await app.start();
   logger.info({ url }, 'candidate directory listening');
-  printBanner(url, app.demo);
+  showStartBanner(url, app.demo, { output: process.stdout, dataDir: config.dataDir, logger });
   const shutdown = (signal: string): void => {
     logger.info({ signal }, 'shutting down');
     app.stop().then(
@@ -128,19 +129,6 @@ export async function start(): Promise<CandidateDirectory> {
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
   return app;
-}
-
-/** For the person who ran `npm start`: where to go, and the demo key (kept out of the logs). */
-function printBanner(url: string, demo: DemoBootstrap | undefined): void {
-  const lines = [
-    '',
-    `Candidate Directory is running at ${url}`,
-    `  GraphQL playground: ${url}/graphql`,
-    `  REST API:           ${url}/v1/candidates (OpenAPI: ${url}/openapi.json)`,
-  ];
-  if (demo?.createdKey) lines.push(`  Demo API key (shown only now): ${demo.createdKey}`);
-  else if (demo) lines.push('  Demo API key: printed at the first start, or DEMO_API_KEY; `npm run keys -- create` makes another.');
-  process.stdout.write(`${lines.join('\n')}\n\n`);
 }
 
 if (require.main === module) {
