@@ -47,7 +47,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
   if (uri === '') {
     embedded = await spawnEmbeddedStore({ dbPath: config.dataDir });
     uri = embedded.uri;
-    logger.info({ uri, dataDir: config.dataDir }, 'embedded MongoDB-compatible store started');
+    logger.info({ socket: embedded.socketPath, pid: embedded.pid, dataDir: config.dataDir }, 'embedded MongoDB-compatible store started');
   }
   const database = await connectDatabase(uri, config.mongodbDb, driverTimeouts(config));
   const metrics = createMetrics();

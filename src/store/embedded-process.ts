@@ -1,11 +1,16 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { storeSocket, type StoreSocket } from './store-socket';
 
 export interface EmbeddedStoreProcess {
+  /** mongodb://<%2F-encoded socket path>/?directConnection=true */
   readonly uri: string;
-  readonly port: number;
+  /** The Unix domain socket the store listens on (mode 0600); it opens no TCP port. */
+  readonly socketPath: string;
   readonly pid: number;
+  /** Resolves when the process has exited, however it ended. */
+  readonly exited: Promise<StoreExit>;
   /** SIGTERM, then wait for the process to exit (it flushes and closes first). */
   stop(): Promise<void>;
   /** Sends a signal (default SIGKILL) and waits for the process to exit. */
@@ -17,10 +22,15 @@ const READY_TIMEOUT_MS = 120_000;
 /** How long a SIGTERM'ed store gets to close before it is killed. */
 const STOP_TIMEOUT_MS = 30_000;
 
+/** How a store process ended: its exit code, or the signal that ended it. */
+export interface StoreExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 interface ReadyMessage {
   type: 'ready';
   uri: string;
-  port: number;
 }
 
 function isReadyMessage(message: unknown): message is ReadyMessage {
@@ -38,9 +48,9 @@ function cliCommand(): { script: string; execArgv: string[] } {
   return { script: path.join(__dirname, 'cli.js'), execArgv: [] };
 }
 
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
+function exited(child: ChildProcess): Promise<StoreExit> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
 function waitUntilReady(child: ChildProcess): Promise<ReadyMessage> {
@@ -71,13 +81,24 @@ function waitUntilReady(child: ChildProcess): Promise<ReadyMessage> {
 /**
  * Runs the embedded store in a child process (the service's `npm start` uses this). The child
  * reports readiness over IPC and exits when this process disconnects, so it never outlives it.
- * Port 0 (the default) lets the child pick a free port; `uri` tells which.
+ * It listens only on a Unix domain socket (mode 0600): `socket`, else the one `storeSocket`
+ * chooses for the data directory (released when the process is stopped or killed).
  */
-export async function spawnEmbeddedStore(options: { dbPath?: string; memory?: boolean; port?: number }): Promise<EmbeddedStoreProcess> {
+export async function spawnEmbeddedStore(options: { dbPath?: string; memory?: boolean; socket?: StoreSocket }): Promise<EmbeddedStoreProcess> {
+  const ownSocket = options.socket === undefined ? storeSocket(options.memory ? undefined : (options.dbPath ?? '.data/')) : undefined;
+  const socket = options.socket ?? ownSocket!;
   const { script, execArgv } = cliCommand();
-  const args = ['--port', String(options.port ?? 0), ...(options.memory ? ['--memory'] : ['--dbpath', options.dbPath ?? '.data/'])];
+  const args = ['--socket', socket.path, ...(options.memory ? ['--memory'] : ['--dbpath', options.dbPath ?? '.data/'])];
   const child = fork(script, args, { execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const ready = await waitUntilReady(child);
+  const exit = exited(child);
+  if (ownSocket) void exit.then(() => ownSocket.release());
+  let ready: ReadyMessage;
+  try {
+    ready = await waitUntilReady(child);
+  } catch (error) {
+    ownSocket?.release();
+    throw error;
+  }
 
   const signal = async (name: NodeJS.Signals): Promise<void> => {
     const done = exited(child);
@@ -86,8 +107,9 @@ export async function spawnEmbeddedStore(options: { dbPath?: string; memory?: bo
   };
   return {
     uri: ready.uri,
-    port: ready.port,
+    socketPath: socket.path,
     pid: child.pid!,
+    exited: exit,
     stop: async () => {
       const done = exited(child);
       child.kill('SIGTERM');

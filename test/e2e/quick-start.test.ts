@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { logRecords, portAcceptsConnections, startServiceProcess, type ServiceProcess } from '../support/service-process';
+import { logRecords, socketAcceptsConnections, startServiceProcess, type ServiceProcess } from '../support/service-process';
 
 /** `npm start` on its own data directory, with a small demo store. */
 function startService(dataDir: string): Promise<ServiceProcess> {
@@ -30,7 +30,7 @@ describe('quick start: the service on its embedded store', () => {
 
   test('when started on an empty data directory, then it serves health, demo data and a demo key, and keeps them across a restart', async () => {
     const first = await startService(dataDir);
-    const { key, storePort } = first;
+    const { key, storeSocket } = first;
     try {
       const health = await fetch(`${first.url}/healthz`);
       expect(health.status).toBe(200);
@@ -40,7 +40,7 @@ describe('quick start: the service on its embedded store', () => {
       if (first.child.exitCode === null) first.child.kill('SIGTERM');
     }
     expect(await first.exited).toBe(0);
-    expect(await portAcceptsConnections(storePort)).toBe(false);
+    expect(await socketAcceptsConnections(storeSocket)).toBe(false);
 
     const second = await startService(dataDir);
     try {

@@ -17,8 +17,10 @@ export interface ServiceProcess {
   key: string | undefined;
   /** the file the log line names, when this start created a demo key */
   demoKeyFile: string | undefined;
-  /** port of the embedded store child, from its logged mongodb:// URI */
-  storePort: number;
+  /** the Unix domain socket of the embedded store child, from the service's log */
+  storeSocket: string;
+  /** the pid of the embedded store child, from the service's log */
+  storePid: number;
   exited: Promise<number | null>;
   output: () => string;
 }
@@ -51,20 +53,29 @@ export async function startServiceProcess(env: Record<string, string>, timeoutMs
     void exited.then((code) => reject(new Error(`service exited with ${code}:\n${output}`)));
   });
   const demoKeyFile = demoKeyFileOf(output);
+  const storeStarted = logRecords(output).find((record) => record.msg === 'embedded MongoDB-compatible store started');
   return {
     child,
     url,
     key: demoKeyFile === undefined ? undefined : fs.readFileSync(demoKeyFile, 'utf8').trim(),
     demoKeyFile,
-    storePort: Number(/mongodb:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1]),
+    storeSocket: storeStarted?.socket as string,
+    storePid: storeStarted?.pid as number,
     exited,
     output: () => output,
   };
 }
 
 export function portAcceptsConnections(port: number): Promise<boolean> {
+  return acceptsConnections(net.connect(port, '127.0.0.1'));
+}
+
+export function socketAcceptsConnections(socketPath: string): Promise<boolean> {
+  return acceptsConnections(net.connect(socketPath));
+}
+
+function acceptsConnections(socket: net.Socket): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
     socket.once('connect', () => {
       socket.destroy();
       resolve(true);
