@@ -9,7 +9,7 @@ import { isStoreReachable } from './store/availability';
 import { createHealth } from './http/health';
 import { httpHygiene, httpServerOptions } from './http/security';
 import { ensureIndexes } from './store/indexes';
-import { spawnEmbeddedStore, type EmbeddedStoreProcess } from './store/embedded-process';
+import { superviseEmbeddedStore, type SupervisedStore } from './store/embedded-process';
 import { bootstrapDemo, type DemoBootstrap } from './demo/bootstrap';
 import { showStartBanner } from './demo/start-banner';
 import { loadReferenceData } from './reference/load-reference-data';
@@ -28,6 +28,8 @@ export interface CandidateDirectory {
   readonly server: http.Server;
   /** The Prometheus metrics of this instance (its own registry), served at GET /metrics. */
   readonly metrics: Metrics;
+  /** Resolves when the embedded store kept dying and was given up: the instance cannot serve any more. Never resolves otherwise. */
+  readonly storeGaveUp: Promise<Error>;
   /** What an embedded demo store got at this start (the demo key to show once). */
   readonly demo: DemoBootstrap | undefined;
   /** Listens on config.host:config.port (0 = a free port) and resolves with the base URL. */
@@ -42,15 +44,25 @@ export interface CandidateDirectory {
  * handling, and the service talks to it exactly as to a real mongod.
  */
 export async function createApp(config: Config, logger: Logger = createLogger(config)): Promise<CandidateDirectory> {
-  let embedded: EmbeddedStoreProcess | undefined;
+  const metrics = createMetrics();
+  let embedded: SupervisedStore | undefined;
   let uri = config.mongodbUri;
   if (uri === '') {
-    embedded = await spawnEmbeddedStore({ dbPath: config.dataDir });
+    embedded = await superviseEmbeddedStore(
+      config.dataDir,
+      { backoffMs: config.storeRestartBackoffMs, maxRestarts: config.storeMaxRestarts, windowMs: config.storeRestartWindowMs },
+      {
+        restarting: (details) => {
+          metrics.embeddedStoreRestarts.inc();
+          logger.error(details, 'embedded store exited unexpectedly; restarting it');
+        },
+        restarted: (pid) => logger.info({ socket: embedded?.socketPath, pid }, 'embedded MongoDB-compatible store restarted'),
+      },
+    );
     uri = embedded.uri;
-    logger.info({ socket: embedded.socketPath, pid: embedded.pid, dataDir: config.dataDir }, 'embedded MongoDB-compatible store started');
+    logger.info({ socket: embedded.socketPath, pid: embedded.pid(), dataDir: config.dataDir }, 'embedded MongoDB-compatible store started');
   }
   const database = await connectDatabase(uri, config.mongodbDb, driverTimeouts(config));
-  const metrics = createMetrics();
   observeMongoCommands(database.client, metrics);
   await ensureIndexes(database.db);
   // Reference data ships with the code: upserted at every start, so a new release's list lands.
@@ -88,6 +100,7 @@ export async function createApp(config: Config, logger: Logger = createLogger(co
     database,
     server,
     metrics,
+    storeGaveUp: embedded?.gaveUp ?? new Promise<Error>(() => undefined),
     demo,
     start: () =>
       new Promise<string>((resolve, reject) => {
@@ -126,6 +139,11 @@ export async function start(): Promise<CandidateDirectory> {
       },
     );
   };
+  void app.storeGaveUp.then((error) => {
+    // Nothing left to serve from: exit non-zero so that the supervisor (systemd, Kubernetes) restarts the service.
+    logger.fatal({ err: error }, 'embedded store keeps dying; exiting');
+    process.exit(1);
+  });
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
   return app;

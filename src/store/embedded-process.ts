@@ -121,3 +121,95 @@ export async function spawnEmbeddedStore(options: { dbPath?: string; memory?: bo
     kill: (name = 'SIGKILL') => signal(name),
   };
 }
+
+/** When a store that keeps dying is restarted, and when it is given up. */
+export interface StoreRestartPolicy {
+  backoffMs: number;
+  maxRestarts: number;
+  windowMs: number;
+}
+
+/** Longest wait before a restart, however often the store died. */
+const MAX_BACKOFF_MS = 30_000;
+
+export interface SupervisedStore {
+  /** The same across restarts: the socket stays where it is, so the driver reconnects by itself. */
+  readonly uri: string;
+  readonly socketPath: string;
+  /** The pid of the store child running now. */
+  pid(): number;
+  /** Resolves when the store died more than `maxRestarts` times within `windowMs`: it is not restarted again. */
+  readonly gaveUp: Promise<Error>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The embedded store of the service, restarted when it dies: after `backoffMs`, doubled for
+ * each further death within `windowMs`; after more than `maxRestarts` deaths within `windowMs`
+ * it is given up (`gaveUp` resolves), so that the service can exit and its own supervisor act.
+ */
+export async function superviseEmbeddedStore(
+  dbPath: string,
+  policy: StoreRestartPolicy,
+  events: { restarting(details: StoreExit & { delayMs: number; error?: string }): void; restarted(pid: number): void },
+): Promise<SupervisedStore> {
+  const socket = storeSocket(dbPath);
+  let current: EmbeddedStoreProcess;
+  try {
+    current = await spawnEmbeddedStore({ dbPath, socket });
+  } catch (error) {
+    socket.release();
+    throw error;
+  }
+  let stopping = false;
+  let timer: NodeJS.Timeout | undefined;
+  let starting: Promise<void> | undefined;
+  let deaths: number[] = [];
+  let giveUp!: (error: Error) => void;
+  const gaveUp = new Promise<Error>((resolve) => (giveUp = resolve));
+
+  const died = (exit: StoreExit, error?: string): void => {
+    if (stopping) return;
+    const now = Date.now();
+    deaths = deaths.filter((at) => now - at < policy.windowMs);
+    if (deaths.length >= policy.maxRestarts) {
+      giveUp(new Error(`the embedded store died ${deaths.length + 1} times within ${policy.windowMs} ms`));
+      return;
+    }
+    deaths.push(now);
+    const delayMs = Math.min(policy.backoffMs * 2 ** (deaths.length - 1), MAX_BACKOFF_MS);
+    events.restarting({ ...exit, delayMs, ...(error === undefined ? {} : { error }) });
+    timer = setTimeout(() => (starting = restart()), delayMs);
+  };
+  const watch = (store: EmbeddedStoreProcess): void => {
+    void store.exited.then((exit) => {
+      if (store === current) died(exit);
+    });
+  };
+  const restart = async (): Promise<void> => {
+    if (stopping) return;
+    try {
+      current = await spawnEmbeddedStore({ dbPath, socket });
+    } catch (error) {
+      died({ code: null, signal: null }, error instanceof Error ? error.message : String(error));
+      return;
+    }
+    events.restarted(current.pid);
+    watch(current);
+  };
+  watch(current);
+
+  return {
+    uri: current.uri,
+    socketPath: socket.path,
+    pid: () => current.pid,
+    gaveUp,
+    stop: async () => {
+      stopping = true;
+      clearTimeout(timer);
+      await starting;
+      await current.stop();
+      socket.release();
+    },
+  };
+}
