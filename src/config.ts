@@ -178,6 +178,26 @@ export const settings = {
       'Crash recovery of writes: how long a write that has not finished (an Idempotency-Key in progress, a registration whose profile is missing on a standalone MongoDB) holds its place before a retry may take it over. Keep it above REQUEST_TIMEOUT_MS.',
     schema: z.coerce.number().int().min(1),
   },
+  storeRestartBackoffMs: {
+    env: 'STORE_RESTART_BACKOFF_MS',
+    default: '500',
+    description:
+      'Embedded store only: delay before restarting a store child that died; it doubles with each further death within STORE_RESTART_WINDOW_MS (at most 30 s).',
+    schema: z.coerce.number().int().min(0),
+  },
+  storeMaxRestarts: {
+    env: 'STORE_MAX_RESTARTS',
+    default: '5',
+    description:
+      'Embedded store only: restarts allowed within STORE_RESTART_WINDOW_MS; one more death makes the service exit with code 1, for its supervisor to restart it.',
+    schema: z.coerce.number().int().min(0),
+  },
+  storeRestartWindowMs: {
+    env: 'STORE_RESTART_WINDOW_MS',
+    default: '60000',
+    description: 'Embedded store only: the window in which STORE_MAX_RESTARTS counts the store child\'s deaths.',
+    schema: z.coerce.number().int().min(1),
+  },
   demoCandidates: {
     env: 'DEMO_CANDIDATES',
     default: '2000',

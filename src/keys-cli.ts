@@ -9,6 +9,7 @@ import { createApiKeyRepository } from './auth/api-key-repository';
 import { ApiKeyService, MAX_EXPIRES_IN_DAYS, MAX_RATE_LIMIT_PER_MINUTE, type ApiKeyRecord } from './auth/api-key-service';
 import { isPermission, PERMISSIONS, type Permission } from './auth/permissions';
 import { startEmbeddedStore, type EmbeddedStore } from './store/embedded/index';
+import { storeSocket } from './store/store-socket';
 import { ensureIndexes } from './store/indexes';
 import { connectDatabase } from './store/mongo';
 
@@ -255,31 +256,38 @@ async function openStore(config: Config, output: CliOutput): Promise<OpenStore> 
   const owner = lockOwner(config.dataDir);
   if (owner !== undefined) throw new StoreInUseError(config.dataDir, owner);
   let embedded: EmbeddedStore;
+  // On a socket of this user only, like the service's store: never a TCP port open to every local user.
+  const socket = storeSocket(config.dataDir);
   try {
     embedded = await startEmbeddedStore({
       dbPath: config.dataDir,
-      port: 0,
+      socketPath: socket.path,
       log: (level, msg) => {
         if (level !== 'info') output.err(`store ${level}: ${msg}`);
       },
     });
   } catch (error) {
+    socket.release();
     // The service may have started between the check and the open: the store's lock caught it.
     const raced = lockOwner(config.dataDir);
     if (raced !== undefined) throw new StoreInUseError(config.dataDir, raced);
     throw error;
   }
+  const closeStore = async (): Promise<void> => {
+    await embedded.close();
+    socket.release();
+  };
   try {
     const database = await connectDatabase(embedded.uri, config.mongodbDb);
     return {
       db: database.db,
       close: async () => {
         await database.close();
-        await embedded.close();
+        await closeStore();
       },
     };
   } catch (error) {
-    await embedded.close();
+    await closeStore();
     throw error;
   }
 }

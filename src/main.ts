@@ -9,8 +9,9 @@ import { isStoreReachable } from './store/availability';
 import { createHealth } from './http/health';
 import { httpHygiene, httpServerOptions } from './http/security';
 import { ensureIndexes } from './store/indexes';
-import { spawnEmbeddedStore, type EmbeddedStoreProcess } from './store/embedded-process';
+import { superviseEmbeddedStore, type SupervisedStore } from './store/embedded-process';
 import { bootstrapDemo, type DemoBootstrap } from './demo/bootstrap';
+import { showStartBanner } from './demo/start-banner';
 import { loadReferenceData } from './reference/load-reference-data';
 import { createServices } from './services';
 import { createGraphQLEndpoint } from './graphql/graphql-server';
@@ -27,6 +28,8 @@ export interface CandidateDirectory {
   readonly server: http.Server;
   /** The Prometheus metrics of this instance (its own registry), served at GET /metrics. */
   readonly metrics: Metrics;
+  /** Resolves when the embedded store kept dying and was given up: the instance cannot serve any more. Never resolves otherwise. */
+  readonly storeGaveUp: Promise<Error>;
   /** What an embedded demo store got at this start (the demo key to show once). */
   readonly demo: DemoBootstrap | undefined;
   /** Listens on config.host:config.port (0 = a free port) and resolves with the base URL. */
@@ -43,18 +46,28 @@ export interface CandidateDirectory {
 export async function createApp(
   config: Config,
   logger: Logger = createLogger(config),
-  /** the clock of statistics (age bands); tests fix it, absent: the system clock */
+  /** the clock of the registration leases and of statistics (age bands); tests fix it, absent: the system clock */
   now?: () => Date,
 ): Promise<CandidateDirectory> {
-  let embedded: EmbeddedStoreProcess | undefined;
+  const metrics = createMetrics();
+  let embedded: SupervisedStore | undefined;
   let uri = config.mongodbUri;
   if (uri === '') {
-    embedded = await spawnEmbeddedStore({ dbPath: config.dataDir });
+    embedded = await superviseEmbeddedStore(
+      config.dataDir,
+      { backoffMs: config.storeRestartBackoffMs, maxRestarts: config.storeMaxRestarts, windowMs: config.storeRestartWindowMs },
+      {
+        restarting: (details) => {
+          metrics.embeddedStoreRestarts.inc();
+          logger.error(details, 'embedded store exited unexpectedly; restarting it');
+        },
+        restarted: (pid) => logger.info({ socket: embedded?.socketPath, pid }, 'embedded MongoDB-compatible store restarted'),
+      },
+    );
     uri = embedded.uri;
-    logger.info({ uri, dataDir: config.dataDir }, 'embedded MongoDB-compatible store started');
+    logger.info({ socket: embedded.socketPath, pid: embedded.pid(), dataDir: config.dataDir }, 'embedded MongoDB-compatible store started');
   }
   const database = await connectDatabase(uri, config.mongodbDb, driverTimeouts(config));
-  const metrics = createMetrics();
   observeMongoCommands(database.client, metrics);
   await ensureIndexes(database.db);
   // Reference data ships with the code: upserted at every start, so a new release's list lands.
@@ -96,6 +109,7 @@ export async function createApp(
     database,
     server,
     metrics,
+    storeGaveUp: embedded?.gaveUp ?? new Promise<Error>(() => undefined),
     demo,
     start: () =>
       new Promise<string>((resolve, reject) => {
@@ -123,7 +137,7 @@ export async function start(): Promise<CandidateDirectory> {
   const app = await createApp(config, logger);
   const url = await app.start();
   logger.info({ url }, 'candidate directory listening');
-  printBanner(url, app.demo);
+  showStartBanner(url, app.demo, { output: process.stdout, dataDir: config.dataDir, logger });
   const shutdown = (signal: string): void => {
     logger.info({ signal }, 'shutting down');
     app.stop().then(
@@ -134,22 +148,14 @@ export async function start(): Promise<CandidateDirectory> {
       },
     );
   };
+  void app.storeGaveUp.then((error) => {
+    // Nothing left to serve from: exit non-zero so that the supervisor (systemd, Kubernetes) restarts the service.
+    logger.fatal({ err: error }, 'embedded store keeps dying; exiting');
+    process.exit(1);
+  });
   process.once('SIGINT', shutdown);
   process.once('SIGTERM', shutdown);
   return app;
-}
-
-/** For the person who ran `npm start`: where to go, and the demo key (kept out of the logs). */
-function printBanner(url: string, demo: DemoBootstrap | undefined): void {
-  const lines = [
-    '',
-    `Candidate Directory is running at ${url}`,
-    `  GraphQL playground: ${url}/graphql`,
-    `  REST API:           ${url}/v1/candidates (OpenAPI: ${url}/openapi.json)`,
-  ];
-  if (demo?.createdKey) lines.push(`  Demo API key (shown only now): ${demo.createdKey}`);
-  else if (demo) lines.push('  Demo API key: printed at the first start, or DEMO_API_KEY; `npm run keys -- create` makes another.');
-  process.stdout.write(`${lines.join('\n')}\n\n`);
 }
 
 if (require.main === module) {

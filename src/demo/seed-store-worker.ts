@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { startEmbeddedStore, type EmbeddedStore } from '../store/embedded/index';
+import { storeSocket, type StoreSocket } from '../store/store-socket';
 import type { SeedStoreReply, SeedStoreRequest, SeedStoreWorkerData } from './seed-store';
 
 function reply(message: SeedStoreReply): void {
@@ -17,24 +18,31 @@ function messageOf(error: unknown): string {
 async function run(): Promise<void> {
   const { dataDir } = workerData as SeedStoreWorkerData;
   let store: EmbeddedStore;
+  let socket: StoreSocket | undefined;
   try {
-    store = await startEmbeddedStore({ dbPath: dataDir, port: 0 });
+    // On a socket of this user only, like the service's store: never a TCP port open to every local user.
+    socket = storeSocket(dataDir);
+    store = await startEmbeddedStore({ dbPath: dataDir, socketPath: socket.path });
   } catch (error) {
+    socket?.release();
     reply({ type: 'failed', message: messageOf(error) });
     return;
   }
   parentPort!.once('message', (request: SeedStoreRequest) => {
     if (request.type !== 'close') return;
-    store.close().then(
-      () => {
-        reply({ type: 'closed' });
-        parentPort!.close();
-      },
-      (error: unknown) => {
-        reply({ type: 'failed', message: messageOf(error) });
-        parentPort!.close();
-      },
-    );
+    store
+      .close()
+      .finally(() => socket.release())
+      .then(
+        () => {
+          reply({ type: 'closed' });
+          parentPort!.close();
+        },
+        (error: unknown) => {
+          reply({ type: 'failed', message: messageOf(error) });
+          parentPort!.close();
+        },
+      );
   });
   reply({ type: 'ready', uri: store.uri });
 }

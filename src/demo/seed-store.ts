@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 
 /** A running embedded store for the seed CLI. */
 export interface SeedStore {
-  /** mongodb://127.0.0.1:<port>/?directConnection=true */
+  /** mongodb://<%2F-encoded socket path>/?directConnection=true: a Unix domain socket of this user only */
   readonly uri: string;
   /** Stops the store (every acknowledged write is in the journal) and ends its thread. */
   close(): Promise<void>;

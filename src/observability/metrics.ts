@@ -23,6 +23,8 @@ export interface Metrics {
   readonly dataloaderBatchSize: Histogram<'loader'>;
   /** `rate_limit_rejections_total{kind}`: requests refused by a rate limit, by budget kind (e.g. `read`, `write`) */
   readonly rateLimitRejections: Counter<'kind'>;
+  /** `embedded_store_restarts_total`: restarts of the embedded store child after it died */
+  readonly embeddedStoreRestarts: Counter;
 }
 
 export function createMetrics(): Metrics {
@@ -69,6 +71,11 @@ export function createMetrics(): Metrics {
       name: 'rate_limit_rejections_total',
       help: 'Requests refused because the API key ran out of its rate-limit budget, by budget kind.',
       labelNames: ['kind'] as const,
+      registers,
+    }),
+    embeddedStoreRestarts: new Counter({
+      name: 'embedded_store_restarts_total',
+      help: 'Restarts of the embedded store child after it died (counted when the restart is scheduled).',
       registers,
     }),
   };

@@ -1,9 +1,13 @@
 import { startEmbeddedStore, type EmbeddedStore } from './embedded';
+import { MAX_SOCKET_PATH_BYTES } from './store-socket';
 
-const USAGE = `usage: store [--port <n>] [--dbpath <dir> | --memory] [--standalone]
+const USAGE = `usage: store [--port <n> | --socket <path>] [--dbpath <dir> | --memory] [--standalone]
 
 Runs the embedded MongoDB-wire-compatible store on 127.0.0.1.
-  --port <n>       TCP port (default 27017; 0 picks a free port)
+  --port <n>       TCP port (default 27017; 0 picks a free port). The store has no
+                   authentication: every local user can then read and write every collection.
+  --socket <path>  listen on a Unix domain socket instead (mode 0600: this user only); the
+                   path must end in .sock and fit ${MAX_SOCKET_PATH_BYTES} bytes
   --dbpath <dir>   data directory (default .data/ in the current directory)
   --memory         keep data in memory only
   --standalone     behave as a standalone mongod (no replica set, no transactions)
@@ -11,6 +15,7 @@ Runs the embedded MongoDB-wire-compatible store on 127.0.0.1.
 
 interface CliOptions {
   port: number;
+  socketPath?: string;
   dbPath?: string;
   memory: boolean;
   standalone: boolean;
@@ -20,6 +25,7 @@ class UsageError extends Error {}
 
 function parseArguments(args: readonly string[]): CliOptions {
   const options: CliOptions = { port: 27017, memory: false, standalone: false };
+  let portGiven = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === '--memory') {
@@ -30,6 +36,12 @@ function parseArguments(args: readonly string[]): CliOptions {
       const port = Number(args[++i]);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port needs a number from 0 to 65535`);
       options.port = port;
+      portGiven = true;
+    } else if (arg === '--socket') {
+      const socketPath = args[++i];
+      if (!socketPath?.endsWith('.sock')) throw new UsageError('--socket needs a path ending in .sock');
+      if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) throw new UsageError(`--socket: the path is longer than ${MAX_SOCKET_PATH_BYTES} bytes`);
+      options.socketPath = socketPath;
     } else if (arg === '--dbpath') {
       const dir = args[++i];
       if (!dir) throw new UsageError('--dbpath needs a directory');
@@ -39,6 +51,7 @@ function parseArguments(args: readonly string[]): CliOptions {
     }
   }
   if (options.memory && options.dbPath) throw new UsageError('give either --dbpath or --memory, not both');
+  if (portGiven && options.socketPath) throw new UsageError('give either --port or --socket, not both');
   if (!options.memory && !options.dbPath) options.dbPath = '.data/';
   return options;
 }
@@ -58,11 +71,16 @@ async function main(): Promise<void> {
   }
 
   const store: EmbeddedStore = await startEmbeddedStore({
-    port: options.port,
+    ...(options.socketPath ? { socketPath: options.socketPath } : { port: options.port }),
     ...(options.memory ? { memory: true } : { dbPath: options.dbPath }),
     standalone: options.standalone,
     log,
   });
+  if (!options.socketPath) {
+    log('warn', 'listening on a TCP port without authentication: every local user can read and write every collection, identity data included; use --socket <path> to let only this user in', {
+      port: store.port,
+    });
+  }
 
   let stopping = false;
   const stop = (reason: string): void => {
@@ -77,13 +95,15 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.on('SIGINT', () => stop('SIGINT'));
+  // Under the service (spawnEmbeddedStore) a Ctrl-C on its terminal reaches this process too:
+  // the service stops it once requests in flight are answered, so SIGINT is left to the service.
+  process.on('SIGINT', () => (process.send ? undefined : stop('SIGINT')));
   process.on('SIGTERM', () => stop('SIGTERM'));
 
   if (process.send) {
     // Started by spawnEmbeddedStore: report readiness, and never outlive the parent.
     process.on('disconnect', () => stop('parent disconnected'));
-    process.send({ type: 'ready', uri: store.uri, port: store.port });
+    process.send({ type: 'ready', uri: store.uri });
   }
   process.stdout.write(`${store.uri}\n`);
 }

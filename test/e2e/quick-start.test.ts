@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { portAcceptsConnections, startServiceProcess, type ServiceProcess } from '../support/service-process';
+import { logRecords, socketAcceptsConnections, startServiceProcess, type ServiceProcess } from '../support/service-process';
 
 /** `npm start` on its own data directory, with a small demo store. */
 function startService(dataDir: string): Promise<ServiceProcess> {
@@ -30,16 +30,17 @@ describe('quick start: the service on its embedded store', () => {
 
   test('when started on an empty data directory, then it serves health, demo data and a demo key, and keeps them across a restart', async () => {
     const first = await startService(dataDir);
-    const { key, storePort } = first;
-
-    const health = await fetch(`${first.url}/healthz`);
-    expect(health.status).toBe(200);
-    expect(key).toBeDefined();
-    expect(await countCandidates(first.url, key!)).toBe(60);
-    expect(first.output()).not.toMatch(new RegExp(`"msg":"[^"]*${key}`));
-
-    expect(await stop(first)).toBe(0);
-    expect(await portAcceptsConnections(storePort)).toBe(false);
+    const { key, storeSocket } = first;
+    try {
+      const health = await fetch(`${first.url}/healthz`);
+      expect(health.status).toBe(200);
+      expect(key).toBeDefined();
+      expect(await countCandidates(first.url, key!)).toBe(60);
+    } finally {
+      if (first.child.exitCode === null) first.child.kill('SIGTERM');
+    }
+    expect(await first.exited).toBe(0);
+    expect(await socketAcceptsConnections(storeSocket)).toBe(false);
 
     const second = await startService(dataDir);
     try {
@@ -47,6 +48,32 @@ describe('quick start: the service on its embedded store', () => {
       expect(await countCandidates(second.url, key!)).toBe(60);
     } finally {
       expect(await stop(second)).toBe(0);
+    }
+  }, 180_000);
+
+  test('when stdout is not a terminal, then the demo key is never written to it: it goes to a file of DATA_DIR with mode 0600, and the log names only that file', async () => {
+    const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-demo-key-'));
+    try {
+      // Act: stdout of the service is a pipe, as under a container runtime or a log collector.
+      const service = await startService(keyDir);
+      try {
+        // Assert: the file holds a working key, readable by this user only.
+        const file = path.join(keyDir, 'demo-api-key.txt');
+        expect(service.demoKeyFile).toBe(file);
+        expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+        const key = fs.readFileSync(file, 'utf8').trim();
+        expect(key).toMatch(/^cdk_[A-Za-z0-9_-]{43}$/);
+        expect(await countCandidates(service.url, key)).toBe(60);
+        // ... the key is nowhere in stdout or stderr, and the log line names the file.
+        expect(service.output()).not.toContain(key);
+        const named = logRecords(service.output()).filter((record) => record.file === file);
+        expect(named).toHaveLength(1);
+        expect(named[0]!.msg).toMatch(/demo API key written/);
+      } finally {
+        expect(await stop(service)).toBe(0);
+      }
+    } finally {
+      fs.rmSync(keyDir, { recursive: true, force: true });
     }
   }, 180_000);
 });

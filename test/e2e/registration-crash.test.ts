@@ -52,7 +52,7 @@ describe('registration under kill -9 at every step', () => {
   beforeAll(async () => {
     temp = makeTempDir('registration-crash');
     store = await spawnEmbeddedStore({ dbPath: temp.dir });
-    proxy = await startCommandProxy(store.port);
+    proxy = await startCommandProxy(store.socketPath);
     await withStore(async (db) => {
       ({ key: apiKey } = await new ApiKeyService(createApiKeyRepository(db)).createKey({ name: 'crash', permissions: ['REGISTER_CANDIDATES'] }));
     });
@@ -179,7 +179,7 @@ describe('registration under kill -9 at every step', () => {
       () => store.kill('SIGKILL'),
       async () => {
         store = await spawnEmbeddedStore({ dbPath: temp.dir });
-        proxy.retarget(store.port);
+        proxy.retarget(store.socketPath);
       },
     );
 

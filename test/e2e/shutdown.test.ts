@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { portAcceptsConnections, startServiceProcess, type ServiceProcess } from '../support/service-process';
+import { portAcceptsConnections, socketAcceptsConnections, startServiceProcess, type ServiceProcess } from '../support/service-process';
 
 /**
  * Graceful shutdown of `npm start` (from sources): on SIGTERM the service stops accepting
@@ -103,7 +103,7 @@ describe('graceful shutdown of the service', () => {
       expect(await abandoned.outcome).toEqual({ error: expect.any(String) });
       expect(await service.exited).toBe(0);
       expect(performance.now() - signalled).toBeLessThan(EXIT_BOUND_MS);
-      expect(await portAcceptsConnections(service.storePort)).toBe(false);
+      expect(await socketAcceptsConnections(service.storeSocket)).toBe(false);
     } finally {
       if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGKILL');
     }

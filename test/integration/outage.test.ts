@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createApiKeyRepository } from '../../src/auth/api-key-repository';
@@ -17,8 +16,9 @@ import { rest, type RestResult } from '../support/rest-client';
 
 /**
  * The service through a database outage. The embedded store runs as a child process on a
- * temporary data directory and a fixed port; it is killed without warning (SIGKILL) while the
- * service runs, then started again on the same files and port. The service is never restarted.
+ * temporary data directory (its socket in that directory); it is killed without warning
+ * (SIGKILL) while the service runs, then started again on the same files and socket. The
+ * service is never restarted.
  */
 
 const PROBLEMS = 'https://candidate-directory.example/problems/';
@@ -28,18 +28,6 @@ const FAILURE_BOUND_MS = 5_000;
 const RECOVERY_BOUND_MS = 30_000;
 /** Well-formed but never issued: during an outage the service cannot tell, so it must not say 401. */
 const UNKNOWN_KEY = `cdk_${'A'.repeat(43)}`;
-
-/** A port free now, so that the store can be started on it twice. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 async function timed<T>(call: () => Promise<T>): Promise<{ result: T; ms: number }> {
   const started = performance.now();
@@ -86,12 +74,11 @@ function expectServiceUnavailableProblem(answer: RestResult): void {
   expect(answer.headers.get('retry-after')).toMatch(/^\d+$/);
   expect(answer.body).toMatchObject({ type: `${PROBLEMS}service-unavailable`, status: 503 });
   // Nothing of the driver's own message (hosts, ports, error names) reaches the caller.
-  expect(answer.text).not.toMatch(/ECONNREFUSED|Mongo|127\.0\.0\.1/);
+  expect(answer.text).not.toMatch(/ECONNREFUSED|ENOENT|Mongo|127\.0\.0\.1|\.sock/);
 }
 
 describe('database outage: the store is killed and comes back while the service runs', () => {
   let dataDir: string;
-  let port: number;
   let store: EmbeddedStoreProcess | undefined;
   let app: CandidateDirectory;
   let url: string;
@@ -99,8 +86,7 @@ describe('database outage: the store is killed and comes back while the service 
 
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-outage-'));
-    port = await freePort();
-    store = await spawnEmbeddedStore({ dbPath: dataDir, port });
+    store = await spawnEmbeddedStore({ dbPath: dataDir });
     const mongodbDb = testDatabaseName('outage');
     const logs = appLogDestination(mongodbDb);
     const config = loadConfig({}, { port: 0, mongodbUri: store.uri, mongodbDb, logLevel: logs.level });
@@ -181,8 +167,8 @@ describe('database outage: the store is killed and comes back while the service 
     const liveness = await fetch(`${url}/healthz`);
     expect(liveness.status).toBe(200);
 
-    // Act: the store comes back on the same files and port; the service is left as it is.
-    store = await spawnEmbeddedStore({ dbPath: dataDir, port });
+    // Act: the store comes back on the same files and socket; the service is left as it is.
+    store = await spawnEmbeddedStore({ dbPath: dataDir });
 
     // Assert: ready again within the bound, and every acknowledged write is readable.
     const deadline = Date.now() + RECOVERY_BOUND_MS;

@@ -14,9 +14,11 @@ interface Exchange {
  * reply has arrived (if `untilReply`), or after a few seconds of silence.
  */
 function exchange(uri: string, bytes: Buffer, untilReply = false): Promise<Exchange> {
-  const { hostname, port } = new URL(uri.replace('mongodb://', 'http://'));
+  // The embedded store under test listens on a Unix domain socket (%2F-encoded in the URI); a real MongoDB on host:port.
+  const host = decodeURIComponent(/^mongodb:\/\/([^/?]+)/.exec(uri)![1]!);
+  const { hostname, port } = new URL(`http://${host.endsWith('.sock') ? 'localhost' : host}`);
   return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname);
+    const socket = host.endsWith('.sock') ? net.connect(host) : net.connect(Number(port), hostname);
     let received = Buffer.alloc(0);
     const finish = (closedByServer: boolean): void => {
       clearTimeout(timer);

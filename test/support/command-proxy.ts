@@ -9,6 +9,9 @@ import { OpCode, readHeader } from '../../src/store/embedded/wire/protocol';
  */
 export type FaultPoint = 'before' | 'after';
 
+/** Where the store listens: a TCP port on 127.0.0.1 (an in-process store), or a Unix socket path (a store child). */
+export type StoreAddress = number | string;
+
 export interface FaultPlan {
   /** 1-based number of the command, counted from `arm` (only the commands called `name`, when given) */
   readonly at: number;
@@ -33,8 +36,8 @@ export interface CommandProxy {
   readonly counted: readonly string[];
   /** True once the armed fault struck. */
   readonly struck: boolean;
-  /** Sends new connections to another store port (a restarted store). */
-  retarget(port: number): void;
+  /** Sends new connections to another store (a restarted one): its TCP port or Unix socket path. */
+  retarget(store: StoreAddress): void;
   close(): Promise<void>;
 }
 
@@ -42,12 +45,12 @@ export interface CommandProxy {
 const NOT_COUNTED = new Set(['hello', 'isMaster', 'ismaster', 'ping', 'buildInfo', 'buildinfo', 'endSessions', 'killCursors']);
 
 /**
- * A TCP proxy between the service and the store that reads the wire protocol, counts the
+ * A TCP proxy between the service and the store (on TCP or a Unix socket) that reads the wire protocol, counts the
  * commands the service sends, and can strike at any one of them: the fault injection of the
  * crash tests. It changes no byte it forwards.
  */
-export async function startCommandProxy(storePort: number): Promise<CommandProxy> {
-  let upstreamPort = storePort;
+export async function startCommandProxy(store: StoreAddress): Promise<CommandProxy> {
+  let target = store;
   let plan: FaultPlan | undefined;
   let counted: string[] = [];
   let struck = false;
@@ -69,7 +72,7 @@ export async function startCommandProxy(storePort: number): Promise<CommandProxy
       client.destroy();
       return;
     }
-    const upstream = net.connect(upstreamPort, '127.0.0.1');
+    const upstream = typeof target === 'number' ? net.connect(target, '127.0.0.1') : net.connect(target);
     for (const socket of [client, upstream]) {
       sockets.add(socket);
       socket.on('error', () => {
@@ -126,7 +129,7 @@ export async function startCommandProxy(storePort: number): Promise<CommandProxy
       return struck;
     },
     retarget: (next) => {
-      upstreamPort = next;
+      target = next;
     },
     close: async () => {
       for (const socket of sockets) socket.destroy();

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -9,10 +10,17 @@ const BANNER = /Candidate Directory is running at (http:\/\/\S+)\n[\s\S]*?\n\n/;
 export interface ServiceProcess {
   child: ChildProcess;
   url: string;
-  /** the demo key of the banner, when this start created one */
+  /**
+   * The demo key this start created, if any. stdout is a pipe here, not a terminal, so the
+   * service writes the key to a file and logs that file's path: read from there.
+   */
   key: string | undefined;
-  /** port of the embedded store child, from its logged mongodb:// URI */
-  storePort: number;
+  /** the file the log line names, when this start created a demo key */
+  demoKeyFile: string | undefined;
+  /** the Unix domain socket of the embedded store child, from the service's log */
+  storeSocket: string;
+  /** the pid of the embedded store child, from the service's log */
+  storePid: number;
   exited: Promise<number | null>;
   output: () => string;
 }
@@ -35,7 +43,8 @@ export async function startServiceProcess(env: Record<string, string>, timeoutMs
     const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), timeoutMs);
     const check = () => {
       const match = BANNER.exec(output);
-      if (match) {
+      // The log line naming the demo key's file may reach the pipe after the banner.
+      if (match && (!match[0].includes('Demo API key: written to') || demoKeyFileOf(output) !== undefined)) {
         clearTimeout(timer);
         resolve(match[1]);
       }
@@ -43,23 +52,52 @@ export async function startServiceProcess(env: Record<string, string>, timeoutMs
     child.stdout!.on('data', check);
     void exited.then((code) => reject(new Error(`service exited with ${code}:\n${output}`)));
   });
+  const demoKeyFile = demoKeyFileOf(output);
+  const storeStarted = logRecords(output).find((record) => record.msg === 'embedded MongoDB-compatible store started');
   return {
     child,
     url,
-    key: /Demo API key \(shown only now\): (cdk_\S+)/.exec(output)?.[1],
-    storePort: Number(/mongodb:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1]),
+    key: demoKeyFile === undefined ? undefined : fs.readFileSync(demoKeyFile, 'utf8').trim(),
+    demoKeyFile,
+    storeSocket: storeStarted?.socket as string,
+    storePid: storeStarted?.pid as number,
     exited,
     output: () => output,
   };
 }
 
 export function portAcceptsConnections(port: number): Promise<boolean> {
+  return acceptsConnections(net.connect(port, '127.0.0.1'));
+}
+
+export function socketAcceptsConnections(socketPath: string): Promise<boolean> {
+  return acceptsConnections(net.connect(socketPath));
+}
+
+function acceptsConnections(socket: net.Socket): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
     socket.once('connect', () => {
       socket.destroy();
       resolve(true);
     });
     socket.once('error', () => resolve(false));
+  });
+}
+
+/** The file named by the log line saying the demo key was written to it. */
+function demoKeyFileOf(output: string): string | undefined {
+  const record = logRecords(output).find((r) => typeof r.file === 'string' && /demo API key written/.test(String(r.msg)));
+  return record?.file as string | undefined;
+}
+
+/** The JSON log lines of `output` (the banner and other text are skipped). */
+export function logRecords(output: string): Record<string, unknown>[] {
+  return output.split('\n').flatMap((line) => {
+    if (!line.startsWith('{')) return [];
+    try {
+      return [JSON.parse(line) as Record<string, unknown>];
+    } catch {
+      return [];
+    }
   });
 }

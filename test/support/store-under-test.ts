@@ -1,4 +1,5 @@
 import { startEmbeddedStore } from '../../src/store/embedded';
+import { storeSocket } from '../../src/store/store-socket';
 
 export interface StoreUnderTest {
   /** Connection string of the store the tests talk to. */
@@ -15,12 +16,21 @@ export function externalStoreUri(): string | undefined {
 
 /**
  * The store integration tests run against: the real MongoDB in MONGODB_URI when that is set
- * (the one place tests read the environment), else a fresh in-memory embedded store on a free
- * port. Stopping leaves a real MongoDB running; the embedded store is shut down.
+ * (the one place tests read the environment), else a fresh in-memory embedded store on a Unix
+ * domain socket. Stopping leaves a real MongoDB running; the embedded store is shut down.
  */
 export async function startStoreUnderTest(): Promise<StoreUnderTest> {
   const external = externalStoreUri();
   if (external) return { uri: external, external: true, stop: async () => undefined };
-  const store = await startEmbeddedStore({ memory: true, port: 0 });
-  return { uri: store.uri, external: false, stop: () => store.close() };
+  // On a socket in a private directory, as the service runs its store: no TCP port open to every local user.
+  const socket = storeSocket(undefined);
+  const store = await startEmbeddedStore({ memory: true, socketPath: socket.path });
+  return {
+    uri: store.uri,
+    external: false,
+    stop: async () => {
+      await store.close();
+      socket.release();
+    },
+  };
 }

@@ -5,6 +5,12 @@ import { WireServer } from './server';
 import { SILENT_LOG } from './store-log';
 
 export interface EmbeddedStoreOptions {
+  /**
+   * Unix domain socket to listen on instead of TCP (its path must end in `.sock`, the driver's
+   * sign of a socket host, and fit 107 bytes); the file gets mode 0600. `port` and `host` are
+   * then unused.
+   */
+  socketPath?: string;
   /** TCP port; default 27017, 0 picks a free port. */
   port?: number;
   /** Interface to listen on; default 127.0.0.1. */
@@ -22,8 +28,9 @@ export interface EmbeddedStoreOptions {
 }
 
 export interface EmbeddedStore {
-  /** mongodb://127.0.0.1:<port>/?directConnection=true */
+  /** mongodb://127.0.0.1:<port>/?directConnection=true, or mongodb://<%2F-encoded socket path>/?directConnection=true */
   readonly uri: string;
+  /** The TCP port; 0 on a Unix domain socket. */
   readonly port: number;
   /** Stops listening, closes connections, flushes the journal. */
   close(): Promise<void>;
@@ -43,7 +50,8 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
     throw new Error('startEmbeddedStore needs exactly one of dbPath or memory: true');
   }
   const log = options.log ?? SILENT_LOG;
-  const host = options.host ?? DEFAULT_HOST;
+  const { socketPath } = options;
+  const host = socketPath ?? options.host ?? DEFAULT_HOST;
   const dbPath = options.dbPath === undefined ? undefined : path.resolve(options.dbPath);
   const runtime = new StoreRuntime(log, host, dbPath, options.standalone === true);
   const dataDirectory = dbPath === undefined ? undefined : await DataDirectory.open(dbPath, runtime.catalog, log);
@@ -51,25 +59,30 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
 
   const server = new WireServer(runtime);
   try {
-    runtime.port = await server.listen(host, options.port ?? DEFAULT_PORT);
+    if (socketPath === undefined) runtime.port = await server.listen(host, options.port ?? DEFAULT_PORT);
+    else await server.listenOnSocket(socketPath);
   } catch (error) {
     await dataDirectory?.close();
     throw error;
   }
   const sweeper = setInterval(() => runtime.cursors.sweep(), CURSOR_SWEEP_MS);
   sweeper.unref();
-  log('info', 'embedded store listening', { host, port: runtime.port, dbPath: dbPath ?? '(memory)' });
+  const where = socketPath === undefined ? { host, port: runtime.port } : { socket: socketPath };
+  log('info', 'embedded store listening', { ...where, dbPath: dbPath ?? '(memory)' });
 
   let closing: Promise<void> | undefined;
   return {
-    uri: `mongodb://${host}:${runtime.port}/?directConnection=true`,
+    uri:
+      socketPath === undefined
+        ? `mongodb://${host}:${runtime.port}/?directConnection=true`
+        : `mongodb://${encodeURIComponent(socketPath)}/?directConnection=true`,
     port: runtime.port,
     close: () => {
       closing ??= (async () => {
         clearInterval(sweeper);
         await server.close();
         await dataDirectory?.close();
-        log('info', 'embedded store closed', { port: runtime.port });
+        log('info', 'embedded store closed', where);
       })();
       return closing;
     },

@@ -1,8 +1,9 @@
+import fs from 'node:fs';
 import net from 'node:net';
 import { Connection } from './connection';
 import type { StoreRuntime } from './runtime';
 
-/** The TCP listener: accepts connections and tracks them so close() can end them all. */
+/** The listener (TCP or Unix domain socket): accepts connections and tracks them so close() can end them all. */
 export class WireServer {
   private readonly server: net.Server;
   private readonly sockets = new Set<net.Socket>();
@@ -12,13 +13,35 @@ export class WireServer {
     this.server = net.createServer((socket) => this.accept(socket));
   }
 
-  /** Listens; resolves with the bound port (useful when asked for port 0). */
+  /** Listens on TCP; resolves with the bound port (useful when asked for port 0). */
   listen(host: string, port: number): Promise<number> {
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(port, host, () => {
         this.server.off('error', reject);
         resolve((this.server.address() as net.AddressInfo).port);
+      });
+    });
+  }
+
+  /**
+   * Listens on a Unix domain socket at `socketPath`, mode 0600: only this user may connect. A
+   * socket file left there by a store that was killed is removed first (the caller holds the
+   * data directory's lock, or owns the socket's directory); any other kind of file is not.
+   */
+  listenOnSocket(socketPath: string): Promise<void> {
+    if (fs.lstatSync(socketPath, { throwIfNoEntry: false })?.isSocket()) fs.unlinkSync(socketPath);
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen({ path: socketPath, readableAll: false, writableAll: false }, () => {
+        this.server.off('error', reject);
+        try {
+          // The mode the file was created with follows the umask: set it, whatever the umask.
+          fs.chmodSync(socketPath, 0o600);
+          resolve();
+        } catch (error) {
+          reject(error as Error);
+        }
       });
     });
   }
