@@ -230,6 +230,32 @@ describe('embedded store transactions', () => {
     expect(hello).toMatchObject({ isWritablePrimary: true, setName: 'embedded', secondary: false, logicalSessionTimeoutMinutes: 30 });
     expect(hello.hosts).toEqual([`127.0.0.1:${store.port}`]);
   });
+
+  it('when the store listens on a Unix socket, then hello and serverStatus name the socket path, as MongoDB writes a socket address', async () => {
+    // Arrange
+    const temp = makeTempDir('store-socket-address');
+    const socketPath = `${temp.dir}/store.sock`;
+    const onSocket = await startEmbeddedStore({ memory: true, socketPath });
+    const socketClient = await MongoClient.connect(onSocket.uri);
+    try {
+      // Act
+      const admin = socketClient.db('admin');
+      const hello = await admin.command({ hello: 1 });
+      const status = await admin.command({ serverStatus: 1 });
+
+      // Assert
+      expect({ me: hello.me, hosts: hello.hosts, primary: hello.primary, host: status.host }).toEqual({
+        me: socketPath,
+        hosts: [socketPath],
+        primary: socketPath,
+        host: socketPath,
+      });
+    } finally {
+      await socketClient.close();
+      await onSocket.close();
+      temp.remove();
+    }
+  });
 });
 
 describe('embedded store transactions across a crash', () => {

@@ -27,4 +27,9 @@ export class StoreRuntime {
   ) {
     this.transactions = standalone ? undefined : new Transactions(this.catalog);
   }
+
+  /** The store's address as MongoDB writes it: `host:port`, or the path of its Unix socket (then `host`, with no port). */
+  get address(): string {
+    return this.host.startsWith('/') ? this.host : `${this.host}:${this.port}`;
+  }
 }

@@ -27,7 +27,7 @@ const LOGICAL_SESSION_TIMEOUT_MINUTES = SESSION_TIMEOUT_MINUTES;
  * talks to this one server whatever `hosts` says.
  */
 function replicaSetFields(context: CommandContext): Document {
-  const me = `${context.runtime.host}:${context.runtime.port}`;
+  const me = context.runtime.address;
   return { setName: REPLICA_SET_NAME, setVersion: 1, hosts: [me], primary: me, me, secondary: false, electionId: ELECTION_ID };
 }
 

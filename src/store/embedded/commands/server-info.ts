@@ -9,7 +9,7 @@ const serverStatus: CommandHandler = (_command, { runtime }) => {
   const uptimeMillis = Date.now() - runtime.startedAt;
   const memory = process.memoryUsage();
   return {
-    host: `${runtime.host}:${runtime.port}`,
+    host: runtime.address,
     version: SERVER_VERSION,
     process: 'mongod',
     pid: process.pid,
