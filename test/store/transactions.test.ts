@@ -277,7 +277,9 @@ describe('embedded store transactions across a crash', () => {
 
   async function start(): Promise<Db> {
     store = await spawnEmbeddedStore({ dbPath: temp.dir });
-    client = await MongoClient.connect(store.uri);
+    // close() after the kill still ends the open sessions, which waits for a server up to the
+    // selection timeout (30 s by default, the test's own limit): the service uses MONGODB_TIMEOUT_MS.
+    client = await MongoClient.connect(store.uri, { serverSelectionTimeoutMS: 2000 });
     return client.db('crash');
   }
 
