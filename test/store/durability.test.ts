@@ -1,7 +1,6 @@
 import fs from 'node:fs';
-import { MongoClient, MongoServerError, type Collection } from 'mongodb';
-import { spawnEmbeddedStore, type EmbeddedStoreProcess } from '../../src/store/embedded-process';
-import { journalFiles, makeTempDir } from './helpers';
+import { MongoServerError, type Collection } from 'mongodb';
+import { crashableStoreChild, journalFiles } from './helpers';
 
 /**
  * Acknowledged writes survive kill -9: the store is a child process on a temporary data
@@ -17,35 +16,17 @@ interface Person {
 }
 
 describe('embedded store durability', () => {
-  let temp: ReturnType<typeof makeTempDir>;
-  let store: EmbeddedStoreProcess | undefined;
-  let client: MongoClient | undefined;
-
-  beforeEach(() => {
-    temp = makeTempDir('store-durability');
-  });
-
-  afterEach(async () => {
-    await client?.close();
-    await store?.kill('SIGKILL');
-    client = undefined;
-    store = undefined;
-    temp.remove();
-  });
+  const child = crashableStoreChild('store-durability');
 
   async function start(): Promise<Collection<Person>> {
-    store = await spawnEmbeddedStore({ dbPath: temp.dir });
-    client = await MongoClient.connect(store.uri);
-    return client.db('durability').collection<Person>('people');
+    return (await child.start()).db('durability').collection<Person>('people');
   }
 
   async function crash(): Promise<void> {
-    // The client goes first: the driver's close() can hang on a Unix domain socket whose server
-    // was killed under it (seen with mongodb 7.x). The store's crash is the same either way.
-    await client!.close();
-    await store!.kill('SIGKILL');
-    store = undefined;
-    client = undefined;
+    // The client goes first: the driver's close() after its server was killed waits on server
+    // selection (see crashableStoreChild). The store's crash is the same either way.
+    await child.closeClient();
+    await child.kill();
   }
 
   /** Writes a mix of acknowledged changes and returns the documents the collection must hold. */
@@ -109,7 +90,7 @@ describe('embedded store durability', () => {
     people = await start();
     const second = await writeAcknowledgedChanges(people, 1000);
     await crash();
-    const [journal] = journalFiles(temp.dir);
+    const [journal] = journalFiles(child.dir);
     const sizeBefore = fs.statSync(journal).size;
     // A length prefix promising more bytes than follow, then noise: what a write cut short leaves.
     fs.appendFileSync(journal, Buffer.from([0x40, 0x00, 0x00, 0x00, 0xde, 0xad, 0xbe, 0xef, 0x01, 0x02, 0x03]));

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import { Long, MongoClient, MongoServerError, type Db } from 'mongodb';
 import { startEmbeddedStore, type EmbeddedStore } from '../../src/store/embedded';
-import { spawnEmbeddedStore, type EmbeddedStoreProcess } from '../../src/store/embedded-process';
-import { journalFiles, makeTempDir } from './helpers';
+import { crashableStoreChild, journalFiles, makeTempDir } from './helpers';
 
 /**
  * Multi-document transactions of the embedded store, run through the official driver the way
@@ -259,42 +258,23 @@ describe('embedded store transactions', () => {
 });
 
 describe('embedded store transactions across a crash', () => {
-  let temp: ReturnType<typeof makeTempDir>;
-  let store: EmbeddedStoreProcess | undefined;
-  let client: MongoClient | undefined;
-
-  beforeEach(() => {
-    temp = makeTempDir('store-transactions');
-  });
-
-  afterEach(async () => {
-    await client?.close();
-    await store?.kill('SIGKILL');
-    client = undefined;
-    store = undefined;
-    temp.remove();
-  });
+  const child = crashableStoreChild('store-transactions');
 
   async function start(): Promise<Db> {
-    store = await spawnEmbeddedStore({ dbPath: temp.dir });
-    // close() after the kill still ends the open sessions, which waits for a server up to the
-    // selection timeout (30 s by default, the test's own limit): the service uses MONGODB_TIMEOUT_MS.
-    client = await MongoClient.connect(store.uri, { serverSelectionTimeoutMS: 2000 });
-    return client.db('crash');
+    return (await child.start()).db('crash');
   }
 
+  /** The store dies with the client's session and transaction still open. */
   async function crash(): Promise<void> {
-    await store!.kill('SIGKILL');
-    await client!.close();
-    store = undefined;
-    client = undefined;
+    await child.kill();
+    await child.closeClient();
   }
 
   it('when the store is killed before a commit, then after a restart none of the transaction is there', async () => {
     // Arrange
     let db = await start();
     await db.collection('a').insertOne({ _id: 'kept' } as never);
-    const session = client!.startSession();
+    const session = child.client.startSession();
     session.startTransaction();
     await db.collection('a').insertOne({ _id: 'in-transaction' } as never, { session });
     await db.collection('b').insertOne({ _id: 'in-transaction' } as never, { session });
@@ -311,7 +291,7 @@ describe('embedded store transactions across a crash', () => {
   it('when the store is killed after a commit, then after a restart all of the transaction is there', async () => {
     // Arrange
     let db = await start();
-    const session = client!.startSession();
+    const session = child.client.startSession();
     await session.withTransaction(async () => {
       await db.collection('a').insertOne({ _id: 1, n: 1 } as never, { session });
       await db.collection('b').insertOne({ _id: 1, n: 2 } as never, { session });
@@ -330,13 +310,13 @@ describe('embedded store transactions across a crash', () => {
     // Arrange: the commit is the journal's last record; cutting its last byte tears it.
     let db = await start();
     await db.collection('a').insertOne({ _id: 'before' } as never);
-    const session = client!.startSession();
+    const session = child.client.startSession();
     await session.withTransaction(async () => {
       await db.collection('a').insertOne({ _id: 'in-transaction' } as never, { session });
       await db.collection('b').insertOne({ _id: 'in-transaction' } as never, { session });
     });
     await crash();
-    const [journal] = journalFiles(temp.dir);
+    const [journal] = journalFiles(child.dir);
     fs.truncateSync(journal, fs.statSync(journal).size - 1);
 
     // Act
