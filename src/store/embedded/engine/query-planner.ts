@@ -178,8 +178,16 @@ export function planQuery(collection: Collection, request: PlanRequest): QueryPl
     if (bounds) bounded.push(scanPlan(index, bounds, request.sort, filter));
     else if (request.sort && index.complete) walks.push(scanPlan(index, undefined, request.sort, filter));
   }
-  const mostSelective = bounded.reduce<IndexScanPlan | undefined>((best, c) => (!best || c.estimate < best.estimate ? c : best), undefined);
-  if (!request.sort) return mostSelective && mostSelective.estimate < collscan.estimate ? mostSelective : collscan;
+  // Of equally selective plans, one whose bounds are exact: it decodes no document.
+  const mostSelective = bounded.reduce<IndexScanPlan | undefined>(
+    (best, c) => (!best || c.estimate < best.estimate || (c.estimate === best.estimate && c.exact && !best.exact) ? c : best),
+    undefined,
+  );
+  if (!request.sort) {
+    // An exact plan reads keys only, so it beats a collection scan even when every document matches.
+    const better = mostSelective && (mostSelective.estimate < collscan.estimate || (mostSelective.exact && mostSelective.estimate <= collscan.estimate));
+    return better ? mostSelective : collscan;
+  }
 
   // With a sort, reading an index in order can stop after skip+limit matches. Assuming matches
   // are spread evenly, it reads about (skip+limit) / (share of entries that match) entries.
