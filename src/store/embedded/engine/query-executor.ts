@@ -3,6 +3,7 @@ import { Query } from 'mingo';
 import type { Collection } from './collection';
 import { mingoOptions } from './mingo-options';
 import { planQuery, type IndexScanPlan, type PlanRequest, type QueryPlan } from './query-planner';
+import type { EntryCursor } from './sorted-entries';
 import type { IndexEntry } from './sorted-index';
 import { documentSortKeys, sortRecords, type SortSpec } from './sort';
 import type { StoredRecord } from './stored-record';
@@ -117,6 +118,11 @@ function entryStream(plan: IndexScanPlan, counters: Counters): EntryStream {
   };
   const skip = (n: number): number => {
     let skipped = 0;
+    if (from !== undefined && !seen) {
+      const moved = skipMerged(cursors, n, (a, b) => sign * (plan.index.compareKeys(a.key, b.key, from) || a.record.seq - b.record.seq));
+      counters.keys += moved;
+      return moved;
+    }
     if (seen || from !== undefined) {
       while (skipped < n && next() !== undefined) skipped++;
       return skipped;
@@ -130,6 +136,40 @@ function entryStream(plan: IndexScanPlan, counters: Counters): EntryStream {
     return skipped;
   };
   return { next, skip };
+}
+
+/**
+ * Moves the cursors of a merge over its first `n` entries in merge order (`compare`), without
+ * reading them one by one: each round takes, of every cursor's next ceil(n / k) entries (k the
+ * cursors not yet walked), the cursor whose last such entry comes first in merge order. At most
+ * n entries of all come before or at that entry (the others' entries at that depth come after
+ * it), so that cursor's whole run belongs to the first n and is skipped a chunk at a time.
+ * Each round shortens n by a k-th or ends a cursor: O(k log n) rounds of k positional peeks.
+ * Entries must be distinct documents (no repeats to remove). Returns how many were skipped.
+ */
+function skipMerged(cursors: readonly EntryCursor<IndexEntry>[], n: number, compare: (a: IndexEntry, b: IndexEntry) => number): number {
+  let left = n;
+  let skipped = 0;
+  for (;;) {
+    const open = cursors.filter((cursor) => cursor.current !== undefined);
+    if (left === 0 || open.length === 0) return skipped;
+    const depth = Math.ceil(left / open.length);
+    let chosen: EntryCursor<IndexEntry> | undefined;
+    let chosenDepth = 0;
+    let chosenLast: IndexEntry | undefined;
+    for (const cursor of open) {
+      const run = Math.min(depth, cursor.remaining());
+      const last = cursor.peek(run - 1)!;
+      if (!chosenLast || compare(last, chosenLast) < 0) {
+        chosen = cursor;
+        chosenDepth = run;
+        chosenLast = last;
+      }
+    }
+    const moved = chosen!.skip(chosenDepth);
+    left -= moved;
+    skipped += moved;
+  }
 }
 
 /**

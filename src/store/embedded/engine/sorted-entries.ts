@@ -153,6 +153,10 @@ export interface EntryCursor<T> {
    * one step per chunk, not per entry); returns how many it moved over.
    */
   skip(n: number): number;
+  /** The entry `n` places after the current one (0: the current one), without moving. */
+  peek(n: number): T | undefined;
+  /** How many entries are left, the current one included. */
+  remaining(): number;
 }
 
 /**
@@ -189,6 +193,24 @@ class RangeCursor<T> implements EntryCursor<T> {
 
   advance(): void {
     this.skip(1);
+  }
+
+  peek(n: number): T | undefined {
+    const ahead = this.copy();
+    ahead.skip(n);
+    return ahead.current;
+  }
+
+  remaining(): number {
+    return this.copy().skip(Infinity);
+  }
+
+  private copy(): RangeCursor<T> {
+    const copy = new RangeCursor(this.chunks, this.start, this.end, this.reverse);
+    copy.chunk = this.chunk;
+    copy.offset = this.offset;
+    copy.done = this.done;
+    return copy;
   }
 
   skip(n: number): number {
