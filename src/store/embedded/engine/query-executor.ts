@@ -87,23 +87,22 @@ function entryStream(plan: IndexScanPlan, counters: Counters): EntryStream {
   const seen = oneEntryPerDocument(plan) ? undefined : new Set<StoredRecord>();
   const from = plan.mergeFrom;
   const sign = plan.reverse ? -1 : 1;
+  // Merge order: the fields after the ranges' common prefix, then insertion, as one range's order.
+  const mergeOrder = (a: IndexEntry, b: IndexEntry): number => sign * (plan.index.compareKeys(a.key, b.key, from) || a.record.seq - b.record.seq);
   let at = 0;
   const nextEntry = (): IndexEntry | undefined => {
+    let cursor: EntryCursor<IndexEntry> | undefined;
     if (from === undefined) {
       while (at < cursors.length && cursors[at].current === undefined) at++;
-      const entry = cursors[at]?.current;
-      cursors[at]?.advance();
-      return entry;
+      cursor = cursors[at];
+    } else {
+      for (const candidate of cursors) {
+        const head = candidate.current;
+        if (head !== undefined && (cursor === undefined || mergeOrder(head, cursor.current!) < 0)) cursor = candidate;
+      }
     }
-    let best: (typeof cursors)[number] | undefined;
-    for (const cursor of cursors) {
-      const head = cursor.current;
-      if (head === undefined) continue;
-      const leader = best?.current;
-      if (!leader || sign * (plan.index.compareKeys(head.key, leader.key, from) || head.record.seq - leader.record.seq) < 0) best = cursor;
-    }
-    const entry = best?.current;
-    best?.advance();
+    const entry = cursor?.current;
+    cursor?.advance();
     return entry;
   };
   const next = (): IndexEntry | undefined => {
@@ -118,21 +117,19 @@ function entryStream(plan: IndexScanPlan, counters: Counters): EntryStream {
   };
   const skip = (n: number): number => {
     let skipped = 0;
-    if (from !== undefined && !seen) {
-      const moved = skipMerged(cursors, n, (a, b) => sign * (plan.index.compareKeys(a.key, b.key, from) || a.record.seq - b.record.seq));
-      counters.keys += moved;
-      return moved;
-    }
-    if (seen || from !== undefined) {
+    if (seen) {
       while (skipped < n && next() !== undefined) skipped++;
       return skipped;
     }
-    for (; skipped < n && at < cursors.length; at++) {
-      const moved = cursors[at].skip(n - skipped);
-      skipped += moved;
-      counters.keys += moved;
-      if (skipped === n) break;
+    if (from !== undefined) {
+      skipped = skipMerged(cursors, n, mergeOrder);
+    } else {
+      for (; skipped < n && at < cursors.length; at++) {
+        skipped += cursors[at].skip(n - skipped);
+        if (skipped === n) break;
+      }
     }
+    counters.keys += skipped;
     return skipped;
   };
   return { next, skip };
