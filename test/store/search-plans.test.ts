@@ -110,6 +110,38 @@ describe('search plans on the embedded store', () => {
     await store?.stop();
   });
 
+  it.each([
+    ['no filter +employed', { includeEmployed: true }],
+    ['location=LB,TR', { locations: ['LB', 'TR'], includeEmployed: false }],
+    ['location=LB,TR&occupation=7126,2512 +employed', { locations: ['LB', 'TR'], occupations: ['7126', '2512'], includeEmployed: true }],
+  ] as const)('when the page after a cursor position is read with %s, then the merged index walk starts at the position and reads about one page', async (_name, filter: CandidateSearchFilter) => {
+    // Arrange: a position in the middle of the matches (as a cursor of candidatesConnection holds it)
+    const expected = expectedMatches(all, filter);
+    const after = expected[Math.floor(expected.length / 2)];
+    const repo = new CandidateRepository(db);
+
+    // Act
+    const page = await repo.searchAfter(filter, { createdDate: after.createdDate, publicId: after.publicId }, LIMIT);
+    const keyset = { $or: [{ createdDate: { $gt: after.createdDate } }, { createdDate: after.createdDate, publicId: { $gt: after.publicId } }] };
+    const explained = await db
+      .collection<StoredCandidateDoc>(COLLECTIONS.candidates)
+      .find({ $and: [searchQuery(filter), keyset] })
+      .sort(CANDIDATE_ORDER)
+      .limit(LIMIT)
+      .explain('executionStats');
+
+    // Assert
+    const index = expected.indexOf(after);
+    expect(page.map((c) => c.publicId)).toEqual(expected.slice(index + 1, index + 1 + LIMIT).map((c) => c.publicId));
+    const plan = explained.queryPlanner.winningPlan as Document;
+    expect(indexNamesOf(plan).size).toBe(1);
+    expect(stagesOf(plan).map((stage) => stage.stage)).not.toContain('SORT');
+    const stats = explained.executionStats as Document;
+    // The keyset's own ties (candidates of the same createdDate before the position) and, for
+    // several occupations, repeated entries, are read too: a few pages at most, never the rest.
+    expect(stats.totalDocsExamined).toBeLessThanOrEqual(4 * LIMIT);
+  });
+
   it.each(combinations().map((filter) => [describeFilter(filter), filter] as const))(
     'when a deep page is searched with %s, then one index is walked in order, skipped on keys, only the page is fetched, and the count reads no document',
     async (_name, filter) => {
