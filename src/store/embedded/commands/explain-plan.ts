@@ -76,8 +76,7 @@ function describeCount(stats: ExecutionStats, request: QueryRequest): Document {
   }
   if (!plan.exact) return { stage: 'COUNT', inputStage: { stage: 'FETCH', filter: request.filter, inputStage: ixscanStage(plan, plan.ranges) } };
   if (plan.ranges.length === 1 && !plan.index.multikey) {
-    const { indexBounds: bounds, ...scan } = ixscanStage(plan, plan.ranges);
-    return { stage: 'COUNT', inputStage: { ...scan, stage: 'COUNT_SCAN', indexBounds: bounds } };
+    return { stage: 'COUNT', inputStage: { ...ixscanStage(plan, plan.ranges), stage: 'COUNT_SCAN' } };
   }
   return { stage: 'COUNT', inputStage: ixscanStage(plan, plan.ranges) };
 }
