@@ -8,7 +8,8 @@ import { connectDatabase, driverTimeouts, type Database } from './store/mongo';
 import { isStoreReachable } from './store/availability';
 import { createHealth } from './http/health';
 import { httpHygiene, httpServerOptions } from './http/security';
-import { ensureIndexes } from './store/indexes';
+import { dropSupersededIndexes, ensureIndexes } from './store/indexes';
+import { CandidateRepository } from './candidates/candidate-repository';
 import { superviseEmbeddedStore, type SupervisedStore } from './store/embedded-process';
 import { bootstrapDemo, type DemoBootstrap } from './demo/bootstrap';
 import { showStartBanner } from './demo/start-banner';
@@ -69,7 +70,10 @@ export async function createApp(
   }
   const database = await connectDatabase(uri, config.mongodbDb, driverTimeouts(config));
   observeMongoCommands(database.client, metrics);
+  await dropSupersededIndexes(database.db);
   await ensureIndexes(database.db);
+  // Data written before `listed` existed gets it before any search relies on it.
+  await new CandidateRepository(database.db).backfillListed();
   // Reference data ships with the code: upserted at every start, so a new release's list lands.
   await loadReferenceData(database.db);
   const demo = embedded ? await bootstrapDemo(database.db, config, logger) : undefined;

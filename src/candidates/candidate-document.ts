@@ -184,6 +184,25 @@ export type HowHeardAboutUs =
   | 'PARTNER_ORG_4'
   | 'OTHER';
 
+/** Whether searches without includeEmployed show a candidate: every status but EMPLOYED (contract section 3). */
+export function isListed(status: CandidateStatus): boolean {
+  return status !== 'EMPLOYED';
+}
+
+/**
+ * A candidate as stored: the read model and `listed`, derived from its status (isListed), so
+ * that "not EMPLOYED" is one value of an indexed field (one key range per filter value, walked
+ * in search order) rather than nine statuses merged. Written with every candidate
+ * (toStoredCandidate), backfilled at start for older data (CandidateRepository.backfillListed),
+ * and never read back: the repository leaves it out of every candidate it returns.
+ */
+export type StoredCandidateDoc = CandidateDoc & { listed: boolean };
+
+/** The document to store for a candidate (a copy: the driver adds `_id` to what it inserts). */
+export function toStoredCandidate(candidate: CandidateDoc): StoredCandidateDoc {
+  return { ...candidate, listed: isListed(candidate.status) };
+}
+
 /** One document of `candidates`: the anonymised read model. */
 export interface CandidateDoc {
   /** 22-character base64url public id; unique. */

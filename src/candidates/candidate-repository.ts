@@ -1,7 +1,7 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import { thenAdvanceReadEpoch } from '../cache/read-epoch';
 import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
-import { CANDIDATE_STATUSES, type CandidateDoc, type CandidateStatus } from './candidate-document';
+import { toStoredCandidate, type CandidateDoc, type StoredCandidateDoc } from './candidate-document';
 
 /**
  * Filters of a candidate search. Codes arrive normalised (upper case) from the caller.
@@ -33,14 +33,34 @@ export interface CandidatePosition {
 /** The one order of every search: total and stable, since publicId is unique. */
 export const CANDIDATE_ORDER = { createdDate: 1, publicId: 1 } as const;
 
-const WITHOUT_ID = { _id: 0 } as const;
+/** Every field of the read model: neither `_id` nor the stored-only `listed`. */
+const READ_MODEL = { _id: 0, listed: 0 } as const;
 
 /** The `candidates` collection: the anonymised read model. */
 export class CandidateRepository {
-  private readonly collection: Collection<CandidateDoc>;
+  private readonly collection: Collection<StoredCandidateDoc>;
 
   constructor(private readonly db: Db) {
-    this.collection = db.collection<CandidateDoc>(COLLECTIONS.candidates);
+    this.collection = db.collection<StoredCandidateDoc>(COLLECTIONS.candidates);
+  }
+
+  /**
+   * Sets `listed` on the candidates stored without it (data written before the field existed).
+   * Idempotent: when the listed and unlisted candidates (two counts of index keys) are all of
+   * them, nothing is written. Returns how many candidates it changed.
+   */
+  async backfillListed(): Promise<number> {
+    const { collection } = this;
+    const [all, listed, unlisted] = await Promise.all([
+      collection.countDocuments({}),
+      collection.countDocuments({ listed: true }),
+      collection.countDocuments({ listed: false }),
+    ]);
+    if (listed + unlisted === all) return 0;
+    const missing = { listed: { $exists: false } } as const;
+    const hidden = await collection.updateMany({ ...missing, status: 'EMPLOYED' }, { $set: { listed: false } });
+    const shown = await collection.updateMany(missing, { $set: { listed: true } });
+    return hidden.modifiedCount + shown.modifiedCount;
   }
 
   /**
@@ -71,7 +91,7 @@ export class CandidateRepository {
     fields?: readonly string[],
   ): Promise<CandidateDoc[]> {
     const query = searchQuery(filter);
-    const keyset: Filter<CandidateDoc> | null = after
+    const keyset: Filter<StoredCandidateDoc> | null = after
       ? {
           $or: [
             { createdDate: { $gt: after.createdDate } },
@@ -92,11 +112,11 @@ export class CandidateRepository {
   /** The candidates of these ids that exist, in no particular order (loaders order them). */
   async findByPublicIds(publicIds: readonly string[]): Promise<CandidateDoc[]> {
     if (publicIds.length === 0) return [];
-    return this.collection.find({ publicId: { $in: [...publicIds] } }, { projection: WITHOUT_ID, ...oneBatchFor(publicIds) }).toArray();
+    return this.collection.find({ publicId: { $in: [...publicIds] } }, { projection: READ_MODEL, ...oneBatchFor(publicIds) }).toArray();
   }
 
   async findByPublicId(publicId: string): Promise<CandidateDoc | null> {
-    return this.collection.findOne({ publicId }, { projection: WITHOUT_ID });
+    return this.collection.findOne({ publicId }, { projection: READ_MODEL });
   }
 
   /** Which of these ids belong to a candidate. */
@@ -110,9 +130,8 @@ export class CandidateRepository {
 
   /** Inserts one candidate; a publicId already taken is a ConflictError. */
   async insert(candidate: CandidateDoc): Promise<void> {
-    // A copy: the driver would otherwise add `_id` to the caller's object.
     await thenAdvanceReadEpoch(this.db, () =>
-      conflictOnDuplicate(() => this.collection.insertOne({ ...candidate }), 'A candidate with this public id already exists.'),
+      conflictOnDuplicate(() => this.collection.insertOne(toStoredCandidate(candidate)), 'A candidate with this public id already exists.'),
     );
   }
 
@@ -124,7 +143,7 @@ export class CandidateRepository {
     if (candidates.length === 0) return;
     await thenAdvanceReadEpoch(this.db, () =>
       conflictOnDuplicate(
-        () => this.collection.insertMany(candidates.map((c) => ({ ...c })), { ordered: false }),
+        () => this.collection.insertMany(candidates.map(toStoredCandidate), { ordered: false }),
         'A candidate with one of these public ids already exists.',
       ),
     );
@@ -143,17 +162,6 @@ export class CandidateRepository {
 }
 
 /**
- * "Not EMPLOYED" as the list of the other statuses. Every stored candidate has one of
- * CANDIDATE_STATUSES (the type requires it, registration and the seed set it), so this matches
- * what `$ne: 'EMPLOYED'` matched. Exact values bound an index scan, which the embedded store
- * cannot do with `$ne`: there the count of a search without filters becomes a count of index
- * entries (binary searches) instead of a test of every document (at 100,000 candidates, tens of
- * milliseconds per request). MongoDB bounds either form (nine point intervals of the status
- * index instead of two ranges), so nothing changes there.
- */
-const STATUSES_BUT_EMPLOYED: readonly CandidateStatus[] = CANDIDATE_STATUSES.filter((status) => status !== 'EMPLOYED');
-
-/**
  * A lookup by unique ids has at most one document per id: asking for that many in the first
  * batch answers it in one round trip (the default first batch is 101 documents, after which
  * the driver sends a getMore), so a request's commands do not depend on how many ids it looks up.
@@ -164,20 +172,27 @@ export function oneBatchFor(ids: readonly unknown[]): { batchSize: number } {
 
 /** Only these top-level fields (never `_id`), or every field but `_id`. */
 function projectionOf(fields: readonly string[] | undefined): Record<string, 0 | 1> {
-  return fields === undefined ? WITHOUT_ID : { _id: 0, ...Object.fromEntries(fields.map((field) => [field, 1])) };
+  return fields === undefined ? READ_MODEL : { _id: 0, ...Object.fromEntries(fields.map((field) => [field, 1])) };
 }
 
 /**
  * The one translation of a search filter into a MongoDB query: searches, counts and statistics
  * (src/statistics) select candidates through it, so a filter means the same everywhere.
+ *
+ * "Not EMPLOYED" is `listed: true`. With includeEmployed, `listed` is still named, as both of
+ * its values: every stored candidate has one (toStoredCandidate, backfillListed), so this
+ * selects every candidate, and it gives each index of store/indexes.ts exact values on every
+ * field before the search order. Each combination of filters is then a few point ranges of one
+ * index, each in search order and merged (MongoDB's SORT_MERGE), skipped on index keys and
+ * counted from them, on MongoDB as on the embedded store.
  */
-export function searchQuery(filter: CandidateSearchFilter): Filter<CandidateDoc> {
-  const query: Filter<CandidateDoc> = {};
+export function searchQuery(filter: CandidateSearchFilter): Filter<StoredCandidateDoc> {
+  const query: Filter<StoredCandidateDoc> = {};
   if (filter.locations?.length) query.countryIsoCode = { $in: [...filter.locations] };
   if (filter.nationalities?.length) query.nationalityIsoCode = { $in: [...filter.nationalities] };
   if (filter.occupations?.length) {
     query['candidateOccupations.occupation.isco08Code'] = { $in: [...filter.occupations] };
   }
-  if (!filter.includeEmployed) query.status = { $in: [...STATUSES_BUT_EMPLOYED] };
+  query.listed = filter.includeEmployed ? { $in: [false, true] } : true;
   return query;
 }

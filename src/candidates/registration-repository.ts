@@ -2,7 +2,7 @@ import { MongoServerError, type ClientSession, type Collection, type Db } from '
 import { advanceReadEpoch } from '../cache/read-epoch';
 import { ConflictError, ServiceUnavailableError } from '../errors';
 import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
-import type { CandidateDoc } from './candidate-document';
+import { toStoredCandidate, type CandidateDoc } from './candidate-document';
 import type { CandidateIdentityDoc } from './identity-document';
 
 /** How often a transaction that failed with a transient error (a write conflict) is run again. */
@@ -110,7 +110,7 @@ export class RegistrationRepository {
     const started = this.now().getTime();
     await this.identities.insertOne({ ...identity });
     try {
-      await this.candidates.insertOne({ ...candidate });
+      await this.candidates.insertOne(toStoredCandidate(candidate));
     } catch (error) {
       await this.identities.deleteOne({ candidatePublicId: identity.candidatePublicId }).catch(() => undefined);
       throw error;
@@ -129,7 +129,7 @@ export class RegistrationRepository {
   private async insertBoth(identity: CandidateIdentityDoc, candidate: CandidateDoc, session: ClientSession): Promise<void> {
     // The identity first: its unique e-mail index detects a duplicate before any profile is written.
     await this.identities.insertOne({ ...identity }, { session });
-    await this.candidates.insertOne({ ...candidate }, { session });
+    await this.candidates.insertOne(toStoredCandidate(candidate), { session });
   }
 
   /**

@@ -3,7 +3,7 @@ import { SingleBar, Presets } from 'cli-progress';
 import type { Db } from 'mongodb';
 import { CandidateRepository } from '../candidates/candidate-repository';
 import { loadConfig, type Config } from '../config';
-import { COLLECTIONS, ensureIndexes, INDEXES } from '../store/indexes';
+import { COLLECTIONS, dropSupersededIndexes, ensureIndexes, INDEXES } from '../store/indexes';
 import { connectDatabase } from '../store/mongo';
 import { DemoGenerator, isDemoSeed, MAX_DEMO_SEED } from './demo-generator';
 import { seedDemoData, type SeedCounts, type SeedProgress } from './seed-demo-data';
@@ -127,6 +127,7 @@ export async function seedWithOptions(
   await ensureIndexes(db, INDEXES.filter((index) => index.options.unique === true));
   const counts = await seedDemoData(db, { candidates: options.candidates, seed: options.seed, onProgress });
   onProgress?.({ phase: 'indexes', done: 0, total: INDEXES.length });
+  await dropSupersededIndexes(db);
   await ensureIndexes(db);
   onProgress?.({ phase: 'indexes', done: INDEXES.length, total: INDEXES.length });
   return counts;

@@ -1,7 +1,11 @@
 import type { IndexSpec } from '../store/indexes';
 
-/** The search filter's fields (status first: every query without includeEmployed bounds it), then every single-valued dimension. */
+/**
+ * The search filter's fields (`listed` first: every query names its values, see
+ * candidate-repository's searchQuery), then every single-valued dimension.
+ */
 const FILTER_AND_SCALARS = {
+  listed: 1,
   status: 1,
   countryIsoCode: 1,
   nationalityIsoCode: 1,
@@ -23,16 +27,21 @@ const FILTER_AND_SCALARS = {
 export function statisticsIndexes(candidates: string): readonly IndexSpec[] {
   return [
     // Without an array: one entry per candidate, for queries by single-valued dimensions only.
-    { collection: candidates, key: FILTER_AND_SCALARS, options: { name: 'candidates_statistics' } },
+    { collection: candidates, key: FILTER_AND_SCALARS, options: { name: 'candidates_statistics_listed' } },
     {
       collection: candidates,
       key: { ...FILTER_AND_SCALARS, 'candidateOccupations.occupation.isco08Code': 1 },
-      options: { name: 'candidates_statistics_occupation' },
+      options: { name: 'candidates_statistics_listed_occupation' },
     },
     {
       collection: candidates,
       key: { ...FILTER_AND_SCALARS, 'candidateLanguages.languageIsoCode': 1 },
-      options: { name: 'candidates_statistics_language' },
+      options: { name: 'candidates_statistics_listed_language' },
     },
   ];
+}
+
+/** The statistics indexes of earlier releases, led by status (store/indexes.ts drops them at start). */
+export function supersededStatisticsIndexes(candidates: string): readonly { collection: string; name: string }[] {
+  return ['candidates_statistics', 'candidates_statistics_occupation', 'candidates_statistics_language'].map((name) => ({ collection: candidates, name }));
 }

@@ -1,5 +1,5 @@
 import type { Collection, Db, Document } from 'mongodb';
-import type { CandidateDoc } from '../candidates/candidate-document';
+import type { StoredCandidateDoc } from '../candidates/candidate-document';
 import { searchQuery, type CandidateSearchFilter } from '../candidates/candidate-repository';
 import { COLLECTIONS } from '../store/indexes';
 import type { StoredKey } from './dimensions';
@@ -15,10 +15,10 @@ export interface GroupCount {
  * service). Filters select exactly what a search selects (candidate-repository's searchQuery).
  */
 export class StatisticsRepository {
-  private readonly collection: Collection<CandidateDoc>;
+  private readonly collection: Collection<StoredCandidateDoc>;
 
   constructor(db: Db) {
-    this.collection = db.collection<CandidateDoc>(COLLECTIONS.candidates);
+    this.collection = db.collection<StoredCandidateDoc>(COLLECTIONS.candidates);
   }
 
   /** The number of candidates the filter selects. */

@@ -4,7 +4,7 @@ import { IDEMPOTENCY_COLLECTION, idempotencyIndexes } from '../rest/idempotency-
 import { RATE_LIMIT_COLLECTION, rateLimitIndexes } from '../rate-limit/rate-limit-indexes';
 import { AUDIT_COLLECTION, auditIndexes } from '../audit/audit-indexes';
 import { PERSISTED_QUERY_COLLECTION, persistedQueryIndexes } from '../persisted-queries/persisted-query-indexes';
-import { statisticsIndexes } from '../statistics/statistics-indexes';
+import { statisticsIndexes, supersededStatisticsIndexes } from '../statistics/statistics-indexes';
 import { ConflictError } from '../errors';
 
 /**
@@ -44,11 +44,15 @@ export interface IndexSpec {
 
 const OCCUPATION_PATH = 'candidateOccupations.occupation.isco08Code';
 
-/** The index of searches filtered on `fields`: those, then status, then the search order. */
+/**
+ * The index of searches filtered on `fields`: those, then `listed`, then the search order. A
+ * search names exact values for all of them (candidate-repository's searchQuery), so it reads
+ * one sorted stretch per combination of values, merged in search order.
+ */
 function searchIndex(fields: readonly string[]): IndexSpec {
   const key: Record<string, 1> = {};
-  for (const field of [...fields, 'status', 'createdDate', 'publicId']) key[field] = 1;
-  const name = ['candidates', 'search', ...fields.map((field) => (field === OCCUPATION_PATH ? 'occupation' : field.replace(/IsoCode$/, ''))), 'status'].join('_');
+  for (const field of [...fields, 'listed', 'createdDate', 'publicId']) key[field] = 1;
+  const name = ['candidates_search', ...fields.map((field) => (field === OCCUPATION_PATH ? 'occupation' : field.replace(/IsoCode$/, ''))), 'listed'].join('_');
   return { collection: COLLECTIONS.candidates, key, options: { name } };
 }
 
@@ -56,10 +60,9 @@ function searchIndex(fields: readonly string[]): IndexSpec {
 export const INDEXES: readonly IndexSpec[] = [
   // candidates
   { collection: COLLECTIONS.candidates, key: { publicId: 1 }, options: { name: 'candidates_publicId_unique', unique: true } },
-  // Every search filter combination, with the status condition of searches without
-  // includeEmployed and the search order after them: a page is read in order from the index
-  // (one sorted stretch per filter value and status, merged) and its count comes from index
-  // entries alone, however many candidates match.
+  // Every search filter combination, with or without includeEmployed: a page is one ordered
+  // walk of one index (merged over the filter's values), skipped on index keys, and its count
+  // comes from index keys alone, however many candidates match.
   searchIndex([]),
   searchIndex(['countryIsoCode']),
   searchIndex(['nationalityIsoCode']),
@@ -68,8 +71,6 @@ export const INDEXES: readonly IndexSpec[] = [
   searchIndex(['countryIsoCode', OCCUPATION_PATH]),
   searchIndex(['nationalityIsoCode', OCCUPATION_PATH]),
   searchIndex(['countryIsoCode', 'nationalityIsoCode', OCCUPATION_PATH]),
-  // The sort key of every search and the keyset of cursors: (createdDate, publicId) is total.
-  { collection: COLLECTIONS.candidates, key: { createdDate: 1, publicId: 1 }, options: { name: 'candidates_createdDate_publicId' } },
 
   // candidateIdentities: the unique e-mail is what detects a duplicate registration.
   { collection: COLLECTIONS.candidateIdentities, key: { emailNormalised: 1 }, options: { name: 'candidateIdentities_emailNormalised_unique', unique: true } },
@@ -95,6 +96,41 @@ export const INDEXES: readonly IndexSpec[] = [
   ...persistedQueryIndexes,
   ...statisticsIndexes(COLLECTIONS.candidates),
 ];
+
+/**
+ * Indexes earlier releases created that INDEXES no longer has: searches bounded by status (now
+ * by `listed`), the search order alone (every search now names `listed`), and the statistics
+ * indexes led by status. Dropped by name at start, so that an existing data directory or
+ * database does not keep maintaining them (memory, and work on every write).
+ */
+export const SUPERSEDED_INDEXES: readonly { readonly collection: string; readonly name: string }[] = [
+  ...[
+    'candidates_search_status',
+    'candidates_search_country_status',
+    'candidates_search_nationality_status',
+    'candidates_search_occupation_status',
+    'candidates_search_country_nationality_status',
+    'candidates_search_country_occupation_status',
+    'candidates_search_nationality_occupation_status',
+    'candidates_search_country_nationality_occupation_status',
+    'candidates_createdDate_publicId',
+  ].map((name) => ({ collection: COLLECTIONS.candidates, name })),
+  ...supersededStatisticsIndexes(COLLECTIONS.candidates),
+];
+
+/** Drops the indexes of SUPERSEDED_INDEXES that exist; idempotent. */
+export async function dropSupersededIndexes(db: Db, superseded = SUPERSEDED_INDEXES): Promise<void> {
+  for (const { collection, name } of superseded) {
+    await db
+      .collection(collection)
+      .dropIndex(name)
+      .catch((error: unknown) => {
+        // IndexNotFound (27), NamespaceNotFound (26): nothing to drop.
+        const code = (error as { code?: unknown }).code;
+        if (code !== 27 && code !== 26) throw error;
+      });
+  }
+}
 
 /**
  * Creates every index of INDEXES, once per collection. Idempotent: an index that already

@@ -12,7 +12,7 @@ import { ConflictError } from '../../src/errors';
 import { loadReferenceData } from '../../src/reference/load-reference-data';
 import { languages, REFERENCE_COLLECTIONS } from '../../src/reference/reference-data';
 import { REFERENCE_COLLECTION_NAMES, ReferenceRepository } from '../../src/reference/reference-repository';
-import { COLLECTIONS, ensureIndexes, INDEXES } from '../../src/store/indexes';
+import { COLLECTIONS, dropSupersededIndexes, ensureIndexes, INDEXES, SUPERSEDED_INDEXES } from '../../src/store/indexes';
 import {
   aCandidate,
   aJobOpportunity,
@@ -89,6 +89,55 @@ describe('indexes', () => {
 
     const after = await db.collection(COLLECTIONS.candidates).listIndexes().toArray();
     expect(after.map((i) => i.name).sort()).toEqual(before.map((i) => i.name).sort());
+  });
+
+  it('when a database written before `listed` existed is prepared as at start, then the superseded indexes are gone, every candidate is listed by its status, and searches find them all', async () => {
+    // Arrange: candidates as the earlier release stored them, with its status-led indexes.
+    const db = newDatabase('listed_backfill');
+    const old = [aCandidate({ status: 'ACTIVE' }), aCandidate({ status: 'EMPLOYED' }), aCandidate({ status: 'PENDING' })];
+    await db.collection(COLLECTIONS.candidates).insertMany(old.map((candidate) => ({ ...candidate })));
+    for (const { name } of SUPERSEDED_INDEXES) {
+      await db.collection(COLLECTIONS.candidates).createIndex({ status: 1, [name]: 1 }, { name });
+    }
+    const repo = new CandidateRepository(db);
+
+    // Act: what main.ts does at start, twice (the second finds nothing to do)
+    await dropSupersededIndexes(db);
+    await ensureIndexes(db);
+    const changed = await repo.backfillListed();
+    await dropSupersededIndexes(db);
+    const changedAgain = await repo.backfillListed();
+
+    // Assert
+    const names = (await db.collection(COLLECTIONS.candidates).listIndexes().toArray()).map((index) => index.name as string);
+    expect(names.filter((name) => SUPERSEDED_INDEXES.some((superseded) => superseded.name === name))).toEqual([]);
+    expect(names.sort()).toEqual(['_id_', ...INDEXES.filter((i) => i.collection === COLLECTIONS.candidates).map((i) => i.options.name)].sort());
+    expect([changed, changedAgain]).toEqual([3, 0]);
+    const stored = await db.collection(COLLECTIONS.candidates).find({}, { projection: { _id: 0, status: 1, listed: 1 } }).toArray();
+    expect(stored.map((c) => [c.status, c.listed]).sort()).toEqual([['ACTIVE', true], ['EMPLOYED', false], ['PENDING', true]]);
+    const listed = await repo.search({ includeEmployed: false }, { skip: 0, limit: 10 });
+    const everyone = await repo.search({ includeEmployed: true }, { skip: 0, limit: 10 });
+    expect(listed.total).toBe(2);
+    expect(everyone.total).toBe(3);
+    expect([...listed.items, ...everyone.items].some((candidate) => 'listed' in candidate)).toBe(false);
+  });
+
+  it('when candidates are written by the repositories, then each is stored with `listed` from its status and read back without it', async () => {
+    // Arrange
+    const db = await freshDatabase('listed_written');
+    const candidates = CANDIDATE_STATUSES.map((status) => aCandidate({ status }));
+    const repo = new CandidateRepository(db);
+
+    // Act
+    await repo.insertMany(candidates.slice(1));
+    await repo.insert(candidates[0]);
+
+    // Assert
+    const stored = await db.collection(COLLECTIONS.candidates).find({}, { projection: { _id: 0, status: 1, listed: 1 } }).toArray();
+    expect(stored).toHaveLength(CANDIDATE_STATUSES.length);
+    for (const candidate of stored) expect(candidate.listed).toBe(candidate.status !== 'EMPLOYED');
+    const read = await repo.findByPublicIds(candidates.map((c) => c.publicId));
+    expect(read.some((candidate) => 'listed' in candidate)).toBe(false);
   });
 
   it('when the index list is read, then it covers every collection of the operator contract', () => {
@@ -368,6 +417,17 @@ describe('registration repository', () => {
     const identity = anIdentity(email === undefined ? {} : { email, emailNormalised: email.trim().toLowerCase() });
     return { identity, candidate: aCandidate({ publicId: identity.candidatePublicId }) };
   }
+
+  it('when a candidate is registered, then it is stored with `listed` from its status, so that searches find it', async () => {
+    const db = await freshDatabase('registration_listed');
+    const registration = aRegistration();
+
+    await new RegistrationRepository(db, { leaseMs: LEASE_MS }).insert(registration.identity, registration.candidate);
+
+    const stored = await db.collection(COLLECTIONS.candidates).findOne({ publicId: registration.candidate.publicId });
+    expect(stored?.listed).toBe(true);
+    expect((await new CandidateRepository(db).search({ includeEmployed: false }, { skip: 0, limit: 1 })).total).toBe(1);
+  });
 
   it('when a registration repeats an already registered e-mail, then a ConflictError without the e-mail is thrown and nothing more is stored', async () => {
     const db = await freshDatabase('identity_conflict');

@@ -1,7 +1,7 @@
 import type { CommandStartedEvent } from 'mongodb';
 import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
 import { READ_EPOCH_COLLECTION } from '../../src/cache/read-epoch';
-import type { CandidateDoc } from '../../src/candidates/candidate-document';
+import { toStoredCandidate, type CandidateDoc } from '../../src/candidates/candidate-document';
 import { RATE_LIMIT_COLLECTION } from '../../src/rate-limit/rate-limit-indexes';
 import { loadReferenceData } from '../../src/reference/load-reference-data';
 import { COLLECTIONS } from '../../src/store/indexes';
@@ -65,7 +65,7 @@ describe('per-request DataLoaders', () => {
     await loadReferenceData(service.db);
     const jobs = Array.from({ length: 240 }, () => aJobOpportunity({ countryIsoCode: 'CA' }));
     await service.db.collection(COLLECTIONS.jobOpportunities).insertMany(jobs.map((j) => ({ ...j })));
-    await service.db.collection(COLLECTIONS.candidates).insertMany(candidatesWithEveryNestedField(jobs.map((j) => j.publicId)));
+    await service.db.collection(COLLECTIONS.candidates).insertMany(candidatesWithEveryNestedField(jobs.map((j) => j.publicId)).map(toStoredCandidate));
     key = await service.key('READ_CANDIDATE_DATA');
   });
 

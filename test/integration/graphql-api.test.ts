@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { CandidateDoc } from '../../src/candidates/candidate-document';
+import { toStoredCandidate, type CandidateDoc } from '../../src/candidates/candidate-document';
 import { COLLECTIONS } from '../../src/store/indexes';
 import { startAppUnderTest, graphql, type AppUnderTest } from '../support/app-under-test';
 import { aCandidate } from '../support/builders';
@@ -254,7 +254,7 @@ describe('GraphQL API over HTTP', () => {
       type Page = { candidatesConnection: { totalCount: number; edges: { node: { publicId: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string } } };
       const first = await graphql<Page>(service.url, query, {}, reader);
       const earliest = await candidates().findOne({}, { sort: { createdDate: 1 } });
-      await candidates().insertOne(aCandidate({ createdDate: new Date(earliest!.createdDate.getTime() - 1000) }));
+      await candidates().insertOne(toStoredCandidate(aCandidate({ createdDate: new Date(earliest!.createdDate.getTime() - 1000) })));
 
       const seen = first.body.data!.candidatesConnection.edges.map((e) => e.node.publicId);
       let cursor = first.body.data!.candidatesConnection.pageInfo.endCursor;

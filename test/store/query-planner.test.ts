@@ -117,6 +117,35 @@ describe('query planner', () => {
     }
   });
 
+  it('when merged ranges are skipped deep into them, then the page is the one a plain sort gives, and only the page is fetched', () => {
+    // Arrange: no arrays, so the merge has no repeats and skips by positions (skipMerged).
+    const merged = catalog.ensureCollection('planner', 'merged');
+    const unindexed = catalog.ensureCollection('planner', 'merged_plain');
+    merged.createIndex(parseIndexSpec({ key: { g: 1, d: 1, _id: 1 } }));
+    for (let id = 0; id < 4000; id++) {
+      const doc = { _id: id, g: int(6), d: int(300) };
+      merged.insert(doc);
+      unindexed.insert({ ...doc });
+    }
+
+    for (let round = 0; round < 150; round++) {
+      const filter = { g: { $in: [int(6), int(6), int(6), int(6)] } };
+      const sort = parseSort(pick([{ d: 1, _id: 1 }, { d: -1, _id: -1 }]));
+      const skip = int(3000);
+      const limit = pick([1, 7, 100]);
+
+      // Act
+      const { records, stats } = runQuery(merged, { filter, sort, skip, limit });
+      const expected = runQuery(unindexed, { filter, sort, skip, limit }).records.map((record) => record.doc._id);
+
+      // Assert
+      const described = JSON.stringify({ filter, sort, skip, limit });
+      expect({ query: described, ids: records.map((record) => record.doc._id) }).toEqual({ query: described, ids: expected });
+      expect(stats.plan.kind === 'ixscan' && stats.plan.mergeFrom).toBe(1);
+      expect(stats.docsExamined).toBe(expected.length);
+    }
+  });
+
   it('when a selective filter has an index, then the plan reads the index rather than every document', () => {
     // Act
     const { stats } = runQuery(indexed, { filter: { 'tags.code': 'X1' }, skip: 0, limit: 0 });
@@ -172,12 +201,13 @@ describe('query planner', () => {
     expect(countedSeveral).toBe(matches(several));
   });
 
-  it('when a page is sorted by an indexed key, then the index walk stops after the page', () => {
+  it('when a page is sorted by an indexed key, then the index walk stops after the page and skips on keys, fetching only the page', () => {
     // Act
     const { stats, records } = runQuery(indexed, { filter: {}, sort: parseSort({ d: -1 }), skip: 10, limit: 5 });
 
     // Assert
-    expect(stats.docsExamined).toBe(15);
+    expect(stats.keysExamined).toBe(15);
+    expect(stats.docsExamined).toBe(5);
     expect(records.map((record) => record.doc._id)).toEqual([1489, 1488, 1487, 1486, 1485]);
   });
 });

@@ -62,6 +62,41 @@ describe('SortedEntries (chunked sorted list behind every index)', () => {
     }
   });
 
+  it('when a cursor skips and advances through a range of many chunks, then it lands where a plain sorted array says, both ways', () => {
+    // Arrange: inserts split chunks unevenly, so skips cross chunks of every size.
+    const next = random(7);
+    const entries = new SortedEntries<Item>(byKeyThenId);
+    const reference: Item[] = [];
+    for (let id = 0; id < 5000; id++) {
+      const item = { key: Math.floor(next() * 800), id };
+      entries.insert(item);
+      reference.push(item);
+    }
+    reference.sort(byKeyThenId);
+
+    for (let probe = 0; probe < 300; probe++) {
+      const low = Math.floor(next() * 820) - 10;
+      const high = low + Math.floor(next() * 400) - 20;
+      const reverse = next() < 0.5;
+      const inRange = reference.filter((item) => item.key >= low && item.key <= high);
+      const expected = reverse ? [...inRange].reverse() : inRange;
+      const skip = Math.floor(next() * (expected.length + 10));
+
+      // Act
+      const cursor = entries.cursor((item) => item.key >= low, (item) => item.key <= high, reverse);
+      const skipped = cursor.skip(skip);
+      const rest: Item[] = [];
+      for (let item = cursor.current; item !== undefined && rest.length < 700; item = cursor.current) {
+        rest.push(item);
+        cursor.advance();
+      }
+
+      // Assert
+      expect(skipped).toBe(Math.min(skip, expected.length));
+      expect(rest).toEqual(expected.slice(skip, skip + 700));
+    }
+  });
+
   it('when a visit returns false, then the scan stops there', () => {
     // Arrange
     const entries = new SortedEntries<Item>(byKeyThenId);

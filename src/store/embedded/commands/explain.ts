@@ -1,7 +1,7 @@
 import type { Document } from 'bson';
 import { CommandError } from '../errors';
 import type { QueryRequest } from '../engine/query-executor';
-import { runQuery } from '../engine/query-executor';
+import { countWithStats, runQuery } from '../engine/query-executor';
 import { parseSort } from '../engine/sort';
 import { explainAggregate } from './aggregate';
 import { collectionArgument, evaluationOptions, nonNegativeInteger, optionalDocument, optionalInteger } from './arguments';
@@ -13,6 +13,8 @@ import { parseFind } from './find';
 interface ExplainedRead {
   readonly collection: string;
   readonly request: QueryRequest;
+  /** Only the number of matches is wanted (a count). */
+  readonly counts?: boolean;
 }
 
 function firstStatement(command: Document, field: string): Document {
@@ -33,6 +35,7 @@ const READS: Record<string, (command: Document) => ExplainedRead> = {
   },
   count: (command) => ({
     collection: collectionArgument(command, 'count'),
+    counts: true,
     request: {
       filter: optionalDocument(command, 'query') ?? {},
       skip: nonNegativeInteger(command, 'skip'),
@@ -68,6 +71,11 @@ const READS: Record<string, (command: Document) => ExplainedRead> = {
 function explainRead(inner: Document, context: CommandContext, verbosity: unknown, read: ExplainedRead): Document {
   const namespace = `${context.db}.${read.collection}`;
   const collection = context.runtime.catalog.getCollection(context.db, read.collection);
+  if (read.counts) {
+    // A count returns no documents (its COUNT stage's nReturned is 0 on MongoDB too).
+    const counted = collection ? countWithStats(collection, read.request) : undefined;
+    return explainReply(namespace, inner, verbosity, read.request, counted?.stats ?? MISSING_COLLECTION_STATS, 0);
+  }
   const result = collection ? runQuery(collection, read.request) : undefined;
   return explainReply(namespace, inner, verbosity, read.request, result?.stats ?? MISSING_COLLECTION_STATS, result?.records.length ?? 0);
 }

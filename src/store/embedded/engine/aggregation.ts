@@ -7,7 +7,7 @@ import type { Catalog } from './catalog';
 import { mingoOptions, type EvaluationOptions } from './mingo-options';
 import { isPlainObject } from './path-values';
 import { coveredGroupCount } from './covered-group';
-import { countMatches, runQuery, type ExecutionStats, type QueryRequest } from './query-executor';
+import { countWithStats, runQuery, type ExecutionStats, type QueryRequest } from './query-executor';
 import { parseSort } from './sort';
 
 /** Stages that build new documents and never write into their input. */
@@ -128,8 +128,9 @@ export function runAggregation(
 ): AggregationResult {
   const { query, rest } = splitPipeline(pipeline);
   const collection = source.collection === undefined ? undefined : catalog.getCollection(source.db, source.collection);
-  if (isCountingStage(rest) && !explaining) {
-    return { docs: countedResult(rest[0], collection ? countMatches(collection, { ...query, ...options }) : 0) };
+  if (isCountingStage(rest)) {
+    const counted = collection ? countWithStats(collection, { ...query, ...options }) : undefined;
+    return { docs: countedResult(rest[0], counted?.n ?? 0), stats: counted?.stats };
   }
   const covered = collection && !explaining ? coveredGroupCount(collection, { ...query, ...options }, rest) : undefined;
   if (covered) return { docs: covered };

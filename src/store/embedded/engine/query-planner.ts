@@ -5,6 +5,7 @@ import { defaultIndexName } from './index-spec';
 import { collectPredicates, combinePredicates, type FilterPredicates, type PathPredicate } from './query-bounds';
 import { FULL_RANGE, type KeyRange, type SortedIndex } from './sorted-index';
 import type { SortSpec } from './sort';
+import { compareValues } from './value-order';
 
 /** Cartesian products of `$in` lists beyond this many ranges stop refining the bounds. */
 const MAX_RANGES = 1000;
@@ -26,7 +27,7 @@ export interface IndexScanPlan {
   /** True when the scan yields documents already in the requested sort order. */
   readonly providesSort: boolean;
   /**
-   * Set when the ranges are several equality prefixes of this many fields, each in sort order
+   * Set when the ranges pin this many leading fields to one value each, and are in sort order
    * after them: the scan reads each range in order and merges them (MongoDB's SORT_MERGE).
    */
   readonly mergeFrom?: number;
@@ -109,19 +110,19 @@ function sortDirection(index: SortedIndex, sort: SortSpec, pinnedFields: number)
   return undefined;
 }
 
-/** The length of the equality prefix every range is, when all are point ranges of one length. */
-function pointPrefixLength(ranges: readonly KeyRange[]): number | undefined {
-  const length = ranges[0]?.start.length;
-  if (length === undefined || length === 0) return undefined;
-  const points = ranges.every(
-    (range) =>
-      range.startInclusive &&
-      range.endInclusive &&
-      range.start.length === length &&
-      range.end.length === length &&
-      range.start.every((value, i) => range.end[i] === value),
-  );
-  return points ? length : undefined;
+/**
+ * How many leading index fields every range pins to one value, when at least one: each range is
+ * then in index order on the fields after them (a point range, or a point prefix followed by an
+ * interval, as keyset paging gives: `listed` in {false, true}, then createdDate after a position).
+ */
+function pinnedPrefixLength(ranges: readonly KeyRange[]): number | undefined {
+  let length = Infinity;
+  for (const range of ranges) {
+    let pinned = 0;
+    while (pinned < range.start.length && pinned < range.end.length && compareValues(range.start[pinned], range.end[pinned]) === 0) pinned++;
+    length = Math.min(length, pinned);
+  }
+  return length > 0 && length !== Infinity ? length : undefined;
 }
 
 function scanPlan(index: SortedIndex, bounds: Bounds | undefined, sort: SortSpec | undefined, filter: FilterPredicates): IndexScanPlan {
@@ -132,7 +133,7 @@ function scanPlan(index: SortedIndex, bounds: Bounds | undefined, sort: SortSpec
     direction = sortDirection(index, sort, bounds?.pinnedFields ?? 0);
   } else if (sort) {
     // Several equality prefixes, each sorted by what follows them: read in order and merge.
-    const prefix = pointPrefixLength(ranges);
+    const prefix = pinnedPrefixLength(ranges);
     direction = prefix === undefined ? undefined : sortDirection(index, sort, prefix);
     if (direction !== undefined) mergeFrom = prefix;
   }
@@ -178,8 +179,16 @@ export function planQuery(collection: Collection, request: PlanRequest): QueryPl
     if (bounds) bounded.push(scanPlan(index, bounds, request.sort, filter));
     else if (request.sort && index.complete) walks.push(scanPlan(index, undefined, request.sort, filter));
   }
-  const mostSelective = bounded.reduce<IndexScanPlan | undefined>((best, c) => (!best || c.estimate < best.estimate ? c : best), undefined);
-  if (!request.sort) return mostSelective && mostSelective.estimate < collscan.estimate ? mostSelective : collscan;
+  // Of equally selective plans, one whose bounds are exact: it decodes no document.
+  const mostSelective = bounded.reduce<IndexScanPlan | undefined>(
+    (best, c) => (!best || c.estimate < best.estimate || (c.estimate === best.estimate && c.exact && !best.exact) ? c : best),
+    undefined,
+  );
+  if (!request.sort) {
+    // An exact plan reads keys only, so it beats a collection scan even when every document matches.
+    const better = mostSelective && (mostSelective.estimate < collscan.estimate || (mostSelective.exact && mostSelective.estimate <= collscan.estimate));
+    return better ? mostSelective : collscan;
+  }
 
   // With a sort, reading an index in order can stop after skip+limit matches. Assuming matches
   // are spread evenly, it reads about (skip+limit) / (share of entries that match) entries.

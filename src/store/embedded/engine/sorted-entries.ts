@@ -92,6 +92,16 @@ export class SortedEntries<T> {
     }
   }
 
+  /**
+   * A walk over the range of `forEachInRange`, for callers that interleave several ranges (a
+   * merge) or jump over entries without visiting them. Valid until the list next changes.
+   */
+  cursor(atOrAfterStart: (entry: T) => boolean, beforeEnd: (entry: T) => boolean, reverse: boolean): EntryCursor<T> {
+    const start = this.firstPosition(atOrAfterStart);
+    const end = this.firstPosition((entry) => !beforeEnd(entry));
+    return new RangeCursor(this.chunks, start, end, reverse);
+  }
+
   /** Number of entries in a range (same predicates as `range`), without visiting them. */
   countRange(atOrAfterStart: (entry: T) => boolean, beforeEnd: (entry: T) => boolean): number {
     const start = this.firstPosition(atOrAfterStart);
@@ -129,5 +139,109 @@ export class SortedEntries<T> {
       else lo = mid + 1;
     }
     return { chunk: low, offset: lo };
+  }
+}
+
+/** A position in one range of a SortedEntries: the entry under it, and moves forward. */
+export interface EntryCursor<T> {
+  /** The entry under the cursor; undefined once the range is walked. */
+  readonly current: T | undefined;
+  /** Moves to the next entry of the range. */
+  advance(): void;
+  /**
+   * Moves over up to `n` entries without visiting them, a chunk at a time (so a deep page costs
+   * one step per chunk, not per entry); returns how many it moved over.
+   */
+  skip(n: number): number;
+  /** The entry `n` places after the current one (0: the current one), without moving. */
+  peek(n: number): T | undefined;
+  /** How many entries are left, the current one included. */
+  remaining(): number;
+}
+
+/**
+ * Walks the entries from `start` (inclusive) to `end` (exclusive), or backwards from the one
+ * before `end` down to `start`. Positions are those of firstPosition: an entry, or one past the end.
+ */
+class RangeCursor<T> implements EntryCursor<T> {
+  private chunk: number;
+  private offset: number;
+  private done: boolean;
+
+  constructor(
+    private readonly chunks: readonly T[][],
+    private readonly start: Position,
+    private readonly end: Position,
+    private readonly reverse: boolean,
+  ) {
+    this.done = end.chunk < start.chunk || (end.chunk === start.chunk && end.offset <= start.offset);
+    if (!reverse) {
+      this.chunk = start.chunk;
+      this.offset = start.offset;
+    } else if (end.offset > 0) {
+      this.chunk = end.chunk;
+      this.offset = end.offset - 1;
+    } else {
+      this.chunk = end.chunk - 1;
+      this.offset = this.done ? 0 : chunks[end.chunk - 1].length - 1;
+    }
+  }
+
+  get current(): T | undefined {
+    return this.done ? undefined : this.chunks[this.chunk][this.offset];
+  }
+
+  advance(): void {
+    this.skip(1);
+  }
+
+  peek(n: number): T | undefined {
+    const ahead = this.copy();
+    ahead.skip(n);
+    return ahead.current;
+  }
+
+  remaining(): number {
+    return this.copy().skip(Infinity);
+  }
+
+  private copy(): RangeCursor<T> {
+    const copy = new RangeCursor(this.chunks, this.start, this.end, this.reverse);
+    copy.chunk = this.chunk;
+    copy.offset = this.offset;
+    copy.done = this.done;
+    return copy;
+  }
+
+  skip(n: number): number {
+    let moved = 0;
+    while (moved < n && !this.done) {
+      if (!this.reverse) {
+        // Entries left in this chunk, the current one included.
+        const stop = this.chunk === this.end.chunk ? this.end.offset : this.chunks[this.chunk].length;
+        const step = Math.min(n - moved, stop - this.offset);
+        moved += step;
+        this.offset += step;
+        if (this.offset < stop) continue;
+        if (this.chunk === this.end.chunk || this.chunk + 1 >= this.chunks.length) this.done = true;
+        else if (this.chunk + 1 === this.end.chunk && this.end.offset === 0) this.done = true;
+        else {
+          this.chunk++;
+          this.offset = 0;
+        }
+      } else {
+        const stop = this.chunk === this.start.chunk ? this.start.offset : 0;
+        const step = Math.min(n - moved, this.offset - stop + 1);
+        moved += step;
+        this.offset -= step;
+        if (this.offset >= stop) continue;
+        if (this.chunk === this.start.chunk) this.done = true;
+        else {
+          this.chunk--;
+          this.offset = this.chunks[this.chunk].length - 1;
+        }
+      }
+    }
+    return moved;
   }
 }

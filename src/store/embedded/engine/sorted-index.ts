@@ -5,7 +5,7 @@ import type { IndexSpec } from './index-spec';
 import { mingoOptions } from './mingo-options';
 import { isPathMissing, valuesAtPath } from './path-values';
 import type { StoredRecord } from './stored-record';
-import { SortedEntries } from './sorted-entries';
+import { SortedEntries, type EntryCursor } from './sorted-entries';
 import { compareValues } from './value-order';
 
 export interface IndexEntry {
@@ -120,6 +120,11 @@ export class SortedIndex {
   /** Visits the entries of a range in index order (or reversed) until `visit` returns false. */
   scan(range: KeyRange, reverse: boolean, visit: (entry: IndexEntry) => boolean | void): void {
     this.entries.forEachInRange(...this.predicates(range), reverse, visit);
+  }
+
+  /** A cursor over the entries of a range, in index order (or reversed); see SortedEntries.cursor. */
+  cursor(range: KeyRange, reverse: boolean): EntryCursor<IndexEntry> {
+    return this.entries.cursor(...this.predicates(range), reverse);
   }
 
   count(range: KeyRange): number {

@@ -1,0 +1,198 @@
+import { MongoClient, type Db, type Document } from 'mongodb';
+import type { CandidateDoc, CandidateStatus, StoredCandidateDoc } from '../../src/candidates/candidate-document';
+import { CANDIDATE_ORDER, CandidateRepository, searchQuery, type CandidateSearchFilter } from '../../src/candidates/candidate-repository';
+import { COLLECTIONS, ensureIndexes, INDEXES } from '../../src/store/indexes';
+import { aCandidate, at } from '../support/builders';
+import { startStoreUnderTest, type StoreUnderTest } from '../support/store-under-test';
+
+/**
+ * The search plan of every filter combination, read from explain on the embedded store: one
+ * ordered walk of one index, the skip done on index keys, only the page's documents fetched,
+ * and the count taken from index keys alone.
+ */
+
+const CANDIDATES = 6000;
+const COUNTRIES = ['JO', 'LB', 'TR'];
+const NATIONALITIES = ['SY', 'AF', 'SD'];
+const OCCUPATIONS = ['2221', '7126', '2512', '5120'];
+const LIMIT = 5;
+
+/** A small deterministic PRNG, so a failure reproduces. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+/** Candidates spread over the codes: one or two occupations each, one in five EMPLOYED. */
+function candidates(): CandidateDoc[] {
+  const next = random(13);
+  const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)];
+  return Array.from({ length: CANDIDATES }, (_, i) => {
+    const codes = [...new Set([pick(OCCUPATIONS), ...(next() < 0.5 ? [pick(OCCUPATIONS)] : [])])];
+    const status: CandidateStatus = next() < 0.2 ? 'EMPLOYED' : pick(['ACTIVE', 'PENDING', 'INCOMPLETE'] as const);
+    return aCandidate({
+      // Several candidates share a creation date: publicId decides their order.
+      createdDate: at(Math.floor(i / 3)),
+      status,
+      countryIsoCode: pick(COUNTRIES),
+      nationalityIsoCode: pick(NATIONALITIES),
+      candidateOccupations: codes.map((isco08Code) => ({ occupation: { isco08Code }, yearsExperience: 1, candidateJobExperiences: [] })),
+    });
+  });
+}
+
+type Codes = readonly string[] | undefined;
+
+/** Every parameter absent, with one code, or with two; includeEmployed false and true. */
+function combinations(): CandidateSearchFilter[] {
+  const choices = (codes: readonly string[]): Codes[] => [undefined, [codes[0]], [codes[1], codes[2]]];
+  const filters: CandidateSearchFilter[] = [];
+  for (const locations of choices(COUNTRIES)) {
+    for (const nationalities of choices(NATIONALITIES)) {
+      for (const occupations of choices(OCCUPATIONS)) {
+        for (const includeEmployed of [false, true]) filters.push({ locations, nationalities, occupations, includeEmployed });
+      }
+    }
+  }
+  return filters;
+}
+
+function describeFilter(filter: CandidateSearchFilter): string {
+  const part = (name: string, codes: Codes): string => (codes ? `${name}=${codes.join(',')}` : '');
+  const parts = [part('location', filter.locations), part('nationality', filter.nationalities), part('occupation', filter.occupations)].filter(Boolean);
+  return `${parts.join('&') || 'no filter'}${filter.includeEmployed ? ' +employed' : ''}`;
+}
+
+/** Brute force: the candidates a filter selects, in search order. */
+function expectedMatches(all: readonly CandidateDoc[], filter: CandidateSearchFilter): CandidateDoc[] {
+  const within = (codes: Codes, value: string | undefined): boolean => !codes || (value !== undefined && codes.includes(value));
+  return all
+    .filter(
+      (c) =>
+        (filter.includeEmployed || c.status !== 'EMPLOYED') &&
+        within(filter.locations, c.countryIsoCode) &&
+        within(filter.nationalities, c.nationalityIsoCode) &&
+        (!filter.occupations || (c.candidateOccupations ?? []).some((o) => filter.occupations!.includes(o.occupation!.isco08Code!))),
+    )
+    .sort((a, b) => a.createdDate.getTime() - b.createdDate.getTime() || (a.publicId < b.publicId ? -1 : a.publicId > b.publicId ? 1 : 0));
+}
+
+/** Every stage of an explained plan, depth first. */
+function stagesOf(plan: Document): Document[] {
+  const inner = [...(plan.inputStage ? [plan.inputStage as Document] : []), ...((plan.inputStages as Document[] | undefined) ?? [])];
+  return [plan, ...inner.flatMap(stagesOf)];
+}
+
+function indexNamesOf(plan: Document): Set<string> {
+  return new Set(stagesOf(plan).flatMap((stage) => (typeof stage.indexName === 'string' ? [stage.indexName] : [])));
+}
+
+describe('search plans on the embedded store', () => {
+  let store: StoreUnderTest;
+  let client: MongoClient;
+  let db: Db;
+  const all = candidates();
+
+  beforeAll(async () => {
+    store = await startStoreUnderTest();
+    client = await MongoClient.connect(store.uri);
+    db = client.db(`search_plans_${process.pid}`);
+    await ensureIndexes(db, INDEXES.filter((index) => index.collection === COLLECTIONS.candidates));
+    await new CandidateRepository(db).insertMany(all);
+  }, 120_000);
+
+  afterAll(async () => {
+    await db?.dropDatabase().catch(() => undefined);
+    await client?.close();
+    await store?.stop();
+  });
+
+  it.each([
+    ['no filter +employed', { includeEmployed: true }],
+    ['location=LB,TR', { locations: ['LB', 'TR'], includeEmployed: false }],
+    ['location=LB,TR&occupation=7126,2512 +employed', { locations: ['LB', 'TR'], occupations: ['7126', '2512'], includeEmployed: true }],
+  ] as const)('when the page after a cursor position is read with %s, then the merged index walk starts at the position and reads about one page', async (_name, filter: CandidateSearchFilter) => {
+    // Arrange: a position in the middle of the matches (as a cursor of candidatesConnection holds it)
+    const expected = expectedMatches(all, filter);
+    const after = expected[Math.floor(expected.length / 2)];
+    const repo = new CandidateRepository(db);
+
+    // Act
+    const page = await repo.searchAfter(filter, { createdDate: after.createdDate, publicId: after.publicId }, LIMIT);
+    const keyset = { $or: [{ createdDate: { $gt: after.createdDate } }, { createdDate: after.createdDate, publicId: { $gt: after.publicId } }] };
+    const explained = await db
+      .collection<StoredCandidateDoc>(COLLECTIONS.candidates)
+      .find({ $and: [searchQuery(filter), keyset] })
+      .sort(CANDIDATE_ORDER)
+      .limit(LIMIT)
+      .explain('executionStats');
+
+    // Assert
+    const index = expected.indexOf(after);
+    expect(page.map((c) => c.publicId)).toEqual(expected.slice(index + 1, index + 1 + LIMIT).map((c) => c.publicId));
+    const plan = explained.queryPlanner.winningPlan as Document;
+    expect(indexNamesOf(plan).size).toBe(1);
+    expect(stagesOf(plan).map((stage) => stage.stage)).not.toContain('SORT');
+    const stats = explained.executionStats as Document;
+    // The keyset's own ties (candidates of the same createdDate before the position) and, for
+    // several occupations, repeated entries, are read too: a few pages at most, never the rest.
+    expect(stats.totalDocsExamined).toBeLessThanOrEqual(4 * LIMIT);
+  });
+
+  it.each(combinations().map((filter) => [describeFilter(filter), filter] as const))(
+    'when a deep page is searched with %s, then one index is walked in order, skipped on keys, only the page is fetched, and the count reads no document',
+    async (_name, filter) => {
+      // Arrange: a page deep into the matches (the last full page before 80 % of them).
+      const expected = expectedMatches(all, filter);
+      const skip = Math.max(0, Math.floor(expected.length * 0.8) - LIMIT);
+      const query = searchQuery(filter);
+      const candidatesCollection = db.collection<StoredCandidateDoc>(COLLECTIONS.candidates);
+      // Of the candidates the walk passes, the entries beyond their first: a candidate with two
+      // of the requested occupations has an entry in each code's range (a multikey index).
+      const walked = expected.slice(0, skip + LIMIT);
+      const repeatedEntries = filter.occupations
+        ? walked.reduce((sum, c) => sum + (c.candidateOccupations ?? []).filter((o) => filter.occupations!.includes(o.occupation!.isco08Code!)).length - 1, 0)
+        : 0;
+
+      // Act
+      const page = await new CandidateRepository(db).search(filter, { skip, limit: LIMIT });
+      const found = await candidatesCollection.find(query).sort(CANDIDATE_ORDER).skip(skip).limit(LIMIT).explain('executionStats');
+      const counted = await db.command({ explain: { count: COLLECTIONS.candidates, query }, verbosity: 'executionStats' });
+      const countedAsDriver = await candidatesCollection.aggregate([{ $match: query }, { $group: { _id: 1, n: { $sum: 1 } } }]).explain('executionStats');
+
+      // Assert: the answer itself
+      expect(expected.length).toBeGreaterThan(2 * LIMIT);
+      expect(page.total).toBe(expected.length);
+      expect(page.items.map((c) => c.publicId)).toEqual(expected.slice(skip, skip + LIMIT).map((c) => c.publicId));
+      expect(page.items.every((c) => !('listed' in c))).toBe(true);
+
+      // Assert: the page's plan
+      const plan = found.queryPlanner.winningPlan as Document;
+      const stages = stagesOf(plan).map((stage) => stage.stage as string);
+      expect(indexNamesOf(plan).size).toBe(1);
+      expect([...indexNamesOf(plan)][0]).toMatch(/^candidates_search_/);
+      expect(stages).not.toContain('COLLSCAN');
+      expect(stages).not.toContain('SORT');
+      // SKIP under FETCH: the skipped candidates are index keys, never fetched.
+      expect(stages.indexOf('SKIP')).toBeGreaterThan(stages.indexOf('FETCH'));
+      const stats = found.executionStats as Document;
+      expect(stats.nReturned).toBe(LIMIT);
+      expect(stats.totalDocsExamined).toBeLessThanOrEqual(LIMIT);
+      // Keys examined: every skipped and returned candidate's entry, and the slack stated here,
+      // the repeated entries of candidates in several of the merged ranges; no per-range
+      // lookahead (each range's cursor is placed by binary search, its head read when taken).
+      expect(stats.totalKeysExamined).toBeGreaterThanOrEqual(skip + LIMIT);
+      expect(stats.totalKeysExamined).toBeLessThanOrEqual(skip + LIMIT + repeatedEntries);
+
+      // Assert: both counts (the count command, and the aggregation countDocuments sends)
+      for (const explained of [counted, countedAsDriver]) {
+        const countStats = explained.executionStats as Document;
+        expect(countStats.totalDocsExamined).toBe(0);
+        expect(indexNamesOf(explained.queryPlanner.winningPlan as Document).size).toBe(1);
+      }
+    },
+  );
+});
