@@ -29,6 +29,11 @@ type TransactionChange =
   | { readonly t: 'del'; readonly db: string; readonly c: string; readonly id: unknown; readonly before: Uint8Array }
   | { readonly t: 'createCollection'; readonly db: string; readonly c: string; readonly options: Document };
 
+interface Namespace {
+  readonly db: string;
+  readonly c: string;
+}
+
 interface Transaction {
   readonly txnNumber: bigint;
   state: 'active' | 'committed' | 'aborted';
@@ -56,6 +61,12 @@ const ALLOWED_IN_TRANSACTION = new Set([
   'commitTransaction',
   'abortTransaction',
 ]);
+
+/**
+ * Commands that read and write only the collection they name: in a transaction they need only
+ * the transaction's changes to that collection re-applied (aggregate may $lookup others).
+ */
+const ONE_COLLECTION_COMMANDS = new Set(['find', 'insert', 'update', 'delete', 'findAndModify', 'distinct', 'count']);
 
 /** Write commands whose replies a retry with the same (lsid, txnNumber) gets back. */
 const RETRYABLE_WRITES = new Set(['insert', 'update', 'delete', 'findAndModify']);
@@ -111,7 +122,8 @@ export class Transactions {
       this.abort(transaction);
       throw new CommandError('OperationNotSupportedInTransaction', `Cannot run '${name}' in a multi-document transaction.`);
     }
-    return this.runCommand(transaction, run);
+    const only = ONE_COLLECTION_COMMANDS.has(name) && typeof command[name] === 'string' ? { db: String(command.$db), c: command[name] as string } : undefined;
+    return this.runCommand(transaction, run, only);
   }
 
   /**
@@ -173,8 +185,9 @@ export class Transactions {
     return current;
   }
 
-  private runCommand(transaction: Transaction, run: () => CommandResult | Promise<CommandResult>): CommandResult {
-    const applied = this.reapply(transaction);
+  /** `only`: the collection the command reads and writes, when it touches no other. */
+  private runCommand(transaction: Transaction, run: () => CommandResult | Promise<CommandResult>, only?: Namespace): CommandResult {
+    const applied = this.reapply(transaction, only);
     const made: TransactionChange[] = [];
     let reply: CommandResult;
     try {
@@ -209,9 +222,13 @@ export class Transactions {
     transaction.changes.length = 0;
   }
 
-  /** Applies the transaction's changes so far, unrecorded; returns those applied. */
-  private reapply(transaction: Transaction): TransactionChange[] {
-    return this.applyAll(transaction, DISCARD_CHANGES);
+  /**
+   * Applies the transaction's changes so far (those to `only`, when given: a registration's
+   * insert of its candidate need not re-apply, then take back, its identity), unrecorded;
+   * returns those applied.
+   */
+  private reapply(transaction: Transaction, only?: Namespace): TransactionChange[] {
+    return this.applyAll(transaction, DISCARD_CHANGES, only);
   }
 
   /**
@@ -219,11 +236,14 @@ export class Transactions {
    * When one fails, takes back those applied, aborts the transaction and throws (a conflict as
    * WriteConflict).
    */
-  private applyAll(transaction: Transaction, log: ChangeLog): TransactionChange[] {
+  private applyAll(transaction: Transaction, log: ChangeLog, only?: Namespace): TransactionChange[] {
     const applied: TransactionChange[] = [];
     try {
       this.catalog.withChangesTo(log, () => {
-        for (const change of transaction.changes) if (this.apply(change)) applied.push(change);
+        for (const change of transaction.changes) {
+          if (only !== undefined && (change.db !== only.db || change.c !== only.c)) continue;
+          if (this.apply(change)) applied.push(change);
+        }
       });
     } catch (error) {
       this.takeBack(applied);
