@@ -121,6 +121,23 @@ describe('embedded store transactions', () => {
     expect(await people.find().toArray()).toEqual([{ _id: 1, email: 'existing@example.org', visits: 0 }]);
   });
 
+  it('when a transaction inserts a key it inserted itself earlier, then the second insert fails with E11000 and the transaction leaves nothing', async () => {
+    // Arrange
+    const session = client.startSession();
+    const people = db.collection<Person>('people');
+
+    // Act
+    const run = session.withTransaction(async () => {
+      await people.insertOne({ _id: 30, email: 'twice@example.org' }, { session });
+      await people.insertOne({ _id: 31, email: 'twice@example.org' }, { session });
+    });
+
+    // Assert
+    await expect(run).rejects.toMatchObject({ code: 11000 });
+    await session.endSession();
+    expect(await people.countDocuments({ email: 'twice@example.org' })).toBe(0);
+  });
+
   it('when two transactions take the same unique key, then the second commit fails as a transient write conflict and a rerun sees E11000', async () => {
     // Arrange
     const people = db.collection<Person>('people');
