@@ -110,7 +110,7 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
     offers: new OfferService(candidates, withAvailability(new OfferRepository(db))),
     registration: new RegistrationService(
       withAvailability(new RegistrationRepository(db, { leaseMs: options.writeLeaseMs ?? Number(settings.writeLeaseMs.default), now: options.now })),
-      reference,
+      referenceCache,
     ),
     reference: new ReferenceService(reference),
     rateLimits: new RateLimiter(withAvailability(new RateLimitRepository(db)), options.rateLimits ?? DEFAULT_RATE_LIMITS),

@@ -1,5 +1,5 @@
 import { MongoServerError, type ClientSession, type Collection, type Db } from 'mongodb';
-import { advanceReadEpoch } from '../cache/read-epoch';
+import { SharedEpochAdvance } from '../cache/shared-epoch-advance';
 import { ConflictError, ServiceUnavailableError } from '../errors';
 import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
 import { toStoredCandidate, type CandidateDoc } from './candidate-document';
@@ -40,6 +40,7 @@ export class RegistrationRepository {
   private readonly identities: Collection<CandidateIdentityDoc>;
   private readonly candidates: Collection<CandidateDoc>;
   private readonly now: () => Date;
+  private readonly epoch: SharedEpochAdvance;
   private transactions: Promise<boolean> | undefined;
 
   constructor(
@@ -49,6 +50,7 @@ export class RegistrationRepository {
     this.identities = db.collection<CandidateIdentityDoc>(COLLECTIONS.candidateIdentities);
     this.candidates = db.collection<CandidateDoc>(COLLECTIONS.candidates);
     this.now = options.now ?? (() => new Date());
+    this.epoch = new SharedEpochAdvance(db);
   }
 
   /**
@@ -72,8 +74,9 @@ export class RegistrationRepository {
       return candidate.publicId;
     } finally {
       // Read caches are validated against the epoch: advanced also after a failure, since a
-      // standalone may have kept part of it until it is cleared.
-      await advanceReadEpoch(this.db);
+      // standalone may have kept part of it until it is cleared. Concurrent registrations share
+      // one advance (each waits for one that started after its own write).
+      await this.epoch.advance();
     }
   }
 

@@ -3,7 +3,8 @@ import { authorize } from '../auth/authorize';
 import { newPublicId } from '../common/public-id';
 import type { InputIssue } from '../errors';
 import type { RegisterCandidateInput, RegistrationDataInput } from '../graphql/generated/resolvers-types';
-import type { ReferenceCollection, ReferenceRepository } from '../reference/reference-repository';
+import type { ReferenceCache } from '../reference/reference-cache';
+import type { ReferenceCollection, ReferenceKey } from '../reference/reference-repository';
 import type { CandidateDoc } from './candidate-document';
 import type { CandidateIdentityDoc } from './identity-document';
 import type { RegistrationRepository } from './registration-repository';
@@ -20,6 +21,13 @@ const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 type Ref = { collection: ReferenceCollection; key: string | number; parameter: string };
 
 /**
+ * The reference data a registration's codes are checked against: the snapshot loaded at start
+ * (the reference collections do not change while the process runs), so checking them sends no
+ * store command.
+ */
+export type ReferenceLookup = Pick<ReferenceCache, 'find'>;
+
+/**
  * Registration of a new candidate. Identity data goes to `candidateIdentities` only; the
  * anonymised profile to `candidates`. Everything is validated before anything is written, and
  * the two documents are written together (RegistrationRepository): both or neither, also across
@@ -28,7 +36,7 @@ type Ref = { collection: ReferenceCollection; key: string | number; parameter: s
 export class RegistrationService {
   constructor(
     private readonly registrations: RegistrationRepository,
-    private readonly reference: ReferenceRepository,
+    private readonly reference: ReferenceLookup,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -74,26 +82,16 @@ export class RegistrationService {
       }),
     };
     throwIfAny(issues);
-    throwIfAny(await this.unknownReferences(refs));
+    throwIfAny(this.unknownReferences(refs));
 
     const registered = await this.registrations.insert(identity, candidate);
     return { message: `Candidate registered with status ${candidate.status}.`, publicId: registered };
   }
 
-  private async unknownReferences(refs: readonly Ref[]): Promise<InputIssue[]> {
-    const byCollection = new Map<ReferenceCollection, Ref[]>();
-    for (const ref of refs) byCollection.set(ref.collection, [...(byCollection.get(ref.collection) ?? []), ref]);
-    const issues: InputIssue[] = [];
-    await Promise.all(
-      [...byCollection].map(async ([collection, wanted]) => {
-        const keys = [...new Set(wanted.map((ref) => ref.key))];
-        const found = await this.reference.findByKeys(collection, keys as never[]);
-        const known = new Set<unknown>(found.map((doc) => (doc as unknown as Record<string, unknown>)[keyFieldOf(collection)]));
-        for (const ref of wanted) {
-          if (!known.has(ref.key)) issues.push({ parameter: ref.parameter, rule: `a known ${RULE_NAMES[collection]}` });
-        }
-      }),
-    );
+  private unknownReferences(refs: readonly Ref[]): InputIssue[] {
+    const issues = refs
+      .filter((ref) => this.reference.find(ref.collection, ref.key as ReferenceKey<ReferenceCollection>) === null)
+      .map((ref) => ({ parameter: ref.parameter, rule: `a known ${RULE_NAMES[ref.collection]}` }));
     return issues.sort((a, b) => a.parameter.localeCompare(b.parameter));
   }
 }
@@ -106,10 +104,6 @@ const RULE_NAMES: Record<ReferenceCollection, string> = {
   educationLevels: 'education level',
   educationMajors: 'education major id',
 };
-
-function keyFieldOf(collection: ReferenceCollection): string {
-  return { countries: 'isoCode', languages: 'isoCode', languageLevels: 'level', occupations: 'isco08Code', educationLevels: 'level', educationMajors: 'id' }[collection];
-}
 
 interface Collectors {
   issues: InputIssue[];

@@ -11,6 +11,9 @@ Runs the embedded MongoDB-wire-compatible store on 127.0.0.1.
   --dbpath <dir>   data directory (default .data/ in the current directory)
   --memory         keep data in memory only
   --standalone     behave as a standalone mongod (no replica set, no transactions)
+  --durable-marks <file>
+                   test only: after every fsync of the journal, append its durable length
+                   to <file> (the group-commit crash test simulates a power cut with it)
 `;
 
 interface CliOptions {
@@ -19,6 +22,7 @@ interface CliOptions {
   dbPath?: string;
   memory: boolean;
   standalone: boolean;
+  durableMarks?: string;
 }
 
 class UsageError extends Error {}
@@ -42,6 +46,10 @@ function parseArguments(args: readonly string[]): CliOptions {
       if (!socketPath?.endsWith('.sock')) throw new UsageError('--socket needs a path ending in .sock');
       if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) throw new UsageError(`--socket: the path is longer than ${MAX_SOCKET_PATH_BYTES} bytes`);
       options.socketPath = socketPath;
+    } else if (arg === '--durable-marks') {
+      const file = args[++i];
+      if (!file) throw new UsageError('--durable-marks needs a file');
+      options.durableMarks = file;
     } else if (arg === '--dbpath') {
       const dir = args[++i];
       if (!dir) throw new UsageError('--dbpath needs a directory');
@@ -75,6 +83,7 @@ async function main(): Promise<void> {
     ...(options.memory ? { memory: true } : { dbPath: options.dbPath }),
     standalone: options.standalone,
     log,
+    ...(options.durableMarks === undefined ? {} : { durableMarks: options.durableMarks }),
   });
   if (!options.socketPath) {
     log('warn', 'listening on a TCP port without authentication: every local user can read and write every collection, identity data included; use --socket <path> to let only this user in', {

@@ -84,11 +84,22 @@ function waitUntilReady(child: ChildProcess): Promise<ReadyMessage> {
  * It listens only on a Unix domain socket (mode 0600): `socket`, else the one `storeSocket`
  * chooses for the data directory (released when the process is stopped or killed).
  */
-export async function spawnEmbeddedStore(options: { dbPath?: string; memory?: boolean; socket?: StoreSocket }): Promise<EmbeddedStoreProcess> {
+export async function spawnEmbeddedStore(options: {
+  dbPath?: string;
+  memory?: boolean;
+  socket?: StoreSocket;
+  /** test only: the store's --durable-marks */
+  durableMarks?: string;
+}): Promise<EmbeddedStoreProcess> {
   const ownSocket = options.socket === undefined ? storeSocket(options.memory ? undefined : (options.dbPath ?? '.data/')) : undefined;
   const socket = options.socket ?? ownSocket!;
   const { script, execArgv } = cliCommand();
-  const args = ['--socket', socket.path, ...(options.memory ? ['--memory'] : ['--dbpath', options.dbPath ?? '.data/'])];
+  const args = [
+    '--socket',
+    socket.path,
+    ...(options.memory ? ['--memory'] : ['--dbpath', options.dbPath ?? '.data/']),
+    ...(options.durableMarks === undefined ? [] : ['--durable-marks', options.durableMarks]),
+  ];
   const child = fork(script, args, { execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const exit = exited(child);
   if (ownSocket) void exit.then(() => ownSocket.release());

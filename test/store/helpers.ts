@@ -51,11 +51,19 @@ export function crashableStoreChild(prefix: string) {
       if (!client) throw new Error('the store child is not started');
       return client;
     },
-    /** Starts the store child on the data directory and connects a new client to it. */
-    async start(): Promise<MongoClient> {
-      store = await spawnEmbeddedStore({ dbPath: temp.dir });
+    /**
+     * Starts the store child on the data directory and connects a new client to it.
+     * `durableMarks`: the store's test-only --durable-marks file.
+     */
+    async start(options: { durableMarks?: string } = {}): Promise<MongoClient> {
+      store = await spawnEmbeddedStore({ dbPath: temp.dir, ...options });
       client = await MongoClient.connect(store.uri, { serverSelectionTimeoutMS: 2000 });
       return client;
+    },
+    /** The URI of the running store (after start), for a service of the test's own. */
+    get uri(): string {
+      if (!store) throw new Error('the store child is not started');
+      return store.uri;
     },
     /** SIGKILL of the store child, without warning. */
     async kill(): Promise<void> {

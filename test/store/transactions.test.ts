@@ -121,6 +121,23 @@ describe('embedded store transactions', () => {
     expect(await people.find().toArray()).toEqual([{ _id: 1, email: 'existing@example.org', visits: 0 }]);
   });
 
+  it('when a transaction inserts a key it inserted itself earlier, then the second insert fails with E11000 and the transaction leaves nothing', async () => {
+    // Arrange
+    const session = client.startSession();
+    const people = db.collection<Person>('people');
+
+    // Act
+    const run = session.withTransaction(async () => {
+      await people.insertOne({ _id: 30, email: 'twice@example.org' }, { session });
+      await people.insertOne({ _id: 31, email: 'twice@example.org' }, { session });
+    });
+
+    // Assert
+    await expect(run).rejects.toMatchObject({ code: 11000 });
+    await session.endSession();
+    expect(await people.countDocuments({ email: 'twice@example.org' })).toBe(0);
+  });
+
   it('when two transactions take the same unique key, then the second commit fails as a transient write conflict and a rerun sees E11000', async () => {
     // Arrange
     const people = db.collection<Person>('people');
@@ -162,6 +179,27 @@ describe('embedded store transactions', () => {
     await expect(commit).rejects.toMatchObject({ code: 112 });
     await session.endSession();
     expect(await people.findOne({ _id: 1 })).toEqual({ _id: 1, email: 'existing@example.org', visits: 7 });
+  });
+
+  it('when another writer takes a key a transaction holds in one collection while it writes another, then the commit fails as a transient write conflict and nothing of it is there', async () => {
+    // Arrange: the transaction's write to "people" is not re-applied for its write to "visits"
+    // (a command re-applies only the changes to its own collection): the commit finds the conflict.
+    const people = db.collection<Person>('people');
+    const visits = db.collection<{ _id: number }>('visits');
+    const session = client.startSession();
+    session.startTransaction();
+    await people.insertOne({ _id: 20, email: 'taken@example.org' }, { session });
+
+    // Act
+    await people.insertOne({ _id: 21, email: 'taken@example.org' });
+    await visits.insertOne({ _id: 20 }, { session });
+    const commit = session.commitTransaction();
+
+    // Assert
+    await expect(commit).rejects.toMatchObject({ code: 112, codeName: 'WriteConflict' });
+    await session.endSession();
+    expect(await people.find({ email: 'taken@example.org' }).toArray()).toEqual([{ _id: 21, email: 'taken@example.org' }]);
+    expect(await visits.countDocuments()).toBe(0);
   });
 
   it('when a command outside the transaction list runs in a transaction, then it is refused and the transaction is aborted', async () => {

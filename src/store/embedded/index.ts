@@ -25,6 +25,11 @@ export interface EmbeddedStoreOptions {
    */
   standalone?: boolean;
   log?: (level: 'info' | 'warn' | 'error', msg: string, fields?: object) => void;
+  /**
+   * Test only: a file to which the journal appends its durable length after every fdatasync,
+   * before acknowledging what it made durable (the group-commit crash test).
+   */
+  durableMarks?: string;
 }
 
 export interface EmbeddedStore {
@@ -54,7 +59,7 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
   const host = socketPath ?? options.host ?? DEFAULT_HOST;
   const dbPath = options.dbPath === undefined ? undefined : path.resolve(options.dbPath);
   const runtime = new StoreRuntime(log, host, dbPath, options.standalone === true);
-  const dataDirectory = dbPath === undefined ? undefined : await DataDirectory.open(dbPath, runtime.catalog, log);
+  const dataDirectory = dbPath === undefined ? undefined : await DataDirectory.open(dbPath, runtime.catalog, log, options.durableMarks);
   runtime.journal = dataDirectory?.journal;
 
   const server = new WireServer(runtime);

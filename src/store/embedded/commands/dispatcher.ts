@@ -54,10 +54,24 @@ async function execute(body: Document, runtime: StoreRuntime, connectionId: numb
 }
 
 /**
+ * Commands whose reply may acknowledge a write made by an earlier command: a retryable write
+ * retried with the same txnNumber, or a commitTransaction retried, is answered from what the
+ * first attempt did, which may still be on its way to disk. They wait for the journal too.
+ */
+const RETRYABLE_WRITES = new Set(['insert', 'update', 'delete', 'findAndModify']);
+
+function mayReplayAWrite(body: Document): boolean {
+  const name = Object.keys(body)[0];
+  if (name === 'commitTransaction') return true;
+  return name !== undefined && RETRYABLE_WRITES.has(name) && body.txnNumber !== undefined && body.autocommit !== false;
+}
+
+/**
  * Runs one command and produces its reply; never throws. Generic arguments (lsid, txnNumber,
  * $readPreference, apiVersion, writeConcern, ...) need no handling: handlers read only their
  * own fields. A command that wrote anything (a committed transaction: one journal record) replies
- * only once its changes are in the journal.
+ * only once its changes are fsync'ed in the journal, together with every change appended before
+ * them (group commit: one fdatasync for all the writes that arrived while the last one ran).
  */
 export async function runCommand(body: Document, runtime: StoreRuntime, connectionId: number): Promise<CommandResult> {
   const journal = runtime.journal;
@@ -72,7 +86,7 @@ export async function runCommand(body: Document, runtime: StoreRuntime, connecti
     }
     reply = commandError.toReply();
   }
-  if (journal && journal.position !== mark) {
+  if (journal && (journal.position !== mark || mayReplayAWrite(body))) {
     try {
       await journal.waitDurable();
     } catch (error) {

@@ -92,6 +92,11 @@ export class Collection {
     return record;
   }
 
+  /** Throws what `insert(doc)` would throw (a key that cannot be indexed, a duplicate key), changing nothing. */
+  checkInsert(doc: Document): void {
+    this.assertUnique(this.indexKeys(doc));
+  }
+
   replace(record: StoredRecord, doc: Document, place?: RecordPlace): void {
     const keys = this.indexKeys(doc);
     this.assertUnique(keys, record);

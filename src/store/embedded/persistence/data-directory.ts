@@ -56,7 +56,8 @@ export class DataDirectory {
     private readonly snapshot: DataFile | undefined,
   ) {}
 
-  static async open(directory: string, catalog: Catalog, log: StoreLog): Promise<DataDirectory> {
+  /** `durableMarks`: test only (Journal.open). */
+  static async open(directory: string, catalog: Catalog, log: StoreLog, durableMarks?: string): Promise<DataDirectory> {
     fs.mkdirSync(directory, { recursive: true });
     const lockPath = path.join(directory, LOCK);
     acquireLock(lockPath);
@@ -87,7 +88,7 @@ export class DataDirectory {
       }
       journalFile?.close();
       removeStaleJournals(directory, generation);
-      const journal = await Journal.open(path.join(directory, journalName(generation)));
+      const journal = await Journal.open(path.join(directory, journalName(generation)), durableMarks);
       fsyncDirectory(directory);
       catalog.recordChangesTo(journal);
       return new DataDirectory(directory, journal, snapshot);

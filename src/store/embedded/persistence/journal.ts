@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { serialize } from 'bson';
 import type { Change, ChangeLog } from '../engine/change-log';
 import { documentFieldOffset, withDocumentField } from '../engine/raw-bson';
@@ -41,12 +42,14 @@ export class Journal implements ChangeLog {
     private readonly file: DataFile,
     /** Bytes in the file: where the next batch starts. */
     private size: number,
+    private readonly marks: DurableMarks | undefined,
   ) {}
 
-  static async open(path: string): Promise<Journal> {
+  /** `durableMarks`: test only, see DurableMarks. */
+  static async open(path: string, durableMarks?: string): Promise<Journal> {
     const handle = await fs.promises.open(path, 'a');
     const { size } = await handle.stat();
-    return new Journal(handle, new DataFile(path), size);
+    return new Journal(handle, new DataFile(path), size, durableMarks === undefined ? undefined : new DurableMarks(durableMarks, path));
   }
 
   /** A marker for `waitDurable`: the number of changes appended so far. */
@@ -83,6 +86,7 @@ export class Journal implements ChangeLog {
     await this.waitDurable().catch(() => undefined);
     await this.handle.close();
     this.file.close();
+    this.marks?.close();
   }
 
   private async flush(): Promise<void> {
@@ -101,6 +105,7 @@ export class Journal implements ChangeLog {
         await this.writeAll(data);
         await this.handle.datasync();
         this.size += data.length;
+        this.marks?.record(this.size);
         for (const { record, version, at } of placements) record.writtenTo(this.file, start + at, version);
         this.durable = upTo;
         this.settle((waiter) => waiter.sequence <= upTo, (waiter) => waiter.resolve());
@@ -130,5 +135,30 @@ export class Journal implements ChangeLog {
       else remaining.push(waiter);
     }
     this.waiters = remaining;
+  }
+}
+
+/**
+ * Test only (the store's `--durable-marks <file>`): after every fdatasync of the journal, and
+ * before any write it made durable is acknowledged, appends "<journal file name> <durable
+ * length>" to `file`. A kill -9 does not lose what the process wrote but did not sync (the
+ * page cache keeps it), so a crash test truncates the journal to its last mark to lose what a
+ * power cut would, and counts the lines to count the fsyncs.
+ */
+class DurableMarks {
+  private readonly fd: number;
+  private readonly journal: string;
+
+  constructor(file: string, journalPath: string) {
+    this.fd = fs.openSync(file, 'a');
+    this.journal = path.basename(journalPath);
+  }
+
+  record(durableLength: number): void {
+    fs.writeSync(this.fd, `${this.journal} ${durableLength}\n`);
+  }
+
+  close(): void {
+    fs.closeSync(this.fd);
   }
 }

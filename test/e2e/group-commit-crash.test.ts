@@ -1,0 +1,222 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Db, MongoClient } from 'mongodb';
+import { createApiKeyRepository } from '../../src/auth/api-key-repository';
+import { ApiKeyService } from '../../src/auth/api-key-service';
+import { loadConfig } from '../../src/config';
+import { createLogger } from '../../src/logger';
+import { createApp, type CandidateDirectory } from '../../src/main';
+import { COLLECTIONS } from '../../src/store/indexes';
+import { crashableStoreChild, journalFiles } from '../store/helpers';
+import { appLogDestination, recordSecret } from '../support/log-capture';
+import { expectWholeRegistrations } from '../support/registrations';
+import { rest } from '../support/rest-client';
+
+/**
+ * Group commit never acknowledges a write before its fsync. Many writers at once (registrations
+ * through the service, and straight to the store: inserts, updates, findAndModify, transactions,
+ * index builds) keep the journal busy; the store child is killed with SIGKILL at a random moment,
+ * several rounds. A kill -9 loses nothing the store wrote but did not sync (the page cache keeps
+ * it), so the test then does what a power cut would: it truncates the journal to the length the
+ * store last had fsync'ed (the store's test-only --durable-marks file, appended after every
+ * fdatasync and before the writes it made durable are answered). After the restart every write
+ * a client saw acknowledged must be there, and the fsyncs must have been shared (fewer than the
+ * acknowledged writes).
+ */
+const ROUNDS = 4;
+const DB = 'group_commit';
+const WRITES = 'writes';
+const PAIRS = 'pairs';
+
+interface Acknowledged {
+  inserts: string[];
+  /** tokens pushed by update, by document */
+  pushes: Map<string, string[]>;
+  /** tokens pushed by findAndModify, by document */
+  modified: Map<string, string[]>;
+  /** _ids inserted in both WRITES and PAIRS by one transaction */
+  transactions: string[];
+  indexes: string[];
+  registrations: string[];
+}
+
+const store = crashableStoreChild('group-commit');
+
+describe('group commit under kill -9 and the loss of unsynced pages', () => {
+  let app: CandidateDirectory | undefined;
+
+  afterEach(async () => {
+    await app?.stop();
+    app = undefined;
+  });
+
+  it('when writers are answered while the store is killed at random moments and its unsynced journal tail lost, then every acknowledged write is there and fsyncs were shared', async () => {
+    // Arrange
+    const marks = path.join(store.dir, 'durable-marks.txt');
+    let client = await store.start({ durableMarks: marks });
+    const { key: apiKey } = await new ApiKeyService(createApiKeyRepository(client.db(DB))).createKey({ name: 'group-commit', permissions: ['REGISTER_CANDIDATES'] });
+    recordSecret(apiKey);
+    const logs = appLogDestination(DB);
+    const config = loadConfig({}, { port: 0, mongodbUri: `${store.uri}&heartbeatFrequencyMS=500`, mongodbDb: DB, logLevel: logs.level, mongodbTimeoutMs: 1000 });
+    app = await createApp(config, createLogger(config, logs.destination));
+    const url = await app.start();
+    const acknowledged: Acknowledged = { inserts: [], pushes: new Map(), modified: new Map(), transactions: [], indexes: [], registrations: [] };
+    let fsyncs = 0;
+
+    // Act
+    for (let round = 1; round <= ROUNDS; round++) {
+      let stopped = false;
+      const acks = () => countAcknowledged(acknowledged);
+      const atStart = acks();
+      const writers = [
+        ...range(8, (w) => loop(() => stopped, async (i) => {
+          const id = `r${round}-insert-${w}-${i}`;
+          await client.db(DB).collection<{ _id: string }>(WRITES).insertOne({ _id: id });
+          acknowledged.inserts.push(id);
+        })),
+        ...range(3, (w) => loop(() => stopped, async (i) => {
+          const id = `push-${w}`;
+          const token = `r${round}-${i}`;
+          await client.db(DB).collection<{ _id: string; tokens: string[] }>(WRITES).updateOne({ _id: id }, { $push: { tokens: token } }, { upsert: true });
+          pushTo(acknowledged.pushes, id, token);
+        })),
+        ...range(3, (w) => loop(() => stopped, async (i) => {
+          const id = `modify-${w}`;
+          const token = `r${round}-${i}`;
+          await client.db(DB).collection<{ _id: string; tokens: string[] }>(WRITES).findOneAndUpdate({ _id: id }, { $push: { tokens: token } }, { upsert: true });
+          pushTo(acknowledged.modified, id, token);
+        })),
+        ...range(3, (w) => loop(() => stopped, async (i) => {
+          const id = `r${round}-transaction-${w}-${i}`;
+          await inTransaction(client, async (db, session) => {
+            await db.collection<{ _id: string }>(WRITES).insertOne({ _id: id }, { session });
+            await db.collection<{ _id: string }>(PAIRS).insertOne({ _id: id }, { session });
+          });
+          acknowledged.transactions.push(id);
+        })),
+        ...range(6, (w) => loop(() => stopped, async (i) => {
+          const email = `group-commit-r${round}-${w}-${i}@example.org`;
+          recordSecret(email);
+          const body = { registrarId: 'group-commit', registrationData: { identity: { email, lastName: 'Commit' }, city: 'Amman' } };
+          const answer = await rest(url, 'POST', '/v1/candidates/register', { key: apiKey, body });
+          if (answer.status === 201) acknowledged.registrations.push(answer.body.publicId as string);
+        })),
+        (async () => {
+          const name = `round_${round}`;
+          await client.db(DB).collection(WRITES).createIndex({ [name]: 1 }, { name });
+          acknowledged.indexes.push(name);
+        })().catch(() => undefined),
+      ];
+      // Killed once the writers are well under way, at a random moment after that.
+      await until(() => acks() - atStart >= 50);
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 300));
+      await store.kill();
+      stopped = true;
+      await Promise.all(writers);
+      await store.closeClient();
+
+      // What a power cut loses: the journal past its last fsync.
+      const lines = fs.existsSync(marks) ? fs.readFileSync(marks, 'utf8').split('\n').filter((line) => line !== '') : [];
+      fsyncs += lines.length;
+      const [journal, ...others] = journalFiles(store.dir);
+      expect(others).toEqual([]);
+      const durable = lines.filter((line) => line.startsWith(`${path.basename(journal)} `)).map((line) => Number(line.split(' ')[1]));
+      fs.truncateSync(journal, durable.length === 0 ? 0 : durable[durable.length - 1]);
+      fs.rmSync(marks);
+      client = await store.start({ durableMarks: marks });
+    }
+
+    // Assert
+    const db = client.db(DB);
+    const missing = async (collection: string, ids: readonly string[]): Promise<string[]> => {
+      const found = new Set((await db.collection<{ _id: string }>(collection).find({ _id: { $in: [...ids] } }, { projection: { _id: 1 } }).toArray()).map((doc) => doc._id));
+      return ids.filter((id) => !found.has(id));
+    };
+    const missingTokens = async (byDocument: Map<string, string[]>): Promise<string[]> => {
+      const lost: string[] = [];
+      for (const [id, tokens] of byDocument) {
+        const doc = await db.collection<{ _id: string; tokens?: string[] }>(WRITES).findOne({ _id: id });
+        const stored = new Set(doc?.tokens ?? []);
+        lost.push(...tokens.filter((token) => !stored.has(token)).map((token) => `${id}:${token}`));
+      }
+      return lost;
+    };
+    const indexes = new Set((await db.collection(WRITES).listIndexes().toArray()).map((index) => index.name as string));
+    const registered = new Set(
+      (await db.collection(COLLECTIONS.candidates).find({ publicId: { $in: acknowledged.registrations } }, { projection: { _id: 0, publicId: 1 } }).toArray()).map(
+        (doc) => doc.publicId as string,
+      ),
+    );
+    expect({
+      inserts: await missing(WRITES, acknowledged.inserts),
+      updates: await missingTokens(acknowledged.pushes),
+      findAndModify: await missingTokens(acknowledged.modified),
+      transactions: [...(await missing(WRITES, acknowledged.transactions)), ...(await missing(PAIRS, acknowledged.transactions))],
+      indexes: acknowledged.indexes.filter((name) => !indexes.has(name)),
+      registrations: acknowledged.registrations.filter((publicId) => !registered.has(publicId)),
+    }).toEqual({ inserts: [], updates: [], findAndModify: [], transactions: [], indexes: [], registrations: [] });
+    await expectWholeRegistrations(db);
+    // Every kind of write was acknowledged during the rounds, and they shared their fsyncs.
+    expect(acknowledged.registrations.length).toBeGreaterThan(0);
+    expect(acknowledged.transactions.length).toBeGreaterThan(0);
+    expect(acknowledged.indexes.length).toBeGreaterThan(0);
+    expect(fsyncs).toBeGreaterThan(0);
+    expect(fsyncs).toBeLessThan(countAcknowledged(acknowledged));
+  }, 180_000);
+});
+
+function countAcknowledged(acknowledged: Acknowledged): number {
+  const tokens = (byDocument: Map<string, string[]>) => [...byDocument.values()].reduce((sum, list) => sum + list.length, 0);
+  return (
+    acknowledged.inserts.length +
+    tokens(acknowledged.pushes) +
+    tokens(acknowledged.modified) +
+    acknowledged.transactions.length +
+    acknowledged.indexes.length +
+    acknowledged.registrations.length
+  );
+}
+
+function range<T>(count: number, make: (index: number) => T): T[] {
+  return Array.from({ length: count }, (_, index) => make(index));
+}
+
+function pushTo(byDocument: Map<string, string[]>, id: string, token: string): void {
+  byDocument.set(id, [...(byDocument.get(id) ?? []), token]);
+}
+
+/** Runs `write` (iteration 0, 1, ...) until `stopped`; a failed write (the store is down) is not acknowledged. */
+async function loop(stopped: () => boolean, write: (iteration: number) => Promise<void>): Promise<void> {
+  for (let i = 0; !stopped(); i++) {
+    try {
+      await write(i);
+    } catch {
+      if (stopped()) return;
+    }
+    // Let the other writers and the kill run when a write returns at once.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** One transaction, without the driver's retries (withTransaction would retry a dead store for 120 s). */
+async function inTransaction(client: MongoClient, work: (db: Db, session: ReturnType<MongoClient['startSession']>) => Promise<void>): Promise<void> {
+  const session = client.startSession();
+  try {
+    session.startTransaction();
+    await work(client.db(DB), session);
+    await session.commitTransaction();
+  } catch (error) {
+    if (session.inTransaction()) await session.abortTransaction().catch(() => undefined);
+    throw error;
+  } finally {
+    await session.endSession().catch(() => undefined);
+  }
+}
+
+async function until(check: () => boolean): Promise<void> {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    if (check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('the writers did not get under way');
+}
