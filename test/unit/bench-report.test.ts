@@ -151,6 +151,19 @@ describe('the issue 13 goals of the benchmark report', () => {
     expect(goal(coldGoals(report(baselines, { 10_000: rows })), 'Cold GraphQL deep page')).toMatch(/\*\*MISSED\*\* \(10,000: 400 vs 1,000 req\/s = 0\.40/);
   });
 
+  test('when a cold row had errors and both rows of a ratio were disturbed, then each flag is said once', () => {
+    const disturbed = { foreignCores: 1 };
+    const rows = [
+      { ...measurement('graphql-deep', '10000', { reqPerS: 1_000 }), ...disturbed },
+      { ...measurement('graphql-deep-cold', '10000', { reqPerS: 400, heat: 'cold', statusCodes: { '503': 3 }, non2xx: 3 }), ...disturbed },
+    ];
+
+    const line = goal(coldGoals(report(baselines, { 10_000: rows })), 'Cold GraphQL deep page');
+
+    expect(line.split('† disturbed').length - 1).toBe(1);
+    expect(line.split('⚠ the run had errors').length - 1).toBe(1);
+  });
+
   test('when the table is written, then every row says hot or cold, its CPU split, and a cold by-id row its share of the same-body baseline', () => {
     const row = measurement('rest-by-id-cold', '100000', { reqPerS: 3_000, heat: 'cold', cpuMsPerRequest: { service: 0.4, store: 0.21 } });
 
