@@ -4,9 +4,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { DemoGenerator } from '../../src/demo/demo-generator';
-import { DEEP_QUERY_PAGE } from './graphql-operations';
 import { BOOTSTRAP_SEED } from '../../src/demo/bootstrap';
 import { forkChild, killAllSync, leftovers, startReaper, stopChild, stopReaper } from './children';
+import { DEEP_QUERY_PAGE } from './graphql-operations';
 import { FOREIGN_CPU_NOTE, measure, stopLoad, type LoadSettings, type Measurement, type Target } from './load';
 import { machine, commit } from './machine';
 import { readCommandCounts } from './metrics';
@@ -415,6 +415,14 @@ async function benchmarkSize(
       ` (cold rows, READ_CACHE_ENTRIES=${caches.entries} READ_CACHE_MB=${caches.mb})`,
     );
     try {
+      // The rotations come from the regenerated seed: the store must agree, or deep pages would be empty.
+      const { json } = await getJson(`${service.url}/v1/candidates?limit=1`, apiKey);
+      const total = (json as { totalElements?: number } | undefined)?.totalElements;
+      if (total !== seeded.listed) {
+        report.problems.push(
+          `Size ${size}: the store lists ${total} candidates, the regenerated seed ${seeded.listed}; the cold rows' pages and filters may not match the data.`,
+        );
+      }
       for (const scenario of cold) {
         const m = await measure(targetOf(service, apiKey, report.features.commandMetric === true), scenario, String(size), options.load, log);
         const note = colderNote(scenario.key, m, rotations, caches);
