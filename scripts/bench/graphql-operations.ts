@@ -38,10 +38,10 @@ export function persistedOperation(restSchemaDir: string, file: string): string 
 /**
  * A page of candidates with their nested aggregates: occupations with job experiences,
  * languages with levels, visa checks with job checks and their job opportunities, and the
- * partner (another candidate, resolved through the loaders).
+ * partner (another candidate, resolved through the loaders). `$page` absent: the first page.
  */
-export const DEEP_QUERY = `query BenchDeepPage($limit: Int) {
-  candidates(limit: $limit) {
+export const DEEP_QUERY = `query BenchDeepPage($limit: Int, $page: Int) {
+  candidates(limit: $limit, page: $page) {
     totalElements
     content {
       publicId

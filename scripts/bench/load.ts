@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import { difference, readCommandCounts, type CommandCounts } from './metrics';
-import { foreignCpu, sampleRss, waitForQuietMachine, waitUntilIdle, type RssPeaks } from './probe';
+import { cpuMsOf, foreignCpu, sampleRss, waitForQuietMachine, waitUntilIdle, type RssPeaks } from './probe';
 import type { HttpRequest, Scenario } from './scenarios';
 
 export interface LoadSettings {
@@ -60,6 +60,11 @@ export interface Measurement {
   drainMs: number;
   /** CPU cores used by the harness and the target during the measured window */
   cpuCores: number;
+  /**
+   * CPU time (utime + stime of /proc/<pid>/stat) of each target process (service, store) over the
+   * measured window, divided by the responses completed in it: what one request costs each process
+   */
+  cpuMsPerRequest: Record<string, number>;
   /** CPU cores used by other processes of the machine during the measured window (noise) */
   foreignCores: number;
   notes: string[];
@@ -82,6 +87,8 @@ interface WindowedResult {
   /** latencies (ms) of the responses completed inside the window */
   latencies: number[];
   foreign: { cores: number; oursCores: number };
+  /** CPU milliseconds of each target process over the window */
+  cpuMs: Record<string, number>;
 }
 
 /**
@@ -90,7 +97,11 @@ interface WindowedResult {
  * `warmupS + timeoutS`) until as many answers as connections have come back: on a server that
  * takes seconds per request under this concurrency, the first answers all arrive together.
  */
-function runWindowed(url: string, scenario: Scenario, connections: number, settings: LoadSettings, pids: readonly number[]): Promise<WindowedResult> {
+function runWindowed(url: string, scenario: Scenario, connections: number, settings: LoadSettings, processes: Target['processes']): Promise<WindowedResult> {
+  const pids = processes.map((p) => p.pid);
+  const cpuNow = (): Record<string, number> => Object.fromEntries(processes.map((p) => [p.label, cpuMsOf(p.pid) ?? 0]));
+  let cpuAtStart: Record<string, number> = {};
+  let cpuMs: Record<string, number> = {};
   const requests: autocannon.Request[] = scenario.dynamic
     ? [{ setupRequest: (request) => ({ ...request, ...scenario.next() }) }]
     : [scenario.next()];
@@ -117,7 +128,7 @@ function runWindowed(url: string, scenario: Scenario, connections: number, setti
         current = undefined;
         if (error) return reject(error instanceof Error ? error : new Error(String(error)));
         const end = windowEnd ?? Date.now();
-        resolve({ result, warmupMs: (windowStart ?? end) - started, windowMs: end - (windowStart ?? end), latencies, foreign: foreignResult });
+        resolve({ result, warmupMs: (windowStart ?? end) - started, windowMs: end - (windowStart ?? end), latencies, foreign: foreignResult, cpuMs });
       },
     );
     current = instance;
@@ -133,10 +144,13 @@ function runWindowed(url: string, scenario: Scenario, connections: number, setti
         if (warm || elapsed >= (settings.warmupS + settings.timeoutS) * 1000) {
           windowStart = now;
           foreign = foreignCpu(pids);
+          cpuAtStart = cpuNow();
         }
       } else if (windowEnd === undefined && now - windowStart >= settings.durationS * 1000) {
         windowEnd = now;
         foreignResult = foreign?.stop() ?? foreignResult;
+        const cpuAtEnd = cpuNow();
+        cpuMs = Object.fromEntries(Object.entries(cpuAtEnd).map(([label, ms]) => [label, ms - (cpuAtStart[label] ?? ms)]));
         instance.stop();
       }
     }, 20);
@@ -191,6 +205,7 @@ export async function measure(target: Target, scenario: Scenario, size: string, 
     responseBytes: 0,
     drainMs: 0,
     cpuCores: 0,
+    cpuMsPerRequest: {},
     foreignCores: 0,
     notes: [],
   };
@@ -221,7 +236,7 @@ export async function measure(target: Target, scenario: Scenario, size: string, 
   let drained: { ms: number; idle: boolean };
   try {
     before = target.hasCommandMetric && target.metricsKey ? await readCommandCounts(target.url, target.metricsKey) : undefined;
-    run = await runWindowed(target.url, scenario, connections, settings, pids);
+    run = await runWindowed(target.url, scenario, connections, settings, target.processes);
     drained = await waitUntilIdle(pids);
     after = before && target.metricsKey ? await readCommandCounts(target.url, target.metricsKey) : undefined;
   } finally {
@@ -250,6 +265,8 @@ export async function measure(target: Target, scenario: Scenario, size: string, 
     rss,
     drainMs: drained.ms,
     cpuCores: run.foreign.oursCores,
+    cpuMsPerRequest:
+      latencies.length > 0 ? Object.fromEntries(Object.entries(run.cpuMs).map(([label, ms]) => [label, ms / latencies.length])) : {},
     foreignCores: run.foreign.cores,
   };
   if (latencies.length === 0) measurement.notes.push(`no answer completed within the ${settings.durationS} s window`);

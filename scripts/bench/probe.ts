@@ -69,6 +69,12 @@ function cpuTicks(pids: readonly number[]): number {
   return ticks;
 }
 
+/** CPU time (user + system) a process has used since it started, in ms; undefined when it is gone. */
+export function cpuMsOf(pid: number): number | undefined {
+  const stat = readStat(pid);
+  return stat ? ((stat.utime + stat.stime) * 1000) / TICKS_PER_SECOND : undefined;
+}
+
 /**
  * Waits until the processes together use less than `maxCores` of CPU over a window: the work
  * queued by a load run that was cut off at its deadline (requests in flight, queued searches)

@@ -1,6 +1,7 @@
 import { FOREIGN_CPU_NOTE, type Measurement } from './load';
 import type { Commit, Machine } from './machine';
-import type { SeedResult } from './service';
+import type { CacheSettings } from './rotation';
+import type { KeysCliFeatures, SeedResult } from './service';
 
 export interface SizeRun {
   size: number;
@@ -13,6 +14,10 @@ export interface SizeRun {
    * compiled GraphQL execution off (`…-compiled-off`), the read caches off (`…-caches-off`)
    */
   variants: Measurement[];
+  /** the cold rows (`…-cold`), on a service of their own whose caches cannot hold their rotations */
+  cold: Measurement[];
+  /** the cache sizes of the cold rows' service, and the deployed defaults */
+  coldCaches?: CacheSettings & { defaults: CacheSettings };
   /** VmHWM (peak RSS since start) of the service and its store, read just before the stop */
   lifetimePeak?: { service: number; store: number };
   /** why this size stopped early, if it did */
@@ -25,7 +30,7 @@ export interface RunReport {
   commit: Commit;
   settings: { connections: number; durationS: number; warmupS: number; timeoutS: number; quietWaitS: number; sizes: number[] };
   serviceEnv: Record<string, string>;
-  features: { commandMetric: boolean | undefined; unlimitedKeys: boolean; compiledSwitch?: { env: string; off: string } };
+  features: { commandMetric: boolean | undefined; keys: KeysCliFeatures; compiledSwitch?: { env: string; off: string } };
   keyKind: string;
   sizes: SizeRun[];
   baselines: Measurement[];
@@ -86,23 +91,55 @@ function rssCell(m: Measurement): string {
   return `${mib(m.rss.sum)} (${labels.map((l) => mib(m.rss.byLabel[l] ?? 0)).join(' + ')})`;
 }
 
-function row(m: Measurement, bareHttp: number | undefined, bareExpress: number | undefined, metricKnown: boolean): string {
+/** CPU ms per request of one process of the target (a baseline's one process counts as its service). */
+function cpuCell(m: Measurement, which: 'service' | 'store'): string {
+  const value = which === 'service' ? (m.cpuMsPerRequest.service ?? (m.scenario.kind === 'baseline' ? Object.values(m.cpuMsPerRequest)[0] : undefined)) : m.cpuMsPerRequest.store;
+  if (value === undefined) return '—';
+  return value >= 10 ? value.toFixed(0) : value >= 1 ? value.toFixed(1) : value.toFixed(2);
+}
+
+/**
+ * The baseline that serves the same body as the row's answers, under the same load: the bare
+ * Express route for a by-id answer, bare node:http for a page of 100 (gzip-compressed when the
+ * row asks for gzip). None for a row under another number of connections (the 1-connection rows).
+ */
+export function sameBodyBaseline(report: RunReport, m: Measurement): { name: string; baseline: Measurement } | undefined {
+  if (m.scenario.kind === 'baseline') return undefined;
+  const key = m.scenario.key;
+  const [baselineKey, name] = key.startsWith('rest-by-id')
+    ? ['baseline-express', 'Express']
+    : key.startsWith('rest-search-100-gzip')
+      ? ['baseline-http-search-100-gzip', 'http gzip']
+      : key.startsWith('rest-search-100')
+        ? ['baseline-http-search-100', 'http']
+        : [undefined, undefined];
+  const found = baselineKey === undefined ? undefined : baseline(report, baselineKey);
+  return found && found.connections === m.connections ? { name: name!, baseline: found } : undefined;
+}
+
+function row(report: RunReport, m: Measurement, bareHttp: number | undefined, bareExpress: number | undefined, metricKnown: boolean): string {
   const label = m.scenario.label;
-  if (m.failed) return `| ${label} | ${sizeLabel(m.size)} | — | — | — | — | — | ${errorCell(m)} | — | ${rssCell(m)} |`;
+  if (m.failed) return `| ${label} | ${m.scenario.heat} | ${sizeLabel(m.size)} | — | — | — | — | — | — | ${errorCell(m)} | — | — | — | ${rssCell(m)} |`;
   const cmds = m.scenario.kind === 'baseline' ? '—' : m.commandsPerRequest !== undefined ? m.commandsPerRequest.toFixed(2) : metricKnown ? 'n/a (no metric)' : 'n/a';
   const noisy = m.foreignCores >= FOREIGN_CPU_NOTE ? ' †' : '';
-  return `| ${label} | ${sizeLabel(m.size)} | ${rate(m.reqPerS)}${noisy} | ${percent(m.reqPerS, bareHttp)} | ${percent(m.reqPerS, bareExpress)} | ${ms(m.p50Ms)} | ${ms(m.p99Ms)} | ${errorCell(m)} | ${cmds} | ${rssCell(m)} |`;
+  const same = sameBodyBaseline(report, m);
+  const sameCell = same ? `${percent(m.reqPerS, same.baseline.reqPerS)} (${same.name})` : '—';
+  return `| ${label} | ${m.scenario.heat} | ${sizeLabel(m.size)} | ${rate(m.reqPerS)}${noisy} | ${percent(m.reqPerS, bareHttp)} | ${percent(m.reqPerS, bareExpress)} | ${sameCell} | ${ms(m.p50Ms)} | ${ms(m.p99Ms)} | ${errorCell(m)} | ${cmds} | ${cpuCell(m, 'service')} | ${cpuCell(m, 'store')} | ${rssCell(m)} |`;
+}
+
+/** Every measurement of the run, in table order: baselines, then per size the main, cold and variant rows. */
+function allMeasurements(report: RunReport): Measurement[] {
+  return [...report.baselines, ...report.sizes.flatMap((s) => [...s.measurements, ...s.cold, ...s.variants])];
 }
 
 export function resultsTable(report: RunReport): string {
   const bareHttp = baseline(report, 'baseline-http')?.reqPerS;
   const bareExpress = baseline(report, 'baseline-express')?.reqPerS;
   const lines = [
-    '| scenario | size | req/s | vs bare http | vs bare express | p50 ms | p99 ms | errors | cmds/req | peak RSS MiB (service + store) |',
-    '|---|---:|---:|---:|---:|---:|---:|---|---:|---:|',
+    '| scenario | hot / cold | size | req/s | vs bare http | vs bare express | vs same-body baseline | p50 ms | p99 ms | errors | cmds/req | service CPU ms/req | store CPU ms/req | peak RSS MiB (service + store) |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|',
   ];
-  const all = [...report.baselines, ...report.sizes.flatMap((s) => [...s.measurements, ...s.variants])];
-  for (const m of all) lines.push(row(m, bareHttp, bareExpress, report.features.commandMetric === false));
+  for (const m of allMeasurements(report)) lines.push(row(report, m, bareHttp, bareExpress, report.features.commandMetric === false));
   return lines.join('\n');
 }
 
@@ -113,7 +150,7 @@ function baseline(report: RunReport, key: string): Measurement | undefined {
 
 function find(report: RunReport, size: number, key: string): Measurement | undefined {
   const run = report.sizes.find((s) => s.size === size);
-  return [...(run?.measurements ?? []), ...(run?.variants ?? [])].find((m) => m.scenario.key === key && !m.failed);
+  return [...(run?.measurements ?? []), ...(run?.cold ?? []), ...(run?.variants ?? [])].find((m) => m.scenario.key === key && !m.failed);
 }
 
 const verdict = (met: boolean): string => (met ? '**MET**' : '**MISSED**');
@@ -127,14 +164,134 @@ function overall(parts: readonly { met: boolean | undefined }[]): string {
   if (parts.length > 0 && parts.every((p) => p.met === true)) return '**MET**';
   return '**not measured**';
 }
-const flagged = (m: Measurement): string =>
-  (hasErrors(m) ? ' (⚠ the run had errors, see the table)' : '') + (m.foreignCores >= FOREIGN_CPU_NOTE ? ' († disturbed by other processes)' : '');
+const flags = (m: Measurement): string[] => [
+  ...(hasErrors(m) ? [' (⚠ the run had errors, see the table)'] : []),
+  ...(m.foreignCores >= FOREIGN_CPU_NOTE ? [' († disturbed by other processes)'] : []),
+];
+const flagged = (m: Measurement): string => flags(m).join('');
 
 /** The flags of several measurements that one figure is made of, each said once. */
-const flaggedAll = (...measurements: Measurement[]): string => [...new Set(measurements.map(flagged).filter((f) => f !== ''))].join('');
+const flaggedAll = (...measurements: Measurement[]): string => [...new Set(measurements.flatMap(flags))].join('');
+
+/** Registrations per second before issue 13: the issue's figure, and the last full run's (5ce17ef). */
+export const REGISTRATIONS_BEFORE = { issue: 250, measured: 515, measuredAt: '5ce17ef' };
+
+const sizeText = (size: number): string => size.toLocaleString('en-GB');
+
+/** The goals of issue 13 ("Fast when nothing is cached"): cold rows against their baselines, in this run. */
+export function coldGoals(report: RunReport): string[] {
+  const lines: string[] = [];
+  const sizes = report.sizes.map((s) => s.size);
+  const largest = 100_000;
+  const smallest = 10_000;
+  const notAt = (what: string, size: number): string => `- ${what}: **not measured in this run** (needs size ${size} and its rows).`;
+
+  // Cold by id ÷ bare Express route, same body.
+  {
+    const express = baseline(report, 'baseline-express');
+    const at = (size: number) => {
+      const cold = find(report, size, 'rest-by-id-cold');
+      return cold && express ? { cold, share: cold.reqPerS / express.reqPerS } : undefined;
+    };
+    const large = at(largest);
+    const what = 'Cold by id ÷ bare Express route, same body ≥ 0.35 at 100k';
+    if (!large) lines.push(notAt(what, largest));
+    else {
+      const small = at(smallest);
+      const smallText = small ? `; at 10,000: ${rate(small.cold.reqPerS)} req/s = ${small.share.toFixed(2)}${flagged(small.cold)}` : '';
+      lines.push(`- ${what}: ${verdict(large.share >= 0.35)} (${rate(large.cold.reqPerS)} of ${rate(express!.reqPerS)} req/s = ${large.share.toFixed(2)}${flaggedAll(large.cold, express!)}${smallText}).`);
+    }
+  }
+
+  // Cold search limit=100 ÷ bare node:http, same body; p99 ≤ 2× the bare p99.
+  {
+    const bare = baseline(report, 'baseline-http-search-100');
+    const what = 'Cold search limit=100 ÷ bare `node:http`, same body ≥ 0.25 at 100k (p99 ≤ 2× the bare p99)';
+    const rows = ['rest-search-100-cold', 'rest-search-100-stride-cold'].map((key) => find(report, largest, key)).filter((m): m is Measurement => m !== undefined);
+    if (!bare || rows.length === 0) lines.push(notAt(what, largest));
+    else {
+      const parts = rows.map((m) => {
+        const share = m.reqPerS / bare.reqPerS;
+        const p99 = m.p99Ms !== undefined && bare.p99Ms !== undefined ? m.p99Ms / bare.p99Ms : undefined;
+        const met = share >= 0.25 && p99 !== undefined && p99 <= 2;
+        return { met, text: `${m.scenario.label}: ${rate(m.reqPerS)} req/s = ${share.toFixed(2)}, p99 ${ms(m.p99Ms)} ms = ${p99 === undefined ? '—' : p99.toFixed(2)}× the bare p99${flagged(m)}` };
+      });
+      lines.push(
+        `- ${what}: ${overall(parts)} (bare node:http, ${report.searchBodyBytes ?? '?'} bytes: ${rate(bare.reqPerS)} req/s, p99 ${ms(bare.p99Ms)} ms${flagged(bare)}; ${parts.map((p) => p.text).join('; ')}).`,
+      );
+    }
+  }
+
+  // Cold search, 1 connection: deepest page ÷ first page, p50.
+  const firstKey = 'rest-search-100-1c-caches-off';
+  const deepestKey = 'rest-search-100-1c-deepest-caches-off';
+  {
+    const what = 'Cold search, 1 connection: deepest page ÷ first page, p50 ≤ 1.5 at 100k (read caches off, every answer computed from the store)';
+    const at = (size: number) => {
+      const first = find(report, size, firstKey);
+      const deepest = find(report, size, deepestKey);
+      if (first?.p50Ms === undefined || deepest?.p50Ms === undefined) return undefined;
+      return { ratio: deepest.p50Ms / first.p50Ms, text: `${sizeText(size)}: p50 ${ms(deepest.p50Ms)} ms (${deepest.scenario.label.replace(/^.*\((page=\d+)\).*$/, '$1')}) vs ${ms(first.p50Ms)} ms (page=0)${flaggedAll(first, deepest)}` };
+    };
+    const large = at(largest);
+    if (!large) lines.push(notAt(what, largest));
+    else {
+      const small = at(smallest);
+      lines.push(`- ${what}: ${verdict(large.ratio <= 1.5)} (${large.text} = ${large.ratio.toFixed(2)}×${small ? `; ${small.text} = ${small.ratio.toFixed(2)}×` : ''}).`);
+    }
+  }
+
+  // Cold search, 1 connection, p50 at 100k ÷ at 10k.
+  {
+    const what = 'Cold search, 1 connection, p50 at 100k ÷ at 10k ≤ 1.2 (read caches off; first and deepest page)';
+    const parts = [
+      { key: firstKey, name: 'first page' },
+      { key: deepestKey, name: 'deepest page' },
+    ].flatMap(({ key, name }) => {
+      const small = find(report, smallest, key);
+      const large = find(report, largest, key);
+      if (small?.p50Ms === undefined || large?.p50Ms === undefined) return [];
+      const ratio = large.p50Ms / small.p50Ms;
+      return [{ met: ratio <= 1.2, text: `${name}: ${ms(large.p50Ms)} vs ${ms(small.p50Ms)} ms = ${ratio.toFixed(2)}×${flaggedAll(small, large)}` }];
+    });
+    lines.push(parts.length === 0 ? `- ${what}: **not measured in this run** (needs sizes 10000 and 100000).` : `- ${what}: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`);
+  }
+
+  // Cold GraphQL deep page ÷ the same page hot.
+  {
+    const what = 'Cold GraphQL deep page limit=20 ÷ the same page hot ≥ 0.5';
+    const parts = sizes.flatMap((size) => {
+      const cold = find(report, size, 'graphql-deep-cold');
+      const hot = find(report, size, 'graphql-deep');
+      if (!cold || !hot) return [];
+      const ratio = cold.reqPerS / hot.reqPerS;
+      return [{ met: ratio >= 0.5, text: `${sizeText(size)}: ${rate(cold.reqPerS)} vs ${rate(hot.reqPerS)} req/s = ${ratio.toFixed(2)}${flaggedAll(cold, hot)}` }];
+    });
+    lines.push(parts.length === 0 ? `- ${what}: **not measured in this run**.` : `- ${what}: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`);
+  }
+
+  // Registrations per second at 100k.
+  {
+    const target = 4 * REGISTRATIONS_BEFORE.issue;
+    const what = `Registrations per second at 100k ≥ 4× today's figure (${REGISTRATIONS_BEFORE.issue} req/s in the issue: ≥ ${target} req/s), every 201 durable`;
+    const m = find(report, largest, 'rest-register');
+    if (!m) lines.push(notAt(what, largest));
+    else {
+      const created = m.statusCodes['201'] ?? 0;
+      const others = Object.entries(m.statusCodes).filter(([code]) => code !== '201');
+      const answers = others.length === 0 && !hasErrors(m) ? `every answer 201 (${created})` : `⚠ not every answer 201: ${others.map(([code, n]) => `${n}× ${code}`).join(', ') || errorCell(m)}`;
+      lines.push(
+        `- ${what}: ${verdict(m.reqPerS >= target && others.length === 0 && !hasErrors(m))} (${rate(m.reqPerS)} req/s = ${(m.reqPerS / REGISTRATIONS_BEFORE.issue).toFixed(2)}× ${REGISTRATIONS_BEFORE.issue}, ` +
+          `${(m.reqPerS / REGISTRATIONS_BEFORE.measured).toFixed(2)}× the ${REGISTRATIONS_BEFORE.measured} req/s measured at ${REGISTRATIONS_BEFORE.measuredAt}; p50 ${ms(m.p50Ms)} ms, ${m.commandsPerRequest?.toFixed(2) ?? 'n/a'} cmds/req; ` +
+          `${answers}${flagged(m)}. That a 201 is sent only after its fsync is not visible from outside: the group-commit kill -9 test proves it).`,
+      );
+    }
+  }
+  return lines;
+}
 
 export function goals(report: RunReport): string[] {
-  const lines: string[] = [];
+  const lines: string[] = [...coldGoals(report)];
   const sizes = report.sizes.map((s) => s.size);
   const largest = 100_000;
   const smallest = 10_000;
@@ -165,11 +322,13 @@ export function goals(report: RunReport): string[] {
       const byId = find(report, size, 'rest-by-id');
       if (!byId || !express) return { text: `${size.toLocaleString('en-GB')}: not measured`, met: undefined };
       const share = byId.reqPerS / express.reqPerS;
-      const cold = find(report, size, 'rest-by-id-caches-off');
-      const coldText = cold ? `; read caches off: ${rate(cold.reqPerS)} req/s = ${((cold.reqPerS / express.reqPerS) * 100).toFixed(1)} %${flagged(cold)}` : '';
+      const cold = find(report, size, 'rest-by-id-cold') ?? find(report, size, 'rest-by-id-caches-off');
+      const coldText = cold
+        ? `; ${cold.scenario.key.endsWith('-cold') ? 'cold (every candidate)' : 'read caches off'}: ${rate(cold.reqPerS)} req/s = ${((cold.reqPerS / express.reqPerS) * 100).toFixed(1)} %${flagged(cold)}`
+        : '';
       return { text: `${size.toLocaleString('en-GB')}: ${rate(byId.reqPerS)} of ${rate(express.reqPerS)} req/s = ${(share * 100).toFixed(1)} %${flagged(byId)}${coldText}`, met: share >= 0.35 };
     });
-    lines.push(`- REST by id ≥ 35 % of bare Express req/s: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`);
+    lines.push(`- REST by id (hot) ≥ 35 % of bare Express req/s: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`);
   }
 
   // 3. p99 of the limit-100 search at 100k.
@@ -209,7 +368,7 @@ export function goals(report: RunReport): string[] {
 
   // 4. Search latency growth 10k → 100k, as served and with the read caches off.
   for (const [suffix, which] of [['', ''], ['-caches-off', ', read caches off (every answer computed from the store)']] as const) {
-    const keys = ['rest-search-10', 'rest-search-100', 'rest-search-100-1c', 'rest-search-100-gzip', 'rest-filter-location', 'rest-filter-nationality', 'rest-filter-occupation', 'rest-filter-combined'].map(
+    const keys = ['rest-search-10', 'rest-search-100', 'rest-search-100-1c', 'rest-search-100-1c-deepest', 'rest-search-100-gzip', 'rest-filter-location', 'rest-filter-nationality', 'rest-filter-occupation', 'rest-filter-combined'].map(
       (key) => `${key}${suffix}`,
     );
     const parts = keys.flatMap((key) => {
@@ -275,9 +434,10 @@ export function goals(report: RunReport): string[] {
   // 7. RSS at 100k.
   {
     const run = report.sizes.find((s) => s.size === largest);
-    const measured = (run?.measurements ?? []).filter((m) => !m.failed);
+    // The main and the cold rows: the service as deployed (the cold rows' caches are at most as large).
+    const measured = [...(run?.measurements ?? []), ...(run?.cold ?? [])].filter((m) => !m.failed);
     if (!run || measured.length === 0) {
-      lines.push('- Service RSS with 100k candidates < 1.5 GB: **not measured in this run** (needs size 100000).');
+      lines.push('- Peak RSS, service + store, 100k < 1.5 GB: **not measured in this run** (needs size 100000).');
     } else {
       const sum = Math.max(...measured.map((m) => m.rss.sum));
       const service = Math.max(...measured.map((m) => m.rss.byLabel.service ?? 0));
@@ -286,7 +446,7 @@ export function goals(report: RunReport): string[] {
         ? ` Peak since start (VmHWM, includes loading and compacting the data at start): service ${mib(run.lifetimePeak.service)} MiB, store ${mib(run.lifetimePeak.store)} MiB.`
         : '';
       lines.push(
-        `- Service RSS with 100k candidates < 1.5 GB (1536 MiB): ${verdict(sum < RSS_GOAL_BYTES)} counting the service **and** its embedded store child ` +
+        `- Peak RSS, service + store, 100k < 1.5 GB (1536 MiB): ${verdict(sum < RSS_GOAL_BYTES)} counting the service **and** its embedded store child ` +
           `(what \`npm start\` runs): peak ${mib(sum)} MiB under load (sampled every 200 ms, both processes at the same instant). ` +
           `Service process alone: ${mib(service)} MiB (${service < RSS_GOAL_BYTES ? 'under' : 'over'} the goal); store child alone: ${mib(store)} MiB.${lifetime}`,
       );
@@ -312,12 +472,26 @@ export function goals(report: RunReport): string[] {
 }
 
 function noise(report: RunReport): string {
-  const runs = [...report.baselines, ...report.sizes.flatMap((s) => [...s.measurements, ...s.variants])].filter((m) => !m.failed);
+  const runs = allMeasurements(report).filter((m) => !m.failed);
   if (runs.length === 0) return 'not measured';
   const mean = runs.reduce((sum, m) => sum + m.foreignCores, 0) / runs.length;
   const worst = Math.max(...runs.map((m) => m.foreignCores));
   const disturbed = runs.filter((m) => m.foreignCores >= FOREIGN_CPU_NOTE).length;
   return `${mean.toFixed(2)} cores on average, ${worst.toFixed(2)} at most; ${disturbed} of ${runs.length} windows disturbed (≥ ${FOREIGN_CPU_NOTE} cores, marked †)`;
+}
+
+function coldCachesText(report: RunReport): string {
+  const sized = report.sizes.filter((s) => s.coldCaches);
+  if (sized.length === 0) return 'not run';
+  const parts = sized.map(({ size, coldCaches: c }) => {
+    const deployed = c!.entries === c!.defaults.entries && c!.mb === c!.defaults.mb;
+    return `${sizeText(size)}: ${deployed ? 'the defaults, as deployed' : `\`READ_CACHE_ENTRIES=${c!.entries} READ_CACHE_MB=${c!.mb}\``}`;
+  });
+  const { defaults } = sized[0]!.coldCaches!;
+  return (
+    `a service of their own on the same data, read caches on, sized so that they cannot hold any cold rotation of the size ` +
+    `(defaults \`READ_CACHE_ENTRIES=${defaults.entries} READ_CACHE_MB=${defaults.mb}\`, kept where no rotation fits them; scripts/bench/rotation.ts): ${parts.join('; ')}`
+  );
 }
 
 function seedingTable(report: RunReport): string {
@@ -336,7 +510,7 @@ function seedingTable(report: RunReport): string {
 
 function notes(report: RunReport): string[] {
   const lines: string[] = [];
-  for (const m of [...report.baselines, ...report.sizes.flatMap((s) => [...s.measurements, ...s.variants])]) {
+  for (const m of allMeasurements(report)) {
     const text = [...(m.failed ? [m.failed] : []), ...m.notes];
     if (text.length > 0) lines.push(`- ${m.scenario.label}, ${sizeLabel(m.size)}: ${text.join('; ')}.`);
   }
@@ -361,7 +535,7 @@ export function markdown(report: RunReport): string {
   return `# Benchmarks
 
 Written by \`npm run bench\` (\`scripts/bench/run.ts\`); every figure below comes from the run it
-describes. Re-run with \`npm run bench\` (both sizes, every scenario, about 15 minutes on 2 cores),
+describes. Re-run with \`npm run bench\` (both sizes, every scenario, about 17 minutes on 2 cores),
 or quicker with \`npm run bench -- --sizes 10000 --duration 5\`. Options: \`--sizes <n,…>\`,
 \`--duration <s>\`, \`--warmup <s>\`, \`--connections <n>\`, \`--timeout <s>\`, \`--quiet-wait <s>\`, \`--scenarios <key,…>\`,
 \`--no-baselines\`, \`--env NAME=VALUE\`, \`--keep-data\`, \`--out <file>\`, \`--compiled-off ENV=VALUE\`.
@@ -374,6 +548,7 @@ or quicker with \`npm run bench -- --sizes 10000 --duration 5\`. Options: \`--si
 - Load: autocannon ${settings.connections} connections (unless a row says otherwise), ${settings.warmupS} s warm-up then ${settings.durationS} s measured per scenario, request timeout ${settings.timeoutS} s; before each scenario the harness waits (up to ${settings.quietWaitS} s) for other processes of the machine to go quiet, and after each run until the server is idle; the load generator runs in the harness process, on the same ${report.machine.cpus} cores as the server
 - Service: \`node dist/src/main.js\` on 127.0.0.1, embedded store as its child on a freshly seeded data directory (seed 1) per size; env ${env}
 - API key: ${report.keyKind}
+- Cold rows: ${coldCachesText(report)}
 - MongoDB command metric (\`mongodb_commands_total\` on GET /metrics): ${report.features.commandMetric === true ? 'present' : report.features.commandMetric === false ? 'absent, so cmds/req is n/a' : 'not checked'}
 - Compiled GraphQL execution switch: ${report.features.compiledSwitch ? `\`${report.features.compiledSwitch.env}=${report.features.compiledSwitch.off}\`` : 'none in src/config.ts yet'}
 - Other processes of the machine during the measured windows: ${noise(report)}
@@ -394,7 +569,16 @@ GraphQL \`errors\`; a row with any is marked ⚠ and its figures are not compara
 and "vs bare express" divide by the baselines (same run, same requests, a pre-serialised body of
 ${report.baselineBodyBytes ?? '?'} bytes: a real REST by-id response). cmds/req is the increase of
 \`mongodb_commands_total\` from before the warm-up until the server is idle again, divided by the
-requests sent. Peak RSS is sampled every 200 ms from warm-up to idle; the first figure is the
+requests sent. "vs same-body baseline" divides by the baseline serving a body like the row's
+answers under the same load: the bare Express route (by-id body) for by-id rows, bare node:http
+(the page of 100, ${report.searchBodyBytes ?? '?'} bytes) for search limit=100 rows. "hot / cold": hot rows
+repeat the same few requests (answers from the read caches after the warm-up); cold rows send
+requests that are all distinct within a rotation longer than the caches hold (the notes give
+the rotation, the requests sent and the caches' capacity); "cold, caches off" rows repeat a
+request on a service with the read caches off, so every answer is computed from the store.
+Service and store CPU ms/req: utime + stime (/proc/<pid>/stat) of each process over the
+measured window, divided by the answers completed in it (a baseline's one process counts as
+its service). Peak RSS is sampled every 200 ms from warm-up to idle; the first figure is the
 highest sum of the service and its store at one instant. † marks a window during which other
 processes of the machine used ${FOREIGN_CPU_NOTE} cores or more (see the notes).
 
@@ -424,12 +608,18 @@ ${
 `
     : ''
 }- The service keeps key records, candidates, search pages and serialised /v1 answers between
-  requests, valid until a write changes the store (README "Read caches"). Every scenario but
-  register repeats the same few requests with no write in between, so the main rows measure
-  answers served from those caches after the warm-up filled them: the hot path. The rows
-  marked "read caches off" run the service again on the same untouched data with
-  \`READ_CACHE_ENTRIES=0 READ_CACHE_MB=0\`, so every answer is computed from the store: what
-  a partner paging through results for the first time gets.
+  requests, valid until a write changes the store (README "Read caches"). The hot rows repeat
+  the same few requests with no write in between: answers served from those caches after the
+  warm-up filled them. The cold rows (\`…, cold\`) are what partners send: by id over every
+  candidate in a fixed shuffled order; search limit=100 over every page, in order and in a
+  prime stride that jumps to deep pages at once; the combined filter over every non-empty
+  combination of two host countries of a nationality, that nationality and a common occupation
+  of the demo vocabulary; the GraphQL deep page over every page in a stride. They run on a
+  service of their own with the caches on but unable to hold the rotation (see "Cold rows"
+  above), so each answer is evicted before its next turn. The first page cannot be made cold
+  by rotation: the 1-connection pair (first page, deepest page) runs on the service started
+  with \`READ_CACHE_ENTRIES=0 READ_CACHE_MB=0\` ("read caches off"), as do limit 10 and 100
+  at ${settings.connections} connections for the commands-per-request goal.
 - Register writes (fsync'd journal) and runs after every read scenario of its size; each
   registration changes the read epoch, so it also measures the caches being invalidated.
 `;

@@ -6,16 +6,20 @@ import { gzipSync } from 'node:zlib';
 import { DemoGenerator } from '../../src/demo/demo-generator';
 import { BOOTSTRAP_SEED } from '../../src/demo/bootstrap';
 import { forkChild, killAllSync, leftovers, startReaper, stopChild, stopReaper } from './children';
+import { DEEP_QUERY_PAGE } from './graphql-operations';
 import { FOREIGN_CPU_NOTE, measure, stopLoad, type LoadSettings, type Measurement, type Target } from './load';
 import { machine, commit } from './machine';
 import { readCommandCounts } from './metrics';
 import { peakRssOf, waitForQuietMachine } from './probe';
 import { goals, markdown, resultsTable, type RunReport, type SizeRun } from './report';
-import { baselineScenario, serviceScenarios, type Scenario, type ScenarioContext } from './scenarios';
+import { coldCacheSettings, pagesOf, seededData, type CacheSettings, type Rotations } from './rotation';
+import { baselineScenario, coldScenarios, serviceScenarios, type Scenario, type ScenarioContext } from './scenarios';
 import {
+  BENCH_KEY_BUDGETS,
   compiledExecutionSwitch,
-  createUnlimitedKey,
-  keysCliSupportsUnlimited,
+  createBenchKey,
+  keysCliFeatures,
+  readCacheDefaults,
   REPO,
   seed,
   startService,
@@ -37,7 +41,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --connections <n>      concurrent connections (default 50)
   --timeout <s>          autocannon request timeout (default 30, the service's REQUEST_TIMEOUT_MS)
   --quiet-wait <s>       before each scenario, wait up to this long for other processes to go quiet (default 10; 0: don't)
-  --scenarios <key,...>  only these scenarios (keys: see scripts/bench/scenarios.ts; baseline-http, baseline-express)
+  --scenarios <key,...>  only these scenarios (keys: see scripts/bench/scenarios.ts, e.g. rest-by-id-cold,
+                         rest-search-100-1c-deepest-caches-off; baseline-http, baseline-express, baseline-http-search-100)
   --no-baselines         skip the bare node:http and Express servers
   --compiled-off <ENV=VALUE>  the setting that switches compiled GraphQL execution off (default: found in src/config.ts)
   --env <NAME=VALUE>     an extra environment variable of the service (repeatable)
@@ -244,6 +249,8 @@ interface Variant {
   applies(scenario: Scenario): boolean;
   /** the scenarios run by default (the goals need them); --scenarios can name others */
   byDefault: ReadonlySet<string>;
+  /** what the row is, with this setting */
+  heat(scenario: Scenario): Scenario['heat'];
 }
 
 /**
@@ -259,6 +266,7 @@ function variantsOf(compiledSwitch: RunReport['features']['compiledSwitch']): Va
       env: { [compiledSwitch.env]: compiledSwitch.off },
       applies: (s) => s.kind === 'GraphQL',
       byDefault: new Set(['graphql-deep']),
+      heat: (s) => s.heat,
     });
   }
   variants.push({
@@ -266,7 +274,12 @@ function variantsOf(compiledSwitch: RunReport['features']['compiledSwitch']): Va
     label: 'read caches off',
     env: { READ_CACHE_ENTRIES: '0', READ_CACHE_MB: '0' },
     applies: (s) => s.kind !== 'baseline',
-    byDefault: new Set(['rest-search-10', 'rest-search-100', 'rest-search-100-1c', 'rest-filter-location', 'rest-filter-combined', 'rest-by-id', 'graphql-deep']),
+    // The 1-connection pair (first and deepest page) is the only way to make the first page cold;
+    // limit 10 and 100 at 50 connections are the commands-per-request goal. The by-id, filter and
+    // GraphQL rows with the caches off are left out: the cold rows measure the same paths with the
+    // caches on, as deployed.
+    byDefault: new Set(['rest-search-10', 'rest-search-100', 'rest-search-100-1c', 'rest-search-100-1c-deepest']),
+    heat: () => 'cold, caches off',
   });
   return variants;
 }
@@ -310,18 +323,26 @@ async function benchmarkSize(
   result.seed = await seed(dataDir, size, path.join(sizeDir, 'seed.log'));
   log(`size ${size}: seeded in ${(result.seed.wallMs / 1000).toFixed(1)} s (${Math.round(result.seed.dataDirBytes / 2 ** 20)} MiB on disk)`);
 
-  // A key for this data directory: created with the keys CLI while no service holds the directory
-  // when keys can be unlimited, else the demo key the service creates from DEMO_API_KEY at start.
+  // A key for this data directory, created with the keys CLI while no service holds the directory:
+  // with its own (very large) budgets, so that its requests are counted as a partner's are; else
+  // unlimited; else the demo key the service creates from DEMO_API_KEY at start.
   let apiKey: string;
   const env: Record<string, string> = { ...report.serviceEnv };
-  if (report.features.unlimitedKeys) {
-    apiKey = await createUnlimitedKey(dataDir, path.join(sizeDir, 'keys.log'));
+  const keysLog = path.join(sizeDir, 'keys.log');
+  if (report.features.keys.rateLimit) {
+    apiKey = await createBenchKey(dataDir, keysLog, ['--rate-limit', BENCH_KEY_BUDGETS]);
+  } else if (report.features.keys.unlimited) {
+    apiKey = await createBenchKey(dataDir, keysLog, ['--unlimited']);
   } else {
     apiKey = `cdk_${randomBytes(32).toString('base64url')}`;
     env.DEMO_API_KEY = apiKey;
   }
   const savedListIds = new DemoGenerator({ candidates: size, seed: BOOTSTRAP_SEED }).savedLists().map((l) => l.publicId);
   const wanted = (s: Scenario): boolean => !options.scenarios || options.scenarios.has(s.key);
+  // What the seed wrote, regenerated: every id, the listed count and the non-empty combined filters.
+  const seeded = seededData(size, BOOTSTRAP_SEED);
+  const searchPages = { of100: pagesOf(seeded.listed, 100), of20: pagesOf(seeded.listed, DEEP_QUERY_PAGE) };
+  log(`size ${size}: ${seeded.listed} listed candidates (${searchPages.of100} pages of 100), ${seeded.combinedFilters.length} non-empty combined filters`);
 
   const start = async (extraEnv: Record<string, string>, name: string): Promise<RunningService> => {
     log(`size ${size}: starting the service${name}`);
@@ -346,7 +367,7 @@ async function benchmarkSize(
   // First, while the data is exactly as seeded: scenarios again with one setting changed.
   const variants = variantsOf(report.features.compiledSwitch).map((variant) => ({
     variant,
-    scenarios: serviceScenarios({ apiKey, candidateIds: ['-'], savedListIds, runTag })
+    scenarios: serviceScenarios({ apiKey, candidateIds: ['-'], savedListIds, runTag, searchPages })
       .filter((s) => !s.writes && variant.applies(s))
       // By default only what the goals need; --scenarios can ask for the others.
       .filter((s) => (options.scenarios ? wanted(s) || options.scenarios.has(`${s.key}-${variant.suffix}`) : variant.byDefault.has(s.key))),
@@ -357,13 +378,58 @@ async function benchmarkSize(
     try {
       // The id pool of this service's own answers (the by-id scenario rotates over it).
       const candidateIds = scenarios.some((s) => s.dynamic) ? await candidatePool(service.url, apiKey) : ['-'];
-      const context: ScenarioContext = { apiKey, candidateIds, savedListIds, runTag: `${runTag}-${size}-${variant.suffix}` };
+      const context: ScenarioContext = { apiKey, candidateIds, savedListIds, runTag: `${runTag}-${size}-${variant.suffix}`, searchPages };
       for (const scenario of serviceScenarios(context).filter((s) => scenarios.some((chosen) => chosen.key === s.key))) {
-        const changed: Scenario = { ...scenario, key: `${scenario.key}-${variant.suffix}`, label: `${scenario.label}, ${variant.label}` };
+        const changed: Scenario = {
+          ...scenario,
+          key: `${scenario.key}-${variant.suffix}`,
+          label: `${scenario.label}, ${variant.label}`,
+          heat: variant.heat(scenario),
+        };
         const m = await measure(targetOf(service, apiKey, report.features.commandMetric === true), changed, String(size), options.load, log);
         log(summary(m));
         result.variants.push(m);
         assertRunning(service, `"${changed.label}"`);
+      }
+    } finally {
+      await stop();
+    }
+  }
+
+  // Then the cold rows, on the data as seeded, with caches that cannot hold their rotations.
+  const cold = coldScenarios({ apiKey, everyCandidateId: seeded.candidateIds, searchPages, combinedFilters: seeded.combinedFilters }).filter(wanted);
+  if (cold.length > 0) {
+    const rotations: Rotations = {
+      ids: seeded.candidateIds.length,
+      listed: seeded.listed,
+      pagesOf100: searchPages.of100,
+      pagesOf20: searchPages.of20,
+      combinedFilters: seeded.combinedFilters.length,
+    };
+    const defaults = readCacheDefaults();
+    const caches = coldCacheSettings(defaults, rotations);
+    result.coldCaches = { ...caches, defaults };
+    const asDeployed = caches.entries === defaults.entries && caches.mb === defaults.mb;
+    const service = await start(
+      asDeployed ? {} : { READ_CACHE_ENTRIES: String(caches.entries), READ_CACHE_MB: String(caches.mb) },
+      ` (cold rows, READ_CACHE_ENTRIES=${caches.entries} READ_CACHE_MB=${caches.mb})`,
+    );
+    try {
+      // The rotations come from the regenerated seed: the store must agree, or deep pages would be empty.
+      const { json } = await getJson(`${service.url}/v1/candidates?limit=1`, apiKey);
+      const total = (json as { totalElements?: number } | undefined)?.totalElements;
+      if (total !== seeded.listed) {
+        report.problems.push(
+          `Size ${size}: the store lists ${total} candidates, the regenerated seed ${seeded.listed}; the cold rows' pages and filters may not match the data.`,
+        );
+      }
+      for (const scenario of cold) {
+        const m = await measure(targetOf(service, apiKey, report.features.commandMetric === true), scenario, String(size), options.load, log);
+        const note = colderNote(scenario.key, m, rotations, caches);
+        if (note) m.notes.push(note);
+        log(summary(m));
+        result.cold.push(m);
+        assertRunning(service, `"${scenario.label}"`);
       }
     } finally {
       await stop();
@@ -412,6 +478,45 @@ async function benchmarkSize(
   }
 }
 
+/**
+ * Why a cold row was cold, or a warning when it may not have been: its distinct answers, the
+ * requests sent (the preflight included) and what the caches of its service could hold.
+ */
+function colderNote(key: string, m: Measurement, rotations: Rotations, caches: CacheSettings): string | undefined {
+  if (m.failed) return undefined;
+  const sent = m.sent + 1;
+  const pages = Math.ceil(caches.entries / 10);
+  const answers = Math.floor((caches.mb * 2 ** 20) / Math.max(1, m.responseBytes));
+  const rest = m.scenario.kind === 'REST';
+  const of = (distinct: number, entryCapacity: number, what: string): string => {
+    const holds = entryCapacity >= distinct || (rest && answers >= distinct);
+    const repeats = sent > distinct ? `; the rotation wrapped (${(sent / distinct).toFixed(1)} passes)` : '; no answer was asked twice';
+    const capacity = `the caches hold ${entryCapacity} ${what}${rest ? ` and about ${answers} answers of ${m.responseBytes} bytes` : ''}`;
+    return holds
+      ? `⚠ not cold: ${distinct} distinct answers, ${sent} requests, and ${capacity}: repeated answers could come from them`
+      : `cold: ${distinct} distinct answers, ${sent} requests${repeats}; ${capacity}, fewer than the rotation, so each answer is evicted before its next turn`;
+  };
+  switch (key) {
+    case 'rest-by-id-cold':
+      return of(rotations.ids, caches.entries, 'candidates');
+    case 'rest-search-100-cold':
+    case 'rest-search-100-stride-cold':
+      return of(rotations.pagesOf100, pages, 'search pages');
+    case 'rest-filter-combined-cold':
+      return of(rotations.combinedFilters, pages, 'search pages');
+    case 'graphql-deep-cold': {
+      // GraphQL search pages are not kept (README "Read caches"): only its candidates could be.
+      const holds = caches.entries >= rotations.listed;
+      const repeats = sent > rotations.pagesOf20 ? `; the rotation wrapped (${(sent / rotations.pagesOf20).toFixed(1)} passes)` : '; no page was asked twice';
+      return holds
+        ? `⚠ not cold: the candidate cache holds ${caches.entries} candidates, every one of the ${rotations.listed} the pages return`
+        : `cold: ${rotations.pagesOf20} distinct pages, ${sent} requests${repeats}; GraphQL search pages are not kept, and the candidate cache holds ${caches.entries} of the ${rotations.listed} candidates the pages return`;
+    }
+    default:
+      return undefined;
+  }
+}
+
 async function main(): Promise<number> {
   let options: Options | 'help';
   try {
@@ -447,7 +552,7 @@ async function main(): Promise<number> {
   const idle = await waitForQuietMachine([], FOREIGN_CPU_NOTE, 3_000);
   if (!idle.quiet) log(`WARNING: other processes use ${idle.cores.toFixed(2)} of ${machine().cpus} cores right now; the figures will be disturbed (marked † where it happens)`);
 
-  const unlimitedKeys = await keysCliSupportsUnlimited(path.join(runDir, 'keys-help.log'));
+  const keys = await keysCliFeatures(path.join(runDir, 'keys-help.log'));
   const compiledSwitch = opts.compiledOff ?? compiledExecutionSwitch();
   const report: RunReport = {
     date: new Date(),
@@ -455,31 +560,32 @@ async function main(): Promise<number> {
     commit: commit(),
     settings: { ...opts.load, sizes: opts.sizes },
     serviceEnv: {
-      // A safety net while keys cannot be unlimited: a budget nothing here comes close to.
-      RATE_LIMIT_READS: '1000000000',
-      RATE_LIMIT_WRITES: '1000000000',
+      // Only the demo key (no budgets of its own) needs the service-wide budgets raised.
+      ...(keys.rateLimit || keys.unlimited ? {} : { RATE_LIMIT_READS: '1000000000', RATE_LIMIT_WRITES: '1000000000' }),
       // The persisted REST search has depth 16 and cost ~20,700; see BENCHMARKS.md.
       GRAPHQL_MAX_DEPTH: '20',
       GRAPHQL_MAX_COST: '100000',
       ...opts.serviceEnv,
     },
-    features: { commandMetric: undefined, unlimitedKeys, compiledSwitch },
-    keyKind: unlimitedKeys
-      ? 'created per data directory with `keys create --permissions ADMIN --unlimited` while the service is stopped'
-      : 'the demo key from `DEMO_API_KEY` (every permission; the keys CLI has no `--unlimited` yet), with RATE_LIMIT_* raised',
+    features: { commandMetric: undefined, keys, compiledSwitch },
+    keyKind: keys.rateLimit
+      ? `created per data directory with \`keys create --permissions ADMIN --rate-limit ${BENCH_KEY_BUDGETS}\` while the service is stopped: its own budgets per minute (reads/writes), far above what a run sends, so every request is counted by the rate limiter as a partner's is, and none is refused`
+      : keys.unlimited
+        ? 'created per data directory with `keys create --permissions ADMIN --unlimited` while the service is stopped (the keys CLI has no `--rate-limit`: the rate limiter counts nothing of this key)'
+        : 'the demo key from `DEMO_API_KEY` (every permission; the keys CLI has neither `--rate-limit` nor `--unlimited`), with RATE_LIMIT_* raised',
     sizes: [],
     baselines: [],
     wallS: 0,
     leftovers: [],
     problems: [],
   };
-  log(`keys CLI --unlimited: ${unlimitedKeys ? 'yes' : 'no'}; compiled-execution switch: ${compiledSwitch ? `${compiledSwitch.env}=${compiledSwitch.off}` : 'none'}`);
+  log(`keys CLI --rate-limit: ${keys.rateLimit ? 'yes' : 'no'}, --unlimited: ${keys.unlimited ? 'yes' : 'no'}; compiled-execution switch: ${compiledSwitch ? `${compiledSwitch.env}=${compiledSwitch.off}` : 'none'}`);
 
   const state: RunState = { report };
   const baselineBody: BaselineBodies = {};
   for (const [i, size] of opts.sizes.entries()) {
     // Pushed first: what a size measured before a failure is still reported.
-    const result: SizeRun = { size, measurements: [], variants: [] };
+    const result: SizeRun = { size, measurements: [], variants: [], cold: [] };
     report.sizes.push(result);
     try {
       await benchmarkSize(result, opts, state, runDir, runTag, baselineBody);

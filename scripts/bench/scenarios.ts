@@ -2,6 +2,7 @@ import path from 'node:path';
 import { COMMON_OCCUPATIONS, HOSTS, ORIGINS } from '../../src/demo/demo-vocabulary';
 import { DIMENSIONS } from '../../src/statistics/dimensions';
 import { DEEP_QUERY, DEEP_QUERY_PAGE, persistedOperation, STATISTICS_QUERY } from './graphql-operations';
+import { shuffled, stridedPages, strideFor } from './rotation';
 import { REPO } from './service';
 
 export interface HttpRequest {
@@ -11,12 +12,22 @@ export interface HttpRequest {
   body?: string;
 }
 
+/**
+ * Whether a row's answers could come from the read caches: `hot` repeats the same few requests
+ * (served from the caches after the warm-up); `cold` sends requests that are all distinct within
+ * more distinct answers than the caches hold; `cold, caches off` repeats requests on a service
+ * with the read caches off, so every answer is computed from the store; `fixed body` is a
+ * baseline server answering one pre-serialised body.
+ */
+export type Heat = 'hot' | 'cold' | 'cold, caches off' | 'fixed body';
+
 export interface Scenario {
   /** stable key, used by the goals */
   key: string;
   /** the row label of the table */
   label: string;
   kind: 'REST' | 'GraphQL' | 'baseline';
+  heat: Heat;
   /** overrides --connections (the unloaded-latency probe) */
   connections?: number;
   /** the scenario writes to the store (runs last, after every read) */
@@ -39,6 +50,18 @@ export interface ScenarioContext {
   savedListIds: readonly string[];
   /** makes registration e-mails unique across runs and sizes */
   runTag: string;
+  /** pages of the unfiltered search (every status but EMPLOYED), when known */
+  searchPages?: { of100: number; of20: number };
+}
+
+/** What the cold rows rotate over (rotation.ts seededData). */
+export interface ColdContext {
+  apiKey: string;
+  /** every candidate, in a fixed shuffled order */
+  everyCandidateId: readonly string[];
+  searchPages: { of100: number; of20: number };
+  /** query strings of the combined filter, each with a non-empty answer */
+  combinedFilters: readonly string[];
 }
 
 const get = (apiKey: string, requestPath: string): HttpRequest => ({ method: 'GET', path: requestPath, headers: { 'x-api-key': apiKey } });
@@ -53,7 +76,7 @@ const post = (apiKey: string, requestPath: string, body: unknown): HttpRequest =
 });
 
 function fixed(key: string, label: string, kind: Scenario['kind'], request: HttpRequest, extra: Partial<Scenario> = {}): Scenario {
-  return { key, label, kind, next: () => request, dynamic: false, ...extra };
+  return { key, label, kind, heat: 'hot', next: () => request, dynamic: false, ...extra };
 }
 
 function rotating<T>(items: readonly T[]): () => T {
@@ -75,6 +98,18 @@ export function serviceScenarios(context: ScenarioContext): Scenario[] {
     fixed('rest-search-10', 'REST search limit=10', 'REST', get(apiKey, '/v1/candidates?limit=10')),
     fixed('rest-search-100', 'REST search limit=100', 'REST', get(apiKey, '/v1/candidates?limit=100')),
     fixed('rest-search-100-1c', 'REST search limit=100, 1 connection (unloaded latency)', 'REST', get(apiKey, '/v1/candidates?limit=100'), { connections: 1 }),
+    // The other end of the same search: its cost should not grow with the page number.
+    ...(context.searchPages
+      ? [
+          fixed(
+            'rest-search-100-1c-deepest',
+            `REST search limit=100, deepest page (page=${context.searchPages.of100 - 1}), 1 connection (unloaded latency)`,
+            'REST',
+            get(apiKey, `/v1/candidates?limit=100&page=${context.searchPages.of100 - 1}`),
+            { connections: 1 },
+          ),
+        ]
+      : []),
     // As partners' HTTP clients ask by default: the same page, compressed.
     fixed('rest-search-100-gzip', 'REST search limit=100, Accept-Encoding: gzip', 'REST', gzipped(get(apiKey, '/v1/candidates?limit=100'))),
     fixed('rest-filter-location', 'REST search location=LB', 'REST', get(apiKey, '/v1/candidates?location=LB')),
@@ -90,6 +125,7 @@ export function serviceScenarios(context: ScenarioContext): Scenario[] {
       key: 'rest-by-id',
       label: `REST by id (${context.candidateIds.length} ids rotated)`,
       kind: 'REST',
+      heat: 'hot',
       dynamic: true,
       next: () => get(apiKey, `/v1/candidates/${nextId()}`),
     },
@@ -97,6 +133,7 @@ export function serviceScenarios(context: ScenarioContext): Scenario[] {
       key: 'rest-by-list',
       label: `REST by saved list limit=100 (${context.savedListIds.length} lists rotated)`,
       kind: 'REST',
+      heat: 'hot',
       dynamic: true,
       next: () => get(apiKey, `/v1/candidates/by-list/${nextList()}?limit=100`),
     },
@@ -120,6 +157,7 @@ export function serviceScenarios(context: ScenarioContext): Scenario[] {
       key: 'rest-register',
       label: 'REST register (writes, unique e-mails)',
       kind: 'REST',
+      heat: 'cold',
       writes: true,
       dynamic: true,
       next: () => post(apiKey, '/v1/candidates/register', registration(`bench-${context.runTag}-${++registrations}@example.org`)),
@@ -142,17 +180,8 @@ export function statisticsRequests(dimensionCount: 1 | 2): { filter: Record<stri
   ];
   const groupings =
     dimensionCount === 1 ? DIMENSIONS.map((d) => [d]) : DIMENSIONS.flatMap((d, i) => DIMENSIONS.slice(i + 1).map((e) => [d, e]));
-  const requests = filters.flatMap((filter) => [false, true].flatMap((includeEmployed) => groupings.map((groupBy) => ({ filter, includeEmployed, groupBy }))));
-  // A fixed shuffle (xorshift): the same order in every run.
-  let state = 0x9e3779b9;
-  for (let i = requests.length - 1; i > 0; i--) {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    const j = (state >>> 0) % (i + 1);
-    [requests[i], requests[j]] = [requests[j]!, requests[i]!];
-  }
-  return requests;
+  // A fixed shuffle: the same order in every run.
+  return shuffled(filters.flatMap((filter) => [false, true].flatMap((includeEmployed) => groupings.map((groupBy) => ({ filter, includeEmployed, groupBy })))));
 }
 
 /** candidateStatistics by one or two dimensions, cold: every request distinct (see statisticsRequests), 1 connection. */
@@ -164,6 +193,7 @@ function statisticsScenario(apiKey: string, dimensionCount: 1 | 2): Scenario {
     key: `graphql-statistics-${dimensionCount}d-cold`,
     label: `GraphQL statistics, ${what}, cold (${requests.length} distinct filter × dimension queries rotated), 1 connection`,
     kind: 'GraphQL',
+    heat: 'cold',
     connections: 1,
     dynamic: true,
     next: () => post(apiKey, '/graphql', { query: STATISTICS_QUERY, variables: next() }),
@@ -192,5 +222,53 @@ function registration(email: string): unknown {
 /** The same requests as REST by id (rotating ids, same headers) against a baseline server. */
 export function baselineScenario(key: string, label: string, context: ScenarioContext): Scenario {
   const nextId = rotating(context.candidateIds);
-  return { key, label, kind: 'baseline', dynamic: true, next: () => get(context.apiKey, `/v1/candidates/${nextId()}`) };
+  return { key, label, kind: 'baseline', heat: 'fixed body', dynamic: true, next: () => get(context.apiKey, `/v1/candidates/${nextId()}`) };
+}
+
+/**
+ * The cold rows: every request distinct within a rotation longer than the read caches hold
+ * (run.ts starts their service with caches that cannot hold it, see rotation.ts), the read
+ * path a partner paging through the directory once, or a client asking for many candidates, gets.
+ */
+export function coldScenarios(context: ColdContext): Scenario[] {
+  const { apiKey, searchPages } = context;
+  const nextId = rotating(context.everyCandidateId);
+  const nextFilter = rotating(context.combinedFilters);
+  let sequentialPage = 0;
+  const stridedPage100 = stridedPages(searchPages.of100);
+  const stridedPage20 = stridedPages(searchPages.of20);
+  const cold = (scenario: Omit<Scenario, 'heat' | 'dynamic'>): Scenario => ({ ...scenario, heat: 'cold', dynamic: true });
+  return [
+    cold({
+      key: 'rest-by-id-cold',
+      label: `REST by id, cold (every candidate, ${context.everyCandidateId.length} ids rotated)`,
+      kind: 'REST',
+      next: () => get(apiKey, `/v1/candidates/${nextId()}`),
+    }),
+    cold({
+      key: 'rest-search-100-cold',
+      label: `REST search limit=100, cold (every page in order, ${searchPages.of100} pages rotated)`,
+      kind: 'REST',
+      next: () => get(apiKey, `/v1/candidates?limit=100&page=${sequentialPage++ % searchPages.of100}`),
+    }),
+    cold({
+      key: 'rest-search-100-stride-cold',
+      label: `REST search limit=100, cold (every page, stride ${strideFor(searchPages.of100)} of ${searchPages.of100} pages)`,
+      kind: 'REST',
+      next: () => get(apiKey, `/v1/candidates?limit=100&page=${stridedPage100()}`),
+    }),
+    cold({
+      key: 'rest-filter-combined-cold',
+      label: `REST search location=A,B & nationality=N & occupation=O, cold (${context.combinedFilters.length} non-empty combinations rotated)`,
+      kind: 'REST',
+      next: () => get(apiKey, `/v1/candidates?${nextFilter()}`),
+    }),
+    cold({
+      key: 'graphql-deep-cold',
+      label: `GraphQL deep page limit=${DEEP_QUERY_PAGE}, cold (every page, stride ${strideFor(searchPages.of20)} of ${searchPages.of20} pages)`,
+      kind: 'GraphQL',
+      next: () => post(apiKey, '/graphql', { query: DEEP_QUERY, variables: { limit: DEEP_QUERY_PAGE, page: stridedPage20() } }),
+      verifyBody: noGraphQLErrors,
+    }),
+  ];
 }

@@ -57,18 +57,34 @@ export async function seed(dataDir: string, candidates: number, logFile: string)
   return { wallMs: ms, reportedMs: reported ? Number(reported[1]) * 1000 : undefined, dataDirBytes: directoryBytes(dataDir), foreignCores };
 }
 
-/** True when the keys CLI can create keys without a rate limit (`--unlimited`, a later issue). */
-export async function keysCliSupportsUnlimited(logFile: string): Promise<boolean> {
+/**
+ * The budgets of the benchmark's key, per minute (reads/writes): the keys CLI's largest. Far above
+ * what a run sends in a minute, yet counted, as the service counts every partner's requests.
+ */
+export const BENCH_KEY_BUDGETS = '1000000/1000000';
+
+/** How the keys CLI can exempt the benchmark's key from rate limiting, as its --help says. */
+export interface KeysCliFeatures {
+  /** `--rate-limit <reads>/<writes>`: the key's own budgets (counted) */
+  rateLimit: boolean;
+  /** `--unlimited`: never counted */
+  unlimited: boolean;
+}
+
+export async function keysCliFeatures(logFile: string): Promise<KeysCliFeatures> {
   try {
     const { output } = await runTool('keys --help', 'keys-cli.js', ['--help'], toolEnvironment(path.join(REPO, '.bench', 'no-store')), logFile, 60_000);
-    return output.includes('--unlimited');
+    return { rateLimit: output.includes('--rate-limit'), unlimited: output.includes('--unlimited') };
   } catch {
-    return false;
+    return { rateLimit: false, unlimited: false };
   }
 }
 
-/** Creates an API key with every permission and no rate limit; the service must be stopped (data-dir lock). */
-export async function createUnlimitedKey(dataDir: string, logFile: string): Promise<string> {
+/**
+ * Creates an API key with every permission, with `budget` (`--rate-limit …` or `--unlimited`);
+ * the service must be stopped (data-dir lock).
+ */
+export async function createBenchKey(dataDir: string, logFile: string, budget: readonly string[]): Promise<string> {
   // stdout alone: the key is its last line, and stderr would interleave with it in one file.
   const out = `${logFile}.stdout`;
   const fd = fs.openSync(out, 'w');
@@ -76,7 +92,7 @@ export async function createUnlimitedKey(dataDir: string, logFile: string): Prom
   const child = spawnChild(
     'keys create',
     process.execPath,
-    [path.join(DIST, 'keys-cli.js'), 'create', '--name', 'benchmark', '--permissions', 'ADMIN', '--unlimited'],
+    [path.join(DIST, 'keys-cli.js'), 'create', '--name', 'benchmark', '--permissions', 'ADMIN', ...budget],
     { cwd: REPO, env: toolEnvironment(dataDir), stdio: ['ignore', fd, errFd] },
   );
   fs.closeSync(fd);
@@ -88,7 +104,7 @@ export async function createUnlimitedKey(dataDir: string, logFile: string): Prom
   const lines = fs.readFileSync(out, 'utf8').trim().split('\n');
   fs.rmSync(out, { force: true });
   const key = lines[lines.length - 1]?.trim() ?? '';
-  if (code !== 0 || !key.startsWith('cdk_')) throw new Error(`keys create --unlimited failed (exit code ${code}); see ${logFile}`);
+  if (code !== 0 || !key.startsWith('cdk_')) throw new Error(`keys create ${budget.join(' ')} failed (exit code ${code}); see ${logFile}`);
   return key;
 }
 
@@ -177,6 +193,18 @@ function directoryBytes(dir: string): number {
 
 export function tail(text: string, lines = 20): string {
   return text.trimEnd().split('\n').slice(-lines).join('\n');
+}
+
+/** The defaults of READ_CACHE_ENTRIES and READ_CACHE_MB in the build's src/config.ts. */
+export function readCacheDefaults(): { entries: number; mb: number } {
+  const settings = require(path.join(DIST, 'config.js')).settings as Record<string, { env: string; default?: string }>;
+  const byEnv = (env: string): number => {
+    const setting = Object.values(settings).find((s) => s.env === env);
+    const value = Number(setting?.default);
+    if (!Number.isFinite(value)) throw new Error(`src/config.ts has no numeric default for ${env}`);
+    return value;
+  };
+  return { entries: byEnv('READ_CACHE_ENTRIES'), mb: byEnv('READ_CACHE_MB') };
 }
 
 /**
