@@ -66,8 +66,10 @@ const ANY: Plan = { kind: 'any' };
  * withoutNulls) in one pass, without the copy withoutNulls makes. Compiled once, at start, from
  * the operation's selection set: the fields of each object are written in the order GraphQL
  * puts them in the result (graphql-js's collectFields, which graphql-jit follows), each with
- * its name already encoded. A value the plan does not expect is written by the general writer,
- * with the same result.
+ * its name already encoded. The result's objects hold exactly those fields in that order, as
+ * every GraphQL executor answers (the spec's CollectFields); rest-golden.test.ts holds it for
+ * both of ours. A value of another kind than the plan expects (an object for a scalar, a scalar
+ * for a list) goes to the general writer, with the same result as withoutNulls.
  */
 export function compileJsonWriter(schema: GraphQLSchema, document: DocumentNode, operationName: string, path: readonly string[]): JsonWriter {
   const operation = document.definitions.find(
