@@ -99,9 +99,7 @@ export class CandidateRepository {
   /** Which of these ids belong to a candidate. */
   async findExistingPublicIds(publicIds: readonly string[]): Promise<Set<string>> {
     if (publicIds.length === 0) return new Set();
-    const found = await this.collection
-      .find({ publicId: { $in: [...publicIds] } }, { projection: { _id: 0, publicId: 1 }, ...oneBatchFor(publicIds) })
-      .toArray();
+    const found = await findDecodedOnce(this.collection, { publicId: { $in: [...publicIds] } }, { projection: { _id: 0, publicId: 1 }, ...oneBatchFor(publicIds) });
     return new Set(found.map((doc) => doc.publicId));
   }
 

@@ -5,8 +5,8 @@ import { rest } from '../support/rest-client';
 /**
  * Candidates are decoded once per read. With command monitoring on (the metrics and the command
  * counts need it), the driver would decode each reply whole for its CommandSucceededEvent and
- * then every document again for the cursor; the repositories read candidates and job
- * opportunities as raw documents, which the event keeps as bytes.
+ * then every document again for the cursor; the repositories read candidates, job
+ * opportunities and saved lists as raw documents, which the event keeps as bytes.
  */
 describe('documents decoded once', () => {
   let service: AppUnderTest;
@@ -40,18 +40,20 @@ describe('documents decoded once', () => {
     return documents;
   }
 
-  test('when candidates are searched and fetched by id, then the driver never decoded a candidate or job opportunity for its command event', async () => {
+  test('when candidates are searched, fetched by id and by saved list, then the driver never decoded a candidate, job opportunity or saved list for its command event', async () => {
     let ids: string[] = [];
+    const list = (await service.db.collection('savedLists').findOne({}))!;
 
-    const documents = await batchesDuring(['candidates', 'jobOpportunities'], async () => {
+    const documents = await batchesDuring(['candidates', 'jobOpportunities', 'savedLists'], async () => {
       const page = await rest(service.url, 'GET', '/v1/candidates?limit=20&includeEmployed=true', { key: reader });
       expect(page.status).toBe(200);
       ids = (page.body.content as { publicId: string }[]).map((c) => c.publicId);
       for (const id of ids.slice(0, 5)) expect((await rest(service.url, 'GET', `/v1/candidates/${id}`, { key: reader })).status).toBe(200);
+      expect((await rest(service.url, 'GET', `/v1/candidates/by-list/${list.publicId}?limit=3`, { key: reader })).status).toBe(200);
     });
 
     expect(ids).toHaveLength(20);
-    expect(documents.length).toBeGreaterThanOrEqual(25);
+    expect(documents.length).toBeGreaterThanOrEqual(26);
     expect(documents.filter((document) => !(document instanceof Uint8Array))).toEqual([]);
   });
 });
