@@ -1,5 +1,6 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import { thenAdvanceReadEpoch } from '../cache/read-epoch';
+import { findDecodedOnce, findOneDecodedOnce } from '../store/decode-once';
 import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
 import { toStoredCandidate, type CandidateDoc, type StoredCandidateDoc } from './candidate-document';
 
@@ -71,9 +72,7 @@ export class CandidateRepository {
   async search(filter: CandidateSearchFilter, page: PageRequest, fields?: readonly string[]): Promise<{ items: CandidateDoc[]; total: number }> {
     const query = searchQuery(filter);
     const [items, total] = await Promise.all([
-      this.collection
-        .find(query, { projection: projectionOf(fields), sort: CANDIDATE_ORDER, skip: page.skip, limit: page.limit })
-        .toArray(),
+      findDecodedOnce(this.collection, query, { projection: projectionOf(fields), sort: CANDIDATE_ORDER, skip: page.skip, limit: page.limit }),
       this.collection.countDocuments(query),
     ]);
     return { items, total };
@@ -99,9 +98,7 @@ export class CandidateRepository {
           ],
         }
       : null;
-    return this.collection
-      .find(keyset ? { $and: [query, keyset] } : query, { projection: projectionOf(fields), sort: CANDIDATE_ORDER, limit })
-      .toArray();
+    return findDecodedOnce(this.collection, keyset ? { $and: [query, keyset] } : query, { projection: projectionOf(fields), sort: CANDIDATE_ORDER, limit });
   }
 
   /** The number of candidates matching `filter` (for a connection's totalCount). */
@@ -112,19 +109,17 @@ export class CandidateRepository {
   /** The candidates of these ids that exist, in no particular order (loaders order them). */
   async findByPublicIds(publicIds: readonly string[]): Promise<CandidateDoc[]> {
     if (publicIds.length === 0) return [];
-    return this.collection.find({ publicId: { $in: [...publicIds] } }, { projection: READ_MODEL, ...oneBatchFor(publicIds) }).toArray();
+    return findDecodedOnce(this.collection, { publicId: { $in: [...publicIds] } }, { projection: READ_MODEL, ...oneBatchFor(publicIds) });
   }
 
   async findByPublicId(publicId: string): Promise<CandidateDoc | null> {
-    return this.collection.findOne({ publicId }, { projection: READ_MODEL });
+    return findOneDecodedOnce(this.collection, { publicId }, { projection: READ_MODEL });
   }
 
   /** Which of these ids belong to a candidate. */
   async findExistingPublicIds(publicIds: readonly string[]): Promise<Set<string>> {
     if (publicIds.length === 0) return new Set();
-    const found = await this.collection
-      .find({ publicId: { $in: [...publicIds] } }, { projection: { _id: 0, publicId: 1 }, ...oneBatchFor(publicIds) })
-      .toArray();
+    const found = await findDecodedOnce(this.collection, { publicId: { $in: [...publicIds] } }, { projection: { _id: 0, publicId: 1 }, ...oneBatchFor(publicIds) });
     return new Set(found.map((doc) => doc.publicId));
   }
 

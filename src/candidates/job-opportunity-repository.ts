@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { thenAdvanceReadEpoch } from '../cache/read-epoch';
+import { findDecodedOnce } from '../store/decode-once';
 import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
 import type { JobOpportunityDoc } from './candidate-document';
 import { oneBatchFor } from './candidate-repository';
@@ -15,7 +16,7 @@ export class JobOpportunityRepository {
   /** The job opportunities of these ids that exist, in no particular order (loaders order them). */
   async findByPublicIds(publicIds: readonly string[]): Promise<JobOpportunityDoc[]> {
     if (publicIds.length === 0) return [];
-    return this.collection.find({ publicId: { $in: [...publicIds] } }, { projection: { _id: 0 }, ...oneBatchFor(publicIds) }).toArray();
+    return findDecodedOnce(this.collection, { publicId: { $in: [...publicIds] } }, { projection: { _id: 0 }, ...oneBatchFor(publicIds) });
   }
 
   async insertMany(jobOpportunities: readonly JobOpportunityDoc[]): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { thenAdvanceReadEpoch } from '../cache/read-epoch';
+import { findOneDecodedOnce } from '../store/decode-once';
 import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
 import type { SavedListDoc } from './candidate-document';
 
@@ -12,7 +13,7 @@ export class SavedListRepository {
   }
 
   async findByPublicId(publicId: string): Promise<SavedListDoc | null> {
-    return this.collection.findOne({ publicId }, { projection: { _id: 0 } });
+    return findOneDecodedOnce(this.collection, { publicId }, { projection: { _id: 0 } });
   }
 
   async insert(savedList: SavedListDoc): Promise<void> {

@@ -16,6 +16,7 @@ import type { GraphQLContext } from '../graphql/context';
 import { operationExecutorOf, type PreparedOperation } from '../graphql/execution/operation-executor';
 import { withoutValues } from '../graphql/format-error';
 import { schemaDirectory } from '../graphql/schema';
+import { compileJsonWriter, type JsonWriter } from './shape';
 
 /** The operations behind /v1, one file each in schema/rest/ (fragments in fragments.graphql). */
 export const OPERATION_FILES = {
@@ -38,6 +39,11 @@ export interface PersistedOperations {
    * schema refuses, or (for anything else) the original error, which the edge logs as a 500.
    */
   run(name: OperationName, variables: Record<string, unknown>, context: GraphQLContext): Promise<Record<string, unknown>>;
+  /**
+   * The writer of the REST body found at `path` of the operation's data (e.g. `['candidates']`),
+   * compiled from its selection: the JSON of withoutNulls, in one pass (shape.ts).
+   */
+  jsonWriter(name: OperationName, path: readonly string[]): JsonWriter;
 }
 
 /** schema/rest/ beside the SDL. */
@@ -61,6 +67,7 @@ export function loadPersistedOperations(schema: GraphQLSchema, directory = persi
   // Compiled once here when GRAPHQL_JIT is on, with the executor of the app instance.
   const executor = operationExecutorOf(schema);
   const documents = new Map<OperationName, PreparedOperation>();
+  const sources = new Map<OperationName, DocumentNode>();
   for (const [name, file] of Object.entries(OPERATION_FILES) as [OperationName, string][]) {
     const parsed = parse(read(file));
     const operations = parsed.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
@@ -73,6 +80,7 @@ export function loadPersistedOperations(schema: GraphQLSchema, directory = persi
       throw new Error(`persisted operation ${name} (schema/rest/${file}) is invalid: ${errors.map((e) => e.message).join('; ')}`);
     }
     documents.set(name, executor.prepare(document, name));
+    sources.set(name, document);
   }
 
   return {
@@ -83,6 +91,11 @@ export function loadPersistedOperations(schema: GraphQLSchema, directory = persi
       if (result.errors && result.errors.length > 0) throw firstFailure(result.errors);
       if (!result.data) throw new Error(`persisted operation ${name} returned no data`);
       return result.data as Record<string, unknown>;
+    },
+    jsonWriter(name, path) {
+      const document = sources.get(name);
+      if (document === undefined) throw new Error(`no persisted operation ${name}`);
+      return compileJsonWriter(schema, document, name, path);
     },
   };
 }

@@ -64,6 +64,10 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
   const bodies = createRequestBodies(schema);
   const idempotency = new Idempotency(withAvailability(new IdempotencyRepository(db)), logger, writeLeaseMs ?? Number(settings.writeLeaseMs.default), now);
   const parseJson = express.json({ limit: JSON_BODY_LIMIT, type: () => true });
+  // The bodies of the GETs, each written in one pass from its operation's result.
+  const pageJson = operations.jsonWriter('FindCandidates', ['candidates']);
+  const listPageJson = operations.jsonWriter('GetCandidatesByList', ['savedList', 'candidates']);
+  const candidateJson = operations.jsonWriter('GetCandidate', ['candidate']);
 
   const run = async (name: OperationName, variables: Record<string, unknown>, res: Response) =>
     operations.run(name, variables, contextOf(res));
@@ -77,12 +81,12 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
 
   /**
    * A GET (its OpenAPI operationId): permission, rate limit, parameters, operation, and the
-   * contract's JSON of its result; the answer to the same URL under the same read epoch is
+   * contract's JSON of its result (`handle` writes it, with the operation's JSON writer); the answer to the same URL under the same read epoch is
    * served from `answers` (what it returned is still audited for this request). A page of
    * candidates weighs the reads of its size (pageReads), as in GraphQL; anything else one read.
    */
   const get =
-    (operationId: string, permission: Permission, handle: (req: Request, res: Response) => Promise<unknown>, pageOfCandidates = false) =>
+    (operationId: string, permission: Permission, handle: (req: Request, res: Response) => Promise<string>, pageOfCandidates = false) =>
     async (req: Request, res: Response) => {
       const context = contextOf(res);
       context.audit.describeOperation(operationId);
@@ -94,7 +98,7 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
       if (answer !== undefined) {
         context.audit.addCandidates(answer.candidatePublicIds);
       } else {
-        answer = { ...serialisedAnswer(JSON.stringify(withoutNulls(await handle(req, res)))), candidatePublicIds: context.audit.candidatePublicIds() };
+        answer = { ...serialisedAnswer(await handle(req, res)), candidatePublicIds: context.audit.candidatePublicIds() };
         answers.set(req.originalUrl, context.readEpoch, answer);
       }
       // With the ETag set, Express neither hashes the body again nor misses a conditional GET (304).
@@ -172,7 +176,7 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
       get('findCandidates', 'READ_CANDIDATE_DATA', async (req, res) => {
         const { page, limit, includeEmployed, ...filter } = parseQuery(req.originalUrl, SEARCH_PARAMETERS);
         const data = await run('FindCandidates', defined({ page, limit, includeEmployed, filter: nonEmpty(filter) }), res);
-        return data.candidates;
+        return pageJson(data.candidates);
       }, true),
     )
     .all(methodNotAllowed('GET, HEAD'));
@@ -188,7 +192,7 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
         const data = await run('GetCandidatesByList', defined({ publicListId, page, limit }), res);
         const list = data.savedList as { candidates: unknown } | null;
         if (list === null) throw new RestProblem(PROBLEM_TYPES.notFound, 'No saved list has this public id.');
-        return list.candidates;
+        return listPageJson(list.candidates);
       }, true),
     )
     .all(methodNotAllowed('GET, HEAD'));
@@ -200,7 +204,7 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
         const publicId = parsePublicIdParameter(String(req.params.publicId), 'publicId');
         const data = await run('GetCandidate', { publicId }, res);
         if (data.candidate === null) throw new RestProblem(PROBLEM_TYPES.notFound, 'No candidate has this public id.');
-        return data.candidate;
+        return candidateJson(data.candidate);
       }),
     )
     .all(methodNotAllowed('GET, HEAD'));

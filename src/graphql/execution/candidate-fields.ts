@@ -27,21 +27,14 @@ const ALWAYS = ['publicId', 'createdDate'];
 const RESOLVED = new Set(Object.keys(Candidate));
 
 /**
- * Above this many fields the whole document is read instead. The embedded store applies an
- * inclusion projection field by field (about 0.3 ms per field per 100 documents, measured),
- * so past two dozen of a candidate's ~80 fields it costs more than the bytes it saves; the
- * REST contract's selection (90 fields) is far past it. MongoDB projects at no such cost, but
- * wide selections save little there either.
- */
-export const MAX_PROJECTED_FIELDS = 24;
-
-/**
  * The top-level fields of the candidate documents that the selection below `path` (e.g.
  * `['content']` of a CandidatePage) needs, so that a search reads only those from the
- * database: a search of publicIds then decodes a few bytes per candidate instead of kilobytes.
- * A nested list (occupations, visa checks) is one top-level field, read whole. Fields under
- * @skip/@include count as selected (a superset is harmless). Undefined (read everything) when
- * more than MAX_PROJECTED_FIELDS are needed, or when a resolver of Candidate is not in
+ * database: a search of publicIds then decodes a few bytes per candidate instead of kilobytes,
+ * and the REST contract's selection leaves out what it never shows. However many fields are
+ * selected: the store copies the kept elements as they are stored (projection.ts), at no cost
+ * per field, and MongoDB projects at none either. A nested list (occupations, visa checks) is
+ * one top-level field, read whole. Fields under @skip/@include count as selected (a superset
+ * is harmless). Undefined (read everything) when a resolver of Candidate is not in
  * CANDIDATE_RESOLVER_SOURCES (projecting then could hide what it reads).
  */
 export function candidateFieldsOf(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>, path: readonly string[]): string[] | undefined {
@@ -55,7 +48,7 @@ export function candidateFieldsOf(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 
     else if (name in CANDIDATE_RESOLVER_SOURCES) fields.add(CANDIDATE_RESOLVER_SOURCES[name]);
     else return undefined;
   }
-  return fields.size > MAX_PROJECTED_FIELDS ? undefined : [...fields];
+  return [...fields];
 }
 
 /** The fields selected directly below these field nodes, through fragments of any depth. */

@@ -4,7 +4,7 @@ import { cloneDeep } from 'mingo/util';
 import { CommandError } from '../errors';
 import { mingoOptions, type EvaluationOptions } from './mingo-options';
 import { isPlainObject } from './path-values';
-import { fieldNames, withoutTopLevelFields } from './raw-bson';
+import { fieldNames, onlyTopLevelFields, withoutTopLevelFields } from './raw-bson';
 
 /** Keeps the stored document's top-level field order (mingo moves `_id` last, MongoDB does not). */
 function inStoredOrder(stored: Document, projected: Document): Document {
@@ -36,9 +36,11 @@ export function compileProjection(projection: unknown, filter: Document, options
 }
 
 /**
- * A projection applied to stored BSON, giving BSON: none (the bytes as stored) and the exclusion
- * of top-level fields (the `{_id: 0}` of most reads) work on the bytes; anything else decodes,
- * projects and encodes.
+ * A projection applied to stored BSON, giving BSON: none (the bytes as stored), the exclusion
+ * of top-level fields (the `{_id: 0}` of most reads) and the inclusion of top-level fields (the
+ * service's reads of the fields an operation selects) work on the bytes, copying the kept
+ * elements as they are stored, so their cost does not grow with the number of fields named;
+ * anything else decodes, projects and encodes.
  */
 export function compileBsonProjection(projection: unknown, filter: Document, options: EvaluationOptions = {}): (bson: Uint8Array) => Uint8Array {
   if (projection === undefined || projection === null) return (bson) => bson;
@@ -51,7 +53,34 @@ export function compileBsonProjection(projection: unknown, filter: Document, opt
       const names = fieldNames(entries.map(([key]) => key));
       return (bson) => withoutTopLevelFields(bson, names);
     }
+    const included = topLevelInclusion(entries);
+    if (included !== undefined) {
+      const names = fieldNames(included);
+      return (bson) => onlyTopLevelFields(bson, names);
+    }
   }
   const present = compileProjection(projection, filter, options);
   return (bson) => serialize(present(deserialize(bson)));
+}
+
+const isInclusion = (value: unknown) => value === 1 || value === true;
+const isExclusion = (value: unknown) => value === 0 || value === false;
+
+/**
+ * The top-level fields an inclusion projection keeps (`_id` unless it is excluded), or undefined
+ * when the projection is anything else: a dotted path, an operator, an expression, another
+ * exclusion than `_id`'s. MongoDB keeps the included fields in the document's order, as the
+ * copy of the stored elements does.
+ */
+function topLevelInclusion(entries: readonly [string, unknown][]): string[] | undefined {
+  const fields: string[] = [];
+  let withId = true;
+  for (const [key, value] of entries) {
+    if (key === '' || key.includes('.') || key.startsWith('$')) return undefined;
+    if (key === '_id' && isExclusion(value)) withId = false;
+    else if (isInclusion(value)) fields.push(key);
+    else return undefined;
+  }
+  if (fields.length === 0) return undefined;
+  return withId ? ['_id', ...fields] : fields;
 }
