@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CandidateDoc } from '../../src/candidates/candidate-document';
+import { toStoredCandidate, type CandidateDoc, type StoredCandidateDoc } from '../../src/candidates/candidate-document';
 import { generateDemoData } from '../../src/demo/demo-generator';
 import { COLLECTIONS } from '../../src/store/indexes';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
@@ -184,8 +184,9 @@ describe.each([
       config: { readCacheMb: 0, rateLimitReads: 1_000_000, graphqlJit },
       now: () => new Date(Date.UTC(2025, 8, 1)),
     });
-    const handMade = handMadeCandidates();
-    await service.db.collection<CandidateDoc>(COLLECTIONS.candidates).insertMany(handMade);
+    // As the repositories store them (with the derived `listed` field searches select on).
+    const handMade = handMadeCandidates().map(toStoredCandidate);
+    await service.db.collection<StoredCandidateDoc>(COLLECTIONS.candidates).insertMany(handMade);
     await service.db
       .collection(COLLECTIONS.savedLists)
       .insertOne(aSavedList({ publicId: id(50), name: 'Golden ✓', candidatePublicIds: [id(2), 'unknownCandidateIdAAAAA', id(1), id(3), id(4)], createdDate: new Date(Date.UTC(2025, 0, 1)) }));
