@@ -70,6 +70,10 @@ export interface ServiceOptions {
   disclosure?: DisclosureRules;
   /** WRITE_LEASE_MS: after this, an unfinished registration is taken for dead (crash recovery); absent: the setting's default */
   writeLeaseMs?: number;
+  /** RATE_LIMIT_FLUSH_MS: buffered rate-limit counting (0: every request counted in the store); absent: the setting's default */
+  rateLimitFlushMs?: number;
+  /** AUDIT_FLUSH_MS: how long the first audit event of a batch waits for others; absent: the setting's default */
+  auditFlushMs?: number;
   /** the clock of the leases and of statistics (age bands); tests fix it; absent: the system clock */
   now?: () => Date;
 }
@@ -113,14 +117,21 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
       reference,
     ),
     reference: new ReferenceService(reference),
-    rateLimits: new RateLimiter(withAvailability(new RateLimitRepository(db)), options.rateLimits ?? DEFAULT_RATE_LIMITS),
+    rateLimits: new RateLimiter(
+      withAvailability(new RateLimitRepository(db)),
+      options.rateLimits ?? DEFAULT_RATE_LIMITS,
+      undefined,
+      options.rateLimitFlushMs ?? Number(settings.rateLimitFlushMs.default),
+    ),
     statistics: new StatisticsService(
       withAvailability(new StatisticsRepository(db)),
       referenceCache,
       options.disclosure ?? DEFAULT_DISCLOSURE,
       options.now,
     ),
-    audit: new AuditService(withAvailability(new AuditRepository(db))),
+    audit: new AuditService(withAvailability(new AuditRepository(db)), undefined, {
+      flushDelayMs: options.auditFlushMs ?? Number(settings.auditFlushMs.default),
+    }),
     readEpoch: withAvailability(new ReadEpoch(db)),
     persistedQueries: new PersistedQueryStore(withAvailability(new PersistedQueryRepository(db)), options.persistedQueries ?? DEFAULT_PERSISTED_QUERIES),
   };
