@@ -14,6 +14,7 @@ import { ReferenceRepository } from './reference/reference-repository';
 import { ReferenceService } from './reference/reference-service';
 import { AuditRepository } from './audit/audit-repository';
 import { AuditService } from './audit/audit-service';
+import { CoalescedFetch } from './cache/coalesced-fetch';
 import { EpochCache } from './cache/epoch-cache';
 import { ReadEpoch } from './cache/read-epoch';
 import type { CandidateDoc, JobOpportunityDoc } from './candidates/candidate-document';
@@ -37,6 +38,9 @@ export interface Repositories {
   /** Candidates and job opportunities by publicId, kept between requests under the read epoch (src/cache/). */
   readonly candidateCache: EpochCache<string, CandidateDoc>;
   readonly jobOpportunityCache: EpochCache<string, JobOpportunityDoc>;
+  /** What the loaders do not find in the caches, fetched for all concurrent requests at once (src/cache/coalesced-fetch.ts). */
+  readonly candidateFetch: CoalescedFetch<CandidateDoc>;
+  readonly jobOpportunityFetch: CoalescedFetch<JobOpportunityDoc>;
 }
 
 /** The core: every rule of the product. Both transports call these and nothing else. */
@@ -100,14 +104,17 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
   const reference = withAvailability(new ReferenceRepository(db));
   const cached = options.readCacheEntries ?? Number(settings.readCacheEntries.default);
   const referenceCache = new ReferenceCache(reference);
+  const jobOpportunities = withAvailability(new JobOpportunityRepository(db));
   return {
     repositories: {
       candidates,
       reference,
       referenceCache,
-      jobOpportunities: withAvailability(new JobOpportunityRepository(db)),
+      jobOpportunities,
       candidateCache: new EpochCache(cached),
       jobOpportunityCache: new EpochCache(cached),
+      candidateFetch: new CoalescedFetch((ids) => candidates.findByPublicIds(ids), (doc) => doc.publicId),
+      jobOpportunityFetch: new CoalescedFetch((ids) => jobOpportunities.findByPublicIds(ids), (doc) => doc.publicId),
     },
     apiKeys: new ApiKeyService(withAvailability(createApiKeyRepository(db)), undefined, cached),
     candidateQueries: new CandidateQueryService(candidates, withAvailability(new SavedListRepository(db)), Math.ceil(cached / 10)),

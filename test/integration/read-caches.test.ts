@@ -233,4 +233,16 @@ describe('read caches under a cold rotation', () => {
     // The key's window was opened by the first request; a new minute starting meanwhile opens one more.
     expect(touched.filter((c) => c === RATE_LIMIT_COLLECTION).length).toBeLessThanOrEqual(1);
   });
+
+  test('when requests for different candidates run at once (their loads coalesced into shared fetches), then each gets exactly the answer it gets alone', async () => {
+    const alone = new Map<string, string>();
+    for (const id of ids) alone.set(id, (await rest(service.url, 'GET', `/v1/candidates/${id}`, { key: reader })).text);
+
+    const together = await Promise.all([...ids, ...ids].map((id) => rest(service.url, 'GET', `/v1/candidates/${id}`, { key: reader }).then((answer) => [id, answer] as const)));
+
+    for (const [id, answer] of together) {
+      expect(answer.status).toBe(200);
+      expect(answer.text).toBe(alone.get(id));
+    }
+  });
 });
