@@ -130,6 +130,20 @@ export const settings = {
     description: 'Write budget per API key per minute (each REST POST and each GraphQL mutation field costs 1), shared by every instance. A key may carry its own.',
     schema: z.coerce.number().int().min(1),
   },
+  rateLimitFlushMs: {
+    env: 'RATE_LIMIT_FLUSH_MS',
+    default: '200',
+    description:
+      'Rate-limit counting is buffered: each instance decides from the shared count plus its own units and writes them in one bulk write per this many milliseconds. Across instances a budget may be overspent by what the others admitted in the last 3 intervals; a crash loses at most the last interval of counts (0: every request counted in the store at once; see "Operations: rate limits and audit").',
+    schema: z.coerce.number().int().min(0).max(60_000),
+  },
+  auditFlushMs: {
+    env: 'AUDIT_FLUSH_MS',
+    default: '100',
+    description:
+      'Audit events are written in batches: the first event of a batch waits this many milliseconds for others (a batch of 500 goes at once). A stop (SIGTERM) writes every event before exiting; a crash or kill -9 loses at most the events of the last interval.',
+    schema: z.coerce.number().int().min(0).max(10_000),
+  },
   statisticsMinCell: {
     env: 'STATISTICS_MIN_CELL',
     default: '10',

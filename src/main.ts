@@ -33,6 +33,11 @@ export interface CandidateDirectory {
   readonly storeGaveUp: Promise<Error>;
   /** What an embedded demo store got at this start (the demo key to show once). */
   readonly demo: DemoBootstrap | undefined;
+  /**
+   * Writes what the bookkeeping holds back now: the buffered rate-limit counts and the queued
+   * audit events (a stop does it too; tests call it instead of waiting for the flush intervals).
+   */
+  flushBookkeeping(): Promise<void>;
   /** Listens on config.host:config.port (0 = a free port) and resolves with the base URL. */
   start(): Promise<string>;
   /** Stops accepting requests, waits for in-flight ones, closes the pool and the embedded store. */
@@ -84,9 +89,16 @@ export async function createApp(
     persistedQueries: { maxEntries: config.graphqlApqMaxEntries, ttlSeconds: config.graphqlApqTtlSeconds },
     disclosure: { minimumCellSize: config.statisticsMinCell, rounding: config.statisticsRounding },
     writeLeaseMs: config.writeLeaseMs,
+    rateLimitFlushMs: config.rateLimitFlushMs,
+    auditFlushMs: config.auditFlushMs,
     now,
   });
   services.rateLimits.onRejection((kind) => metrics.rateLimitRejections.inc({ kind }));
+  // The units stay buffered and go with the next flush; the requests are not failed for it.
+  services.rateLimits.onFlushFailure((error) => logger.warn({ err: error }, 'could not write the buffered rate-limit counts; retrying with the next flush'));
+  const flushBookkeeping = async (): Promise<void> => {
+    await Promise.all([services.rateLimits.flush(), services.audit.drain()]);
+  };
   // Reference data is public and does not change while the process runs: read once, here.
   await services.repositories.referenceCache.load();
   // One executable schema: Apollo serves it on /graphql, the persisted operations of /v1 run on it.
@@ -115,6 +127,7 @@ export async function createApp(
     metrics,
     storeGaveUp: embedded?.gaveUp ?? new Promise<Error>(() => undefined),
     demo,
+    flushBookkeeping,
     start: () =>
       new Promise<string>((resolve, reject) => {
         server.once('error', reject);
@@ -128,6 +141,9 @@ export async function createApp(
         // Requests in flight finish (up to SHUTDOWN_GRACE_MS) while they still have Apollo and the pool.
         await health.drain(server, config.shutdownGraceMs);
         await graphql.stop();
+        // Every answered request's audit event and rate-limit units are written before the pool
+        // closes (graphql.stop drained the audit queue already; this also covers REST-only traffic).
+        await flushBookkeeping().catch((error: unknown) => logger.error({ err: error }, 'could not write the buffered bookkeeping at stop'));
         await database.close();
         if (embedded) await embedded.stop();
       })()),

@@ -14,6 +14,7 @@ import { ReferenceRepository } from './reference/reference-repository';
 import { ReferenceService } from './reference/reference-service';
 import { AuditRepository } from './audit/audit-repository';
 import { AuditService } from './audit/audit-service';
+import { CoalescedFetch } from './cache/coalesced-fetch';
 import { EpochCache } from './cache/epoch-cache';
 import { ReadEpoch } from './cache/read-epoch';
 import type { CandidateDoc, JobOpportunityDoc } from './candidates/candidate-document';
@@ -37,6 +38,9 @@ export interface Repositories {
   /** Candidates and job opportunities by publicId, kept between requests under the read epoch (src/cache/). */
   readonly candidateCache: EpochCache<string, CandidateDoc>;
   readonly jobOpportunityCache: EpochCache<string, JobOpportunityDoc>;
+  /** What the loaders do not find in the caches, fetched for all concurrent requests at once (src/cache/coalesced-fetch.ts). */
+  readonly candidateFetch: CoalescedFetch<CandidateDoc>;
+  readonly jobOpportunityFetch: CoalescedFetch<JobOpportunityDoc>;
 }
 
 /** The core: every rule of the product. Both transports call these and nothing else. */
@@ -70,6 +74,10 @@ export interface ServiceOptions {
   disclosure?: DisclosureRules;
   /** WRITE_LEASE_MS: after this, an unfinished registration is taken for dead (crash recovery); absent: the setting's default */
   writeLeaseMs?: number;
+  /** RATE_LIMIT_FLUSH_MS: buffered rate-limit counting (0: every request counted in the store); absent: the setting's default */
+  rateLimitFlushMs?: number;
+  /** AUDIT_FLUSH_MS: how long the first audit event of a batch waits for others; absent: the setting's default */
+  auditFlushMs?: number;
   /** the clock of the leases and of statistics (age bands); tests fix it; absent: the system clock */
   now?: () => Date;
 }
@@ -96,14 +104,17 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
   const reference = withAvailability(new ReferenceRepository(db));
   const cached = options.readCacheEntries ?? Number(settings.readCacheEntries.default);
   const referenceCache = new ReferenceCache(reference);
+  const jobOpportunities = withAvailability(new JobOpportunityRepository(db));
   return {
     repositories: {
       candidates,
       reference,
       referenceCache,
-      jobOpportunities: withAvailability(new JobOpportunityRepository(db)),
+      jobOpportunities,
       candidateCache: new EpochCache(cached),
       jobOpportunityCache: new EpochCache(cached),
+      candidateFetch: new CoalescedFetch((ids) => candidates.findByPublicIds(ids), (doc) => doc.publicId),
+      jobOpportunityFetch: new CoalescedFetch((ids) => jobOpportunities.findByPublicIds(ids), (doc) => doc.publicId),
     },
     apiKeys: new ApiKeyService(withAvailability(createApiKeyRepository(db)), undefined, cached),
     candidateQueries: new CandidateQueryService(candidates, withAvailability(new SavedListRepository(db)), Math.ceil(cached / 10)),
@@ -113,14 +124,21 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
       referenceCache,
     ),
     reference: new ReferenceService(reference),
-    rateLimits: new RateLimiter(withAvailability(new RateLimitRepository(db)), options.rateLimits ?? DEFAULT_RATE_LIMITS),
+    rateLimits: new RateLimiter(
+      withAvailability(new RateLimitRepository(db)),
+      options.rateLimits ?? DEFAULT_RATE_LIMITS,
+      undefined,
+      options.rateLimitFlushMs ?? Number(settings.rateLimitFlushMs.default),
+    ),
     statistics: new StatisticsService(
       withAvailability(new StatisticsRepository(db)),
       referenceCache,
       options.disclosure ?? DEFAULT_DISCLOSURE,
       options.now,
     ),
-    audit: new AuditService(withAvailability(new AuditRepository(db))),
+    audit: new AuditService(withAvailability(new AuditRepository(db)), undefined, {
+      flushDelayMs: options.auditFlushMs ?? Number(settings.auditFlushMs.default),
+    }),
     readEpoch: withAvailability(new ReadEpoch(db)),
     persistedQueries: new PersistedQueryStore(withAvailability(new PersistedQueryRepository(db)), options.persistedQueries ?? DEFAULT_PERSISTED_QUERIES),
   };

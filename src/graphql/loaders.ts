@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import type { CoalescedFetch } from '../cache/coalesced-fetch';
 import type { EpochCache } from '../cache/epoch-cache';
 import type { CandidateDoc, JobOpportunityDoc } from '../candidates/candidate-document';
 import type { Repositories } from '../services';
@@ -9,7 +10,8 @@ import type { Repositories } from '../services';
  * in key order, with null for a key that names nothing. Candidates and job opportunities
  * come from the process's read caches when they hold them for the request's read epoch
  * (the same for every caller: reads are authorised before anything is loaded); only the
- * others are fetched, in one batch. Reference data needs no loader: its resolvers read the
+ * others are fetched, in one batch, which the process's coalescer sends together with the
+ * batches of concurrent requests (src/cache/coalesced-fetch.ts). Reference data needs no loader: its resolvers read the
  * snapshot taken at start (GraphQLContext.reference), synchronously.
  */
 export interface Loaders {
@@ -33,11 +35,14 @@ export function createLoaders(repositories: Repositories, readEpoch: string, bat
     };
   return {
     jobOpportunities: keyedLoader(
-      observed('jobOpportunities', cachedFetch(repositories.jobOpportunityCache, readEpoch, (ids) => repositories.jobOpportunities.findByPublicIds(ids))),
+      observed(
+        'jobOpportunities',
+        cachedFetch(repositories.jobOpportunityCache, readEpoch, repositories.jobOpportunityFetch, (ids) => repositories.jobOpportunities.findByPublicIds(ids)),
+      ),
       (doc) => doc.publicId,
     ),
     candidates: keyedLoader(
-      observed('candidates', cachedFetch(repositories.candidateCache, readEpoch, (ids) => repositories.candidates.findByPublicIds(ids))),
+      observed('candidates', cachedFetch(repositories.candidateCache, readEpoch, repositories.candidateFetch, (ids) => repositories.candidates.findByPublicIds(ids))),
       (doc) => doc.publicId,
     ),
   };
@@ -45,11 +50,13 @@ export function createLoaders(repositories: Repositories, readEpoch: string, bat
 
 /**
  * A batch lookup by publicId that takes what `cache` holds for `readEpoch` and fetches the
- * rest. An empty epoch caches nothing.
+ * rest through `coalesced`, with the other requests of the same moment under the same epoch.
+ * An empty epoch (a request refused before it read one) caches and coalesces nothing.
  */
 function cachedFetch<V extends { publicId: string }>(
   cache: EpochCache<string, V>,
   readEpoch: string,
+  coalesced: CoalescedFetch<V>,
   fetch: (publicIds: readonly string[]) => Promise<V[]>,
 ): (publicIds: readonly string[]) => Promise<V[]> {
   if (readEpoch === '') return fetch;
@@ -61,7 +68,7 @@ function cachedFetch<V extends { publicId: string }>(
       if (value === undefined) missing.push(publicId);
       else found.push(value);
     }
-    if (missing.length > 0) for (const value of await fetch(missing)) found.push(cache.set(value.publicId, readEpoch, value));
+    if (missing.length > 0) for (const value of await coalesced.load(missing, readEpoch)) found.push(cache.set(value.publicId, readEpoch, value));
     return found;
   };
 }

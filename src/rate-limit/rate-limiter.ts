@@ -1,6 +1,6 @@
 import type { ApiKeyRecord } from '../auth/api-key-repository';
 import { TooManyRequestsError } from '../errors';
-import type { RateLimitKind, RateLimitRepository } from './rate-limit-repository';
+import { windowKey, type RateLimitKind, type RateLimitRepository, type RateLimitWindow } from './rate-limit-repository';
 
 export type { RateLimitKind } from './rate-limit-repository';
 
@@ -32,6 +32,25 @@ export interface RateLimitState {
 
 export type RateLimitRejectionListener = (kind: RateLimitKind) => void;
 
+/** Hears a buffered flush that failed (its units stay buffered for the next one). */
+export type RateLimitFlushFailureListener = (error: unknown) => void;
+
+/** What one instance knows of one window's counter while counting is buffered. */
+interface BufferedWindow extends RateLimitWindow {
+  windowEnd: number;
+  expiresAt: Date;
+  /** the counter as last read from the store: every instance's flushed units, ours included */
+  shared: number;
+  /** when `shared` was read (this limiter's clock, ms) */
+  readAt: number;
+  /** units handed to the flush in flight */
+  flushing: number;
+  /** units counted here since, not yet handed to a flush */
+  pending: number;
+  /** while the first charge of the window on this instance creates or reads the counter */
+  opening?: Promise<void>;
+}
+
 /**
  * Rate limits per API key: a budget of reads and one of writes per fixed one-minute window,
  * counted in MongoDB (`rateLimits`) so that every instance of the service shares them. A key
@@ -42,9 +61,30 @@ export type RateLimitRejectionListener = (kind: RateLimitKind) => void;
  * hammering gains nothing, and the window's end (Retry-After) is when it may try again. An
  * operation that weighs more than the whole budget can never run; it is refused without being
  * counted (it must be split), so the budget stays for the requests that can.
+ *
+ * With a flush interval (RATE_LIMIT_FLUSH_MS > 0) counting is buffered: the first charge of a
+ * window on this instance adds to the shared counter and reads it back (one round trip); after
+ * that a request is decided here, from the shared count last read plus the units this instance
+ * counted since, and the instance's units go to the store in one bulk write per interval, which
+ * also reads every counter back. A decision is never taken on a shared count older than two
+ * intervals (an active window is read back every interval, plus the flush's own round trip): a
+ * window idle for longer is flushed and read before the next charge is decided. So one
+ * instance alone never admits more than the budget, an operation is still refused whole, and
+ * across instances a window can be overspent by at most what the other instances admitted in
+ * the last three intervals (one for their units to reach the store, two for this instance to
+ * read them). Units counted since the last flush are lost if the process dies without stopping
+ * (kill -9, a crash): at most one interval of this instance's counting; a stop flushes them.
+ * With 0 every request adds to the shared counter itself, as the only instance's units would.
  */
 export class RateLimiter {
   private readonly rejectionListeners: RateLimitRejectionListener[] = [];
+  private readonly flushFailureListeners: RateLimitFlushFailureListener[] = [];
+  /** the windows this instance counts in while buffered, by windowKey */
+  private readonly windows = new Map<string, BufferedWindow>();
+  private timer: NodeJS.Timeout | undefined;
+  /** the flush running, and the one queued to start after it */
+  private running: Promise<void> | undefined;
+  private next: Promise<void> | undefined;
 
   constructor(
     private readonly counters: RateLimitRepository,
@@ -52,7 +92,16 @@ export class RateLimiter {
     private readonly defaults: RateLimitBudgets,
     /** injectable so windows can be tested without waiting */
     private readonly now: () => Date = () => new Date(),
-  ) {}
+    /** RATE_LIMIT_FLUSH_MS: 0 counts every request in the store as it comes (see the class comment) */
+    private readonly flushMs = 0,
+  ) {
+    if (!Number.isFinite(flushMs) || flushMs < 0) throw new RangeError('flushMs must be a non-negative number');
+  }
+
+  /** Hook for logs: called with the error of every buffered flush that failed. */
+  onFlushFailure(listener: RateLimitFlushFailureListener): void {
+    this.flushFailureListeners.push(listener);
+  }
 
   /**
    * Hook for metrics: called with the kind of every rejected request. (The composition root
@@ -82,14 +131,8 @@ export class RateLimiter {
     const now = this.now().getTime();
     const windowStart = now - (now % WINDOW_MS);
     const windowEnd = windowStart + WINDOW_MS;
-    // One window of grace before deletion: an instance whose clock lags a little still finds the counter.
-    // An impossible operation adds nothing: the counter is only read, for the RateLimit header.
-    const count = await this.counters.add(key.id, kind, new Date(windowStart), possible ? cost : 0, new Date(windowEnd + WINDOW_MS));
-    if (possible && count === cost) {
-      // The first request of a window clears the key's ended ones. Best effort: a counter left
-      // behind is only a small document, which the TTL index or the next window removes.
-      this.counters.removeEnded(key.id, new Date(now)).catch(() => undefined);
-    }
+    const units = possible ? cost : 0;
+    const count = this.flushMs > 0 ? await this.countBuffered(key.id, kind, windowStart, units, now) : await this.countShared(key.id, kind, windowStart, units, now);
     const exceeded = !possible || count > limit;
     if (exceeded) for (const listener of this.rejectionListeners) listener(kind);
     return {
@@ -101,6 +144,141 @@ export class RateLimiter {
       exceeded,
     };
   }
+
+  /**
+   * Writes the units counted here to the store and reads every counter this instance counts in
+   * back; resolves once a flush that started after this call is over (a stop awaits it; tests
+   * call it instead of waiting for the interval). Rejects when the store failed; the units stay
+   * buffered for the next flush.
+   */
+  flush(): Promise<void> {
+    if (this.running === undefined) {
+      const run = this.writeAndRead().finally(() => {
+        if (this.running === run) this.running = undefined;
+      });
+      this.running = run;
+      return run;
+    }
+    this.next ??= this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.next = undefined;
+        return this.flush();
+      });
+    return this.next;
+  }
+
+  /** Adds `units` to the shared counter at once and returns it: every request a round trip. */
+  private async countShared(apiKeyId: string, kind: RateLimitKind, windowStart: number, units: number, now: number): Promise<number> {
+    // One window of grace before deletion: an instance whose clock lags a little still finds the counter.
+    // An impossible operation adds nothing: the counter is only read, for the RateLimit header.
+    const count = await this.counters.add(apiKeyId, kind, new Date(windowStart), units, new Date(windowStart + 2 * WINDOW_MS));
+    if (units > 0 && count === units) {
+      // The first request of a window clears the key's ended ones. Best effort: a counter left
+      // behind is only a small document, which the TTL index or the next window removes.
+      this.counters.removeEnded(apiKeyId, new Date(now)).catch(() => undefined);
+    }
+    return count;
+  }
+
+  /** Counts `units` here and returns the window's count as this instance knows it (see the class comment). */
+  private async countBuffered(apiKeyId: string, kind: RateLimitKind, windowStart: number, units: number, now: number): Promise<number> {
+    const id = windowKey({ apiKeyId, kind, windowStart: new Date(windowStart) });
+    let window = this.windows.get(id);
+    if (window === undefined) {
+      // The first charge here: through the store, so that what other instances spent counts from the start.
+      const opened: BufferedWindow = {
+        apiKeyId,
+        kind,
+        windowStart: new Date(windowStart),
+        windowEnd: windowStart + WINDOW_MS,
+        expiresAt: new Date(windowStart + 2 * WINDOW_MS),
+        shared: 0,
+        readAt: now,
+        flushing: 0,
+        pending: 0,
+      };
+      let count = 0;
+      opened.opening = this.countShared(apiKeyId, kind, windowStart, units, now).then((shared) => {
+        count = opened.shared = shared;
+        opened.opening = undefined;
+      });
+      this.windows.set(id, opened);
+      try {
+        await opened.opening;
+      } catch (error) {
+        if (this.windows.get(id) === opened) this.windows.delete(id);
+        throw error;
+      }
+      return count;
+    }
+    if (window.opening !== undefined) {
+      await window.opening;
+      window = this.windows.get(id) ?? window;
+    }
+    if (now - window.readAt > 2 * this.flushMs) {
+      // Idle for a while: what other instances spent meanwhile is read before deciding.
+      await (this.running ?? this.flush());
+      window = this.windows.get(id) ?? window;
+    }
+    // No await from here to the return: the decision and the count are one step.
+    window.pending += units;
+    if (units > 0) this.timer ??= setTimeout(() => this.flush().catch(() => undefined), this.flushMs).unref();
+    return window.shared + window.flushing + window.pending;
+  }
+
+  private async writeAndRead(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const windows = [...this.windows.values()].filter((window) => window.opening === undefined);
+    if (windows.length === 0) return;
+    const readAt = this.now().getTime();
+    for (const window of windows) {
+      window.flushing = window.pending;
+      window.pending = 0;
+    }
+    try {
+      const increments = windows.filter((window) => window.flushing > 0).map((window) => ({ ...toWindow(window), cost: window.flushing, expiresAt: window.expiresAt }));
+      if (increments.length > 0) await this.counters.addMany(increments);
+    } catch (error) {
+      // Nothing is lost: the units wait for the next flush (if some of them landed, they count twice: refused earlier, never later).
+      for (const window of windows) {
+        window.pending += window.flushing;
+        window.flushing = 0;
+      }
+      this.reportFlushFailure(error);
+      if (windows.some((window) => window.pending > 0)) this.timer ??= setTimeout(() => this.flush().catch(() => undefined), this.flushMs).unref();
+      throw error;
+    }
+    for (const window of windows) {
+      window.shared += window.flushing;
+      window.flushing = 0;
+    }
+    const counts = await this.counters.counts(windows.map(toWindow)).catch((error: unknown) => {
+      this.reportFlushFailure(error);
+      throw error;
+    });
+    for (const window of windows) {
+      // A counter gone (its window ended long ago) keeps what this instance knows.
+      window.shared = Math.max(window.shared, counts.get(windowKey(window)) ?? 0);
+      window.readAt = readAt;
+      if (window.windowEnd <= readAt && window.pending === 0) this.windows.delete(windowKey(window));
+    }
+  }
+
+  private reportFlushFailure(error: unknown): void {
+    for (const listener of this.flushFailureListeners) {
+      try {
+        listener(error);
+      } catch {
+        // a failing listener must not hide the flush's own failure
+      }
+    }
+  }
+}
+
+function toWindow({ apiKeyId, kind, windowStart }: RateLimitWindow): RateLimitWindow {
+  return { apiKeyId, kind, windowStart };
 }
 
 /** The TooManyRequestsError of a request that went over its budget; undefined when it may run. */

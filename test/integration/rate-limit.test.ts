@@ -180,6 +180,8 @@ describe('REST /v1', () => {
     await search(key);
     await search(key);
     await jobMatch(key);
+    // Counting is buffered (RATE_LIMIT_FLUSH_MS): the flush the interval would make.
+    await service.app.flushBookkeeping();
 
     const counters = await countersOf(id);
     expect(counters.map((c) => [c.kind, c.count]).sort()).toEqual([
@@ -512,5 +514,159 @@ describe('the rate limiter with a fixed clock', () => {
     await limiter.charge(key, 'writes', 1);
 
     expect(heard).toEqual(['reads', 'writes']);
+  });
+});
+
+describe('the buffered rate limiter (two instances, a fixed clock, flushes made by the test)', () => {
+  /** Long enough that no timer flushes during a test (each takes well under a second): every flush here is the test's. */
+  const FLUSH_MS = 10_000;
+  const at = (iso: string) => new Date(iso);
+  let clock: Date;
+  let counter = 0;
+  const aKey = (reads: number) => ({ id: `key_buffered${++counter}`, rateLimit: { reads, writes: 1 } });
+  const instance = (repository: RateLimitRepository = new RateLimitRepository(service.db)) =>
+    new RateLimiter(repository, { reads: 10, writes: 2 }, () => clock, FLUSH_MS);
+  const storedCount = async (apiKeyId: string) => (await countersOf(apiKeyId)).reduce((sum, c) => sum + c.count, 0);
+  const admitted = (states: Awaited<ReturnType<RateLimiter['charge']>>[]) => states.filter((state) => !state?.exceeded).length;
+
+  beforeEach(() => {
+    // Early in a minute, so that a test can move the clock by minutes' fractions within one window.
+    clock = at('2030-05-06T12:00:01.000Z');
+  });
+
+  test('when one instance counts, then it admits exactly the budget, writes only the first charge until it flushes, and the flush writes every unit', async () => {
+    const limiter = instance();
+    const key = aKey(10);
+
+    const states = [];
+    for (let i = 0; i < 12; i++) states.push(await limiter.charge(key, 'reads', 1));
+    const beforeFlush = await storedCount(key.id);
+    await limiter.flush();
+
+    expect(states.map((state) => state?.exceeded)).toEqual([...Array<boolean>(10).fill(false), true, true]);
+    expect(states.map((state) => state?.remaining)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 0, 0]);
+    expect(beforeFlush).toBe(1);
+    expect(await storedCount(key.id)).toBe(12);
+  });
+
+  test('when twenty requests are charged at once while the window opens, then exactly ten pass', async () => {
+    const limiter = instance();
+    const key = aKey(10);
+
+    const states = await Promise.all(Array.from({ length: 20 }, () => limiter.charge(key, 'reads', 1)));
+
+    expect(admitted(states)).toBe(10);
+    expect(new Set(states.filter((s) => !s?.exceeded).map((s) => s?.remaining)).size).toBe(10);
+  });
+
+  test('when an operation weighs more than what is left here, then it is refused whole', async () => {
+    const limiter = instance();
+    const key = aKey(10);
+
+    const seven = await limiter.charge(key, 'reads', 7);
+    const four = await limiter.charge(key, 'reads', 4);
+
+    expect([seven?.exceeded, four?.exceeded]).toEqual([false, true]);
+    expect(rejectionOf(four)?.message).toMatch(/costs 4 reads, more than the read budget .* has left; nothing of it was run/);
+  });
+
+  test('when instance A flushed what it spent, then instance B, opening the window, counts it and admits only the rest', async () => {
+    const a = instance();
+    const b = instance();
+    const key = aKey(10);
+
+    for (let i = 0; i < 6; i++) await a.charge(key, 'reads', 1);
+    await a.flush();
+    const onB = [];
+    for (let i = 0; i < 5; i++) onB.push(await b.charge(key, 'reads', 1));
+
+    expect(onB.map((state) => state?.exceeded)).toEqual([false, false, false, false, true]);
+  });
+
+  test('when both instances spend between flushes, then the overspend is at most what the other admitted since its last read, and after both flushed neither admits more', async () => {
+    const a = instance();
+    const b = instance();
+    const key = aKey(10);
+    await a.charge(key, 'reads', 1);
+    await b.charge(key, 'reads', 1);
+    await a.flush(); // A reads 2
+
+    // Neither sees the other's units until they are flushed and read back.
+    const onB = [];
+    for (let i = 0; i < 8; i++) onB.push(await b.charge(key, 'reads', 1));
+    const onA = [];
+    for (let i = 0; i < 8; i++) onA.push(await a.charge(key, 'reads', 1));
+    await b.flush();
+    await a.flush();
+    await b.flush();
+    const afterFlush = [await a.charge(key, 'reads', 1), await b.charge(key, 'reads', 1)];
+
+    expect(admitted(onB)).toBe(8);
+    // B's 8 were not in A's view: A admitted 8 too, 8 over the budget of 10, never more than B's unseen units.
+    expect(admitted(onA)).toBe(8);
+    expect(2 + admitted(onA) + admitted(onB) - 10).toBeLessThanOrEqual(admitted(onB));
+    expect(afterFlush.map((state) => state?.exceeded)).toEqual([true, true]);
+    expect(await storedCount(key.id)).toBe(18);
+  });
+
+  test('when a window has been idle for more than two intervals, then the next charge reads what the other instance spent before it is decided', async () => {
+    const a = instance();
+    const b = instance();
+    const key = aKey(10);
+    await a.charge(key, 'reads', 1);
+    for (let i = 0; i < 9; i++) await b.charge(key, 'reads', 1);
+    await b.flush();
+
+    clock = new Date(clock.getTime() + 2 * FLUSH_MS - 1000);
+    const stillFresh = await a.charge(key, 'reads', 1);
+    clock = new Date(clock.getTime() + 2000);
+    const afterIdle = await a.charge(key, 'reads', 1);
+
+    // Within two intervals A decides from its own view (it last read 1, then added 1); past them it reads 10 + 1 first.
+    expect(stillFresh?.exceeded).toBe(false);
+    expect(afterIdle?.exceeded).toBe(true);
+  });
+
+  test('when a flush fails, then the failure listeners hear it, the units stay buffered, and the next flush writes them', async () => {
+    const repository = new RateLimitRepository(service.db);
+    const addMany = repository.addMany.bind(repository);
+    let failures = 1;
+    repository.addMany = async (increments) => {
+      if (failures-- > 0) throw new Error('store unreachable');
+      return addMany(increments);
+    };
+    const limiter = instance(repository);
+    const heard: unknown[] = [];
+    limiter.onFlushFailure((error) => heard.push(error));
+    const key = aKey(10);
+    for (let i = 0; i < 4; i++) await limiter.charge(key, 'reads', 1);
+
+    await expect(limiter.flush()).rejects.toThrow('store unreachable');
+    const afterFailure = await storedCount(key.id);
+    await limiter.flush();
+
+    expect(heard).toHaveLength(1);
+    expect(afterFailure).toBe(1);
+    expect(await storedCount(key.id)).toBe(4);
+    expect((await limiter.charge(key, 'reads', 1))?.remaining).toBe(5);
+  });
+
+  test('when a window has ended and its units are flushed, then the limiter forgets it and the next window starts afresh', async () => {
+    const limiter = instance();
+    const key = aKey(2);
+    await limiter.charge(key, 'reads', 1);
+    await limiter.charge(key, 'reads', 1);
+    const spent = await limiter.charge(key, 'reads', 1);
+
+    clock = at('2030-05-06T12:01:00.500Z');
+    await limiter.flush();
+    const next = await limiter.charge(key, 'reads', 1);
+
+    expect(spent?.exceeded).toBe(true);
+    expect(next).toMatchObject({ exceeded: false, remaining: 1 });
+    expect((await countersOf(key.id)).map((c) => [c.windowStart.toISOString(), c.count]).sort()).toEqual([
+      ['2030-05-06T12:00:00.000Z', 3],
+      ['2030-05-06T12:01:00.000Z', 1],
+    ]);
   });
 });

@@ -203,3 +203,46 @@ describe('read caches switched off', () => {
     expect(touched).toContain(COLLECTIONS.candidates);
   });
 });
+
+describe('read caches under a cold rotation', () => {
+  let service: AppUnderTest;
+  let reader: string;
+  let ids: string[];
+
+  beforeAll(async () => {
+    // Room for two candidates only, no kept answers, and no rate-limit flush while the test runs.
+    service = await startAppUnderTest({ candidates: 12, seed: 9, config: { readCacheEntries: 2, readCacheMb: 0, rateLimitFlushMs: 60_000 } });
+    reader = await service.key('READ_CANDIDATE_DATA');
+    ids = (await service.db.collection<CandidateDoc>(COLLECTIONS.candidates).find({}).toArray()).map((doc) => doc.publicId);
+  });
+
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  test('when requests rotate over more candidates than the cache holds, then each reads its candidate but neither the key (it has a budget of its own) nor the rate-limit counter', async () => {
+    await rest(service.url, 'GET', `/v1/candidates/${ids[0]}`, { key: reader });
+
+    const touched = await collectionsTouched(service, async () => {
+      // The warm-up's candidate comes last, when the two kept since have pushed it out.
+      for (const id of [...ids.slice(1), ids[0]]) expect((await rest(service.url, 'GET', `/v1/candidates/${id}`, { key: reader })).status).toBe(200);
+    });
+
+    expect(touched.filter((c) => c === COLLECTIONS.candidates)).toHaveLength(ids.length);
+    expect(touched).not.toContain(COLLECTIONS.apiKeys);
+    // The key's window was opened by the first request; a new minute starting meanwhile opens one more.
+    expect(touched.filter((c) => c === RATE_LIMIT_COLLECTION).length).toBeLessThanOrEqual(1);
+  });
+
+  test('when requests for different candidates run at once (their loads coalesced into shared fetches), then each gets exactly the answer it gets alone', async () => {
+    const alone = new Map<string, string>();
+    for (const id of ids) alone.set(id, (await rest(service.url, 'GET', `/v1/candidates/${id}`, { key: reader })).text);
+
+    const together = await Promise.all([...ids, ...ids].map((id) => rest(service.url, 'GET', `/v1/candidates/${id}`, { key: reader }).then((answer) => [id, answer] as const)));
+
+    for (const [id, answer] of together) {
+      expect(answer.status).toBe(200);
+      expect(answer.text).toBe(alone.get(id));
+    }
+  });
+});

@@ -54,7 +54,8 @@ describe.each([
     const mongodbDb = testDatabaseName('faults');
     const logs = appLogDestination(mongodbDb);
     // A short database timeout: a request during the "outage" fails fast (503).
-    const config = loadConfig({}, { port: 0, mongodbUri: `${proxy.uri}&heartbeatFrequencyMS=500`, mongodbDb, logLevel: logs.level, writeLeaseMs: 1, mongodbTimeoutMs: 1000 });
+    // Rate-limit counting per request (RATE_LIMIT_FLUSH_MS=0): a buffered flush would add its commands at any moment, not as steps of the registration.
+    const config = loadConfig({}, { port: 0, mongodbUri: `${proxy.uri}&heartbeatFrequencyMS=500`, mongodbDb, logLevel: logs.level, writeLeaseMs: 1, mongodbTimeoutMs: 1000, rateLimitFlushMs: 0 });
     // A clock that moves at least 1 ms between readings: with the 1 ms lease, the standalone's
     // check after its second write (has the lease passed?) then runs in every registration, so
     // it is a step of every run and is struck like the others (the wall clock may not have moved).
