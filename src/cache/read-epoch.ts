@@ -1,4 +1,5 @@
 import { ObjectId, type Db } from 'mongodb';
+import { RunStartedAfter } from './run-started-after';
 
 /** The collection of the one epoch document. */
 export const READ_EPOCH_COLLECTION = 'readEpoch';
@@ -35,28 +36,14 @@ export async function advanceReadEpoch(db: Db): Promise<void> {
  * many requests instead of the lookups each would make.
  */
 export class ReadEpoch {
-  private inFlight: Promise<string> | undefined;
-  private next: Promise<string> | undefined;
+  /** A read in flight started before a caller and may predate a write it must see. */
+  private readonly reads = new RunStartedAfter(() => this.read());
 
   constructor(private readonly db: Db) {}
 
   /** An epoch read that started after this call. */
   current(): Promise<string> {
-    if (this.inFlight === undefined) {
-      const read = this.read().finally(() => {
-        if (this.inFlight === read) this.inFlight = undefined;
-      });
-      this.inFlight = read;
-      return read;
-    }
-    // The read in flight started before this call and may predate a write it must see.
-    this.next ??= this.inFlight
-      .catch(() => undefined)
-      .then(() => {
-        this.next = undefined;
-        return this.current();
-      });
-    return this.next;
+    return this.reads.run();
   }
 
   private async read(): Promise<string> {

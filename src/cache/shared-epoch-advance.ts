@@ -1,5 +1,6 @@
 import type { Db } from 'mongodb';
 import { advanceReadEpoch } from './read-epoch';
+import { RunStartedAfter } from './run-started-after';
 
 /**
  * Advances of the read epoch shared by concurrent writers: a writer waits for the next advance
@@ -10,27 +11,15 @@ import { advanceReadEpoch } from './read-epoch';
  * registration. The mirror image of ReadEpoch's shared reads.
  */
 export class SharedEpochAdvance {
-  private inFlight: Promise<void> | undefined;
-  private next: Promise<void> | undefined;
+  /** An advance in flight may have started before the caller's write. */
+  private readonly advances: RunStartedAfter<void>;
 
-  constructor(private readonly db: Db) {}
+  constructor(db: Db) {
+    this.advances = new RunStartedAfter(() => advanceReadEpoch(db));
+  }
 
   /** Resolves once an advance that started after this call is acknowledged. */
   advance(): Promise<void> {
-    if (this.inFlight === undefined) {
-      const round = advanceReadEpoch(this.db).finally(() => {
-        if (this.inFlight === round) this.inFlight = undefined;
-      });
-      this.inFlight = round;
-      return round;
-    }
-    // The advance in flight may have started before the caller's write: wait for the next one.
-    this.next ??= this.inFlight
-      .catch(() => undefined)
-      .then(() => {
-        this.next = undefined;
-        return this.advance();
-      });
-    return this.next;
+    return this.advances.run();
   }
 }

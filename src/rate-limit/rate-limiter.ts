@@ -1,5 +1,6 @@
 import type { ApiKeyRecord } from '../auth/api-key-repository';
 import { TooManyRequestsError } from '../errors';
+import { RunStartedAfter } from '../cache/run-started-after';
 import { windowKey, type RateLimitKind, type RateLimitRepository, type RateLimitWindow } from './rate-limit-repository';
 
 export type { RateLimitKind } from './rate-limit-repository';
@@ -83,8 +84,7 @@ export class RateLimiter {
   private readonly windows = new Map<string, BufferedWindow>();
   private timer: NodeJS.Timeout | undefined;
   /** the flush running, and the one queued to start after it */
-  private running: Promise<void> | undefined;
-  private next: Promise<void> | undefined;
+  private readonly flushes = new RunStartedAfter(() => this.writeAndRead());
 
   constructor(
     private readonly counters: RateLimitRepository,
@@ -152,20 +152,7 @@ export class RateLimiter {
    * buffered for the next flush.
    */
   flush(): Promise<void> {
-    if (this.running === undefined) {
-      const run = this.writeAndRead().finally(() => {
-        if (this.running === run) this.running = undefined;
-      });
-      this.running = run;
-      return run;
-    }
-    this.next ??= this.running
-      .catch(() => undefined)
-      .then(() => {
-        this.next = undefined;
-        return this.flush();
-      });
-    return this.next;
+    return this.flushes.run();
   }
 
   /** Adds `units` to the shared counter at once and returns it: every request a round trip. */
@@ -218,7 +205,7 @@ export class RateLimiter {
     }
     if (now - window.readAt > 2 * this.flushMs) {
       // Idle for a while: what other instances spent meanwhile is read before deciding.
-      await (this.running ?? this.flush());
+      await (this.flushes.running ?? this.flush());
       window = this.windows.get(id) ?? window;
     }
     // No await from here to the return: the decision and the count are one step.
