@@ -342,6 +342,7 @@ async function benchmarkSize(
   // What the seed wrote, regenerated: every id, the listed count and the non-empty combined filters.
   const seeded = seededData(size, BOOTSTRAP_SEED);
   const searchPages = { of100: pagesOf(seeded.listed, 100), of20: pagesOf(seeded.listed, DEEP_QUERY_PAGE) };
+  const deepestFullPageOf100 = Math.max(0, Math.floor(seeded.listed / 100) - 1);
   log(`size ${size}: ${seeded.listed} listed candidates (${searchPages.of100} pages of 100), ${seeded.combinedFilters.length} non-empty combined filters`);
 
   const start = async (extraEnv: Record<string, string>, name: string): Promise<RunningService> => {
@@ -367,7 +368,7 @@ async function benchmarkSize(
   // First, while the data is exactly as seeded: scenarios again with one setting changed.
   const variants = variantsOf(report.features.compiledSwitch).map((variant) => ({
     variant,
-    scenarios: serviceScenarios({ apiKey, candidateIds: ['-'], savedListIds, runTag, searchPages })
+    scenarios: serviceScenarios({ apiKey, candidateIds: ['-'], savedListIds, runTag, searchPages, deepestFullPageOf100 })
       .filter((s) => !s.writes && variant.applies(s))
       // By default only what the goals need; --scenarios can ask for the others.
       .filter((s) => (options.scenarios ? wanted(s) || options.scenarios.has(`${s.key}-${variant.suffix}`) : variant.byDefault.has(s.key))),
@@ -378,7 +379,7 @@ async function benchmarkSize(
     try {
       // The id pool of this service's own answers (the by-id scenario rotates over it).
       const candidateIds = scenarios.some((s) => s.dynamic) ? await candidatePool(service.url, apiKey) : ['-'];
-      const context: ScenarioContext = { apiKey, candidateIds, savedListIds, runTag: `${runTag}-${size}-${variant.suffix}`, searchPages };
+      const context: ScenarioContext = { apiKey, candidateIds, savedListIds, runTag: `${runTag}-${size}-${variant.suffix}`, searchPages, deepestFullPageOf100 };
       for (const scenario of serviceScenarios(context).filter((s) => scenarios.some((chosen) => chosen.key === s.key))) {
         const changed: Scenario = {
           ...scenario,

@@ -52,6 +52,11 @@ export interface ScenarioContext {
   runTag: string;
   /** pages of the unfiltered search (every status but EMPLOYED), when known */
   searchPages?: { of100: number; of20: number };
+  /**
+   * The last full page of 100 of that search (the last page may hold only a few candidates,
+   * which would make the deepest page look cheaper than it is), when known.
+   */
+  deepestFullPageOf100?: number;
 }
 
 /** What the cold rows rotate over (rotation.ts seededData). */
@@ -99,13 +104,13 @@ export function serviceScenarios(context: ScenarioContext): Scenario[] {
     fixed('rest-search-100', 'REST search limit=100', 'REST', get(apiKey, '/v1/candidates?limit=100')),
     fixed('rest-search-100-1c', 'REST search limit=100, 1 connection (unloaded latency)', 'REST', get(apiKey, '/v1/candidates?limit=100'), { connections: 1 }),
     // The other end of the same search: its cost should not grow with the page number.
-    ...(context.searchPages
+    ...(context.deepestFullPageOf100 !== undefined
       ? [
           fixed(
             'rest-search-100-1c-deepest',
-            `REST search limit=100, deepest page (page=${context.searchPages.of100 - 1}), 1 connection (unloaded latency)`,
+            `REST search limit=100, deepest full page (page=${context.deepestFullPageOf100}), 1 connection (unloaded latency)`,
             'REST',
-            get(apiKey, `/v1/candidates?limit=100&page=${context.searchPages.of100 - 1}`),
+            get(apiKey, `/v1/candidates?limit=100&page=${context.deepestFullPageOf100}`),
             { connections: 1 },
           ),
         ]
