@@ -29,6 +29,11 @@ export class CoalescedFetch<V> {
     if (!Number.isSafeInteger(maxIds) || maxIds < 1) throw new RangeError('maxIds must be a positive integer');
   }
 
+  /** The documents of `ids` (those that exist, in any order), fetched now for this caller alone (a caller with no read epoch to share). */
+  fetchAlone(ids: readonly string[]): Promise<V[]> {
+    return this.fetch(ids);
+  }
+
   /** The documents of `ids` (those that exist, in any order), fetched with the other requests of this turn under `epoch`. */
   load(ids: readonly string[], epoch: string): Promise<V[]> {
     return new Promise<V[]>((resolve, reject) => {

@@ -35,14 +35,11 @@ export function createLoaders(repositories: Repositories, readEpoch: string, bat
     };
   return {
     jobOpportunities: keyedLoader(
-      observed(
-        'jobOpportunities',
-        cachedFetch(repositories.jobOpportunityCache, readEpoch, repositories.jobOpportunityFetch, (ids) => repositories.jobOpportunities.findByPublicIds(ids)),
-      ),
+      observed('jobOpportunities', cachedFetch(repositories.jobOpportunityCache, readEpoch, repositories.jobOpportunityFetch)),
       (doc) => doc.publicId,
     ),
     candidates: keyedLoader(
-      observed('candidates', cachedFetch(repositories.candidateCache, readEpoch, repositories.candidateFetch, (ids) => repositories.candidates.findByPublicIds(ids))),
+      observed('candidates', cachedFetch(repositories.candidateCache, readEpoch, repositories.candidateFetch)),
       (doc) => doc.publicId,
     ),
   };
@@ -57,9 +54,8 @@ function cachedFetch<V extends { publicId: string }>(
   cache: EpochCache<string, V>,
   readEpoch: string,
   coalesced: CoalescedFetch<V>,
-  fetch: (publicIds: readonly string[]) => Promise<V[]>,
 ): (publicIds: readonly string[]) => Promise<V[]> {
-  if (readEpoch === '') return fetch;
+  if (readEpoch === '') return (publicIds) => coalesced.fetchAlone(publicIds);
   return async (publicIds) => {
     const found: V[] = [];
     const missing: string[] = [];
