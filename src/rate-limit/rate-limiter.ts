@@ -210,7 +210,7 @@ export class RateLimiter {
     }
     // No await from here to the return: the decision and the count are one step.
     window.pending += units;
-    if (units > 0) this.timer ??= setTimeout(() => this.flush().catch(() => undefined), this.flushMs).unref();
+    if (units > 0) this.scheduleFlush();
     return window.shared + window.flushing + window.pending;
   }
 
@@ -234,7 +234,7 @@ export class RateLimiter {
         window.flushing = 0;
       }
       this.reportFlushFailure(error);
-      if (windows.some((window) => window.pending > 0)) this.timer ??= setTimeout(() => this.flush().catch(() => undefined), this.flushMs).unref();
+      if (windows.some((window) => window.pending > 0)) this.scheduleFlush();
       throw error;
     }
     for (const window of windows) {
@@ -251,6 +251,11 @@ export class RateLimiter {
       window.readAt = readAt;
       if (window.windowEnd <= readAt && window.pending === 0) this.windows.delete(windowKey(window));
     }
+  }
+
+  /** A flush one interval from now, unless one is scheduled (a failed one is reported by writeAndRead). */
+  private scheduleFlush(): void {
+    this.timer ??= setTimeout(() => this.flush().catch(() => undefined), this.flushMs).unref();
   }
 
   private reportFlushFailure(error: unknown): void {
