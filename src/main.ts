@@ -8,7 +8,7 @@ import { connectDatabase, driverTimeouts, type Database } from './store/mongo';
 import { isStoreReachable } from './store/availability';
 import { createHealth } from './http/health';
 import { httpHygiene, httpServerOptions } from './http/security';
-import { dropSupersededIndexes, ensureIndexes } from './store/indexes';
+import { dropSupersededIndexes, ensureIndexes } from './indexes';
 import { CandidateRepository } from './candidates/candidate-repository';
 import { superviseEmbeddedStore, type SupervisedStore } from './store/embedded-process';
 import { bootstrapDemo, type DemoBootstrap } from './demo/bootstrap';
