@@ -10,7 +10,7 @@ import type { Logger } from '../logger';
 import { recordGraphQLOperations } from '../observability/graphql-operation';
 import type { Metrics } from '../observability/metrics';
 import { requestIdOf } from '../observability/request-id';
-import type { Services } from '../services';
+import type { Services } from '../core';
 import { auditPlugin } from '../audit/apollo-audit-plugin';
 import { auditWhenClosed } from '../audit/audit-on-close';
 import { persistedQueryPlugin } from '../persisted-queries/persisted-query-store';

@@ -12,7 +12,7 @@ import { requestIdOf } from '../observability/request-id';
 import { rateLimitHeaders, rateLimitPolicyHeader } from '../rate-limit/rate-limit-headers';
 import { throwIfExceeded, type RateLimitKind } from '../rate-limit/rate-limiter';
 import { toPage } from '../candidates/search-input';
-import type { Services } from '../services';
+import type { Services } from '../core';
 import { withAvailability } from '../store/availability';
 import { fingerprintOf, Idempotency, idempotencyKeyOf, retryTokenOf } from './idempotency';
 import { IdempotencyRepository } from './idempotency-repository';
