@@ -19,7 +19,7 @@ import { IdempotencyRepository } from './idempotency-repository';
 import { loadPersistedOperations, type OperationName } from './persisted-operations';
 import { internalProblem, problemInstance, RestProblem, send, sendSerialized, toProblem, type RestResponse } from './problem';
 import { PROBLEM_TYPES } from './problem-types';
-import { pageReads } from '../rate-limit/operation-weight';
+import { pageReads } from '../graphql/operation-weight';
 import { CODES, FLAG, LIMIT, PAGE, pageSizeGiven, parsePublicIdParameter, parseQuery, type ParameterValues } from './query-parameters';
 import { createRequestBodies, parseBody } from './request-bodies';
 import { REST_ROUTES } from './rest-routes';
