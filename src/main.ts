@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from './config';
 import { createLogger, type Logger } from './logger';
 import { answerClientError } from './http/client-errors';
-import { createHttpApp } from './http/create-http-app';
+import { createHttpApp } from './create-http-app';
 import { connectDatabase, driverTimeouts, type Database } from './store/mongo';
 import { isStoreReachable } from './store/availability';
 import { createHealth } from './http/health';
