@@ -17,8 +17,8 @@ import { AuditService } from './audit/audit-service';
 import { CoalescedFetch } from './cache/coalesced-fetch';
 import { EpochCache } from './cache/epoch-cache';
 import { ReadEpoch } from './cache/read-epoch';
-import type { CandidateDoc, JobOpportunityDoc } from './candidates/candidate-document';
 import { settings } from './config';
+import type { Services } from './core';
 import { RateLimitRepository } from './rate-limit/rate-limit-repository';
 import { RateLimiter, type RateLimitBudgets } from './rate-limit/rate-limiter';
 import { withAvailability } from './store/availability';
@@ -27,41 +27,6 @@ import { PersistedQueryStore, type PersistedQueryBounds } from './persisted-quer
 import type { DisclosureRules } from './statistics/disclosure-control';
 import { StatisticsRepository } from './statistics/statistics-repository';
 import { StatisticsService } from './statistics/statistics-service';
-
-/** The repositories, built once per process over the one database handle. */
-export interface Repositories {
-  readonly candidates: CandidateRepository;
-  readonly jobOpportunities: JobOpportunityRepository;
-  readonly reference: ReferenceRepository;
-  /** The reference data read once at start (src/reference/reference-cache.ts): what the loaders look up. */
-  readonly referenceCache: ReferenceCache;
-  /** Candidates and job opportunities by publicId, kept between requests under the read epoch (src/cache/). */
-  readonly candidateCache: EpochCache<string, CandidateDoc>;
-  readonly jobOpportunityCache: EpochCache<string, JobOpportunityDoc>;
-  /** What the loaders do not find in the caches, fetched for all concurrent requests at once (src/cache/coalesced-fetch.ts). */
-  readonly candidateFetch: CoalescedFetch<CandidateDoc>;
-  readonly jobOpportunityFetch: CoalescedFetch<JobOpportunityDoc>;
-}
-
-/** The core: every rule of the product. Both transports call these and nothing else. */
-export interface Services {
-  readonly repositories: Repositories;
-  readonly apiKeys: ApiKeyService;
-  readonly candidateQueries: CandidateQueryService;
-  readonly offers: OfferService;
-  readonly registration: RegistrationService;
-  readonly reference: ReferenceService;
-  /** read and write budgets per API key, shared by every instance */
-  readonly rateLimits: RateLimiter;
-  /** aggregate statistics under disclosure control (READ_STATISTICS) */
-  readonly statistics: StatisticsService;
-  /** the append-only trail of authenticated requests */
-  readonly audit: AuditService;
-  /** the store's read epoch: what every cached read is validated against (src/cache/read-epoch.ts) */
-  readonly readEpoch: ReadEpoch;
-  /** the automatic persisted queries of /graphql, shared by every instance */
-  readonly persistedQueries: PersistedQueryStore;
-}
 
 export interface ServiceOptions {
   /** budgets of keys without their own (RATE_LIMIT_READS / RATE_LIMIT_WRITES); absent: the settings' defaults */

@@ -1,3 +1,6 @@
+/** The collection of API keys (part of the operator contract, like every collection name). */
+export const API_KEY_COLLECTION = 'apiKeys';
+
 /**
  * One index of `apiKeys`. `name` and `unique` are what the central ensureIndexes reads
  * (src/store/indexes.ts IndexSpec); `options` repeats them in the driver's createIndex shape.

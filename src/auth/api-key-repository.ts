@@ -1,6 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import { advanceReadEpoch } from '../cache/read-epoch';
-import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
+import { conflictOnDuplicate } from '../store/duplicate-key';
+import { API_KEY_COLLECTION } from './api-key-indexes';
 import type { Permission } from './permissions';
 
 /** One document of `apiKeys`. The key itself is never stored, only its SHA-256. */
@@ -37,7 +38,7 @@ export interface ApiKeyRepository {
 }
 
 export function createApiKeyRepository(db: Db): ApiKeyRepository {
-  const collection: Collection<ApiKeyDoc> = db.collection<ApiKeyDoc>(COLLECTIONS.apiKeys);
+  const collection: Collection<ApiKeyDoc> = db.collection<ApiKeyDoc>(API_KEY_COLLECTION);
 
   const findById = async (id: string) => {
     const doc = await collection.findOne({ id });

@@ -1,7 +1,8 @@
 import type { Collection, Db, Filter } from 'mongodb';
 import { thenAdvanceReadEpoch } from '../cache/read-epoch';
 import { findDecodedOnce, findOneDecodedOnce } from '../store/decode-once';
-import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
+import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
+import { conflictOnDuplicate } from '../store/duplicate-key';
 import { toStoredCandidate, type CandidateDoc, type StoredCandidateDoc } from './candidate-document';
 
 /**
@@ -42,7 +43,7 @@ export class CandidateRepository {
   private readonly collection: Collection<StoredCandidateDoc>;
 
   constructor(private readonly db: Db) {
-    this.collection = db.collection<StoredCandidateDoc>(COLLECTIONS.candidates);
+    this.collection = db.collection<StoredCandidateDoc>(CANDIDATE_COLLECTIONS.candidates);
   }
 
   /**
@@ -176,7 +177,7 @@ function projectionOf(fields: readonly string[] | undefined): Record<string, 0 |
  *
  * "Not EMPLOYED" is `listed: true`. With includeEmployed, `listed` is still named, as both of
  * its values: every stored candidate has one (toStoredCandidate, backfillListed), so this
- * selects every candidate, and it gives each index of store/indexes.ts exact values on every
+ * selects every candidate, and it gives each search index (candidate-indexes.ts) exact values on every
  * field before the search order. Each combination of filters is then a few point ranges of one
  * index, each in search order and merged (MongoDB's SORT_MERGE), skipped on index keys and
  * counted from them, on MongoDB as on the embedded store.

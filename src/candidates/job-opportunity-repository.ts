@@ -1,7 +1,8 @@
 import type { Collection, Db } from 'mongodb';
 import { thenAdvanceReadEpoch } from '../cache/read-epoch';
 import { findDecodedOnce } from '../store/decode-once';
-import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
+import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
+import { conflictOnDuplicate } from '../store/duplicate-key';
 import type { JobOpportunityDoc } from './candidate-document';
 import { oneBatchFor } from './candidate-repository';
 
@@ -10,7 +11,7 @@ export class JobOpportunityRepository {
   private readonly collection: Collection<JobOpportunityDoc>;
 
   constructor(private readonly db: Db) {
-    this.collection = db.collection<JobOpportunityDoc>(COLLECTIONS.jobOpportunities);
+    this.collection = db.collection<JobOpportunityDoc>(CANDIDATE_COLLECTIONS.jobOpportunities);
   }
 
   /** The job opportunities of these ids that exist, in no particular order (loaders order them). */

@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
-import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
+import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
+import { conflictOnDuplicate } from '../store/duplicate-key';
 import type { OfferDoc } from './candidate-document';
 
 /** The `offers` collection: job matches and offers to assist, as recorded. */
@@ -7,7 +8,7 @@ export class OfferRepository {
   private readonly collection: Collection<OfferDoc>;
 
   constructor(db: Db) {
-    this.collection = db.collection<OfferDoc>(COLLECTIONS.offers);
+    this.collection = db.collection<OfferDoc>(CANDIDATE_COLLECTIONS.offers);
   }
 
   async findByPublicId(publicId: string): Promise<OfferDoc | null> {

@@ -1,7 +1,8 @@
 import { MongoServerError, type ClientSession, type Collection, type Db } from 'mongodb';
 import { SharedEpochAdvance } from '../cache/shared-epoch-advance';
 import { ConflictError, ServiceUnavailableError } from '../errors';
-import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
+import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
+import { conflictOnDuplicate } from '../store/duplicate-key';
 import { toStoredCandidate, type CandidateDoc } from './candidate-document';
 import type { CandidateIdentityDoc } from './identity-document';
 
@@ -47,8 +48,8 @@ export class RegistrationRepository {
     private readonly db: Db,
     private readonly options: RegistrationRepositoryOptions,
   ) {
-    this.identities = db.collection<CandidateIdentityDoc>(COLLECTIONS.candidateIdentities);
-    this.candidates = db.collection<CandidateDoc>(COLLECTIONS.candidates);
+    this.identities = db.collection<CandidateIdentityDoc>(CANDIDATE_COLLECTIONS.candidateIdentities);
+    this.candidates = db.collection<CandidateDoc>(CANDIDATE_COLLECTIONS.candidates);
     this.now = options.now ?? (() => new Date());
     this.epoch = new SharedEpochAdvance(db);
   }

@@ -2,7 +2,7 @@ import type { ApiKeyRecord } from '../auth/api-key-repository';
 import { authorize } from '../auth/authorize';
 import { newPublicId } from '../common/public-id';
 import type { InputIssue } from '../errors';
-import type { RegisterCandidateInput, RegistrationDataInput } from '../graphql/generated/resolvers-types';
+import type { RegisterCandidateInput, RegistrationDataInput } from '../graphql/generated/schema-types';
 import type { ReferenceCache } from '../reference/reference-cache';
 import type { ReferenceCollection, ReferenceKey } from '../reference/reference-repository';
 import type { CandidateDoc } from './candidate-document';

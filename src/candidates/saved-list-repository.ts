@@ -1,7 +1,8 @@
 import type { Collection, Db } from 'mongodb';
 import { thenAdvanceReadEpoch } from '../cache/read-epoch';
 import { findOneDecodedOnce } from '../store/decode-once';
-import { COLLECTIONS, conflictOnDuplicate } from '../store/indexes';
+import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
+import { conflictOnDuplicate } from '../store/duplicate-key';
 import type { SavedListDoc } from './candidate-document';
 
 /** The `savedLists` collection. A list keeps its candidates in the order they were saved. */
@@ -9,7 +10,7 @@ export class SavedListRepository {
   private readonly collection: Collection<SavedListDoc>;
 
   constructor(private readonly db: Db) {
-    this.collection = db.collection<SavedListDoc>(COLLECTIONS.savedLists);
+    this.collection = db.collection<SavedListDoc>(CANDIDATE_COLLECTIONS.savedLists);
   }
 
   async findByPublicId(publicId: string): Promise<SavedListDoc | null> {

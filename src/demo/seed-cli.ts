@@ -3,7 +3,7 @@ import { SingleBar, Presets } from 'cli-progress';
 import type { Db } from 'mongodb';
 import { CandidateRepository } from '../candidates/candidate-repository';
 import { loadConfig, type Config } from '../config';
-import { COLLECTIONS, dropSupersededIndexes, ensureIndexes, INDEXES } from '../store/indexes';
+import { COLLECTIONS, dropSupersededIndexes, ensureIndexes, INDEXES } from '../indexes';
 import { connectDatabase } from '../store/mongo';
 import { DemoGenerator, isDemoSeed, MAX_DEMO_SEED } from './demo-generator';
 import { seedDemoData, type SeedCounts, type SeedProgress } from './seed-demo-data';

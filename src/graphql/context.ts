@@ -3,7 +3,7 @@ import { RequestAudit } from '../audit/request-audit';
 import type { ApiKeyRecord } from '../auth/api-key-repository';
 import { isWellFormedApiKey } from '../auth/api-key-format';
 import type { Metrics } from '../observability/metrics';
-import type { Services } from '../services';
+import type { Services } from '../core';
 import type { ReferenceCache } from '../reference/reference-cache';
 import { createLoaders, type Loaders } from './loaders';
 

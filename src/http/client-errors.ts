@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
-import { problemBody } from '../rest/problem';
-import { PROBLEM_TYPES } from '../rest/problem-types';
+import { problemBody } from './problem';
+import { PROBLEM_TYPES } from './problem-types';
 
 const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
 

@@ -1,8 +1,8 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../logger';
 import { requestIdOf } from '../observability/request-id';
-import { internalProblem, problemBody, problemInstance, send } from '../rest/problem';
-import { PROBLEM_TYPES } from '../rest/problem-types';
+import { internalProblem, problemBody, problemInstance, send } from './problem';
+import { PROBLEM_TYPES } from './problem-types';
 
 /** Any path no route serves: a problem+json 404, like the unknown routes of /v1. */
 export const notFound: RequestHandler = (req, res) => {

@@ -1,8 +1,8 @@
 import type http from 'node:http';
 import express, { type Response, type Router } from 'express';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../errors';
-import { problemBody, problemInstance, send } from '../rest/problem';
-import { PROBLEM_TYPES } from '../rest/problem-types';
+import { problemBody, problemInstance, send } from './problem';
+import { PROBLEM_TYPES } from './problem-types';
 
 export interface Health {
   /**

@@ -4,8 +4,8 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import helmet from 'helmet';
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../errors';
 import type { Logger } from '../logger';
-import { problemBody, problemInstance, send } from '../rest/problem';
-import { PROBLEM_TYPES } from '../rest/problem-types';
+import { problemBody, problemInstance, send } from './problem';
+import { PROBLEM_TYPES } from './problem-types';
 
 /** Request headers a browser on an allowed origin may send (the preflight allows exactly these). */
 export const CORS_ALLOWED_HEADERS = ['X-API-Key', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'] as const;

@@ -1,4 +1,3 @@
-import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import type { PersistedQueryRepository } from './persisted-query-repository';
 
 export interface PersistedQueryBounds {
@@ -50,21 +49,4 @@ export class PersistedQueryStore {
   async settled(): Promise<void> {
     await Promise.allSettled([...this.pending]);
   }
-}
-
-/**
- * Apollo starts the write of a newly registered query without waiting for it. This holds the
- * registering request's answer until the write ended, so that once a client has its answer,
- * sending the hash alone works on every instance.
- */
-export function persistedQueryPlugin<C extends BaseContext>(store: PersistedQueryStore): ApolloServerPlugin<C> {
-  return {
-    async requestDidStart() {
-      return {
-        async willSendResponse({ metrics }) {
-          if (metrics.persistedQueryRegister) await store.settled();
-        },
-      };
-    },
-  };
 }

@@ -1,5 +1,5 @@
 import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type Db } from 'mongodb';
-import { isDuplicateKeyError } from '../store/indexes';
+import { isDuplicateKeyError, isDuplicateKeyWriteError } from '../store/duplicate-key';
 import { RATE_LIMIT_COLLECTION } from './rate-limit-indexes';
 
 /** The two budgets of an API key. */
@@ -110,6 +110,6 @@ function toUpsert({ apiKeyId, kind, windowStart, cost, expiresAt }: RateLimitInc
 function duplicateKeyPositions(error: MongoBulkWriteError, count: number): number[] | undefined {
   const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
   if (writeErrors.length === 0 || error.result.getWriteConcernError() !== undefined) return undefined;
-  if (!writeErrors.every((writeError) => writeError.code === 11000 && writeError.index < count)) return undefined;
+  if (!writeErrors.every((writeError) => isDuplicateKeyWriteError(writeError) && writeError.index < count)) return undefined;
   return writeErrors.map((writeError) => writeError.index);
 }

@@ -1,5 +1,5 @@
 import type { AnyBulkWriteOperation, Db, Document } from 'mongodb';
-import { COLLECTIONS } from '../store/indexes';
+import { REFERENCE_DATA_COLLECTIONS } from './reference-indexes';
 import { REFERENCE_COLLECTIONS } from './reference-data';
 import { REFERENCE_COLLECTION_NAMES, type ReferenceCollection } from './reference-repository';
 
@@ -17,7 +17,7 @@ export async function loadReferenceData(db: Db): Promise<Record<ReferenceCollect
     const operations: AnyBulkWriteOperation<Document>[] = docs.map((doc) => ({
       replaceOne: { filter: { [field]: doc[field] }, replacement: { ...doc }, upsert: true },
     }));
-    if (operations.length > 0) await db.collection(COLLECTIONS[collection]).bulkWrite(operations, { ordered: false });
+    if (operations.length > 0) await db.collection(REFERENCE_DATA_COLLECTIONS[collection]).bulkWrite(operations, { ordered: false });
     counts[collection] = docs.length;
   }
   return counts;

@@ -1,5 +1,5 @@
 import type { Db, Filter } from 'mongodb';
-import { COLLECTIONS } from '../store/indexes';
+import { REFERENCE_DATA_COLLECTIONS } from './reference-indexes';
 import {
   REFERENCE_COLLECTIONS,
   type CountryDoc,
@@ -21,7 +21,7 @@ export interface ReferenceDocs {
 }
 export type ReferenceCollection = keyof ReferenceDocs;
 
-/** The names of the reference collections (also their keys in COLLECTIONS). */
+/** The names of the reference collections (also their keys in REFERENCE_DATA_COLLECTIONS). */
 export const REFERENCE_COLLECTION_NAMES = Object.keys(REFERENCE_COLLECTIONS) as ReferenceCollection[];
 
 /** The type of the unique key of a reference collection: what candidates store and loaders look up. */
@@ -81,7 +81,7 @@ export class ReferenceRepository {
   }
 
   private collectionOf<C extends ReferenceCollection>(collection: C) {
-    return this.db.collection<ReferenceDocs[C]>(COLLECTIONS[collection]);
+    return this.db.collection<ReferenceDocs[C]>(REFERENCE_DATA_COLLECTIONS[collection]);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKeyError } from '../store/indexes';
+import { isDuplicateKeyError } from '../store/duplicate-key';
 import { IDEMPOTENCY_COLLECTION } from './idempotency-indexes';
 
 /** One document of `idempotencyKeys`: the first request made with one key by one API key. */

@@ -2,8 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from '../logger';
 import { IDEMPOTENCY_TTL_SECONDS } from './idempotency-indexes';
 import type { IdempotencyRecord, IdempotencyRepository } from './idempotency-repository';
-import { PROBLEM_TYPES } from './problem-types';
-import { RestProblem, type RestResponse } from './problem';
+import { PROBLEM_TYPES } from '../http/problem-types';
+import { RestProblem, type RestResponse } from '../http/problem';
 
 /** 1 to 255 printable ASCII characters (RFC draft "The Idempotency-Key HTTP Header Field"). */
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;

@@ -1,8 +1,8 @@
 import type { InputIssue } from '../errors';
 import { isPublicId } from '../common/public-id';
 import { MAX_LIMIT, MIN_LIMIT, MIN_PAGE } from '../candidates/search-input';
-import { PROBLEM_TYPES } from './problem-types';
-import { RestProblem } from './problem';
+import { PROBLEM_TYPES } from '../http/problem-types';
+import { RestProblem } from '../http/problem';
 
 /**
  * The syntax of /v1 parameters: strings to the values the GraphQL operations take. Bounds and

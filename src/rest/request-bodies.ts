@@ -2,8 +2,8 @@ import { isEnumType, type GraphQLSchema } from 'graphql';
 import { z } from 'zod';
 import { isPublicId } from '../common/public-id';
 import { MAX_CANDIDATES_PER_OFFER, MAX_COUPON_LENGTH, MAX_NOTES_LENGTH } from '../candidates/offer-service';
-import { PROBLEM_TYPES } from './problem-types';
-import { RestProblem } from './problem';
+import { PROBLEM_TYPES } from '../http/problem-types';
+import { RestProblem } from '../http/problem';
 
 /**
  * The bodies of the three POSTs: their shape checked strictly (types, enums, required and

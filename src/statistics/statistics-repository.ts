@@ -1,7 +1,7 @@
 import type { Collection, Db, Document } from 'mongodb';
 import type { StoredCandidateDoc } from '../candidates/candidate-document';
 import { searchQuery, type CandidateSearchFilter } from '../candidates/candidate-repository';
-import { COLLECTIONS } from '../store/indexes';
+import { CANDIDATE_COLLECTIONS } from '../candidates/candidate-indexes';
 import type { StoredKey } from './dimensions';
 
 /** One combination of stored values (null: none) and how many candidates have it. */
@@ -18,7 +18,7 @@ export class StatisticsRepository {
   private readonly collection: Collection<StoredCandidateDoc>;
 
   constructor(db: Db) {
-    this.collection = db.collection<StoredCandidateDoc>(COLLECTIONS.candidates);
+    this.collection = db.collection<StoredCandidateDoc>(CANDIDATE_COLLECTIONS.candidates);
   }
 
   /** The number of candidates the filter selects. */

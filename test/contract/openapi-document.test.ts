@@ -12,7 +12,7 @@ import express from 'express';
 import { MAX_LIMIT, MAX_CODES_PER_FILTER, MIN_LIMIT, MIN_PAGE, DEFAULT_LIMIT } from '../../src/candidates/search-input';
 import { MAX_CANDIDATES_PER_OFFER, MAX_COUPON_LENGTH, MAX_NOTES_LENGTH } from '../../src/candidates/offer-service';
 import { MAX_LIST_ITEMS } from '../../src/candidates/registration-service';
-import { PROBLEM_TYPES } from '../../src/rest/problem-types';
+import { PROBLEM_TYPES } from '../../src/http/problem-types';
 import { openApiOperations, serveOpenApi } from '../../src/rest/openapi-route';
 import { createRestRouter } from '../../src/rest/rest-router';
 import { createSchema } from '../../src/graphql/schema';

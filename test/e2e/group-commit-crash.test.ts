@@ -6,7 +6,7 @@ import { ApiKeyService } from '../../src/auth/api-key-service';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { createApp, type CandidateDirectory } from '../../src/main';
-import { COLLECTIONS } from '../../src/store/indexes';
+import { COLLECTIONS } from '../../src/indexes';
 import { crashableStoreChild, journalFiles } from '../store/helpers';
 import { appLogDestination, recordSecret } from '../support/log-capture';
 import { expectWholeRegistrations } from '../support/registrations';

@@ -3,7 +3,7 @@ import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
 import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { ApiKeyService } from '../../src/auth/api-key-service';
 import { spawnEmbeddedStore, type EmbeddedStoreProcess } from '../../src/store/embedded-process';
-import { COLLECTIONS } from '../../src/store/indexes';
+import { COLLECTIONS } from '../../src/indexes';
 import { makeTempDir } from '../store/helpers';
 import { startCommandProxy, type CommandProxy } from '../support/command-proxy';
 import { recordSecret } from '../support/log-capture';

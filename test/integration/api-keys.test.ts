@@ -7,7 +7,7 @@ import { apiKeyIndexes } from '../../src/auth/api-key-indexes';
 import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { ApiKeyService, type ApiKeyRecord } from '../../src/auth/api-key-service';
 import { ConflictError, NotFoundError, UnauthenticatedError } from '../../src/errors';
-import { ensureIndexes } from '../../src/store/indexes';
+import { ensureIndexes } from '../../src/indexes';
 import { connectDatabase, type Database } from '../../src/store/mongo';
 import { startStoreUnderTest } from '../support/store-under-test';
 

@@ -12,7 +12,7 @@ import { ConflictError } from '../../src/errors';
 import { loadReferenceData } from '../../src/reference/load-reference-data';
 import { languages, REFERENCE_COLLECTIONS } from '../../src/reference/reference-data';
 import { REFERENCE_COLLECTION_NAMES, ReferenceRepository } from '../../src/reference/reference-repository';
-import { COLLECTIONS, dropSupersededIndexes, ensureIndexes, INDEXES, SUPERSEDED_INDEXES } from '../../src/store/indexes';
+import { COLLECTIONS, dropSupersededIndexes, ensureIndexes, INDEXES, SUPERSEDED_INDEXES } from '../../src/indexes';
 import {
   aCandidate,
   aJobOpportunity,

@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { createApp, type CandidateDirectory } from '../../src/main';
 import { spawnEmbeddedStore, type EmbeddedStoreProcess } from '../../src/store/embedded-process';
-import { COLLECTIONS } from '../../src/store/indexes';
+import { COLLECTIONS } from '../../src/indexes';
 import { testDatabaseName } from '../support/builders';
 import { appLogDestination, recordSecret } from '../support/log-capture';
 import { rest, type RestResult } from '../support/rest-client';

@@ -11,7 +11,7 @@ import { appLogDestination, recordSecret } from '../support/log-capture';
 import { expectWholeRegistrations } from '../support/registrations';
 import { rest } from '../support/rest-client';
 import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
-import { COLLECTIONS } from '../../src/store/indexes';
+import { COLLECTIONS } from '../../src/indexes';
 
 /**
  * A registration with a fault at each of its steps: every store command a registration

@@ -6,7 +6,7 @@ import { createApp } from '../../src/main';
 import { fingerprintOf, Idempotency } from '../../src/rest/idempotency';
 import { IDEMPOTENCY_COLLECTION } from '../../src/rest/idempotency-indexes';
 import { IdempotencyRepository, type IdempotencyRecord } from '../../src/rest/idempotency-repository';
-import { COLLECTIONS } from '../../src/store/indexes';
+import { COLLECTIONS } from '../../src/indexes';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { recordSecret } from '../support/log-capture';
 import { rest } from '../support/rest-client';

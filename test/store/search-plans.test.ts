@@ -1,7 +1,7 @@
 import { MongoClient, type Db, type Document } from 'mongodb';
 import type { CandidateDoc, CandidateStatus, StoredCandidateDoc } from '../../src/candidates/candidate-document';
 import { CANDIDATE_ORDER, CandidateRepository, searchQuery, type CandidateSearchFilter } from '../../src/candidates/candidate-repository';
-import { COLLECTIONS, ensureIndexes, INDEXES } from '../../src/store/indexes';
+import { COLLECTIONS, ensureIndexes, INDEXES } from '../../src/indexes';
 import { aCandidate, at } from '../support/builders';
 import { startStoreUnderTest, type StoreUnderTest } from '../support/store-under-test';
 

@@ -13,8 +13,8 @@ import {
   type ValueNode,
 } from 'graphql';
 import { DEFAULT_LIMIT, MAX_LIMIT, MIN_LIMIT } from '../candidates/search-input';
-import { rootFields } from '../graphql/root-fields';
-import type { RateLimitKind } from './rate-limiter';
+import { rootFields } from './root-fields';
+import type { RateLimitKind } from '../rate-limit/rate-limiter';
 
 /** Candidates per read unit: a page of up to 10 candidates costs 1 read, a page of 100 costs 10. */
 export const CANDIDATES_PER_READ = 10;

@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { GraphQLContext } from '../graphql/context';
-import { rootFieldNames } from '../graphql/root-fields';
-import type { AuditService } from './audit-service';
+import type { GraphQLContext } from './context';
+import { rootFieldNames } from './root-fields';
+import type { AuditService } from '../audit/audit-service';
 
 /**
  * The GraphQL side of the audit trail: names the operation (its name and root fields) once Apollo

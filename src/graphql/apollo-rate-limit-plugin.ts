@@ -1,10 +1,10 @@
 import { HeaderMap, type ApolloServerPlugin, type HTTPGraphQLHead } from '@apollo/server';
 import { GraphQLError, type GraphQLErrorExtensions } from 'graphql';
 import { isAppError, TooManyRequestsError, type AppError } from '../errors';
-import type { GraphQLContext } from '../graphql/context';
-import { httpExtensionOf } from '../graphql/format-error';
-import { rateLimitHeaders, rateLimitPolicyHeader } from './rate-limit-headers';
-import { throwIfExceeded, type RateLimiter, type RateLimitState } from './rate-limiter';
+import type { GraphQLContext } from './context';
+import { httpExtensionOf } from './format-error';
+import { rateLimitHeaders, rateLimitPolicyHeader } from '../rate-limit/rate-limit-headers';
+import { throwIfExceeded, type RateLimiter, type RateLimitState } from '../rate-limit/rate-limiter';
 import { operationCharge } from './operation-weight';
 
 /**

@@ -1,0 +1,54 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../..');
+const CONFIG = path.join(ROOT, '.dependency-cruiser.cjs');
+const DEPCRUISE = path.join(ROOT, 'node_modules', '.bin', 'depcruise');
+
+interface Violation {
+  rule: { name: string };
+  from: string;
+  to: string;
+}
+
+/**
+ * Runs `npm run depcheck`'s command on the `src/` of `cwd`: its exit status (what fails CI), and
+ * the rules it reports broken (a second run, as JSON).
+ */
+function depcheck(cwd: string): { status: number | null; violations: string[] } {
+  const args = ['src', '--config', CONFIG];
+  const run = spawnSync(DEPCRUISE, args, { cwd, encoding: 'utf8' });
+  const json = spawnSync(DEPCRUISE, [...args, '--output-type', 'json'], { cwd, encoding: 'utf8' });
+  if (run.error ?? json.error) throw run.error ?? json.error;
+  const report = JSON.parse(json.stdout) as { summary: { violations: Violation[] } };
+  const violations = report.summary.violations.map(({ rule, from, to }) => `${rule.name}: ${from} -> ${to.replace(/^.*node_modules\//, 'node_modules/')}`);
+  return { status: run.status, violations: violations.sort() };
+}
+
+describe('dependency rules of src/ (npm run depcheck)', () => {
+  test('when a lower layer imports a higher one, an area imports the composition root or two modules import each other through types only, then the check fails naming each import', () => {
+    const { status, violations } = depcheck(path.join(ROOT, 'test/fixtures/dependency-rules'));
+
+    expect(violations).toEqual(
+      [
+        'apollo-plugins-in-graphql: src/audit/apollo-audit-plugin.ts -> node_modules/@apollo/server/dist/cjs/index.d.ts',
+        'areas-do-not-import-the-composition-root: src/candidates/registration-service.ts -> src/services.ts',
+        'areas-do-not-import-the-composition-root: src/rest/rest-router.ts -> src/create-http-app.ts',
+        'domain-below-transports: src/audit/apollo-audit-plugin.ts -> src/graphql/context.ts',
+        'http-below-transports: src/http/fallbacks.ts -> src/rest/problem.ts',
+        // A cycle is reported once, at one of its imports.
+        'no-circular: src/audit/audit-indexes.ts -> src/store/indexes.ts',
+        'rest-does-not-import-the-http-app: src/rest/rest-router.ts -> src/create-http-app.ts',
+        'store-is-the-bottom-layer: src/store/indexes.ts -> src/audit/audit-indexes.ts',
+      ].sort(),
+    );
+    expect(status).not.toBe(0);
+  });
+
+  test('when the service\'s src/ is checked, then no rule is broken', () => {
+    const { status, violations } = depcheck(ROOT);
+
+    expect(violations).toEqual([]);
+    expect(status).toBe(0);
+  });
+});
