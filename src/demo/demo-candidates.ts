@@ -114,6 +114,10 @@ export function* generateCandidates(sources: CandidateSources, rng: DemoRandom):
   }
 }
 
+/**
+ * One candidate, its nested lists from the demo-candidate-*.ts files. The order of the draws from
+ * `rng` is part of the data: moving a draw changes this candidate and every later one.
+ */
 function makeCandidate(
   sources: CandidateSources,
   rng: DemoRandom,
