@@ -1,13 +1,15 @@
 import { FOREIGN_CPU_NOTE, type Measurement } from './load';
 import type { Commit, Machine } from './machine';
 import type { CacheSettings } from './rotation';
-import type { KeysCliFeatures, SeedResult } from './service';
+import type { CliStartResult, KeysCliFeatures, SeedResult } from './service';
 
 export interface SizeRun {
   size: number;
   seed?: SeedResult;
   /** first start of the service on the seeded data (replays and compacts the journal) */
   serviceStartMs?: number;
+  /** `npm run keys -- list` on the seeded data directory, before the service starts */
+  cliStart?: CliStartResult;
   measurements: Measurement[];
   /**
    * scenarios run again on the same data, before the main run, with one setting changed:
@@ -508,6 +510,29 @@ function seedingTable(report: RunReport): string {
   return lines.join('\n');
 }
 
+/** The CLI start rows, or undefined when no size timed them (`--scenarios` without cli-start). */
+export function cliStartTable(report: RunReport): string | undefined {
+  const timed = report.sizes.filter((run) => run.cliStart !== undefined);
+  if (timed.length === 0) return undefined;
+  const cell = (list: readonly number[]): string => {
+    if (list.length === 0) return '—';
+    const sorted = [...list].sort((a, b) => a - b);
+    const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+    const s = (v: number): string => (v / 1000).toFixed(2);
+    return `${s(median)} s (${s(sorted[0]!)}–${s(sorted[sorted.length - 1]!)}, ${list.length} runs)`;
+  };
+  const lines = [
+    '| candidates | `npm run keys -- list` (median, min–max) | `node dist/src/keys-cli.js list` (median, min–max) |',
+    '|---:|---:|---:|',
+  ];
+  for (const run of timed) {
+    const cli = run.cliStart!;
+    lines.push(`| ${run.size.toLocaleString('en-GB')} | ${cell(cli.npmMs)}${cli.rebuilt ? ' ‡' : ''} | ${cell(cli.nodeMs)} |`);
+  }
+  if (timed.some((run) => run.cliStart!.rebuilt)) lines.push('', '‡ the build was not current: the untimed first run built it.');
+  return lines.join('\n');
+}
+
 function notes(report: RunReport): string[] {
   const lines: string[] = [];
   for (const m of allMeasurements(report)) {
@@ -532,6 +557,7 @@ export function markdown(report: RunReport): string {
       : `\n<details><summary>git status --short</summary>\n\n\`\`\`\n${commit.dirtyFiles.join('\n')}\n\`\`\`\n</details>\n`;
   const env = Object.entries(report.serviceEnv).map(([k, v]) => `\`${k}=${v}\``).join(', ');
   const runNotes = notes(report);
+  const cliStart = cliStartTable(report);
   return `# Benchmarks
 
 Written by \`npm run bench\` (\`scripts/bench/run.ts\`); every figure below comes from the run it
@@ -557,7 +583,7 @@ ${dirtyList}
 ## Seeding
 
 ${seedingTable(report)}
-
+${cliStart ? `\n## CLI start\n\nWall time of the keys CLI listing the keys of the seeded data directory (the benchmark key), the service\nnot running: \`npm run keys -- list\` as an operator runs it (npm, the build check of\n\`scripts/build-if-stale.mjs\` on a current build, then the CLI), and the CLI alone (node start, open the\nembedded store in-process, list, close). One untimed run first, then the two alternately.\n\n${cliStart}\n` : ''}
 ## Results
 
 Each scenario: one checked request (a failure there means the row is NOT RUN), a wait for an

@@ -24,6 +24,7 @@ import {
   seed,
   startService,
   tail,
+  timeCliStart,
   type RunningService,
 } from './service';
 
@@ -42,7 +43,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --timeout <s>          autocannon request timeout (default 30, the service's REQUEST_TIMEOUT_MS)
   --quiet-wait <s>       before each scenario, wait up to this long for other processes to go quiet (default 10; 0: don't)
   --scenarios <key,...>  only these scenarios (keys: see scripts/bench/scenarios.ts, e.g. rest-by-id-cold,
-                         rest-search-100-1c-deepest-caches-off; baseline-http, baseline-express, baseline-http-search-100)
+                         rest-search-100-1c-deepest-caches-off; baseline-http, baseline-express, baseline-http-search-100;
+                         cli-start: the wall time of npm run keys -- list on the seeded data directory)
   --no-baselines         skip the bare node:http and Express servers
   --compiled-off <ENV=VALUE>  the setting that switches compiled GraphQL execution off (default: found in src/config.ts)
   --env <NAME=VALUE>     an extra environment variable of the service (repeatable)
@@ -129,6 +131,9 @@ function parseOptions(argv: string[]): Options | 'help' {
     maxMinutes: positive('--max-minutes', values['max-minutes'], 30),
   };
 }
+
+/** The --scenarios key of the CLI start row (not a load scenario: timed runs of the keys CLI). */
+const CLI_START = 'cli-start';
 
 const startedAt = Date.now();
 function log(line: string): void {
@@ -336,6 +341,13 @@ async function benchmarkSize(
   } else {
     apiKey = `cdk_${randomBytes(32).toString('base64url')}`;
     env.DEMO_API_KEY = apiKey;
+  }
+  // While no service holds the directory: how long an operator waits for `npm run keys -- list`.
+  if (!options.scenarios || options.scenarios.has(CLI_START)) {
+    result.cliStart = await timeCliStart(dataDir, path.join(sizeDir, 'cli-start.log'));
+    const { npmMs, nodeMs, rebuilt } = result.cliStart;
+    const runs = (list: number[]) => list.map((m) => (m / 1000).toFixed(2)).join(', ');
+    log(`size ${size}: npm run keys -- list ${runs(npmMs)} s; node dist/src/keys-cli.js list ${runs(nodeMs)} s${rebuilt ? ' (the untimed first run built)' : ''}`);
   }
   const savedListIds = new DemoGenerator({ candidates: size, seed: BOOTSTRAP_SEED }).savedLists().map((l) => l.publicId);
   const wanted = (s: Scenario): boolean => !options.scenarios || options.scenarios.has(s.key);

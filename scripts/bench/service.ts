@@ -6,8 +6,9 @@ import { foreignCpuAroundChild } from './probe';
 
 /**
  * The service under test and its command-line tools, run from the compiled dist/ exactly as
- * `npm start`, `npm run seed` and `npm run keys` run them (without their `pre*` builds:
- * `npm run bench` builds once before the harness starts).
+ * `npm start`, `npm run seed` and `npm run keys` run them (without their `pre*` build checks:
+ * `npm run bench` makes the build current once before the harness starts), except the CLI start
+ * row, which times `npm run keys -- list` itself.
  */
 
 export const REPO = path.resolve(__dirname, '..', '..');
@@ -22,9 +23,14 @@ export function toolEnvironment(dataDir: string, extra: Record<string, string> =
 }
 
 async function runTool(label: string, script: string, args: string[], env: NodeJS.ProcessEnv, logFile: string, timeoutMs: number): Promise<{ ms: number; output: string }> {
+  return runCommand(label, process.execPath, [path.join(DIST, script), ...args], env, logFile, timeoutMs);
+}
+
+/** Runs a command to its end, its output appended to `logFile`; `ms` is its wall time. */
+async function runCommand(label: string, command: string, args: string[], env: NodeJS.ProcessEnv, logFile: string, timeoutMs: number): Promise<{ ms: number; output: string }> {
   const log = fs.openSync(logFile, 'a');
   const started = process.hrtime.bigint();
-  const child = spawnChild(label, process.execPath, [path.join(DIST, script), ...args], { cwd: REPO, env, stdio: ['ignore', log, log] });
+  const child = spawnChild(label, command, args, { cwd: REPO, env, stdio: ['ignore', log, log] });
   fs.closeSync(log);
   const timer = setTimeout(() => void killGroup(child.pid), timeoutMs);
   const { code, signal } = await child.exited();
@@ -106,6 +112,36 @@ export async function createBenchKey(dataDir: string, logFile: string, budget: r
   const key = lines[lines.length - 1]?.trim() ?? '';
   if (code !== 0 || !key.startsWith('cdk_')) throw new Error(`keys create ${budget.join(' ')} failed (exit code ${code}); see ${logFile}`);
   return key;
+}
+
+/** Wall times of the keys CLI listing the keys of a data directory (the service not running on it). */
+export interface CliStartResult {
+  /** `npm run keys -- list`, as an operator runs it: npm, the build check (scripts/build-if-stale.mjs) and the CLI; ms */
+  npmMs: number[];
+  /** `node dist/src/keys-cli.js list`: the CLI alone (node start, open the store, list, close); ms */
+  nodeMs: number[];
+  /** the first, untimed run found the build stale and built */
+  rebuilt: boolean;
+}
+
+/**
+ * `runs` timed runs of each, alternating, after one untimed `npm run keys -- list` (which builds
+ * if the build is not current, so the timed runs measure a current build, as the README promises).
+ */
+export async function timeCliStart(dataDir: string, logFile: string, runs = 5): Promise<CliStartResult> {
+  const env = toolEnvironment(dataDir);
+  // The npm that runs `npm run bench`, else the one on PATH.
+  const npmCli = process.env.npm_execpath;
+  const [npm, npmArgs] = npmCli && /\.[cm]?js$/.test(npmCli) ? [process.execPath, [npmCli]] : ['npm', []];
+  const keysList = [...npmArgs, 'run', 'keys', '--', 'list'];
+  fs.writeFileSync(logFile, '');
+  const first = await runCommand('npm run keys -- list', npm, keysList, env, logFile, 10 * 60_000);
+  const result: CliStartResult = { npmMs: [], nodeMs: [], rebuilt: /\bbuild: /.test(first.output) };
+  for (let i = 0; i < runs; i++) {
+    result.npmMs.push((await runCommand('npm run keys -- list', npm, keysList, env, logFile, 120_000)).ms);
+    result.nodeMs.push((await runTool('keys list', 'keys-cli.js', ['list'], env, logFile, 120_000)).ms);
+  }
+  return result;
 }
 
 export interface RunningService {

@@ -1,5 +1,5 @@
 import type { Measurement } from '../../scripts/bench/load';
-import { coldGoals, resultsTable, type RunReport } from '../../scripts/bench/report';
+import { cliStartTable, coldGoals, resultsTable, type RunReport } from '../../scripts/bench/report';
 import type { Heat, Scenario } from '../../scripts/bench/scenarios';
 
 /** The goals of issue 13 as BENCHMARKS.md states them, from a run's measurements (scripts/bench/report.ts). */
@@ -174,5 +174,28 @@ describe('the issue 13 goals of the benchmark report', () => {
     expect(line).toContain('| cold | 100,000 | 3,000 |');
     expect(line).toContain('| 30 % (Express) |');
     expect(line).toContain('| 0.40 | 0.21 |');
+  });
+});
+
+describe('the CLI start rows of the benchmark report', () => {
+  test('when a size timed npm run keys -- list, then its row gives the median and the range of each command', () => {
+    const run = report(baselines, { 10_000: [] });
+    run.sizes[0]!.cliStart = { npmMs: [1_900, 1_500, 1_600, 2_400, 1_700], nodeMs: [700, 600, 650, 900, 640], rebuilt: false };
+
+    const table = cliStartTable(run);
+
+    expect(table).toContain('| 10,000 | 1.70 s (1.50–2.40, 5 runs) | 0.65 s (0.60–0.90, 5 runs) |');
+    expect(table).not.toContain('‡');
+  });
+
+  test('when the first untimed run had to build, then the row says so', () => {
+    const run = report(baselines, { 10_000: [] });
+    run.sizes[0]!.cliStart = { npmMs: [1_000], nodeMs: [500], rebuilt: true };
+
+    expect(cliStartTable(run)).toMatch(/1\.00 s \(1\.00–1\.00, 1 runs\) ‡[\s\S]*‡ the build was not current/);
+  });
+
+  test('when no size timed the CLI (--scenarios without cli-start), then there is no CLI start table', () => {
+    expect(cliStartTable(report(baselines, { 10_000: [] }))).toBeUndefined();
   });
 });

@@ -1,0 +1,18 @@
+import type { SavedListDoc } from '../candidates/candidate-document';
+import type { DemoRandom } from './demo-random';
+import { DAY_MS } from './demo-values';
+import { SAVED_LIST_NAMES, SAVED_LIST_SIZES } from './demo-vocabulary';
+
+const LISTS_FROM = Date.UTC(2025, 6, 1);
+
+/** Saved lists of varied sizes (one above the page limit of 100), in their saved order. */
+export function makeSavedLists(rng: DemoRandom, candidateIds: readonly string[]): SavedListDoc[] {
+  const sizes = SAVED_LIST_SIZES.filter((size) => size <= candidateIds.length);
+  if (sizes.length === 0 && candidateIds.length > 0) sizes.push(candidateIds.length);
+  return sizes.map((size, i) => ({
+    publicId: rng.publicId(),
+    name: SAVED_LIST_NAMES[i % SAVED_LIST_NAMES.length] as string,
+    candidatePublicIds: rng.sample(candidateIds, size),
+    createdDate: new Date(LISTS_FROM + rng.int(0, 90) * DAY_MS + rng.int(0, 86_399) * 1000),
+  }));
+}
