@@ -300,7 +300,7 @@ export class DemoGenerator {
         const candidate = this.makeCandidate(rng, index, statusOf(index), null, false);
         // Some partners registered earlier, the link recorded on one side only.
         if (index > 0 && PARTNERED.has(candidate.maritalStatus ?? '') && rng.chance(0.05)) {
-          candidate.partnerPublicId = this.candidateIds[rng.int(0, index - 1)] as string;
+          candidate.partnerPublicId = this.candidateIds[rng.int(0, index - 1)];
           candidate.partnerRegistered = 'YES';
         }
         yield candidate;
@@ -316,7 +316,7 @@ export class DemoGenerator {
     if (sizes.length === 0 && this.size > 0) sizes.push(this.size);
     return sizes.map((size, i) => ({
       publicId: rng.publicId(),
-      name: SAVED_LIST_NAMES[i % SAVED_LIST_NAMES.length] as string,
+      name: SAVED_LIST_NAMES[i % SAVED_LIST_NAMES.length],
       candidatePublicIds: rng.sample(this.candidateIds, size),
       createdDate: new Date(LISTS_FROM + rng.int(0, 90) * DAY_MS + rng.int(0, 86_399) * 1000),
     }));
@@ -364,7 +364,7 @@ export class DemoGenerator {
     const createdYear = new Date(created).getUTCFullYear();
 
     const nationality = partner?.nationalityIsoCode ?? rng.weighted(this.origins);
-    const origin = ORIGINS[nationality] ?? (ORIGINS.SY as NonNullable<(typeof ORIGINS)['SY']>);
+    const origin = ORIGINS[nationality] ?? ORIGINS.SY;
     const host = partner?.countryIsoCode ?? rng.weighted(origin.hosts);
     const hostInfo = HOSTS[host] ?? { cities: [], languages: [] };
     const city = partner?.city ?? (hostInfo.cities.length > 0 ? rng.pick(hostInfo.cities) : undefined);
@@ -405,11 +405,11 @@ export class DemoGenerator {
     const sparse = status === 'DRAFT' || status === 'INCOMPLETE';
 
     const occupationsPlanned = this.planOccupations(rng);
-    const primary = occupationsPlanned[0] as PlannedOccupation;
+    const primary = occupationsPlanned[0];
     const workingYears = Math.max(1, createdYear - yearOfBirth - 18);
 
     const doc: CandidateDoc = {
-      publicId: this.candidateIds[index] as string,
+      publicId: this.candidateIds[index],
       createdDate: new Date(created),
       status,
     };
@@ -685,8 +685,8 @@ export class DemoGenerator {
       const written = Math.max(0, Math.min(top, spoken - rng.int(0, 1)));
       result.push({ languageIsoCode: code, writtenLevel: levels[written], spokenLevel: levels[spoken] });
     };
-    add(mother[0] as string, top);
-    if (mother.length > 1 && rng.chance(0.4)) add(mother[1] as string, top - rng.int(0, 2));
+    add(mother[0], top);
+    if (mother.length > 1 && rng.chance(0.4)) add(mother[1], top - rng.int(0, 2));
     if (!livesAtHome) for (const code of hostLanguages) if (rng.chance(0.7)) add(code, rng.int(0, top - 1));
     if (rng.chance(0.65)) add('en', rng.int(0, top));
     if (rng.chance(0.1)) add('fr', rng.int(0, top - 1));
@@ -780,8 +780,8 @@ export class DemoGenerator {
       if (majorId !== undefined) entry.educationMajorId = majorId;
       entry.lengthOfCourseYears = length;
       const kind = educationType === 'VOCATIONAL' || educationType === 'ASSOCIATE' ? 'vocational' : 'tertiary';
-      entry.institution = rng.pick(INSTITUTION_PATTERNS[kind]).replace('{city}', abroad ? (hostCity as string) : homeCity);
-      if (majorId !== undefined) entry.courseName = majors.get(majorId) as string;
+      entry.institution = rng.pick(INSTITUTION_PATTERNS[kind]).replace('{city}', abroad ? hostCity : homeCity);
+      if (majorId !== undefined) entry.courseName = majors.get(majorId);
       const incomplete = rng.chance(0.08);
       if (!incomplete) entry.yearCompleted = Math.min(createdYear, finishedAt);
       entry.incomplete = incomplete;
@@ -881,7 +881,7 @@ export class DemoGenerator {
       // A partner who also registered shares the children; the partner is the one registered.
       return (pair.partner.candidateDependants ?? []).map((d) =>
         d.relation === 'PARTNER' ? { ...d, yearOfBirth: pair.partner.yearOfBirth, gender: pair.partner.gender } : { ...d },
-      ) as DependantDoc[];
+      );
     }
     const result: DependantDoc[] = [];
     const registered = (): NonNullable<DependantDoc['registered']> =>

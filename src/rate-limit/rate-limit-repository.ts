@@ -75,7 +75,7 @@ export class RateLimitRepository {
       } catch (error) {
         const failed = error instanceof MongoBulkWriteError ? duplicateKeyPositions(error, todo.length) : undefined;
         if (failed === undefined || round > 0) throw error;
-        todo = failed.map((position) => todo[position]!);
+        todo = failed.map((position) => todo[position]);
       }
     }
   }

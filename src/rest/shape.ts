@@ -201,7 +201,7 @@ function writeLeaf(value: unknown): string | undefined {
     case 'object':
       return writeAny(value);
     default:
-      return JSON.stringify(value) as string | undefined;
+      return JSON.stringify(value);
   }
 }
 
@@ -222,7 +222,7 @@ function writeAny(value: unknown): string | undefined {
     }
     return `${out}]`;
   }
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) as string | undefined;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
   let out = '{';
   let first = true;
   for (const [key, item] of Object.entries(value)) {

@@ -40,7 +40,7 @@ export class WireServer {
           fs.chmodSync(socketPath, 0o600);
           resolve();
         } catch (error) {
-          reject(error as Error);
+          reject(error);
         }
       });
     });

@@ -123,7 +123,7 @@ export class Transactions {
       this.abort(transaction);
       throw new CommandError('OperationNotSupportedInTransaction', `Cannot run '${name}' in a multi-document transaction.`);
     }
-    const only = ONE_COLLECTION_COMMANDS.has(name) && typeof command[name] === 'string' ? { db: String(command.$db), c: command[name] as string } : undefined;
+    const only = ONE_COLLECTION_COMMANDS.has(name) && typeof command[name] === 'string' ? { db: String(command.$db), c: command[name] } : undefined;
     if (name === 'insert' && only) {
       const staged = this.stageInsert(transaction, command, only);
       if (staged) return staged;

@@ -83,7 +83,7 @@ export function splitPipeline(pipeline: readonly Document[]): { query: QueryRequ
     throw new CommandError('BadValue', '$skip and $limit take a non-negative number');
   }
   return {
-    query: { filter: (filter as Document | undefined) ?? {}, sort, skip: skip ?? 0, limit: limit ?? 0 },
+    query: { filter: filter ?? {}, sort, skip: skip ?? 0, limit: limit ?? 0 },
     rest: pipeline.slice(i),
   };
 }
