@@ -62,6 +62,10 @@ export default tseslint.config(
       '@typescript-eslint/return-await': ['error', 'in-try-catch'],
       // A switch over a union that forgets a member silently falls through to nothing.
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      // Off: the code marks functions `async` without an `await` on purpose (Apollo plugin hooks,
+      // in-memory fakes of async repositories) so that a throw becomes a rejected promise, as
+      // the interface promises; dropping `async` to please the rule would change that.
+      '@typescript-eslint/require-await': 'off',
       // `_`-prefixed parameters and variables are deliberately unused (positional callbacks,
       // rest siblings that drop a field).
       '@typescript-eslint/no-unused-vars': [
@@ -76,14 +80,26 @@ export default tseslint.config(
     // (main.ts, the CLIs) print to the operator's terminal on purpose.
     files: ['src/**/*.ts', 'packages/*/src/**/*.ts'],
     ignores: ['src/main.ts', '**/*cli.ts'],
+    rules: { 'no-console': 'error' },
+  },
+  {
+    // STYLE.md: "src/config.ts: every setting ... Nothing else reads process.env." The entry
+    // points hand process.env to loadConfig.
+    files: ['src/**/*.ts', 'packages/*/src/**/*.ts'],
+    ignores: ['src/config.ts', 'src/main.ts', '**/*cli.ts'],
     rules: {
-      'no-console': 'error',
-      // STYLE.md: "src/config.ts: every setting ... Nothing else reads process.env."
       'no-restricted-properties': [
         'error',
         { object: 'process', property: 'env', message: 'Read settings from src/config.ts (the one validated Config).' },
       ],
     },
+  },
+  {
+    // The embedded store copies field values between BSON documents, whose type (mongodb's
+    // `Document`) is `Record<string, any>`: every copy is an "unsafe assignment" the rule cannot
+    // tell from a use. Reading a member, calling or returning an `any` stays an error there.
+    files: ['src/store/embedded/**/*.ts', 'packages/embedded-mongodb/**/*.ts'],
+    rules: { '@typescript-eslint/no-unsafe-assignment': 'off' },
   },
   {
     files: ['test/**/*.ts', 'packages/*/test/**/*.ts'],

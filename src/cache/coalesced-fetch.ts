@@ -2,7 +2,7 @@
 interface Waiter<V> {
   ids: readonly string[];
   resolve(values: V[]): void;
-  reject(error: unknown): void;
+  reject: (error: unknown) => void;
 }
 
 /**

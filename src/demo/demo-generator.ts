@@ -75,7 +75,6 @@ import {
 const DAY_MS = 86_400_000;
 const CREATED_FROM = Date.UTC(2019, 0, 1);
 const CREATED_TO = Date.UTC(2025, 5, 30);
-const LATEST_YEAR = 2025;
 const JOBS_FROM = Date.UTC(2023, 0, 1);
 const LISTS_FROM = Date.UTC(2025, 6, 1);
 

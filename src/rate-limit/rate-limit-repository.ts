@@ -108,7 +108,7 @@ function toUpsert({ apiKeyId, kind, windowStart, cost, expiresAt }: RateLimitInc
 
 /** The positions of the refused upserts when every refusal is a duplicate key (a lost creation race); otherwise undefined. */
 function duplicateKeyPositions(error: MongoBulkWriteError, count: number): number[] | undefined {
-  const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+  const writeErrors = [error.writeErrors].flat();
   if (writeErrors.length === 0 || error.result.getWriteConcernError() !== undefined) return undefined;
   if (!writeErrors.every((writeError) => writeError.code === 11000 && writeError.index < count)) return undefined;
   return writeErrors.map((writeError) => writeError.index);

@@ -188,6 +188,7 @@ function generate(plan: Plan): (value: unknown) => string | undefined {
     }
   };
   const root = emit(plan);
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval, @typescript-eslint/no-unsafe-call -- the serialiser is compiled from the operation's plan (no input reaches the source)
   return new Function('writeAny', 'leaf', `'use strict';\n${functions.join('\n')}\nreturn ${root};`)(writeAny, writeLeaf) as (value: unknown) => string | undefined;
 }
 
@@ -206,6 +207,7 @@ function writeLeaf(value: unknown): string | undefined {
 }
 
 /** What JSON.stringify writes otherwise than as itself in a string: quote, backslash, control characters, surrogates (a lone one is escaped). */
+// eslint-disable-next-line no-control-regex -- JSON escapes exactly these control characters
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** `JSON.stringify(withoutNulls(value))` for any value, in one pass. */

@@ -504,7 +504,7 @@ describe('property: GraphQL variables', () => {
       await checkProperty(
         fc.asyncProperty(fc.stringMatching(/^kq[a-z]{3}\d{5}$/), async (name) => {
           const body = build(name);
-          const ex = await send(jsonBytes(objectOf(Object.entries(body) as [string, HostileJson][])));
+          const ex = await send(jsonBytes(objectOf(Object.entries<HostileJson>(body))));
 
           const errors = (ex.json as { errors?: { message: string; locations?: unknown[] }[] }).errors ?? [];
           expectNone([...graphqlFailures(ex, ['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'OPERATION_RESOLUTION_FAILURE']), ...identityLeaks(ex, [name])]);

@@ -40,6 +40,7 @@ export class WireServer {
           fs.chmodSync(socketPath, 0o600);
           resolve();
         } catch (error) {
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- chmodSync throws Errors only
           reject(error);
         }
       });

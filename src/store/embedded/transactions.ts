@@ -372,6 +372,7 @@ function txnNumberOf(command: Document): bigint | undefined {
   const value: unknown = command.txnNumber;
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'number' || typeof value === 'bigint') return BigInt(value);
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a BSON Long prints its decimal value
   return BigInt(String(value));
 }
 

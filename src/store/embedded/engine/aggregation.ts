@@ -41,7 +41,7 @@ function stageName(stage: unknown): string {
  * runs (`{$literal: '$x'}` is the string '$x', `{$rand: {}}` one number for every document).
  */
 export function evaluateLetVariables(raw: Document): Document {
-  const [values] = new Aggregator([{ $replaceWith: raw }], mingoOptions()).run([{}]) as Document[];
+  const [values] = new Aggregator([{ $replaceWith: raw }], mingoOptions()).run<Document>([{}]);
   return values;
 }
 
@@ -148,5 +148,5 @@ export function runAggregation(
       return copy ? stored.map((doc) => cloneDeep(doc)) : stored;
     },
   });
-  return { docs: aggregator.run(docs) as Document[], stats: result?.stats };
+  return { docs: aggregator.run<Document>(docs), stats: result?.stats };
 }
