@@ -40,7 +40,7 @@ export default tseslint.config(
     },
   },
   {
-    // Rules beyond the recommended sets, each for a bug it has caught elsewhere.
+    // Rules beyond the recommended sets, each against a class of bug (not a matter of taste).
     files: ['**/*.{ts,js,mjs,cjs}'],
     rules: {
       // `==` coerces ('' == 0); the code compares with `===` except the `x == null` idiom
@@ -57,8 +57,8 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     rules: {
-      // `return promise` inside try/catch skips the catch and the finally's ordering when the
-      // promise rejects; `return await` there keeps the handler in force.
+      // A promise returned without `await` inside try escapes the catch when it rejects, and the
+      // finally runs before it settles; `return await` there keeps both in force.
       '@typescript-eslint/return-await': ['error', 'in-try-catch'],
       // A switch over a union that forgets a member silently falls through to nothing.
       '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
