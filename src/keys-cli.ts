@@ -95,7 +95,7 @@ export function parseKeysArgs(argv: readonly string[]): KeysCommand {
     case 'revoke': {
       const { positionals } = parse(rest, {});
       if (positionals.length !== 1 || positionals[0] === '') throw new UsageError('revoke takes exactly one key id');
-      return { command: 'revoke', id: positionals[0]! };
+      return { command: 'revoke', id: positionals[0] };
     }
     default:
       throw new UsageError(`unknown command: ${command}`);
@@ -232,8 +232,8 @@ export function formatKeyTable(records: readonly ApiKeyRecord[], now: Date): str
         ? 'expired'
         : 'active',
   ]);
-  const widths = header.map((_, i) => Math.max(...[header, ...rows].map((row) => row[i]!.length)));
-  return [header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+  const widths = header.map((_, i) => Math.max(...[header, ...rows].map((row) => row[i].length)));
+  return [header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
 }
 
 interface OpenStore {

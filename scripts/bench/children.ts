@@ -160,7 +160,7 @@ export function listProcesses(): ProcessInfo[] {
     const pid = Number(entry);
     const stat = readStat(pid);
     if (!stat) continue;
-    let command = '';
+    let command: string;
     try {
       command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
     } catch {

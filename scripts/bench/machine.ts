@@ -15,7 +15,7 @@ export function machine(): Machine {
   let cpuModel = os.cpus()[0]?.model ?? 'unknown';
   try {
     const match = /^model name\s*:\s*(.+)$/m.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'));
-    if (match) cpuModel = match[1]!.trim();
+    if (match) cpuModel = match[1].trim();
   } catch {
     // os.cpus() then.
   }

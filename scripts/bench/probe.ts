@@ -131,7 +131,7 @@ export function foreignCpu(ours: readonly number[]): { stop(): { cores: number; 
  */
 export async function waitForQuietMachine(ours: readonly number[], maxCores: number, timeoutMs: number): Promise<{ ms: number; quiet: boolean; cores: number }> {
   const started = Date.now();
-  let cores = 0;
+  let cores: number;
   do {
     const window = foreignCpu(ours);
     await new Promise((resolve) => setTimeout(resolve, 1_000));

@@ -489,7 +489,7 @@ function coldCachesText(report: RunReport): string {
     const deployed = c!.entries === c!.defaults.entries && c!.mb === c!.defaults.mb;
     return `${sizeText(size)}: ${deployed ? 'the defaults, as deployed' : `\`READ_CACHE_ENTRIES=${c!.entries} READ_CACHE_MB=${c!.mb}\``}`;
   });
-  const { defaults } = sized[0]!.coldCaches!;
+  const { defaults } = sized[0].coldCaches!;
   return (
     `a service of their own on the same data, read caches on, sized so that they cannot hold any cold rotation of the size ` +
     `(defaults \`READ_CACHE_ENTRIES=${defaults.entries} READ_CACHE_MB=${defaults.mb}\`, kept where no rotation fits them; scripts/bench/rotation.ts): ${parts.join('; ')}`

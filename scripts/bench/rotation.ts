@@ -17,7 +17,7 @@ export function shuffled<T>(items: readonly T[], seed = 0x9e3779b9): T[] {
     state ^= state >>> 17;
     state ^= state << 5;
     const j = (state >>> 0) % (i + 1);
-    [result[i], result[j]] = [result[j]!, result[i]!];
+    [result[i], result[j]] = [result[j], result[i]];
   }
   return result;
 }
@@ -98,7 +98,7 @@ export function seededData(size: number, seed: number): SeededData {
     for (const [occupation, byLocation] of [...byOccupation].sort(([a], [b]) => a.localeCompare(b))) {
       for (let a = 0; a < hosts.length; a++) {
         for (let b = a + 1; b < hosts.length; b++) {
-          if ((byLocation.get(hosts[a]!) ?? 0) + (byLocation.get(hosts[b]!) ?? 0) === 0) continue;
+          if ((byLocation.get(hosts[a]) ?? 0) + (byLocation.get(hosts[b]) ?? 0) === 0) continue;
           combinedFilters.push(`location=${hosts[a]},${hosts[b]}&nationality=${nationality}&occupation=${occupation}`);
         }
       }

@@ -105,13 +105,13 @@ function parseOptions(argv: string[]): Options | 'help' {
   if (values['compiled-off'] !== undefined) {
     const match = /^([A-Z0-9_]+)=(.*)$/.exec(values['compiled-off']);
     if (!match) throw new Error('--compiled-off takes ENV=VALUE');
-    compiledOff = { env: match[1]!, off: match[2]! };
+    compiledOff = { env: match[1], off: match[2] };
   }
   const serviceEnv: Record<string, string> = {};
   for (const pair of values.env ?? []) {
     const match = /^([A-Z0-9_]+)=(.*)$/.exec(pair);
     if (!match) throw new Error(`--env takes NAME=VALUE, got "${pair}"`);
-    serviceEnv[match[1]!] = match[2]!;
+    serviceEnv[match[1]] = match[2]!;
   }
   return {
     sizes,
@@ -191,7 +191,7 @@ async function typicalByIdBody(url: string, apiKey: string, ids: readonly string
     bodies.push(Buffer.from(await response.arrayBuffer()));
   }
   bodies.sort((a, b) => a.length - b.length);
-  return bodies[Math.floor(bodies.length / 2)]!;
+  return bodies[Math.floor(bodies.length / 2)];
 }
 
 /** The bodies the baseline servers answer with, taken from the service at the first size. */

@@ -87,7 +87,7 @@ function fixed(key: string, label: string, kind: Scenario['kind'], request: Http
 function rotating<T>(items: readonly T[]): () => T {
   if (items.length === 0) throw new Error('nothing to rotate over');
   let i = 0;
-  return () => items[i++ % items.length]!;
+  return () => items[i++ % items.length];
 }
 
 const noGraphQLErrors = (body: string): boolean => !body.startsWith('{"errors"');

@@ -233,7 +233,8 @@ export function tail(text: string, lines = 20): string {
 
 /** The defaults of READ_CACHE_ENTRIES and READ_CACHE_MB in the build's src/config.ts. */
 export function readCacheDefaults(): { entries: number; mb: number } {
-  const settings = require(path.join(DIST, 'config.js')).settings as Record<string, { env: string; default?: string }>;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the build's config, loaded by path at run time
+  const { settings } = require(path.join(DIST, 'config.js')) as { settings: Record<string, { env: string; default?: string }> };
   const byEnv = (env: string): number => {
     const setting = Object.values(settings).find((s) => s.env === env);
     const value = Number(setting?.default);
@@ -251,7 +252,8 @@ export function compiledExecutionSwitch(): { env: string; off: string } | undefi
   let settings: Record<string, { env: string; schema: { safeParse(v: unknown): { success: boolean; data?: unknown } } }>;
   try {
     // Loaded at run time from the build: the setting may not exist when this file is compiled.
-    settings = require(path.join(DIST, 'config.js')).settings;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- see readCacheDefaults
+    ({ settings } = require(path.join(DIST, 'config.js')) as { settings: typeof settings });
   } catch {
     return undefined;
   }

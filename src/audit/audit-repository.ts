@@ -95,7 +95,7 @@ export class AuditRepository {
  */
 function refusedPositions(error: unknown, count: number): number[] | undefined {
   if (!(error instanceof MongoBulkWriteError)) return undefined;
-  const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+  const writeErrors = [error.writeErrors].flat();
   if (writeErrors.length === 0 || error.result.getWriteConcernError() !== undefined) return undefined;
   if (error.insertedCount + writeErrors.length !== count) return undefined;
   return writeErrors.map((writeError) => writeError.index).sort((a, b) => a - b);

@@ -133,6 +133,7 @@ export class ApiKeyService {
 function validateName(name: unknown): string {
   const trimmed = typeof name === 'string' ? name.trim() : '';
   if (trimmed === '') throw new BadUserInputError('A key name is required.', { parameter: 'name', rule: 'required' });
+  // eslint-disable-next-line no-control-regex -- control characters are what the name must not hold
   if (trimmed.length > MAX_NAME_LENGTH || /[\u0000-\u001f\u007f]/.test(trimmed)) {
     throw new BadUserInputError(`A key name has at most ${MAX_NAME_LENGTH} printable characters.`, {
       parameter: 'name',

@@ -2,7 +2,7 @@
 interface Waiter<V> {
   ids: readonly string[];
   resolve(values: V[]): void;
-  reject(error: unknown): void;
+  reject: (error: unknown) => void;
 }
 
 /**
@@ -63,7 +63,7 @@ export class CoalescedFetch<V> {
       found = await this.fetchAll(ids);
     } catch (error) {
       if (waiters.length === 1) {
-        waiters[0]!.reject(error);
+        waiters[0].reject(error);
         return;
       }
       // Which request's ids failed is unknown: each is asked again on its own.

@@ -201,7 +201,7 @@ function toCandidate(
       skill: text(item.skill, `${path}.skill`, MAX_SHORT_TEXT_LENGTH),
       timePeriod: text(item.timePeriod, `${path}.timePeriod`, MAX_SHORT_TEXT_LENGTH),
     })),
-  }) as CandidateDoc;
+  });
 }
 
 function ref<K extends string | number>(refs: Ref[], collection: ReferenceCollection, key: K | undefined, parameter: string): K | undefined {

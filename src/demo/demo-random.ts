@@ -33,7 +33,7 @@ export class DemoRandom {
 
   pick<T>(items: readonly T[]): T {
     if (items.length === 0) throw new RangeError('pick from an empty list');
-    return items[Math.floor(this.next() * items.length)] as T;
+    return items[Math.floor(this.next() * items.length)];
   }
 
   weighted<T>(entries: readonly Weighted<T>[]): T {
@@ -44,7 +44,7 @@ export class DemoRandom {
       r -= entry.weight;
       if (r < 0) return entry.value;
     }
-    return (entries[entries.length - 1] as Weighted<T>).value;
+    return (entries[entries.length - 1]).value;
   }
 
   /** Up to `count` distinct items, in random order. */
@@ -53,7 +53,7 @@ export class DemoRandom {
     const n = Math.min(count, copy.length);
     for (let i = 0; i < n; i++) {
       const j = i + Math.floor(this.next() * (copy.length - i));
-      [copy[i], copy[j]] = [copy[j] as T, copy[i] as T];
+      [copy[i], copy[j]] = [copy[j], copy[i]];
     }
     return copy.slice(0, n);
   }

@@ -139,7 +139,7 @@ function ignoreMissingCollection(error: unknown): void {
 }
 
 interface ProgressOutput {
-  onProgress(progress: SeedProgress): void;
+  onProgress: (progress: SeedProgress) => void;
   stop(): void;
 }
 

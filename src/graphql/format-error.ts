@@ -6,7 +6,9 @@ import {
   isInterfaceType,
   isObjectType,
   type GraphQLErrorExtensions,
+  type GraphQLField,
   type GraphQLFormattedError,
+  type GraphQLInputField,
   type GraphQLSchema,
 } from 'graphql';
 import { HeaderMap, type ApolloServerPlugin, type HTTPGraphQLHead } from '@apollo/server';
@@ -143,7 +145,7 @@ export function schemaNamesOf(schema: GraphQLSchema): ReadonlySet<string> {
     names.add(type.name);
     if (isEnumType(type)) for (const value of type.getValues()) names.add(value.name);
     if (isObjectType(type) || isInterfaceType(type) || isInputObjectType(type)) {
-      for (const field of Object.values(type.getFields())) {
+      for (const field of Object.values<GraphQLField<unknown, unknown> | GraphQLInputField>(type.getFields())) {
         names.add(field.name);
         if ('args' in field) for (const arg of field.args) names.add(arg.name);
       }

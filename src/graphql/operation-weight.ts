@@ -3,6 +3,7 @@ import {
   isInterfaceType,
   isObjectType,
   Kind,
+  OperationTypeNode,
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
@@ -66,7 +67,7 @@ export function operationCharge(
   variables: Readonly<Record<string, unknown>> = {},
 ): OperationCharge {
   const fields = rootFields(operation, document).filter((field) => field.name.value !== '__typename');
-  if (operation.operation === 'mutation') return { kind: 'writes', weight: Math.max(1, fields.length) };
+  if (operation.operation === OperationTypeNode.MUTATION) return { kind: 'writes', weight: Math.max(1, fields.length) };
   const fragments = new Map(
     document.definitions.flatMap((definition) => (definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition] as const] : [])),
   );

@@ -75,7 +75,7 @@ export class RateLimitRepository {
       } catch (error) {
         const failed = error instanceof MongoBulkWriteError ? duplicateKeyPositions(error, todo.length) : undefined;
         if (failed === undefined || round > 0) throw error;
-        todo = failed.map((position) => todo[position]!);
+        todo = failed.map((position) => todo[position]);
       }
     }
   }
@@ -108,7 +108,7 @@ function toUpsert({ apiKeyId, kind, windowStart, cost, expiresAt }: RateLimitInc
 
 /** The positions of the refused upserts when every refusal is a duplicate key (a lost creation race); otherwise undefined. */
 function duplicateKeyPositions(error: MongoBulkWriteError, count: number): number[] | undefined {
-  const writeErrors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+  const writeErrors = [error.writeErrors].flat();
   if (writeErrors.length === 0 || error.result.getWriteConcernError() !== undefined) return undefined;
   if (!writeErrors.every((writeError) => isDuplicateKeyWriteError(writeError) && writeError.index < count)) return undefined;
   return writeErrors.map((writeError) => writeError.index);

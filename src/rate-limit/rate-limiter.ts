@@ -255,7 +255,7 @@ export class RateLimiter {
 
   /** A flush one interval from now, unless one is scheduled (a failed one is reported by writeAndRead). */
   private scheduleFlush(): void {
-    this.timer ??= setTimeout(() => this.flush().catch(() => undefined), this.flushMs).unref();
+    this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), this.flushMs).unref();
   }
 
   private reportFlushFailure(error: unknown): void {

@@ -15,7 +15,7 @@ export async function loadReferenceData(db: Db): Promise<Record<ReferenceCollect
     const { keyField: field, load } = REFERENCE_COLLECTIONS[collection];
     const docs: readonly Document[] = load();
     const operations: AnyBulkWriteOperation<Document>[] = docs.map((doc) => ({
-      replaceOne: { filter: { [field]: doc[field] }, replacement: { ...doc }, upsert: true },
+      replaceOne: { filter: { [field]: doc[field] as unknown }, replacement: { ...doc }, upsert: true },
     }));
     if (operations.length > 0) await db.collection(REFERENCE_DATA_COLLECTIONS[collection]).bulkWrite(operations, { ordered: false });
     counts[collection] = docs.length;

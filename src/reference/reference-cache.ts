@@ -39,7 +39,7 @@ export class ReferenceCache {
   find<C extends ReferenceCollection>(collection: C, key: ReferenceKey<C> | null | undefined): ReferenceDocs[C] | null {
     if (this.current === undefined) throw new Error('reference data read before ReferenceCache.load()');
     if (key === null || key === undefined) return null;
-    return ((this.current[collection] as ReadonlyMap<unknown, ReferenceDocs[C]>).get(key) as ReferenceDocs[C] | undefined) ?? null;
+    return ((this.current[collection] as ReadonlyMap<unknown, ReferenceDocs[C]>).get(key)) ?? null;
   }
 
   private loaded(): Promise<Snapshot> {

@@ -90,7 +90,7 @@ export function loadPersistedOperations(schema: GraphQLSchema, directory = persi
       const result = await operation(variables, context);
       if (result.errors && result.errors.length > 0) throw firstFailure(result.errors);
       if (!result.data) throw new Error(`persisted operation ${name} returned no data`);
-      return result.data as Record<string, unknown>;
+      return result.data;
     },
     jsonWriter(name, path) {
       const document = sources.get(name);

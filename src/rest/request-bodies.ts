@@ -151,7 +151,7 @@ export function createRequestBodies(schema: GraphQLSchema): RequestBodies {
 
   const registerCandidate = z.strictObject({ registrarId: optional(text), registrationData });
 
-  return { jobMatch, offerToAssist, registerCandidate } as RequestBodies;
+  return { jobMatch, offerToAssist, registerCandidate };
 }
 
 /**
@@ -220,5 +220,5 @@ function isMissing(body: unknown, path: readonly PropertyKey[]): boolean {
     if (parent === null || typeof parent !== 'object') return false;
     parent = (parent as Record<PropertyKey, unknown>)[part];
   }
-  return parent !== null && typeof parent === 'object' && !Object.hasOwn(parent, path[path.length - 1] as PropertyKey);
+  return parent !== null && typeof parent === 'object' && !Object.hasOwn(parent, path[path.length - 1]);
 }

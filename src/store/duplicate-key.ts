@@ -34,6 +34,7 @@ export async function conflictOnDuplicate<T>(write: () => Promise<T>, message: s
 }
 
 function duplicateIndexName(error: unknown): string {
-  const text = String((error as { message?: unknown }).message ?? '');
+  const message = (error as { message?: unknown }).message;
+  const text = typeof message === 'string' ? message : '';
   return /index: ([A-Za-z0-9_.$-]+)/.exec(text)?.[1] ?? '(unknown)';
 }

@@ -190,7 +190,9 @@ export async function superviseEmbeddedStore(
     deaths.push(now);
     const delayMs = Math.min(policy.backoffMs * 2 ** (deaths.length - 1), MAX_BACKOFF_MS);
     events.restarting({ ...exit, delayMs, ...(error === undefined ? {} : { error }) });
-    timer = setTimeout(() => (starting = restart()), delayMs);
+    timer = setTimeout(() => {
+      starting = restart();
+    }, delayMs);
   };
   const watch = (store: EmbeddedStoreProcess): void => {
     void store.exited.then((exit) => {

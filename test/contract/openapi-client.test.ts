@@ -42,7 +42,7 @@ describe('a client generated from /openapi.json (openapi-typescript + openapi-fe
     const client = clientOf(reader);
 
     const page = await client.GET('/v1/candidates', { params: { query: { limit: 5, page: 0, includeEmployed: true } } });
-    const first = page.data!.content[0]!;
+    const first = page.data!.content[0];
     const one = await client.GET('/v1/candidates/{publicId}', { params: { path: { publicId: first.publicId } } });
 
     expect(page.response.status).toBe(200);

@@ -78,7 +78,7 @@ describe('bookkeeping at shutdown', () => {
         .toArray();
       expect(events.map((event) => [event.requestId, event.status]).sort()).toEqual(answered.map((answer) => [answer.requestId, 200]).sort());
       // One read per request, two for the page of 20 ids; all in one minute unless the test straddled two.
-      const counters = await db.collection('rateLimits').find({ apiKeyId: events[0]!.apiKeyId, kind: 'reads' }).toArray();
+      const counters = await db.collection('rateLimits').find({ apiKeyId: events[0].apiKeyId, kind: 'reads' }).toArray();
       expect(counters.reduce((sum, counter) => sum + (counter.count as number), 0)).toBe(Math.ceil(DEMO_CANDIDATES / 10) + REST_REQUESTS + GRAPHQL_REQUESTS);
     } finally {
       await client.close();

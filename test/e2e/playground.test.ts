@@ -90,7 +90,7 @@ describe('GraphQL playground', () => {
     }
     await page.addInitScript(() => {
       document.addEventListener('securitypolicyviolation', (event) => {
-        const report = (window as unknown as { reportCspViolation(v: string): void }).reportCspViolation;
+        const report = (window as unknown as { reportCspViolation: (v: string) => void }).reportCspViolation;
         report(`${event.effectiveDirective} blocked ${event.blockedURI}`);
       });
     });

@@ -68,7 +68,7 @@ describe('quick start: the service on its embedded store', () => {
         expect(service.output()).not.toContain(key);
         const named = logRecords(service.output()).filter((record) => record.file === file);
         expect(named).toHaveLength(1);
-        expect(named[0]!.msg).toMatch(/demo API key written/);
+        expect(named[0].msg).toMatch(/demo API key written/);
       } finally {
         expect(await stop(service)).toBe(0);
       }

@@ -40,7 +40,7 @@ function socketInodes(pid: number): Set<string> {
       continue; // closed meanwhile
     }
     const match = /^socket:\[(\d+)\]$/.exec(target);
-    if (match) inodes.add(match[1]!);
+    if (match) inodes.add(match[1]);
   }
   return inodes;
 }
@@ -52,7 +52,7 @@ function listeningTcpInodes(): Set<string> {
     if (!fs.existsSync(table)) continue;
     for (const line of fs.readFileSync(table, 'utf8').split('\n').slice(1)) {
       const columns = line.trim().split(/\s+/);
-      if (columns[3] === '0A') inodes.add(columns[9]!); // 0A: TCP_LISTEN
+      if (columns[3] === '0A') inodes.add(columns[9]); // 0A: TCP_LISTEN
     }
   }
   return inodes;
@@ -63,7 +63,7 @@ function unixSocketInodes(socketPath: string): Set<string> {
   const inodes = new Set<string>();
   for (const line of fs.readFileSync('/proc/net/unix', 'utf8').split('\n').slice(1)) {
     const columns = line.trim().split(/\s+/);
-    if (columns[7] === socketPath) inodes.add(columns[6]!);
+    if (columns[7] === socketPath) inodes.add(columns[6]);
   }
   return inodes;
 }
@@ -94,7 +94,7 @@ describe('access to the embedded store under npm start', () => {
     // DATA_DIR/store.sock and no listening TCP socket.
     const [storePid, ...others] = childPids(service.child.pid!).filter((pid) => commandLine(pid).includes('store/cli'));
     expect(others).toEqual([]);
-    const held = socketInodes(storePid!);
+    const held = socketInodes(storePid);
     const listeningTcp = [...held].filter((inode) => listeningTcpInodes().has(inode));
     expect(listeningTcp).toEqual([]);
     const socketPath = path.join(dataDir, 'store.sock');

@@ -55,7 +55,7 @@ describe('a store child that dies under the service', () => {
     const [first] = storePids(service);
 
     // Act
-    process.kill(first!, 'SIGKILL');
+    process.kill(first, 'SIGKILL');
 
     // Assert: a new store child, and requests succeed again (polled).
     const second = await until(() => storePids(service!)[1]);
@@ -79,7 +79,7 @@ describe('a store child that dies under the service', () => {
     });
 
     // Act: the store dies, comes back once, and dies again.
-    process.kill(storePids(service)[0]!, 'SIGKILL');
+    process.kill(storePids(service)[0], 'SIGKILL');
     const second = await until(() => storePids(service!)[1]);
     process.kill(second, 'SIGKILL');
 

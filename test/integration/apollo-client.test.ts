@@ -92,7 +92,7 @@ describe('Apollo Client against the service', () => {
     const apollo = client();
 
     const search = await apollo.query<SearchData>({ query: SEARCH });
-    const picked = search.data!.candidates.content[2]!;
+    const picked = search.data!.candidates.content[2];
     const one = await apollo.query<{ candidate: { yearOfBirth: number | null } }>({ query: ONE, variables: { publicId: picked.publicId } });
 
     const entries = apollo.cache.extract() as Record<string, Record<string, unknown>>;
@@ -100,7 +100,7 @@ describe('Apollo Client against the service', () => {
     expect(candidateKeys.sort()).toEqual(search.data!.candidates.content.map((candidate) => `Candidate:${candidate.id}`).sort());
     expect(entries[`Candidate:${picked.id}`]).toEqual(expect.objectContaining({ publicId: picked.publicId, yearOfBirth: one.data!.candidate.yearOfBirth }));
     // The search's list holds references to those entries, not copies.
-    const rootSearch = Object.entries(entries.ROOT_QUERY!).find(([field]) => field.startsWith('candidates'))![1] as { content: { __ref: string }[] };
+    const rootSearch = Object.entries(entries.ROOT_QUERY).find(([field]) => field.startsWith('candidates'))![1] as { content: { __ref: string }[] };
     expect(rootSearch.content.map((item) => item.__ref)).toEqual(search.data!.candidates.content.map((candidate) => `Candidate:${candidate.id}`));
     // Read from the cache alone: the picked candidate of the search now carries yearOfBirth.
     const fromCache = apollo.readQuery<SearchData>({ query: SEARCH_WITH_YEAR, returnPartialData: true });
@@ -111,13 +111,13 @@ describe('Apollo Client against the service', () => {
   test('when the second query changes a candidate in the cache, then the first query sees the change', async () => {
     const apollo = client();
     const search = await apollo.query<SearchData>({ query: SEARCH });
-    const picked = search.data!.candidates.content[0]!;
+    const picked = search.data!.candidates.content[0];
     await apollo.query({ query: ONE, variables: { publicId: picked.publicId } });
 
     apollo.cache.modify({ id: apollo.cache.identify(picked), fields: { city: () => 'Changed through the second query' } });
 
     const first = apollo.readQuery<SearchData>({ query: SEARCH });
-    expect(first!.candidates.content[0]!.city).toBe('Changed through the second query');
+    expect(first!.candidates.content[0].city).toBe('Changed through the second query');
   });
 
   test('when the persisted-query link sends a query twice from two clients, then the first registers it and the second sends only its hash', async () => {

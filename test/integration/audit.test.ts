@@ -190,15 +190,15 @@ describe('events of GraphQL requests', () => {
     const [first, second, third] = page.body.content.map((c: { publicId: string }) => c.publicId) as string[];
 
     await gql('query($a: ID!, $b: [ID!]!) { node(id: $a) { __typename } nodes(ids: $b) { __typename } }', key, {
-      a: toGlobalId('Candidate', first!),
-      b: [toGlobalId('Candidate', second!), toGlobalId('Country', 'SY')],
+      a: toGlobalId('Candidate', first),
+      b: [toGlobalId('Candidate', second), toGlobalId('Country', 'SY')],
     });
-    await gql('query($a: ID!) { node(id: $a) { __typename } }', otherKey, { a: toGlobalId('Candidate', third!) });
+    await gql('query($a: ID!) { node(id: $a) { __typename } }', otherKey, { a: toGlobalId('Candidate', third) });
 
     const [, event] = await eventsOf(id, 2);
     const [refused] = await eventsOf(otherId, 1);
     expect(event).toMatchObject({ rootFields: ['Query.node', 'Query.nodes'] });
-    expect([...event!.candidatePublicIds].sort()).toEqual([first, second].sort());
+    expect([...event.candidatePublicIds].sort()).toEqual([first, second].sort());
     expect(refused).toMatchObject({ rootFields: ['Query.node'], candidatePublicIds: [] });
   });
 

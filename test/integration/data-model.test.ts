@@ -362,7 +362,7 @@ describe('candidate repository', () => {
       .map((c) => c.publicId);
 
     const first = await repo.searchAfter(everyone, null, 3);
-    const last = first[first.length - 1] as CandidateDoc;
+    const last = first[first.length - 1];
     await repo.insert(aCandidate({ createdDate: at(0) }));
     const second = await repo.searchAfter(everyone, { createdDate: last.createdDate, publicId: last.publicId }, 3);
 
@@ -500,7 +500,7 @@ describe('saved lists, job opportunities and offers', () => {
 
     await repo.insertMany(jobs);
 
-    const found = await repo.findByPublicIds([jobs[1]!.publicId]);
+    const found = await repo.findByPublicIds([jobs[1].publicId]);
     expect(found).toEqual([jobs[1]]);
   });
 

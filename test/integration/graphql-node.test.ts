@@ -132,7 +132,7 @@ describe('GraphQL node and nodes (Global Object Identification)', () => {
 
       const forbidden = await nodes(readable, registrar);
       const missing = await nodes(unknown, registrar);
-      const single = await node(readable[0]!, registrar);
+      const single = await node(readable[0], registrar);
       const typed = await graphql(service.url, 'query($id: PublicId!) { candidate(publicId: $id) { publicId } }', { id: candidate.publicId }, registrar);
 
       expect(forbidden.body).toEqual({ data: { nodes: [null, null, null] } });

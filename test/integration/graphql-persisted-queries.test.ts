@@ -202,7 +202,7 @@ describe('automatic persisted queries on /graphql', () => {
       expect(answer.body.errors).toBeUndefined();
     }
 
-    const first = await post(b, { extensions: persisted(sha256(queries[0]!)) });
+    const first = await post(b, { extensions: persisted(sha256(queries[0])) });
     const last = await post(b, { extensions: persisted(sha256(queries.at(-1)!)) });
 
     expect(await storedCount()).toBe(MAX_ENTRIES);

@@ -184,6 +184,7 @@ describe('log privacy', () => {
     outcomes['GraphQL read'] = `${read.status} ${read.body.errors?.[0]?.extensions?.code ?? 'ok'}`;
 
     // Unexpected failures of the second app's database: a driver error quoting the identity, then a lost connection.
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called with .call(this) below
     const insertOne = Collection.prototype.insertOne;
     const refuseIdentities = jest.spyOn(Collection.prototype, 'insertOne').mockImplementation(function (this: Collection, document, options) {
       if (this.dbName === failing.db.databaseName && this.collectionName === COLLECTIONS.candidateIdentities) {

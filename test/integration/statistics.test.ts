@@ -72,7 +72,7 @@ type Dimension = 'LOCATION' | 'NATIONALITY' | 'OCCUPATION' | 'STATUS' | 'GENDER'
 
 /** The codes a candidate has in a dimension, as the SDL defines them (the test's own statement of the rule). */
 function codesOf(candidate: CandidateDoc, dimension: Dimension): string[] {
-  const one = (value: unknown): string[] => [value === undefined || value === null ? 'UNKNOWN' : String(value)];
+  const one = (value: string | number | null | undefined): string[] => [value === undefined || value === null ? 'UNKNOWN' : String(value)];
   const many = (values: string[]): string[] => (values.length === 0 ? ['UNKNOWN'] : [...new Set(values)]);
   switch (dimension) {
     case 'LOCATION':

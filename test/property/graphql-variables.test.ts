@@ -99,7 +99,7 @@ function coerceBoolean(value: unknown): Coerced<boolean> {
 function coerceCodes(value: unknown): Coerced<string[]> {
   if (value === undefined || value === null) return value;
   if (typeof value === 'string') return [value];
-  return Array.isArray(value) && value.every((item) => typeof item === 'string') ? (value as string[]) : INVALID;
+  return Array.isArray(value) && value.every((item) => typeof item === 'string') ? value : INVALID;
 }
 
 type Filter = Partial<Record<'location' | 'nationality' | 'occupation', string[]>>;
@@ -231,7 +231,7 @@ describe('property: GraphQL variables', () => {
     const list = lists.find((l) => l.publicId === publicId);
     const answered = data?.savedList as { publicId: string; candidates: { content: { publicId: string }[] } } | null | undefined;
     if (!list) return answered == null ? [] : [`a saved list for an id that names none: ${describeRequest(ex.request)}`];
-    if (((page ?? 0) as number) < 0 || ((limit ?? 10) as number) < 1 || ((limit ?? 10) as number) > 100) return refusedFailures(ex, 'paging out of bounds');
+    if (((page ?? 0)) < 0 || ((limit ?? 10)) < 1 || ((limit ?? 10)) > 100) return refusedFailures(ex, 'paging out of bounds');
     const strangers = answered?.candidates.content.filter((c) => !list.candidatePublicIds.includes(c.publicId)) ?? [];
     return strangers.length === 0 ? [] : [`candidates outside the list: ${JSON.stringify(strangers)}\n  ${describeRequest(ex.request)}`];
   }
@@ -442,7 +442,7 @@ describe('property: GraphQL variables', () => {
     );
     await checkProperty(
       fc.asyncProperty(slot, secret, async ([operation, variablesOf], { value, parts }) => {
-        const ex = await request(operation, variablesOf(value) as HostileJson);
+        const ex = await request(operation, variablesOf(value));
 
         expectNone([...graphqlFailures(ex, INPUT_CODES), ...refusedFailures(ex, 'a variable of the wrong type'), ...identityLeaks(ex, parts)]);
       }),
@@ -504,7 +504,7 @@ describe('property: GraphQL variables', () => {
       await checkProperty(
         fc.asyncProperty(fc.stringMatching(/^kq[a-z]{3}\d{5}$/), async (name) => {
           const body = build(name);
-          const ex = await send(jsonBytes(objectOf(Object.entries(body) as [string, HostileJson][])));
+          const ex = await send(jsonBytes(objectOf(Object.entries<HostileJson>(body))));
 
           const errors = (ex.json as { errors?: { message: string; locations?: unknown[] }[] }).errors ?? [];
           expectNone([...graphqlFailures(ex, ['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'OPERATION_RESOLUTION_FAILURE']), ...identityLeaks(ex, [name])]);

@@ -55,7 +55,7 @@ describe('embedded store: MongoDB answers the CRUD spec suite checks', () => {
   it('when a document is inserted with a null _id, then countDocuments({_id: null}) finds it', async () => {
     // Arrange: forceServerObjectId, or the Node driver replaces the null with an ObjectId (NODE-6468)
     const nullIds = db.collection<AnyId>('null_ids');
-    await nullIds.insertOne({ _id: null, x: 1 } as unknown as Document, { forceServerObjectId: true });
+    await nullIds.insertOne({ _id: null, x: 1 }, { forceServerObjectId: true });
     await nullIds.insertOne({ x: 2 });
 
     // Act

@@ -75,7 +75,7 @@ function expectedMatches(all: readonly CandidateDoc[], filter: CandidateSearchFi
         (filter.includeEmployed || c.status !== 'EMPLOYED') &&
         within(filter.locations, c.countryIsoCode) &&
         within(filter.nationalities, c.nationalityIsoCode) &&
-        (!filter.occupations || (c.candidateOccupations ?? []).some((o) => filter.occupations!.includes(o.occupation!.isco08Code!))),
+        (!filter.occupations || (c.candidateOccupations ?? []).some((o) => filter.occupations!.includes(o.occupation!.isco08Code))),
     )
     .sort((a, b) => a.createdDate.getTime() - b.createdDate.getTime() || (a.publicId < b.publicId ? -1 : a.publicId > b.publicId ? 1 : 0));
 }
@@ -154,7 +154,7 @@ describe('search plans on the embedded store', () => {
       // of the requested occupations has an entry in each code's range (a multikey index).
       const walked = expected.slice(0, skip + LIMIT);
       const repeatedEntries = filter.occupations
-        ? walked.reduce((sum, c) => sum + (c.candidateOccupations ?? []).filter((o) => filter.occupations!.includes(o.occupation!.isco08Code!)).length - 1, 0)
+        ? walked.reduce((sum, c) => sum + (c.candidateOccupations ?? []).filter((o) => filter.occupations!.includes(o.occupation!.isco08Code)).length - 1, 0)
         : 0;
 
       // Act

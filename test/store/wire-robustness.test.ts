@@ -15,7 +15,7 @@ interface Exchange {
  */
 function exchange(uri: string, bytes: Buffer, untilReply = false): Promise<Exchange> {
   // The embedded store under test listens on a Unix domain socket (%2F-encoded in the URI); a real MongoDB on host:port.
-  const host = decodeURIComponent(/^mongodb:\/\/([^/?]+)/.exec(uri)![1]!);
+  const host = decodeURIComponent(/^mongodb:\/\/([^/?]+)/.exec(uri)![1]);
   const { hostname, port } = new URL(`http://${host.endsWith('.sock') ? 'localhost' : host}`);
   return new Promise((resolve, reject) => {
     const socket = host.endsWith('.sock') ? net.connect(host) : net.connect(Number(port), hostname);

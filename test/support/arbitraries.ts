@@ -106,7 +106,7 @@ export function jsonBytes(value: HostileJson): Buffer {
 
 /** `{ [key]: value }` with `key` an own property even when it is `__proto__`. */
 export function objectOf(entries: readonly (readonly [string, HostileJson])[]): { [key: string]: HostileJson } {
-  return Object.fromEntries(entries) as { [key: string]: HostileJson };
+  return Object.fromEntries<HostileJson>(entries);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -36,8 +36,8 @@ export async function startServiceProcess(env: Record<string, string>, timeoutMs
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), timeoutMs);
@@ -49,7 +49,7 @@ export async function startServiceProcess(env: Record<string, string>, timeoutMs
         resolve(match[1]);
       }
     };
-    child.stdout!.on('data', check);
+    child.stdout.on('data', check);
     void exited.then((code) => reject(new Error(`service exited with ${code}:\n${output}`)));
   });
   const demoKeyFile = demoKeyFileOf(output);

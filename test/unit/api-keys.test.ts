@@ -146,7 +146,7 @@ describe('permissions', () => {
   });
 
   test.each(PERMISSIONS.map((p) => [p]))('when a key holds ADMIN, then it has %s', (permission) => {
-    expect(hasPermission(['ADMIN'], permission as Permission)).toBe(true);
+    expect(hasPermission(['ADMIN'], permission)).toBe(true);
   });
 
   test('when a key lacks the permission, then requirePermission throws a 403 FORBIDDEN naming it', () => {
@@ -187,7 +187,7 @@ describe('API key service rules', () => {
     });
     expect(record).not.toHaveProperty('keyHash');
     expect(docs).toHaveLength(1);
-    expect(docs[0]!.keyHash).toBe(hashApiKey(key));
+    expect(docs[0].keyHash).toBe(hashApiKey(key));
     expect(JSON.stringify(docs[0])).not.toContain(key.slice(API_KEY_PREFIX.length));
   });
 

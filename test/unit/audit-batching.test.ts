@@ -28,6 +28,7 @@ function fakeRepository() {
   const insertMany = jest.fn((events: readonly AuditEventDoc[]): Promise<void> => {
     calls.push([...events]);
     const failure = failures.shift();
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the test feeds the driver's failures as they come, Errors or not
     if (failure !== undefined) return Promise.reject(failure);
     if (!holding) return Promise.resolve();
     return new Promise<void>((resolve, reject) => held.push({ events, resolve, reject }));

@@ -69,7 +69,7 @@ function report(baselines: Measurement[], bySize: Record<number, Measurement[]>)
     wallS: 0,
     leftovers: [],
     problems: [],
-  } as RunReport;
+  };
 }
 
 const goal = (lines: string[], start: string): string => {

@@ -93,7 +93,7 @@ describe('the rotations of the cold benchmark rows', () => {
 
     expect(scenarios.map((s) => s.key).sort()).toEqual(Object.keys(distinct).sort());
     for (const scenario of scenarios) {
-      const requests = Array.from({ length: distinct[scenario.key]! }, () => {
+      const requests = Array.from({ length: distinct[scenario.key] }, () => {
         const request = scenario.next();
         return `${request.method} ${request.path} ${request.body ?? ''}`;
       });

@@ -19,8 +19,8 @@ describe('public ids', () => {
     const bytes = Buffer.from(newPublicId(), 'base64url');
 
     expect(bytes).toHaveLength(16);
-    expect(bytes[6]! >> 4).toBe(4); // version 4
-    expect(bytes[8]! >> 6).toBe(0b10); // RFC 4122 variant
+    expect(bytes[6] >> 4).toBe(4); // version 4
+    expect(bytes[8] >> 6).toBe(0b10); // RFC 4122 variant
   });
 
   it('when a UUID is converted, then its bytes are kept in order', () => {

@@ -122,7 +122,7 @@ describe('EpochCache', () => {
     const kept = cache.set('a', 'e1', { list: [{ name: 'x' }] });
 
     expect(() => {
-      (kept.list[0] as { name: string }).name = 'y';
+      (kept.list[0]).name = 'y';
     }).toThrow(TypeError);
     expect(() => kept.list.push({ name: 'z' })).toThrow(TypeError);
   });

@@ -2,5 +2,5 @@ import type { CandidateEdgeResolvers } from '../generated/resolvers-types';
 import { auditedCandidates } from './audited';
 
 export const CandidateEdge: CandidateEdgeResolvers = {
-  node: (edge, _args, { audit }) => auditedCandidates(audit, [edge.node])[0]!,
+  node: (edge, _args, { audit }) => auditedCandidates(audit, [edge.node])[0],
 };

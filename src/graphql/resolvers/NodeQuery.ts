@@ -11,7 +11,7 @@ export type TaggedNode = ResolversParentTypes['Node'] & { readonly __typename: N
 export const NodeQuery: QueryResolvers = {
   node: async (_parent, { id }, context) => {
     const [target] = parseGlobalIds([id], 'id');
-    return find(target!, context);
+    return find(target, context);
   },
   nodes: (_parent, { ids }, context) => {
     const targets = parseGlobalIds(ids, 'ids');

@@ -40,7 +40,8 @@ export class WireServer {
           fs.chmodSync(socketPath, 0o600);
           resolve();
         } catch (error) {
-          reject(error as Error);
+          // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- chmodSync throws Errors only
+          reject(error);
         }
       });
     });

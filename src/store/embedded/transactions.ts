@@ -123,7 +123,7 @@ export class Transactions {
       this.abort(transaction);
       throw new CommandError('OperationNotSupportedInTransaction', `Cannot run '${name}' in a multi-document transaction.`);
     }
-    const only = ONE_COLLECTION_COMMANDS.has(name) && typeof command[name] === 'string' ? { db: String(command.$db), c: command[name] as string } : undefined;
+    const only = ONE_COLLECTION_COMMANDS.has(name) && typeof command[name] === 'string' ? { db: String(command.$db), c: command[name] } : undefined;
     if (name === 'insert' && only) {
       const staged = this.stageInsert(transaction, command, only);
       if (staged) return staged;
@@ -372,6 +372,7 @@ function txnNumberOf(command: Document): bigint | undefined {
   const value: unknown = command.txnNumber;
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'number' || typeof value === 'bigint') return BigInt(value);
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a BSON Long prints its decimal value
   return BigInt(String(value));
 }
 

@@ -47,7 +47,7 @@ export function isDocument(value: unknown): value is Document {
 
 function show(value: unknown): string {
   try {
-    return EJSON.stringify(value as Document, { relaxed: true });
+    return EJSON.stringify(value, { relaxed: true });
   } catch {
     return String(value);
   }
@@ -193,7 +193,7 @@ function canonical(value: unknown): unknown {
 
 /** Outcome comparison: documents must match exactly, key order aside (no `$$` operators, no extra fields). */
 export function matchExactly(expected: readonly Document[], actual: readonly Document[], path: string): void {
-  const want = EJSON.stringify(canonical(expected) as Document, { relaxed: true });
-  const got = EJSON.stringify(canonical(actual) as Document, { relaxed: true });
+  const want = EJSON.stringify(canonical(expected), { relaxed: true });
+  const got = EJSON.stringify(canonical(actual), { relaxed: true });
   if (want !== got) throw new MatchError(path, `expected ${want}, got ${got}`);
 }

@@ -21,7 +21,7 @@ function firstStatement(command: Document, field: string): Document {
   const statements = command[field] as unknown;
   const first = Array.isArray(statements) ? (statements[0] as unknown) : undefined;
   if (first === null || typeof first !== 'object') throw new CommandError('BadValue', `explain of ${field} needs one statement`);
-  return first as Document;
+  return first;
 }
 
 /**

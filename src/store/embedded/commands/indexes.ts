@@ -40,9 +40,9 @@ const listIndexes: CommandHandler = (command, context) => {
 function indexNamesToDrop(argument: unknown, existing: readonly { name: string; key: Document }[]): string[] {
   if (argument === '*') return existing.map((index) => index.name).filter((name) => name !== ID_INDEX_NAME);
   if (typeof argument === 'string') return [argument];
-  if (Array.isArray(argument) && argument.every((item) => typeof item === 'string')) return argument as string[];
+  if (Array.isArray(argument) && argument.every((item) => typeof item === 'string')) return argument;
   if (argument !== null && typeof argument === 'object' && !Array.isArray(argument)) {
-    const pattern = defaultIndexName(argument as Document);
+    const pattern = defaultIndexName(argument);
     const match = existing.find((index) => defaultIndexName(index.key) === pattern);
     if (!match) throw new CommandError('IndexNotFound', `can't find index with key: ${JSON.stringify(argument)}`);
     return [match.name];

@@ -22,7 +22,7 @@ function checkStatements(field: keyof typeof STATEMENT_FIELDS, statements: reado
     const unknown = Object.keys(statement).find((key) => !STATEMENT_FIELDS[field].has(key));
     if (unknown) throw new CommandError('Location40415', `BSON field '${verb}.${field}.${unknown}' is an unknown field.`);
     if ('c' in statement) throw new CommandError('CommandNotSupported', `the embedded store does not support '${verb}.${field}.c' (statement constants); use 'let'`);
-    assertSimpleCollation(statement as Document);
+    assertSimpleCollation(statement);
   }
 }
 
@@ -50,7 +50,7 @@ function statementDocument(statement: unknown): Document {
   if (statement === null || typeof statement !== 'object' || Array.isArray(statement)) {
     throw new CommandError('TypeMismatch', 'each write statement must be an object');
   }
-  return statement as Document;
+  return statement;
 }
 
 const insert: CommandHandler = (command, { runtime, db }) => {

@@ -41,7 +41,7 @@ function stageName(stage: unknown): string {
  * runs (`{$literal: '$x'}` is the string '$x', `{$rand: {}}` one number for every document).
  */
 export function evaluateLetVariables(raw: Document): Document {
-  const [values] = new Aggregator([{ $replaceWith: raw }], mingoOptions()).run([{}]) as Document[];
+  const [values] = new Aggregator([{ $replaceWith: raw }], mingoOptions()).run<Document>([{}]);
   return values;
 }
 
@@ -83,7 +83,7 @@ export function splitPipeline(pipeline: readonly Document[]): { query: QueryRequ
     throw new CommandError('BadValue', '$skip and $limit take a non-negative number');
   }
   return {
-    query: { filter: (filter as Document | undefined) ?? {}, sort, skip: skip ?? 0, limit: limit ?? 0 },
+    query: { filter: filter ?? {}, sort, skip: skip ?? 0, limit: limit ?? 0 },
     rest: pipeline.slice(i),
   };
 }
@@ -148,5 +148,5 @@ export function runAggregation(
       return copy ? stored.map((doc) => cloneDeep(doc)) : stored;
     },
   });
-  return { docs: aggregator.run(docs) as Document[], stats: result?.stats };
+  return { docs: aggregator.run<Document>(docs), stats: result?.stats };
 }

@@ -95,7 +95,7 @@ function stage(document: Document | undefined, name: string): unknown {
 
 function keysOf(id: Document): GroupKey[] | undefined {
   const keys = Object.entries(id).map(([name, value]) => keyOf(name, value));
-  return keys.length > 0 && keys.every((key) => key !== undefined) ? (keys as GroupKey[]) : undefined;
+  return keys.length > 0 && keys.every((key) => key !== undefined) ? keys : undefined;
 }
 
 function groupShape(rest: readonly Document[]): GroupShape | undefined {

@@ -10,7 +10,9 @@ function formatValue(value: unknown): string {
   if (value instanceof Date) return `new Date(${value.getTime()})`;
   if (Array.isArray(value)) return `[ ${value.map(formatValue).join(', ')} ]`;
   const bsonType = (value as { _bsontype?: string })._bsontype;
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- every BSON class (ObjectId, Long, Decimal128...) prints itself
   if (bsonType === 'ObjectId') return `ObjectId('${String(value)}')`;
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- as above
   if (bsonType !== undefined) return String(value);
   const entries = Object.entries(value as Document).map(([k, v]) => `${k}: ${formatValue(v)}`);
   return entries.length === 0 ? '{}' : `{ ${entries.join(', ')} }`;

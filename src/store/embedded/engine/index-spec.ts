@@ -76,7 +76,7 @@ export function parseIndexSpec(raw: unknown): IndexSpec {
     fields,
     unique: doc.unique === true || isId,
     sparse: doc.sparse === true,
-    partialFilterExpression: partial as Document | undefined,
+    partialFilterExpression: partial,
     options,
   };
 }

@@ -123,7 +123,7 @@ function disjunctionPredicates(clauses: readonly unknown[], prefix: string): Pat
   if (clauses.length === 0 || !clauses.every(isPlainObject)) return [];
   const perClause = clauses.map((clause) => {
     const predicates: PathPredicate[] = [];
-    collectInto(clause as Document, predicates, prefix);
+    collectInto(clause, predicates, prefix);
     return predicates;
   });
   const paths = [...new Set(perClause[0].map((p) => p.path))].filter((path) => perClause.every((ps) => ps.some((p) => p.path === path)));

@@ -148,7 +148,7 @@ function hintedIndex(collection: Collection, hint: unknown): SortedIndex | 'natu
     index = collection.getIndex(hint);
   } else if (hint !== null && typeof hint === 'object' && !Array.isArray(hint)) {
     if ('$natural' in hint) return 'natural';
-    const pattern = defaultIndexName(hint as Document);
+    const pattern = defaultIndexName(hint);
     index = collection.indexList().find((candidate) => defaultIndexName(candidate.spec.key) === pattern);
   }
   if (!index) throw new CommandError('BadValue', 'hint provided does not correspond to an existing index');

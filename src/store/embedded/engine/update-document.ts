@@ -105,7 +105,7 @@ function runPipeline(target: Document, stages: Document[], context: UpdateContex
     if (name === undefined) throw new CommandError('TypeMismatch', 'each stage of an update pipeline must be an object naming one stage');
     if (!UPDATE_PIPELINE_STAGES.has(name)) throw new CommandError('InvalidOptions', `${name} is not allowed to be used within an update`);
   }
-  const [result] = new Aggregator(stages, mingoOptions(context)).run([target]) as Document[];
+  const [result] = new Aggregator(stages, mingoOptions(context)).run<Document>([target]);
   return result;
 }
 

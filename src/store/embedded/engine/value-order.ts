@@ -44,7 +44,7 @@ function bsonType(value: object): string | undefined {
   return (value as BsonTagged)._bsontype;
 }
 
-function rankOf(value: unknown): number {
+function rankOf(value: unknown): Rank {
   switch (typeof value) {
     case 'number':
     case 'bigint':
