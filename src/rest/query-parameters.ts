@@ -1,5 +1,5 @@
 import type { InputIssue } from '../errors';
-import { isPublicId } from '../common/public-id';
+import { isPublicId, PUBLIC_ID_RULE } from '../common/public-id';
 import { MAX_LIMIT, MIN_LIMIT, MIN_PAGE } from '../candidates/search-input';
 import { PROBLEM_TYPES } from './problem-types';
 import { RestProblem } from './problem';
@@ -79,7 +79,7 @@ export function pageSizeGiven(url: string): number | undefined {
 
 /** A public id in a path segment: 22 characters of base64url. */
 export function parsePublicIdParameter(value: string, name: string): string {
-  if (!isPublicId(value)) throwIfInvalid([{ parameter: name, rule: 'a public id of 22 characters of A-Z, a-z, 0-9, _ or -' }]);
+  if (!isPublicId(value)) throwIfInvalid([{ parameter: name, rule: `a public id of ${PUBLIC_ID_RULE}` }]);
   return value;
 }
 

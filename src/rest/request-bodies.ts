@@ -1,7 +1,7 @@
 import { isEnumType, type GraphQLSchema } from 'graphql';
 import { z } from 'zod';
-import { isPublicId } from '../common/public-id';
-import { MAX_CANDIDATES_PER_OFFER, MAX_COUPON_LENGTH, MAX_NOTES_LENGTH } from '../candidates/offer-service';
+import { isPublicId, PUBLIC_ID_RULE } from '../common/public-id';
+import { COUPON_PATTERN, COUPON_RULE, MAX_CANDIDATES_PER_OFFER, MAX_COUPON_LENGTH, MAX_NOTES_LENGTH } from '../candidates/offer-service';
 import { PROBLEM_TYPES } from './problem-types';
 import { RestProblem } from './problem';
 
@@ -9,14 +9,13 @@ import { RestProblem } from './problem';
  * The bodies of the three POSTs: their shape checked strictly (types, enums, required and
  * unknown fields, sizes) before anything runs, and turned into the input of the GraphQL
  * mutation. The rules of the product (references that must exist, e-mail form and uniqueness,
- * text lengths of a registration, candidates that must exist) stay in the services.
+ * text lengths of a registration, candidates that must exist) stay in the services. The bounds
+ * checked here come from their one source: the offer rules from offer-service.ts, the form of
+ * a public id from common/public-id.ts, enum values from the GraphQL schema.
  *
  * Optional fields may be absent or null (null counts as absent: many JSON serialisers write
  * nulls); unknown fields are refused, so a misspelt field is not silently dropped.
  */
-
-/** Same as offer-service.ts: printable ASCII without spaces. */
-const COUPON_PATTERN = /^[\x21-\x7e]+$/;
 
 export interface RequestBodies {
   jobMatch: z.ZodType<Record<string, unknown>>;
@@ -38,7 +37,7 @@ export function createRequestBodies(schema: GraphQLSchema): RequestBodies {
   const int = z.int32();
   const long = z.int();
   const status = enumOf('Status');
-  const publicId = z.string().refine(isPublicId, { error: 'a public id of 22 characters of A-Z, a-z, 0-9, _ or -' });
+  const publicId = z.string().refine(isPublicId, { error: `a public id of ${PUBLIC_ID_RULE}` });
 
   // References are sent shaped like the read model's objects (contract 2.4: "as in 2.2"); only
   // the key is read, the other fields are checked for type and ignored.
@@ -74,7 +73,7 @@ export function createRequestBodies(schema: GraphQLSchema): RequestBodies {
       z.strictObject({
         publicId,
         couponCode: optional(
-          text.max(MAX_COUPON_LENGTH).regex(COUPON_PATTERN, { error: `1 to ${MAX_COUPON_LENGTH} printable characters without spaces` }),
+          text.max(MAX_COUPON_LENGTH).regex(COUPON_PATTERN, { error: COUPON_RULE }),
         ),
       }),
     ),
