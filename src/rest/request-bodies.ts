@@ -2,8 +2,10 @@ import { isEnumType, type GraphQLSchema } from 'graphql';
 import { z } from 'zod';
 import { isPublicId, PUBLIC_ID_RULE } from '../common/public-id';
 import { COUPON_PATTERN, COUPON_RULE, MAX_CANDIDATES_PER_OFFER, MAX_COUPON_LENGTH, MAX_NOTES_LENGTH } from '../candidates/offer-service';
+import type { OperationName, VariablesOf } from './persisted-operations';
 import { PROBLEM_TYPES } from './problem-types';
 import { RestProblem } from './problem';
+import { withoutNulls } from './shape';
 
 /**
  * The bodies of the three POSTs: their shape checked strictly (types, enums, required and
@@ -17,13 +19,17 @@ import { RestProblem } from './problem';
  * nulls); unknown fields are refused, so a misspelt field is not silently dropped.
  */
 
-export interface RequestBodies {
-  jobMatch: z.ZodType<Record<string, unknown>>;
-  offerToAssist: z.ZodType<Record<string, unknown>>;
-  registerCandidate: z.ZodType<Record<string, unknown>>;
-}
+/** The persisted mutations, each behind one POST. */
+export type MutationName = Extract<OperationName, 'JobMatch' | 'OfferToAssist' | 'RegisterCandidate'>;
 
-/** The body schemas; enum values come from the GraphQL schema, so the two transports never disagree. */
+/** The body of each POST checked and turned into the variables of its mutation (`{ input }`). */
+export type RequestBodies = { readonly [N in MutationName]: z.ZodType<VariablesOf<N>> };
+
+/**
+ * The body schemas; enum values come from the GraphQL schema, so the two transports never
+ * disagree. Being read from the schema at start, their values are not known to the compiler:
+ * hence the one cast to the generated input types, which GraphQL checks again on execution.
+ */
 export function createRequestBodies(schema: GraphQLSchema): RequestBodies {
   const enumOf = (name: string) => {
     const type = schema.getType(name);
@@ -150,14 +156,16 @@ export function createRequestBodies(schema: GraphQLSchema): RequestBodies {
 
   const registerCandidate = z.strictObject({ registrarId: optional(text), registrationData });
 
-  return { jobMatch, offerToAssist, registerCandidate } as RequestBodies;
+  // Null counts as absent: every nullable field of the input types is optional.
+  const variables = (body: z.ZodType) => body.transform((input) => ({ input: withoutNulls(input) }));
+  return { JobMatch: variables(jobMatch), OfferToAssist: variables(offerToAssist), RegisterCandidate: variables(registerCandidate) } as RequestBodies;
 }
 
 /**
- * The body as the mutation's `input`, or a 400 naming every offending field and its rule.
+ * The body as the mutation's variables, or a 400 naming every offending field and its rule.
  * The details never quote a value: a registration body is identity data.
  */
-export function parseBody(schema: z.ZodType<Record<string, unknown>>, body: unknown): Record<string, unknown> {
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const problems = result.error.issues.flatMap((issue) => describe(issue, body));

@@ -13,7 +13,6 @@ import { BadUserInputError } from '../../src/errors';
 import { createSchema } from '../../src/graphql/schema';
 import { createRequestBodies, parseBody } from '../../src/rest/request-bodies';
 import { RestProblem } from '../../src/rest/problem';
-import { withoutNulls } from '../../src/rest/shape';
 
 const bodies = createRequestBodies(createSchema());
 
@@ -26,7 +25,7 @@ const caller: ApiKeyRecord = { id: 'k1', name: 'rules', prefix: 'k1', permission
 const idOf = (i: number) => publicIdFromUuid(`00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
 
 /** 'accepted', or 'refused' for the rule's input error; anything else fails the test. */
-function restVerdict(body: keyof typeof bodies, value: unknown): 'accepted' | 'refused' {
+function restVerdict(body: 'JobMatch' | 'OfferToAssist', value: unknown): 'accepted' | 'refused' {
   try {
     parseBody(bodies[body], value);
     return 'accepted';
@@ -70,7 +69,7 @@ describe('offer rules: one source for both transports', () => {
           ...(notes !== undefined ? { additionalNotes: notes } : {}),
         };
 
-        const rest = restVerdict('offerToAssist', input);
+        const rest = restVerdict('OfferToAssist', input);
         const core = await serviceVerdict(() => service.offerToAssist(caller, input));
 
         expect({ rest, input: { count, coupon, notesLength: notes?.length } }).toEqual({ rest: core, input: { count, coupon, notesLength: notes?.length } });
@@ -87,7 +86,7 @@ describe('offer rules: one source for both transports', () => {
           ...(notes !== undefined ? { additionalNotes: notes } : {}),
         };
 
-        const rest = restVerdict('jobMatch', input);
+        const rest = restVerdict('JobMatch', input);
         const core = await serviceVerdict(() => service.createJobMatch(caller, input));
 
         expect({ rest, count, notesLength: notes?.length }).toEqual({ rest: core, count, notesLength: notes?.length });
@@ -101,7 +100,7 @@ describe('offer rules: one source for both transports', () => {
 
     const rest = (() => {
       try {
-        parseBody(bodies.offerToAssist, withoutNulls(input));
+        parseBody(bodies.OfferToAssist, input);
       } catch (error) {
         return (error as RestProblem).detail;
       }
