@@ -5,7 +5,6 @@ import {
   Kind,
   parse,
   validate,
-  visit,
   type DocumentNode,
   type FragmentDefinitionNode,
   type GraphQLSchema,
@@ -15,6 +14,7 @@ import { BadUserInputError, isAppError } from '../errors';
 import type { GraphQLContext } from '../graphql/context';
 import { operationExecutorOf, type PreparedOperation } from '../graphql/execution/operation-executor';
 import { withoutValues } from '../graphql/format-error';
+import { fragmentsOf, spreadFragmentNames } from '../graphql/selections';
 import { schemaDirectory } from '../graphql/schema';
 import type {
   FindCandidatesQuery,
@@ -131,22 +131,14 @@ export function loadPersistedOperations(schema: GraphQLSchema, directory = persi
 
 /** The fragments `document` spreads, transitively, that it does not define itself. */
 function usedFragments(document: DocumentNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>): FragmentDefinitionNode[] {
-  const own = new Set(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [d.name.value] : [])));
-  const used = new Map<string, FragmentDefinitionNode>();
-  const collect = (node: DocumentNode | FragmentDefinitionNode) => {
-    visit(node, {
-      FragmentSpread(spread) {
-        const name = spread.name.value;
-        if (own.has(name) || used.has(name)) return;
-        const fragment = fragments.get(name);
-        if (fragment === undefined) return; // validation reports the unknown fragment
-        used.set(name, fragment);
-        collect(fragment);
-      },
-    });
-  };
-  collect(document);
-  return [...used.values()];
+  const own = fragmentsOf(document);
+  const all = new Map([...fragments, ...own]);
+  const roots = document.definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION || d.kind === Kind.FRAGMENT_DEFINITION ? [d.selectionSet] : []));
+  // An unknown fragment is left for validation to report.
+  return spreadFragmentNames(roots, all).flatMap((name) => {
+    const fragment = own.has(name) ? undefined : fragments.get(name);
+    return fragment === undefined ? [] : [fragment];
+  });
 }
 
 /**
