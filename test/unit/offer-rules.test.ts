@@ -4,6 +4,7 @@
  * service accept or refuse it together, so neither transport lets through what the other refuses.
  */
 import fc from 'fast-check';
+import { isInputObjectType } from 'graphql';
 import type { ApiKeyRecord } from '../../src/auth/api-key-repository';
 import type { CandidateRepository } from '../../src/candidates/candidate-repository';
 import type { OfferRepository } from '../../src/candidates/offer-repository';
@@ -110,5 +111,22 @@ describe('offer rules: one source for both transports', () => {
 
     expect(core).toEqual([{ parameter: 'candidates[0].couponCode', rule: `1 to ${MAX_COUPON_LENGTH} printable characters without spaces` }]);
     expect(rest).toBe(`Invalid body: candidates[0].couponCode must be 1 to ${MAX_COUPON_LENGTH} printable characters without spaces.`);
+  });
+});
+
+describe('offer rules in the SDL', () => {
+  const schema = createSchema();
+  const fieldsOf = (name: string) => {
+    const type = schema.getType(name);
+    if (!isInputObjectType(type)) throw new Error(`${name} is not an input type`);
+    return type.getFields();
+  };
+
+  test('when the SDL describes the inputs of a job match and an offer, then it states the bounds the service checks', () => {
+    for (const input of ['JobMatchInput', 'OfferToAssistInput']) {
+      expect(fieldsOf(input).candidates.description).toContain(`1 to ${MAX_CANDIDATES_PER_OFFER}, each once`);
+      expect(fieldsOf(input).additionalNotes.description).toContain(`at most ${MAX_NOTES_LENGTH} characters`);
+    }
+    expect(fieldsOf('CandidateCouponInput').couponCode.description).toContain(`1 to ${MAX_COUPON_LENGTH} printable ASCII characters without spaces`);
   });
 });

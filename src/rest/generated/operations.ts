@@ -38,7 +38,7 @@ export type CandidateCitizenshipInput = {
 
 /** A candidate an offer to assist is made to, with an optional coupon. */
 export type CandidateCouponInput = {
-  /** Optional coupon code offered to this candidate. */
+  /** Optional coupon code offered to this candidate: 1 to 64 printable ASCII characters without spaces. */
   couponCode?: string | null | undefined;
   /** Public identifier of the candidate. */
   publicId: string;
@@ -413,9 +413,9 @@ export type IntRecruitReason =
 
 /** Body of a job match: the candidates an employer or recruiter is interested in. */
 export type JobMatchInput = {
-  /** Optional free-text notes. */
+  /** Optional free-text notes; at most 2000 characters. */
   additionalNotes?: string | null | undefined;
-  /** The candidates of interest: at least one; each must exist. */
+  /** The candidates of interest: 1 to 100, each once; each must exist. */
   candidates: Array<CandidateRefInput>;
 };
 
@@ -558,9 +558,9 @@ export type OfferReason =
 
 /** Body of an offer to assist: the candidates, and the kind of assistance offered. */
 export type OfferToAssistInput = {
-  /** Optional free-text notes. */
+  /** Optional free-text notes; at most 2000 characters. */
   additionalNotes?: string | null | undefined;
-  /** The candidates offered assistance: at least one; each must exist. */
+  /** The candidates offered assistance: 1 to 100, each once; each must exist. */
   candidates: Array<CandidateCouponInput>;
   /** Kind of assistance offered. */
   reason: OfferReason;
