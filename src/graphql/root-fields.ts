@@ -1,5 +1,5 @@
 import type { DocumentNode, FieldNode, OperationDefinitionNode } from 'graphql';
-import { fragmentsOf, selectedFields } from './selections';
+import { fragmentsOf, selectedFieldNodes } from './selections';
 
 /**
  * The names of the root fields an operation selects (through fragments too), in document
@@ -11,5 +11,5 @@ export function rootFieldNames(operation: OperationDefinitionNode, document: Doc
 
 /** Every root field node of the operation, aliases included (a field selected twice under two aliases is two). */
 export function rootFields(operation: OperationDefinitionNode, document: DocumentNode): FieldNode[] {
-  return selectedFields([operation.selectionSet], fragmentsOf(document)).map(({ field }) => field);
+  return selectedFieldNodes([operation.selectionSet], fragmentsOf(document));
 }

@@ -36,12 +36,17 @@ export function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinit
 }
 
 /**
- * The fields selected directly in `selectionSets` (not below them), in document order, looking
- * through inline fragments and fragment spreads of any depth. An unknown fragment is skipped
- * (validation reports it).
+ * Calls `visit` for each field selected directly in `selectionSets` (not below them), in
+ * document order, looking through inline fragments and fragment spreads of any depth, with the
+ * type condition of the innermost fragment it is under (undefined: none). An unknown fragment
+ * is skipped (validation reports it).
  */
-export function selectedFields(selectionSets: Iterable<SelectionSetNode | undefined>, fragments: Fragments, options: WalkOptions = {}): SelectedField[] {
-  const found: SelectedField[] = [];
+export function forEachSelectedField(
+  selectionSets: Iterable<SelectionSetNode | undefined>,
+  fragments: Fragments,
+  visit: (field: FieldNode, typeCondition: string | undefined) => void,
+  options: WalkOptions = {},
+): void {
   const once = (options.spreads ?? 'once') === 'once';
   const walked = new Set<string>();
   /** the fragments being walked, outermost first */
@@ -49,7 +54,7 @@ export function selectedFields(selectionSets: Iterable<SelectionSetNode | undefi
   const walk = (selectionSet: SelectionSetNode | undefined, typeCondition: string | undefined) => {
     for (const selection of selectionSet?.selections ?? []) {
       if (selection.kind === Kind.FIELD) {
-        found.push({ field: selection, typeCondition });
+        visit(selection, typeCondition);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         walk(selection.selectionSet, selection.typeCondition?.name.value ?? typeCondition);
       } else {
@@ -66,6 +71,19 @@ export function selectedFields(selectionSets: Iterable<SelectionSetNode | undefi
     }
   };
   for (const selectionSet of selectionSets) walk(selectionSet, undefined);
+}
+
+/** The fields forEachSelectedField visits, with their type conditions. */
+export function selectedFields(selectionSets: Iterable<SelectionSetNode | undefined>, fragments: Fragments, options: WalkOptions = {}): SelectedField[] {
+  const found: SelectedField[] = [];
+  forEachSelectedField(selectionSets, fragments, (field, typeCondition) => found.push({ field, typeCondition }), options);
+  return found;
+}
+
+/** Only the field nodes forEachSelectedField visits. */
+export function selectedFieldNodes(selectionSets: Iterable<SelectionSetNode | undefined>, fragments: Fragments, options: WalkOptions = {}): FieldNode[] {
+  const found: FieldNode[] = [];
+  forEachSelectedField(selectionSets, fragments, (field) => found.push(field), options);
   return found;
 }
 

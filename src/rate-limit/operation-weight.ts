@@ -14,7 +14,7 @@ import {
 } from 'graphql';
 import { DEFAULT_LIMIT, MAX_LIMIT, MIN_LIMIT } from '../candidates/search-input';
 import { rootFields } from '../graphql/root-fields';
-import { fragmentsOf, selectedFields } from '../graphql/selections';
+import { forEachSelectedField, fragmentsOf } from '../graphql/selections';
 import type { RateLimitKind } from './rate-limiter';
 
 /** Candidates per read unit: a page of up to 10 candidates costs 1 read, a page of 100 costs 10. */
@@ -95,9 +95,9 @@ class PageCounter {
   private readsOf(selectionSet: SelectionSetNode, type: GraphQLNamedType): number {
     let reads = 0;
     // Every spread counts: a fragment spread twice selects its pages twice. The depth and token limits bound the spreads.
-    for (const { field, typeCondition } of selectedFields([selectionSet], this.fragments, { spreads: 'each' })) {
+    forEachSelectedField([selectionSet], this.fragments, (field, typeCondition) => {
       reads += this.readsOfField(field, typeCondition === undefined ? type : (this.schema.getType(typeCondition) ?? type));
-    }
+    }, { spreads: 'each' });
     return reads;
   }
 

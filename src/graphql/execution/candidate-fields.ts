@@ -1,5 +1,5 @@
 import type { FieldNode, FragmentDefinitionNode, GraphQLResolveInfo } from 'graphql';
-import { selectedFields } from '../selections';
+import { selectedFieldNodes } from '../selections';
 import { Candidate } from '../resolvers/Candidate';
 
 /**
@@ -54,8 +54,8 @@ export function candidateFieldsOf(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 
 
 /** The fields selected directly below these field nodes, through fragments of any depth. */
 function subfields(nodes: readonly FieldNode[], fragments: Readonly<Record<string, FragmentDefinitionNode>>): FieldNode[] {
-  return selectedFields(
+  return selectedFieldNodes(
     nodes.map((node) => node.selectionSet),
     fragments,
-  ).map(({ field }) => field);
+  );
 }
