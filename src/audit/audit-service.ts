@@ -1,5 +1,6 @@
 import type { ApiKeyRecord } from '../auth/api-key-repository';
 import { authorize } from '../auth/authorize';
+import { decodeCursor, encodeCursor } from '../common/cursor';
 import { BadUserInputError } from '../errors';
 import type { AuditEventDoc } from './audit-event';
 import { AuditWriteError, type AuditPosition, type AuditRepository } from './audit-repository';
@@ -133,11 +134,11 @@ export class AuditService {
       ...(args.apiKeyId != null ? { apiKeyId: args.apiKeyId } : {}),
       ...(args.from != null ? { from: new Date(args.from) } : {}),
       ...(args.to != null ? { to: new Date(args.to) } : {}),
-      ...(args.after != null ? { after: decodeCursor(args.after) } : {}),
+      ...(args.after != null ? { after: decodeAuditCursor(args.after) } : {}),
       // One extra event tells whether another page follows without a second query.
       limit: first + 1,
     });
-    const edges = docs.slice(0, first).map((node) => ({ cursor: encodeCursor(node), node }));
+    const edges = docs.slice(0, first).map((node) => ({ cursor: encodeAuditCursor(node), node }));
     return { edges, pageInfo: { hasNextPage: docs.length > first, endCursor: edges.at(-1)?.cursor ?? null } };
   }
 }
@@ -151,21 +152,18 @@ function report(onFailure: (error: unknown) => void, error: unknown): void {
   }
 }
 
-function encodeCursor(event: AuditPosition): string {
-  return Buffer.from(JSON.stringify([event.time.getTime(), event.eventId]), 'utf8').toString('base64url');
+function encodeAuditCursor(event: AuditPosition): string {
+  return encodeCursor([event.time, event.eventId]);
 }
 
-function decodeCursor(cursor: string): AuditPosition {
-  const invalid = new BadUserInputError('Invalid input: after must be a cursor of auditEvents.', {
-    parameter: 'after',
-    rule: 'a cursor from auditEvents',
-  });
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid;
+function decodeAuditCursor(cursor: string): AuditPosition {
+  const parts = decodeCursor(cursor, ['time', 'text']);
+  if (parts === undefined) {
+    throw new BadUserInputError('Invalid input: after must be a cursor of auditEvents.', {
+      parameter: 'after',
+      rule: 'a cursor from auditEvents',
+    });
   }
-  if (!Array.isArray(parsed) || parsed.length !== 2 || !Number.isSafeInteger(parsed[0]) || typeof parsed[1] !== 'string') throw invalid;
-  return { time: new Date(parsed[0] as number), eventId: parsed[1] };
+  const [time, eventId] = parts;
+  return { time, eventId };
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ApiKeyRecord } from '../auth/api-key-repository';
 import { EpochCache } from '../cache/epoch-cache';
 import { authorize } from '../auth/authorize';
+import { decodeCursor, encodeCursor } from '../common/cursor';
 import { BadUserInputError } from '../errors';
 import type { CandidateDoc, JobOpportunityDoc, SavedListDoc } from './candidate-document';
 import type { CandidatePosition, CandidateRepository, CandidateSearchFilter } from './candidate-repository';
@@ -105,13 +106,13 @@ export class CandidateQueryService {
       throwIfAny([{ parameter: 'first', rule: `an integer from ${MIN_LIMIT} to ${MAX_LIMIT}` }]);
     }
     const fingerprint = filterFingerprint(filter);
-    const after = args.after == null ? null : decodeCursor(args.after, fingerprint);
+    const after = args.after == null ? null : decodeConnectionCursor(args.after, fingerprint);
     // One extra candidate tells whether another page follows without a second query.
     const [items, totalCount] = await Promise.all([
       this.candidates.searchAfter(filter, after, first + 1, fields),
       this.candidates.count(filter),
     ]);
-    const edges = items.slice(0, first).map((node) => ({ cursor: encodeCursor(node, fingerprint), node }));
+    const edges = items.slice(0, first).map((node) => ({ cursor: encodeConnectionCursor(node, fingerprint), node }));
     return {
       edges,
       pageInfo: { hasNextPage: items.length > first, endCursor: edges.at(-1)?.cursor ?? null },
@@ -172,30 +173,18 @@ function filterFingerprint(filter: CandidateSearchFilter): string {
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 8);
 }
 
-function encodeCursor(node: CandidateDoc, fingerprint: string): string {
-  return Buffer.from(JSON.stringify([node.createdDate.getTime(), node.publicId, fingerprint])).toString('base64url');
+function encodeConnectionCursor(node: CandidateDoc, fingerprint: string): string {
+  return encodeCursor([node.createdDate, node.publicId, fingerprint]);
 }
 
-function decodeCursor(cursor: string, fingerprint: string): CandidatePosition {
-  const invalid = () =>
-    new BadUserInputError('Invalid input: after must be a cursor of this connection with the same filter.', {
+function decodeConnectionCursor(cursor: string, fingerprint: string): CandidatePosition {
+  const parts = decodeCursor(cursor, ['time', 'text', 'text']);
+  if (parts === undefined || parts[2] !== fingerprint) {
+    throw new BadUserInputError('Invalid input: after must be a cursor of this connection with the same filter.', {
       parameter: 'after',
       rule: 'a cursor from this connection',
     });
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid();
   }
-  if (
-    !Array.isArray(parsed) ||
-    parsed.length !== 3 ||
-    !Number.isSafeInteger(parsed[0]) ||
-    typeof parsed[1] !== 'string' ||
-    parsed[2] !== fingerprint
-  ) {
-    throw invalid();
-  }
-  return { createdDate: new Date(parsed[0] as number), publicId: parsed[1] };
+  const [createdDate, publicId] = parts;
+  return { createdDate, publicId };
 }

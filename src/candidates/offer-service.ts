@@ -2,26 +2,23 @@ import type { ApiKeyRecord } from '../auth/api-key-repository';
 import { authorize } from '../auth/authorize';
 import { newPublicId } from '../common/public-id';
 import { NotFoundError, type InputIssue } from '../errors';
+import type { JobMatchInput, OfferToAssistInput } from '../graphql/generated/schema-types';
 import type { OfferDoc, OfferReason } from './candidate-document';
 import type { CandidateRepository } from './candidate-repository';
 import type { OfferRepository } from './offer-repository';
 import { throwIfAny } from './search-input';
 
+/*
+ * The rules of a job match's and an offer's fields. This service checks them for both
+ * transports; the REST body check (rest/request-bodies.ts) reads the same bounds and pattern,
+ * so that it can answer every fault of a body at once, in the contract's words.
+ */
 export const MAX_CANDIDATES_PER_OFFER = 100;
 export const MAX_NOTES_LENGTH = 2000;
 export const MAX_COUPON_LENGTH = 64;
-const COUPON_PATTERN = /^[\x21-\x7e]+$/;
-
-export interface JobMatchInput {
-  candidates: readonly { publicId: string }[];
-  additionalNotes?: string | null;
-}
-
-export interface OfferToAssistInput {
-  candidates: readonly { publicId: string; couponCode?: string | null }[];
-  reason: OfferReason;
-  additionalNotes?: string | null;
-}
+/** A coupon code's characters: printable ASCII without spaces, at least one. */
+export const COUPON_PATTERN = /^[\x21-\x7e]+$/;
+export const COUPON_RULE = `1 to ${MAX_COUPON_LENGTH} printable characters without spaces`;
 
 /**
  * Job matches and offers to assist. A job match is recorded like an offer with reason
@@ -92,7 +89,7 @@ function validateCandidates(
     if (coupon !== undefined && (coupon.length > MAX_COUPON_LENGTH || !COUPON_PATTERN.test(coupon))) {
       issues.push({
         parameter: `candidates[${index}].couponCode`,
-        rule: `1 to ${MAX_COUPON_LENGTH} printable characters without spaces`,
+        rule: COUPON_RULE,
       });
     }
     if (seen.has(candidate.publicId)) {

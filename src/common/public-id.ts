@@ -7,6 +7,9 @@ import { randomUUID } from 'node:crypto';
  */
 const PUBLIC_ID = /^[A-Za-z0-9_-]{22}$/;
 
+/** The rule a public id follows, as both transports state it when refusing one. */
+export const PUBLIC_ID_RULE = '22 characters of A-Z, a-z, 0-9, _ or -';
+
 /** A new random public id. */
 export function newPublicId(): string {
   return publicIdFromUuid(randomUUID());

@@ -15,6 +15,7 @@ import {
 } from 'graphql';
 import { DEFAULT_LIMIT, MAX_LIMIT, MIN_LIMIT } from '../candidates/search-input';
 import { rootFields } from './root-fields';
+import { forEachSelectedField, fragmentsOf } from './selections';
 import type { RateLimitKind } from '../rate-limit/rate-limiter';
 
 /** Candidates per read unit: a page of up to 10 candidates costs 1 read, a page of 100 costs 10. */
@@ -68,9 +69,7 @@ export function operationCharge(
 ): OperationCharge {
   const fields = rootFields(operation, document).filter((field) => field.name.value !== '__typename');
   if (operation.operation === OperationTypeNode.MUTATION) return { kind: 'writes', weight: Math.max(1, fields.length) };
-  const fragments = new Map(
-    document.definitions.flatMap((definition) => (definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition] as const] : [])),
-  );
+  const fragments = fragmentsOf(document);
   const root = schema.getRootType(operation.operation) ?? undefined;
   const pages = new PageCounter(schema, fragments, variables);
   const weight = fields.reduce((sum, field) => sum + Math.max(1, pages.readsOfField(field, root)), 0);
@@ -96,17 +95,10 @@ class PageCounter {
 
   private readsOf(selectionSet: SelectionSetNode, type: GraphQLNamedType): number {
     let reads = 0;
-    for (const selection of selectionSet.selections) {
-      if (selection.kind === Kind.FIELD) {
-        reads += this.readsOfField(selection, type);
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        reads += this.readsOf(selection.selectionSet, selection.typeCondition ? (this.schema.getType(selection.typeCondition.name.value) ?? type) : type);
-      } else {
-        // A validated document has no fragment cycles, and the depth and token limits bound the spreads.
-        const fragment = this.fragments.get(selection.name.value);
-        if (fragment) reads += this.readsOf(fragment.selectionSet, this.schema.getType(fragment.typeCondition.name.value) ?? type);
-      }
-    }
+    // Every spread counts: a fragment spread twice selects its pages twice. The depth and token limits bound the spreads.
+    forEachSelectedField([selectionSet], this.fragments, (field, typeCondition) => {
+      reads += this.readsOfField(field, typeCondition === undefined ? type : (this.schema.getType(typeCondition) ?? type));
+    }, { spreads: 'each' });
     return reads;
   }
 

@@ -1,4 +1,5 @@
-import { Kind, type DocumentNode, type FieldNode, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
+import type { DocumentNode, FieldNode, OperationDefinitionNode } from 'graphql';
+import { fragmentsOf, selectedFieldNodes } from './selections';
 
 /**
  * The names of the root fields an operation selects (through fragments too), in document
@@ -10,23 +11,5 @@ export function rootFieldNames(operation: OperationDefinitionNode, document: Doc
 
 /** Every root field node of the operation, aliases included (a field selected twice under two aliases is two). */
 export function rootFields(operation: OperationDefinitionNode, document: DocumentNode): FieldNode[] {
-  const fragments = new Map(
-    document.definitions.flatMap((definition) => (definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition] as const] : [])),
-  );
-  const fields: FieldNode[] = [];
-  const seen = new Set<string>();
-  const collect = (selectionSet: SelectionSetNode) => {
-    for (const selection of selectionSet.selections) {
-      if (selection.kind === Kind.FIELD) fields.push(selection);
-      else if (selection.kind === Kind.INLINE_FRAGMENT) collect(selection.selectionSet);
-      else if (!seen.has(selection.name.value)) {
-        // A validated document has no fragment cycles; the guard only keeps a bad one finite.
-        seen.add(selection.name.value);
-        const fragment = fragments.get(selection.name.value);
-        if (fragment) collect(fragment.selectionSet);
-      }
-    }
-  };
-  collect(operation.selectionSet);
-  return fields;
+  return selectedFieldNodes([operation.selectionSet], fragmentsOf(document));
 }

@@ -1,5 +1,5 @@
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
-import { isPublicId } from '../common/public-id';
+import { isPublicId, PUBLIC_ID_RULE } from '../common/public-id';
 
 const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
@@ -39,7 +39,7 @@ function fromString({ name, description, parse }: ReturnType<typeof stringScalar
   });
 }
 
-const publicId = stringScalar('PublicId', 'A 22-character base64url public id.', isPublicId, '22 characters of A-Z, a-z, 0-9, _ or -');
+const publicId = stringScalar('PublicId', 'A 22-character base64url public id.', isPublicId, PUBLIC_ID_RULE);
 const date = stringScalar('Date', 'An ISO 8601 calendar date.', isCalendarDate, 'an ISO 8601 calendar date (YYYY-MM-DD)');
 const dateTime = stringScalar('DateTime', 'An ISO 8601 date-time with zone.', isDateTime, 'an ISO 8601 date-time with zone');
 

@@ -5,7 +5,6 @@ import {
   Kind,
   parse,
   validate,
-  visit,
   type DocumentNode,
   type FragmentDefinitionNode,
   type GraphQLSchema,
@@ -15,7 +14,22 @@ import { BadUserInputError, isAppError } from '../errors';
 import type { GraphQLContext } from '../graphql/context';
 import { operationExecutorOf, type PreparedOperation } from '../graphql/execution/operation-executor';
 import { withoutValues } from '../graphql/format-error';
+import { fragmentsOf, spreadFragmentNames } from '../graphql/selections';
 import { schemaDirectory } from '../graphql/schema';
+import type {
+  FindCandidatesQuery,
+  FindCandidatesQueryVariables,
+  GetCandidateQuery,
+  GetCandidateQueryVariables,
+  GetCandidatesByListQuery,
+  GetCandidatesByListQueryVariables,
+  JobMatchMutation,
+  JobMatchMutationVariables,
+  OfferToAssistMutation,
+  OfferToAssistMutationVariables,
+  RegisterCandidateMutation,
+  RegisterCandidateMutationVariables,
+} from './generated/operations';
 import { compileJsonWriter, type JsonWriter } from './shape';
 
 /** The operations behind /v1, one file each in schema/rest/ (fragments in fragments.graphql). */
@@ -30,6 +44,19 @@ export const OPERATION_FILES = {
 
 export type OperationName = keyof typeof OPERATION_FILES;
 
+/** What each operation takes and returns: generated from schema/rest/*.graphql (npm run codegen). */
+export interface OperationTypes {
+  FindCandidates: { variables: FindCandidatesQueryVariables; data: FindCandidatesQuery };
+  GetCandidate: { variables: GetCandidateQueryVariables; data: GetCandidateQuery };
+  GetCandidatesByList: { variables: GetCandidatesByListQueryVariables; data: GetCandidatesByListQuery };
+  JobMatch: { variables: JobMatchMutationVariables; data: JobMatchMutation };
+  OfferToAssist: { variables: OfferToAssistMutationVariables; data: OfferToAssistMutation };
+  RegisterCandidate: { variables: RegisterCandidateMutationVariables; data: RegisterCandidateMutation };
+}
+
+export type VariablesOf<N extends OperationName> = OperationTypes[N]['variables'];
+export type DataOf<N extends OperationName> = OperationTypes[N]['data'];
+
 const FRAGMENTS_FILE = 'fragments.graphql';
 
 export interface PersistedOperations {
@@ -38,7 +65,7 @@ export interface PersistedOperations {
    * `data`; rejects with the AppError of the core, a BadUserInputError for variables the
    * schema refuses, or (for anything else) the original error, which the edge logs as a 500.
    */
-  run(name: OperationName, variables: Record<string, unknown>, context: GraphQLContext): Promise<Record<string, unknown>>;
+  run<N extends OperationName>(name: N, variables: VariablesOf<N>, context: GraphQLContext): Promise<DataOf<N>>;
   /**
    * The writer of the REST body found at `path` of the operation's data (e.g. `['candidates']`),
    * compiled from its selection: the JSON of withoutNulls, in one pass (shape.ts).
@@ -84,13 +111,15 @@ export function loadPersistedOperations(schema: GraphQLSchema, directory = persi
   }
 
   return {
-    async run(name, variables, context) {
+    async run<N extends OperationName>(name: N, variables: VariablesOf<N>, context: GraphQLContext): Promise<DataOf<N>> {
       const operation = documents.get(name);
       if (operation === undefined) throw new Error(`no persisted operation ${name}`);
       const result = await operation(variables, context);
       if (result.errors && result.errors.length > 0) throw firstFailure(result.errors);
       if (!result.data) throw new Error(`persisted operation ${name} returned no data`);
-      return result.data;
+      // The one place the executor's untyped data meets its type: the document was validated
+      // against the schema at start, and the type was generated from that same document.
+      return result.data as DataOf<N>;
     },
     jsonWriter(name, path) {
       const document = sources.get(name);
@@ -102,22 +131,14 @@ export function loadPersistedOperations(schema: GraphQLSchema, directory = persi
 
 /** The fragments `document` spreads, transitively, that it does not define itself. */
 function usedFragments(document: DocumentNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>): FragmentDefinitionNode[] {
-  const own = new Set(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [d.name.value] : [])));
-  const used = new Map<string, FragmentDefinitionNode>();
-  const collect = (node: DocumentNode | FragmentDefinitionNode) => {
-    visit(node, {
-      FragmentSpread(spread) {
-        const name = spread.name.value;
-        if (own.has(name) || used.has(name)) return;
-        const fragment = fragments.get(name);
-        if (fragment === undefined) return; // validation reports the unknown fragment
-        used.set(name, fragment);
-        collect(fragment);
-      },
-    });
-  };
-  collect(document);
-  return [...used.values()];
+  const own = fragmentsOf(document);
+  const all = new Map([...fragments, ...own]);
+  const roots = document.definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION || d.kind === Kind.FRAGMENT_DEFINITION ? [d.selectionSet] : []));
+  // An unknown fragment is left for validation to report.
+  return spreadFragmentNames(roots, all).flatMap((name) => {
+    const fragment = own.has(name) ? undefined : fragments.get(name);
+    return fragment === undefined ? [] : [fragment];
+  });
 }
 
 /**

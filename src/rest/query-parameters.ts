@@ -1,5 +1,5 @@
 import type { InputIssue } from '../errors';
-import { isPublicId } from '../common/public-id';
+import { isPublicId, PUBLIC_ID_RULE } from '../common/public-id';
 import { MAX_LIMIT, MIN_LIMIT, MIN_PAGE } from '../candidates/search-input';
 import { PROBLEM_TYPES } from '../http/problem-types';
 import { RestProblem } from '../http/problem';
@@ -21,25 +21,30 @@ type Parameter =
   | { kind: 'codes' };
 
 export type ParameterSpec = Readonly<Record<string, Parameter>>;
-export type ParameterValues = Record<string, number | boolean | string[] | undefined>;
 
-export const PAGE: Parameter = { kind: 'integer', rule: `an integer >= ${MIN_PAGE}` };
-export const LIMIT: Parameter = { kind: 'integer', rule: `an integer from ${MIN_LIMIT} to ${MAX_LIMIT}` };
-export const FLAG: Parameter = { kind: 'boolean' };
-export const CODES: Parameter = { kind: 'codes' };
+/** The value a parameter of this kind is handed over as. */
+type ValueOf<P extends Parameter> = P extends { kind: 'integer' } ? number : P extends { kind: 'boolean' } ? boolean : string[];
+
+/** The values of the parameters of `S` that were given. */
+export type ParameterValues<S extends ParameterSpec> = { -readonly [K in keyof S]?: ValueOf<S[K]> };
+
+export const PAGE = { kind: 'integer', rule: `an integer >= ${MIN_PAGE}` } as const satisfies Parameter;
+export const LIMIT = { kind: 'integer', rule: `an integer from ${MIN_LIMIT} to ${MAX_LIMIT}` } as const satisfies Parameter;
+export const FLAG = { kind: 'boolean' } as const satisfies Parameter;
+export const CODES = { kind: 'codes' } as const satisfies Parameter;
 
 /**
  * The query parameters of `url` (path and query, as received) by `spec`. An unknown parameter
  * is an error, not ignored, so that a typo (`limt=5`) does not silently give another result;
  * a repeated one too, since which value counts would be a guess.
  */
-export function parseQuery(url: string, spec: ParameterSpec): ParameterValues {
+export function parseQuery<S extends ParameterSpec>(url: string, spec: S): ParameterValues<S> {
   const query = new URL(url, 'http://localhost').searchParams;
   const issues: InputIssue[] = [];
   const unknown = [...new Set(query.keys())].filter((name) => !Object.hasOwn(spec, name));
   for (const name of unknown) issues.push({ parameter: shown(name), rule: 'not a parameter of this operation' });
 
-  const values: ParameterValues = {};
+  const values: Record<string, number | boolean | string[]> = {};
   for (const [name, parameter] of Object.entries(spec)) {
     const given = query.getAll(name);
     if (given.length === 0) continue;
@@ -65,7 +70,8 @@ export function parseQuery(url: string, spec: ParameterSpec): ParameterValues {
     }
   }
   throwIfInvalid(issues);
-  return values;
+  // Each value was made by its parameter's kind above.
+  return values as ParameterValues<S>;
 }
 
 /**
@@ -79,7 +85,7 @@ export function pageSizeGiven(url: string): number | undefined {
 
 /** A public id in a path segment: 22 characters of base64url. */
 export function parsePublicIdParameter(value: string, name: string): string {
-  if (!isPublicId(value)) throwIfInvalid([{ parameter: name, rule: 'a public id of 22 characters of A-Z, a-z, 0-9, _ or -' }]);
+  if (!isPublicId(value)) throwIfInvalid([{ parameter: name, rule: `a public id of ${PUBLIC_ID_RULE}` }]);
   return value;
 }
 

@@ -1,30 +1,35 @@
 import { isEnumType, type GraphQLSchema } from 'graphql';
 import { z } from 'zod';
-import { isPublicId } from '../common/public-id';
-import { MAX_CANDIDATES_PER_OFFER, MAX_COUPON_LENGTH, MAX_NOTES_LENGTH } from '../candidates/offer-service';
+import { isPublicId, PUBLIC_ID_RULE } from '../common/public-id';
+import { COUPON_PATTERN, COUPON_RULE, MAX_CANDIDATES_PER_OFFER, MAX_COUPON_LENGTH, MAX_NOTES_LENGTH } from '../candidates/offer-service';
+import type { OperationName, VariablesOf } from './persisted-operations';
 import { PROBLEM_TYPES } from '../http/problem-types';
 import { RestProblem } from '../http/problem';
+import { withoutNulls } from './shape';
 
 /**
  * The bodies of the three POSTs: their shape checked strictly (types, enums, required and
  * unknown fields, sizes) before anything runs, and turned into the input of the GraphQL
  * mutation. The rules of the product (references that must exist, e-mail form and uniqueness,
- * text lengths of a registration, candidates that must exist) stay in the services.
+ * text lengths of a registration, candidates that must exist) stay in the services. The bounds
+ * checked here come from their one source: the offer rules from offer-service.ts, the form of
+ * a public id from common/public-id.ts, enum values from the GraphQL schema.
  *
  * Optional fields may be absent or null (null counts as absent: many JSON serialisers write
  * nulls); unknown fields are refused, so a misspelt field is not silently dropped.
  */
 
-/** Same as offer-service.ts: printable ASCII without spaces. */
-const COUPON_PATTERN = /^[\x21-\x7e]+$/;
+/** The persisted mutations, each behind one POST. */
+export type MutationName = Extract<OperationName, 'JobMatch' | 'OfferToAssist' | 'RegisterCandidate'>;
 
-export interface RequestBodies {
-  jobMatch: z.ZodType<Record<string, unknown>>;
-  offerToAssist: z.ZodType<Record<string, unknown>>;
-  registerCandidate: z.ZodType<Record<string, unknown>>;
-}
+/** The body of each POST checked and turned into the variables of its mutation (`{ input }`). */
+export type RequestBodies = { readonly [N in MutationName]: z.ZodType<VariablesOf<N>> };
 
-/** The body schemas; enum values come from the GraphQL schema, so the two transports never disagree. */
+/**
+ * The body schemas; enum values come from the GraphQL schema, so the two transports never
+ * disagree. Being read from the schema at start, their values are not known to the compiler:
+ * hence the one cast to the generated input types, which GraphQL checks again on execution.
+ */
 export function createRequestBodies(schema: GraphQLSchema): RequestBodies {
   const enumOf = (name: string) => {
     const type = schema.getType(name);
@@ -38,7 +43,7 @@ export function createRequestBodies(schema: GraphQLSchema): RequestBodies {
   const int = z.int32();
   const long = z.int();
   const status = enumOf('Status');
-  const publicId = z.string().refine(isPublicId, { error: 'a public id of 22 characters of A-Z, a-z, 0-9, _ or -' });
+  const publicId = z.string().refine(isPublicId, { error: `a public id of ${PUBLIC_ID_RULE}` });
 
   // References are sent shaped like the read model's objects (contract 2.4: "as in 2.2"); only
   // the key is read, the other fields are checked for type and ignored.
@@ -74,7 +79,7 @@ export function createRequestBodies(schema: GraphQLSchema): RequestBodies {
       z.strictObject({
         publicId,
         couponCode: optional(
-          text.max(MAX_COUPON_LENGTH).regex(COUPON_PATTERN, { error: `1 to ${MAX_COUPON_LENGTH} printable characters without spaces` }),
+          text.max(MAX_COUPON_LENGTH).regex(COUPON_PATTERN, { error: COUPON_RULE }),
         ),
       }),
     ),
@@ -151,14 +156,16 @@ export function createRequestBodies(schema: GraphQLSchema): RequestBodies {
 
   const registerCandidate = z.strictObject({ registrarId: optional(text), registrationData });
 
-  return { jobMatch, offerToAssist, registerCandidate };
+  // Null counts as absent: every nullable field of the input types is optional.
+  const variables = (body: z.ZodType) => body.transform((input) => ({ input: withoutNulls(input) }));
+  return { JobMatch: variables(jobMatch), OfferToAssist: variables(offerToAssist), RegisterCandidate: variables(registerCandidate) } as RequestBodies;
 }
 
 /**
- * The body as the mutation's `input`, or a 400 naming every offending field and its rule.
+ * The body as the mutation's variables, or a 400 naming every offending field and its rule.
  * The details never quote a value: a registration body is identity data.
  */
-export function parseBody(schema: z.ZodType<Record<string, unknown>>, body: unknown): Record<string, unknown> {
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const problems = result.error.issues.flatMap((issue) => describe(issue, body));

@@ -16,12 +16,12 @@ import type { Services } from '../core';
 import { withAvailability } from '../store/availability';
 import { fingerprintOf, Idempotency, idempotencyKeyOf, retryTokenOf } from './idempotency';
 import { IdempotencyRepository } from './idempotency-repository';
-import { loadPersistedOperations, type OperationName } from './persisted-operations';
+import { loadPersistedOperations, type DataOf } from './persisted-operations';
 import { internalProblem, problemInstance, RestProblem, send, sendSerialized, toProblem, type RestResponse } from '../http/problem';
 import { PROBLEM_TYPES } from '../http/problem-types';
 import { pageReads } from '../graphql/operation-weight';
-import { CODES, FLAG, LIMIT, PAGE, pageSizeGiven, parsePublicIdParameter, parseQuery, type ParameterValues } from './query-parameters';
-import { createRequestBodies, parseBody } from './request-bodies';
+import { CODES, FLAG, LIMIT, PAGE, pageSizeGiven, parsePublicIdParameter, parseQuery } from './query-parameters';
+import { createRequestBodies, parseBody, type MutationName } from './request-bodies';
 import { REST_ROUTES } from './rest-routes';
 import { gzipEtag, gzippedBody, MIN_COMPRESSED_BYTES, ResponseCache, serialisedAnswer } from './response-cache';
 import { withoutNulls } from './shape';
@@ -57,6 +57,34 @@ export interface RestApiOptions {
 const SEARCH_PARAMETERS = { page: PAGE, limit: LIMIT, location: CODES, nationality: CODES, occupation: CODES, includeEmployed: FLAG };
 const PAGE_PARAMETERS = { page: PAGE, limit: LIMIT };
 
+/** A POST of the contract: where it is, its OpenAPI operationId, the permission it needs, and the part of its mutation's data it answers. */
+interface WriteRoute<N extends MutationName> {
+  path: string;
+  operationId: string;
+  permission: Permission;
+  result: (data: DataOf<N>) => unknown;
+}
+
+/** The POSTs, one persisted mutation each; each answers 201 with the mutation's result. */
+const WRITES: { readonly [N in MutationName]: WriteRoute<N> } = {
+  JobMatch: { path: REST_ROUTES.jobMatch, operationId: 'jobMatch', permission: 'SUBMIT_JOB_MATCHES', result: (data) => data.createJobMatch },
+  OfferToAssist: { path: REST_ROUTES.offerToAssist, operationId: 'offerToAssistCandidates', permission: 'OFFER_CANDIDATE_SERVICES', result: (data) => data.offerToAssist },
+  RegisterCandidate: { path: REST_ROUTES.register, operationId: 'registerCandidate', permission: 'REGISTER_CANDIDATES', result: (data) => data.registerCandidate },
+};
+const WRITE_NAMES: readonly MutationName[] = ['JobMatch', 'OfferToAssist', 'RegisterCandidate'];
+
+/**
+ * A GET of the contract (all need READ_CANDIDATE_DATA): where it is, its OpenAPI operationId,
+ * whether it returns a page of candidates (weighed by its size), and `answer`, which checks the
+ * parameters, runs the persisted query and writes the contract's JSON of its result.
+ */
+interface ReadRoute {
+  path: string;
+  operationId: string;
+  pageOfCandidates: boolean;
+  answer: (req: Request, context: GraphQLContext) => Promise<string>;
+}
+
 /** The router of /v1 (mount it at `/v1`). Fails when a persisted operation no longer fits the schema. */
 export async function createRestRouter({ schema, services, logger, db, metrics, responseCacheBytes = 0, writeLeaseMs, now }: RestApiOptions): Promise<Router> {
   const answers = new ResponseCache(responseCacheBytes);
@@ -69,8 +97,45 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
   const listPageJson = operations.jsonWriter('GetCandidatesByList', ['savedList', 'candidates']);
   const candidateJson = operations.jsonWriter('GetCandidate', ['candidate']);
 
-  const run = async (name: OperationName, variables: Record<string, unknown>, res: Response) =>
-    operations.run(name, variables, contextOf(res));
+  const reads: readonly ReadRoute[] = [
+    {
+      path: REST_ROUTES.search,
+      operationId: 'findCandidates',
+      pageOfCandidates: true,
+      answer: async (req, context) => {
+        const { page, limit, includeEmployed, ...filter } = parseQuery(req.originalUrl, SEARCH_PARAMETERS);
+        const data = await operations.run('FindCandidates', defined({ page, limit, includeEmployed, filter: nonEmpty(filter) }), context);
+        return pageJson(data.candidates);
+      },
+    },
+    {
+      path: REST_ROUTES.byList,
+      operationId: 'getCandidatesByPublicListId',
+      pageOfCandidates: true,
+      answer: async (req, context) => {
+        const { page, limit } = parseQuery(req.originalUrl, PAGE_PARAMETERS);
+        const publicListId = parsePublicIdParameter(String(req.params.publicListId), 'publicListId');
+        // The service's page rule, applied before the list is looked up: GraphQL would check the
+        // page only under a list that exists, and input is checked before anything is looked up.
+        toPage(page, limit);
+        const data = await operations.run('GetCandidatesByList', defined({ publicListId, page, limit }), context);
+        if (data.savedList === null) throw new RestProblem(PROBLEM_TYPES.notFound, 'No saved list has this public id.');
+        return listPageJson(data.savedList.candidates);
+      },
+    },
+    {
+      path: REST_ROUTES.candidate,
+      operationId: 'getCandidateByPublicId',
+      pageOfCandidates: false,
+      answer: async (req, context) => {
+        parseQuery(req.originalUrl, {});
+        const publicId = parsePublicIdParameter(String(req.params.publicId), 'publicId');
+        const data = await operations.run('GetCandidate', { publicId }, context);
+        if (data.candidate === null) throw new RestProblem(PROBLEM_TYPES.notFound, 'No candidate has this public id.');
+        return candidateJson(data.candidate);
+      },
+    },
+  ];
 
   /** Charges the request's weight to the key's budget: RateLimit headers on the answer, 429 over the budget. */
   const limit = async (res: Response, kind: RateLimitKind, weight = 1) => {
@@ -80,17 +145,17 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
   };
 
   /**
-   * A GET (its OpenAPI operationId): permission, rate limit, parameters, operation, and the
-   * contract's JSON of its result (`handle` writes it, with the operation's JSON writer); the answer to the same URL under the same read epoch is
-   * served from `answers` (what it returned is still audited for this request). A page of
-   * candidates weighs the reads of its size (pageReads), as in GraphQL; anything else one read.
+   * A GET: permission, rate limit, then the route's answer, written by the operation's JSON
+   * writer; the answer to the same URL under the same read epoch is served from `answers`
+   * (what it returned is still audited for this request). A page of candidates weighs the
+   * reads of its size (pageReads), as in GraphQL; anything else one read.
    */
   const get =
-    (operationId: string, permission: Permission, handle: (req: Request, res: Response) => Promise<string>, pageOfCandidates = false) =>
+    ({ operationId, pageOfCandidates, answer: handle }: ReadRoute) =>
     async (req: Request, res: Response) => {
       const context = contextOf(res);
       context.audit.describeOperation(operationId);
-      services.apiKeys.requirePermission(context.apiKey, permission);
+      services.apiKeys.requirePermission(context.apiKey, 'READ_CANDIDATE_DATA');
       // The rate limit comes before the parameters are checked: the size is read as given, and a
       // malformed one weighs as the default page (it is answered 400 right after).
       await limit(res, 'reads', pageOfCandidates ? pageReads(pageSizeGiven(req.originalUrl)) : 1);
@@ -98,7 +163,7 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
       if (answer !== undefined) {
         context.audit.addCandidates(answer.candidatePublicIds);
       } else {
-        answer = { ...serialisedAnswer(await handle(req, res)), candidatePublicIds: context.audit.candidatePublicIds() };
+        answer = { ...serialisedAnswer(await handle(req, context)), candidatePublicIds: context.audit.candidatePublicIds() };
         answers.set(req.originalUrl, context.readEpoch, answer);
       }
       // With the ETag set, Express neither hashes the body again nor misses a conditional GET (304).
@@ -110,23 +175,25 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
       }
     };
 
-  /** A POST (its OpenAPI operationId): permission, rate limit, media type, JSON, body shape, then the mutation under the request's Idempotency-Key. */
+  /** A POST: permission, rate limit, media type, JSON, body shape, then the mutation under the request's Idempotency-Key. */
   const post =
-    (operationId: string, permission: Permission, body: keyof typeof bodies, name: OperationName, field: string) => async (req: Request, res: Response) => {
+    <N extends MutationName>(name: N) =>
+    async (req: Request, res: Response) => {
+      const route: WriteRoute<N> = WRITES[name];
       const context = contextOf(res);
-      context.audit.describeOperation(operationId);
-      services.apiKeys.requirePermission(context.apiKey, permission);
+      context.audit.describeOperation(route.operationId);
+      services.apiKeys.requirePermission(context.apiKey, route.permission);
       await limit(res, 'writes');
       requireJson(req);
       parseQuery(req.originalUrl, {});
       await new Promise<void>((resolve, reject) => parseJson(req, res, (error?: unknown) => (error ? reject(bodyProblem(error)) : resolve())));
       const key = idempotencyKeyOf(req.headers['idempotency-key']);
-      const input = withoutNulls(parseBody(bodies[body], req.body));
+      const variables = parseBody(bodies[name], req.body);
 
       const execute = async (): Promise<RestResponse> => {
         try {
-          const data = await run(name, { input }, res);
-          return { status: 201, body: withoutNulls(data[field]) };
+          const data = await operations.run(name, variables, context);
+          return { status: 201, body: withoutNulls(route.result(data)) };
         } catch (error) {
           // The operation's own answers (404, 409, 400) are kept for a replay; anything else (a 500,
           // a 503 of an outage) is thrown: never kept, and answered with its headers (Retry-After).
@@ -156,59 +223,9 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
     next();
   });
 
-  // Literal paths before `/candidates/:publicId`, which would otherwise take them.
-  router
-    .route(REST_ROUTES.jobMatch)
-    .post(post('jobMatch', 'SUBMIT_JOB_MATCHES', 'jobMatch', 'JobMatch', 'createJobMatch'))
-    .all(methodNotAllowed('POST'));
-  router
-    .route(REST_ROUTES.offerToAssist)
-    .post(post('offerToAssistCandidates', 'OFFER_CANDIDATE_SERVICES', 'offerToAssist', 'OfferToAssist', 'offerToAssist'))
-    .all(methodNotAllowed('POST'));
-  router
-    .route(REST_ROUTES.register)
-    .post(post('registerCandidate', 'REGISTER_CANDIDATES', 'registerCandidate', 'RegisterCandidate', 'registerCandidate'))
-    .all(methodNotAllowed('POST'));
-
-  router
-    .route(REST_ROUTES.search)
-    .get(
-      get('findCandidates', 'READ_CANDIDATE_DATA', async (req, res) => {
-        const { page, limit, includeEmployed, ...filter } = parseQuery(req.originalUrl, SEARCH_PARAMETERS);
-        const data = await run('FindCandidates', defined({ page, limit, includeEmployed, filter: nonEmpty(filter) }), res);
-        return pageJson(data.candidates);
-      }, true),
-    )
-    .all(methodNotAllowed('GET, HEAD'));
-  router
-    .route(REST_ROUTES.byList)
-    .get(
-      get('getCandidatesByPublicListId', 'READ_CANDIDATE_DATA', async (req, res) => {
-        const { page, limit } = parseQuery(req.originalUrl, PAGE_PARAMETERS);
-        const publicListId = parsePublicIdParameter(String(req.params.publicListId), 'publicListId');
-        // The service's page rule, applied before the list is looked up: GraphQL would check the
-        // page only under a list that exists, and input is checked before anything is looked up.
-        toPage(page as number | undefined, limit as number | undefined);
-        const data = await run('GetCandidatesByList', defined({ publicListId, page, limit }), res);
-        const list = data.savedList as { candidates: unknown } | null;
-        if (list === null) throw new RestProblem(PROBLEM_TYPES.notFound, 'No saved list has this public id.');
-        return listPageJson(list.candidates);
-      }, true),
-    )
-    .all(methodNotAllowed('GET, HEAD'));
-  router
-    .route(REST_ROUTES.candidate)
-    .get(
-      get('getCandidateByPublicId', 'READ_CANDIDATE_DATA', async (req, res) => {
-        parseQuery(req.originalUrl, {});
-        const publicId = parsePublicIdParameter(String(req.params.publicId), 'publicId');
-        const data = await run('GetCandidate', { publicId }, res);
-        if (data.candidate === null) throw new RestProblem(PROBLEM_TYPES.notFound, 'No candidate has this public id.');
-        return candidateJson(data.candidate);
-      }),
-    )
-    .all(methodNotAllowed('GET, HEAD'));
-
+  // The literal paths of the POSTs before `/candidates/:publicId`, which would otherwise take them.
+  for (const name of WRITE_NAMES) router.route(WRITES[name].path).post(post(name)).all(methodNotAllowed('POST'));
+  for (const read of reads) router.route(read.path).get(get(read)).all(methodNotAllowed('GET, HEAD'));
   router.use(() => {
     throw new RestProblem(PROBLEM_TYPES.notFound, 'No resource of this API has this path.');
   });
@@ -259,11 +276,12 @@ function bodyProblem(error: unknown): RestProblem {
 }
 
 /** Variables without undefined entries: an absent variable takes the argument's default. */
-function defined(values: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined));
+function defined<T extends object>(values: T): T {
+  // The same object type with some optional entries left out.
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as T;
 }
 
-function nonEmpty(filter: ParameterValues): ParameterValues | undefined {
-  const given = defined(filter) as ParameterValues;
+function nonEmpty<T extends object>(filter: T): T | undefined {
+  const given = defined(filter);
   return Object.keys(given).length > 0 ? given : undefined;
 }

@@ -15,6 +15,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { collectFields, collectSubfields } from 'graphql/execution/collectFields';
+import { fragmentsOf } from '../graphql/selections';
 
 /**
  * The JSON of a REST response from the data of a GraphQL result. The contract marks every
@@ -76,8 +77,7 @@ export function compileJsonWriter(schema: GraphQLSchema, document: DocumentNode,
     (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === operationName,
   );
   if (operation === undefined) throw new Error(`no operation ${operationName} to compile a JSON writer for`);
-  const fragments: Record<string, FragmentDefinitionNode> = {};
-  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
+  const fragments: Record<string, FragmentDefinitionNode> = Object.fromEntries(fragmentsOf(document));
   const root = schema.getRootType(operation.operation);
   if (root === undefined || root === null) throw new Error(`the schema has no root type for ${operation.operation}`);
 

@@ -1,4 +1,5 @@
-import { Kind, type FieldNode, type FragmentDefinitionNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import type { FieldNode, FragmentDefinitionNode, GraphQLResolveInfo } from 'graphql';
+import { selectedFieldNodes } from '../selections';
 import { Candidate } from '../resolvers/Candidate';
 
 /**
@@ -53,18 +54,8 @@ export function candidateFieldsOf(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 
 
 /** The fields selected directly below these field nodes, through fragments of any depth. */
 function subfields(nodes: readonly FieldNode[], fragments: Readonly<Record<string, FragmentDefinitionNode>>): FieldNode[] {
-  const found: FieldNode[] = [];
-  const spread = new Set<string>();
-  const collect = (selectionSet: SelectionSetNode | undefined) => {
-    for (const selection of selectionSet?.selections ?? []) {
-      if (selection.kind === Kind.FIELD) found.push(selection);
-      else if (selection.kind === Kind.INLINE_FRAGMENT) collect(selection.selectionSet);
-      else if (!spread.has(selection.name.value)) {
-        spread.add(selection.name.value);
-        collect(fragments[selection.name.value]?.selectionSet);
-      }
-    }
-  };
-  for (const node of nodes) collect(node.selectionSet);
-  return found;
+  return selectedFieldNodes(
+    nodes.map((node) => node.selectionSet),
+    fragments,
+  );
 }

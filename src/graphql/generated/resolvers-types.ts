@@ -389,7 +389,7 @@ export type CandidateConnection = {
 
 /** A candidate an offer to assist is made to, with an optional coupon. */
 export type CandidateCouponInput = {
-  /** Optional coupon code offered to this candidate. */
+  /** Optional coupon code offered to this candidate: 1 to 64 printable ASCII characters without spaces. */
   couponCode?: InputMaybe<Scalars['String']['input']>;
   /** Public identifier of the candidate. */
   publicId: Scalars['PublicId']['input'];
@@ -1090,9 +1090,9 @@ export type IntRecruitReason =
 
 /** Body of a job match: the candidates an employer or recruiter is interested in. */
 export type JobMatchInput = {
-  /** Optional free-text notes. */
+  /** Optional free-text notes; at most 2000 characters. */
   additionalNotes?: InputMaybe<Scalars['String']['input']>;
-  /** The candidates of interest: at least one; each must exist. */
+  /** The candidates of interest: 1 to 100, each once; each must exist. */
   candidates: Array<CandidateRefInput>;
 };
 
@@ -1267,14 +1267,16 @@ export type Mutation = {
   __typename?: 'Mutation';
   /**
    * Records an employer's or recruiter's interest in candidates for a job (REST
-   * `POST /v1/candidates/job-match`). Fails with NOT_FOUND when a candidate is unknown and with
-   * BAD_USER_INPUT when the list of candidates is empty.
+   * `POST /v1/candidates/job-match`). Fails with NOT_FOUND when a candidate is unknown (and
+   * then records nothing) and with BAD_USER_INPUT when a value breaks a rule given in the
+   * descriptions of the input.
    */
   createJobMatch: JobMatchResult;
   /**
    * Records a service provider's offer to assist candidates (REST
-   * `POST /v1/candidates/offer-to-assist`). Fails with NOT_FOUND when a candidate is unknown and
-   * with BAD_USER_INPUT when the list of candidates is empty.
+   * `POST /v1/candidates/offer-to-assist`). Fails with NOT_FOUND when a candidate is unknown (and
+   * then records nothing) and with BAD_USER_INPUT when a value breaks a rule given in the
+   * descriptions of the input.
    */
   offerToAssist: OfferToAssistResult;
   /**
@@ -1388,9 +1390,9 @@ export type OfferReason =
 
 /** Body of an offer to assist: the candidates, and the kind of assistance offered. */
 export type OfferToAssistInput = {
-  /** Optional free-text notes. */
+  /** Optional free-text notes; at most 2000 characters. */
   additionalNotes?: InputMaybe<Scalars['String']['input']>;
-  /** The candidates offered assistance: at least one; each must exist. */
+  /** The candidates offered assistance: 1 to 100, each once; each must exist. */
   candidates: Array<CandidateCouponInput>;
   /** Kind of assistance offered. */
   reason: OfferReason;
@@ -1481,7 +1483,9 @@ export type PutForward =
 
 /**
  * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
- * result. All of them need a valid API key.
+ * result. All of them need a valid API key. Other areas add their fields with `extend type
+ * Query` (the audit trail in admin.graphql, `node` and `nodes` in node.graphql); API keys are
+ * administered with `npm run keys`, not through GraphQL.
  */
 export type Query = {
   __typename?: 'Query';
@@ -1576,7 +1580,9 @@ export type Query = {
 
 /**
  * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
- * result. All of them need a valid API key.
+ * result. All of them need a valid API key. Other areas add their fields with `extend type
+ * Query` (the audit trail in admin.graphql, `node` and `nodes` in node.graphql); API keys are
+ * administered with `npm run keys`, not through GraphQL.
  */
 export type QueryAuditEventsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
@@ -1589,7 +1595,9 @@ export type QueryAuditEventsArgs = {
 
 /**
  * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
- * result. All of them need a valid API key.
+ * result. All of them need a valid API key. Other areas add their fields with `extend type
+ * Query` (the audit trail in admin.graphql, `node` and `nodes` in node.graphql); API keys are
+ * administered with `npm run keys`, not through GraphQL.
  */
 export type QueryCandidateArgs = {
   publicId: Scalars['PublicId']['input'];
@@ -1598,7 +1606,9 @@ export type QueryCandidateArgs = {
 
 /**
  * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
- * result. All of them need a valid API key.
+ * result. All of them need a valid API key. Other areas add their fields with `extend type
+ * Query` (the audit trail in admin.graphql, `node` and `nodes` in node.graphql); API keys are
+ * administered with `npm run keys`, not through GraphQL.
  */
 export type QueryCandidateStatisticsArgs = {
   filter?: InputMaybe<CandidateFilter>;
@@ -1609,7 +1619,9 @@ export type QueryCandidateStatisticsArgs = {
 
 /**
  * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
- * result. All of them need a valid API key.
+ * result. All of them need a valid API key. Other areas add their fields with `extend type
+ * Query` (the audit trail in admin.graphql, `node` and `nodes` in node.graphql); API keys are
+ * administered with `npm run keys`, not through GraphQL.
  */
 export type QueryCandidatesArgs = {
   filter?: InputMaybe<CandidateFilter>;
@@ -1621,7 +1633,9 @@ export type QueryCandidatesArgs = {
 
 /**
  * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
- * result. All of them need a valid API key.
+ * result. All of them need a valid API key. Other areas add their fields with `extend type
+ * Query` (the audit trail in admin.graphql, `node` and `nodes` in node.graphql); API keys are
+ * administered with `npm run keys`, not through GraphQL.
  */
 export type QueryCandidatesConnectionArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
@@ -1633,7 +1647,9 @@ export type QueryCandidatesConnectionArgs = {
 
 /**
  * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
- * result. All of them need a valid API key.
+ * result. All of them need a valid API key. Other areas add their fields with `extend type
+ * Query` (the audit trail in admin.graphql, `node` and `nodes` in node.graphql); API keys are
+ * administered with `npm run keys`, not through GraphQL.
  */
 export type QueryNodeArgs = {
   id: Scalars['ID']['input'];
@@ -1642,7 +1658,9 @@ export type QueryNodeArgs = {
 
 /**
  * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
- * result. All of them need a valid API key.
+ * result. All of them need a valid API key. Other areas add their fields with `extend type
+ * Query` (the audit trail in admin.graphql, `node` and `nodes` in node.graphql); API keys are
+ * administered with `npm run keys`, not through GraphQL.
  */
 export type QueryNodesArgs = {
   ids: Array<Scalars['ID']['input']>;
@@ -1651,7 +1669,9 @@ export type QueryNodesArgs = {
 
 /**
  * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
- * result. All of them need a valid API key.
+ * result. All of them need a valid API key. Other areas add their fields with `extend type
+ * Query` (the audit trail in admin.graphql, `node` and `nodes` in node.graphql); API keys are
+ * administered with `npm run keys`, not through GraphQL.
  */
 export type QueryOccupationsArgs = {
   limit?: InputMaybe<Scalars['Int']['input']>;
@@ -1661,7 +1681,9 @@ export type QueryOccupationsArgs = {
 
 /**
  * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
- * result. All of them need a valid API key.
+ * result. All of them need a valid API key. Other areas add their fields with `extend type
+ * Query` (the audit trail in admin.graphql, `node` and `nodes` in node.graphql); API keys are
+ * administered with `npm run keys`, not through GraphQL.
  */
 export type QuerySavedListArgs = {
   publicId: Scalars['PublicId']['input'];
