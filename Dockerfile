@@ -2,8 +2,12 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The workspace package's manifest first: npm ci links it into node_modules.
+COPY packages/embedded-mongodb/package.json ./packages/embedded-mongodb/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json codegen.yml ./
+COPY packages/embedded-mongodb/tsconfig.json packages/embedded-mongodb/tsconfig.build.json ./packages/embedded-mongodb/
+COPY packages/embedded-mongodb/src ./packages/embedded-mongodb/src
 COPY schema ./schema
 COPY src ./src
 RUN npm run build && npm prune --omit=dev
@@ -13,6 +17,9 @@ ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
+# node_modules/embedded-mongodb links to the workspace package: its manifest and build.
+COPY --from=build --chown=node:node /app/packages/embedded-mongodb/package.json ./packages/embedded-mongodb/
+COPY --from=build --chown=node:node /app/packages/embedded-mongodb/dist ./packages/embedded-mongodb/dist
 COPY --from=build --chown=node:node /app/dist ./dist
 COPY --from=build --chown=node:node /app/schema ./schema
 USER node

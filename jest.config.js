@@ -1,7 +1,9 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
+  roots: ['<rootDir>/test', '<rootDir>/packages/embedded-mongodb/test'],
+  // The workspace package runs from its sources under test, as the service's own modules do.
+  moduleNameMapper: { '^embedded-mongodb$': '<rootDir>/packages/embedded-mongodb/src/index.ts' },
   testMatch: ['**/*.test.ts'],
   transform: {
     // Type checking is done once by `npm run typecheck`; jest only transpiles.

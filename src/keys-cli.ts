@@ -1,17 +1,12 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { Db } from 'mongodb';
-import { loadConfig, type Config } from './config';
+import { loadConfig } from './config';
 import { isAppError } from './errors';
 import { apiKeyIndexes } from './auth/api-key-indexes';
 import { createApiKeyRepository } from './auth/api-key-repository';
 import { ApiKeyService, MAX_EXPIRES_IN_DAYS, MAX_RATE_LIMIT_PER_MINUTE, type ApiKeyRecord } from './auth/api-key-service';
 import { isPermission, PERMISSIONS, type Permission } from './auth/permissions';
-import { startEmbeddedStore, type EmbeddedStore } from './store/embedded/index';
-import { storeSocket } from './store/store-socket';
 import { ensureIndexes } from './store/indexes';
-import { connectDatabase } from './store/mongo';
+import { DataDirectoryInUseError, openStore, type OpenedStore } from './store/open-store';
 
 /**
  * `npm run keys -- <command>`: the operator's tool for API keys. Parses arguments, opens the
@@ -165,15 +160,24 @@ export async function runKeysCli(
     return 0;
   }
 
-  let store: OpenStore | undefined;
+  let store: OpenedStore | undefined;
   try {
     const config = loadConfig(env);
-    store = await openStore(config, output);
-    const service = new ApiKeyService(createApiKeyRepository(store.db));
+    store = await openStore(config, {
+      embedded: {
+        // The embedded store on DATA_DIR runs in this process for the duration of the command.
+        run: 'in-process',
+        log: (level, msg) => {
+          if (level !== 'info') output.err(`store ${level}: ${msg}`);
+        },
+      },
+    });
+    const db = store.database.db;
+    const service = new ApiKeyService(createApiKeyRepository(db));
     switch (command.command) {
       case 'create': {
         // The store may be one the service has not prepared yet; the unique keyHash index must exist.
-        await ensureIndexes(store.db, apiKeyIndexes);
+        await ensureIndexes(db, apiKeyIndexes);
         const { name, permissions, expiresInDays, rateLimit, unlimited } = command;
         const { key, record } = await service.createKey({ name, permissions, expiresInDays, rateLimit, unlimited });
         output.err(`Created ${summarise(record)}`);
@@ -192,6 +196,14 @@ export async function runKeysCli(
     }
     return 0;
   } catch (error) {
+    if (error instanceof DataDirectoryInUseError) {
+      // Two processes on one data directory would corrupt it: "the service is running" becomes advice, not a stack.
+      output.err(
+        `keys: the embedded store on DATA_DIR=${error.dataDir} is in use by process ${error.pid} (the service is probably running). ` +
+          'Stop the service and run this command again, or set MONGODB_URI (and MONGODB_DB) to the MongoDB the service uses.',
+      );
+      return 1;
+    }
     if (isAppError(error) && error.code === 'BAD_USER_INPUT') {
       output.err(`keys: ${error.message}\n\n${USAGE}`);
       return 2;
@@ -234,96 +246,6 @@ export function formatKeyTable(records: readonly ApiKeyRecord[], now: Date): str
   ]);
   const widths = header.map((_, i) => Math.max(...[header, ...rows].map((row) => row[i].length)));
   return [header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
-}
-
-interface OpenStore {
-  db: Db;
-  close(): Promise<void>;
-}
-
-/**
- * The store of the configuration: MONGODB_URI when set, otherwise the embedded store on
- * DATA_DIR, started in this process for the duration of the command.
- */
-async function openStore(config: Config, output: CliOutput): Promise<OpenStore> {
-  if (config.mongodbUri !== '') {
-    const database = await connectDatabase(config.mongodbUri, config.mongodbDb);
-    return { db: database.db, close: () => database.close() };
-  }
-
-  // Two processes on one data directory would corrupt it, and the store takes a lock file
-  // to refuse that. Checking first turns "the service is running" into advice, not a stack.
-  const owner = lockOwner(config.dataDir);
-  if (owner !== undefined) throw new StoreInUseError(config.dataDir, owner);
-  let embedded: EmbeddedStore;
-  // On a socket of this user only, like the service's store: never a TCP port open to every local user.
-  const socket = storeSocket(config.dataDir);
-  try {
-    embedded = await startEmbeddedStore({
-      dbPath: config.dataDir,
-      socketPath: socket.path,
-      log: (level, msg) => {
-        if (level !== 'info') output.err(`store ${level}: ${msg}`);
-      },
-    });
-  } catch (error) {
-    socket.release();
-    // The service may have started between the check and the open: the store's lock caught it.
-    const raced = lockOwner(config.dataDir);
-    if (raced !== undefined) throw new StoreInUseError(config.dataDir, raced);
-    throw error;
-  }
-  const closeStore = async (): Promise<void> => {
-    await embedded.close();
-    socket.release();
-  };
-  try {
-    const database = await connectDatabase(embedded.uri, config.mongodbDb);
-    return {
-      db: database.db,
-      close: async () => {
-        await database.close();
-        await closeStore();
-      },
-    };
-  } catch (error) {
-    await closeStore();
-    throw error;
-  }
-}
-
-/**
- * The lock file the embedded store keeps in its data directory while open, holding the pid of
- * the process that opened it (src/store/embedded/persistence/data-directory.ts).
- */
-const STORE_LOCK_FILE = 'store.lock';
-
-/** The pid of a live process holding the data directory, if any; a stale lock (dead pid) is none. */
-function lockOwner(dataDir: string): number | undefined {
-  let content: string;
-  try {
-    content = fs.readFileSync(path.join(dataDir, STORE_LOCK_FILE), 'utf8');
-  } catch {
-    return undefined;
-  }
-  const pid = Number.parseInt(content, 10);
-  if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM' ? pid : undefined;
-  }
-}
-
-class StoreInUseError extends Error {
-  constructor(dataDir: string, pid: number) {
-    super(
-      `the embedded store on DATA_DIR=${dataDir} is in use by process ${pid} (the service is probably running). ` +
-        'Stop the service and run this command again, or set MONGODB_URI (and MONGODB_DB) to the MongoDB the service uses.',
-    );
-    this.name = 'StoreInUseError';
-  }
 }
 
 if (require.main === module) {

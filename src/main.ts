@@ -4,13 +4,13 @@ import { loadConfig, type Config } from './config';
 import { createLogger, type Logger } from './logger';
 import { answerClientError } from './http/client-errors';
 import { createHttpApp } from './create-http-app';
-import { connectDatabase, driverTimeouts, type Database } from './store/mongo';
+import { driverTimeouts, type Database } from './store/mongo';
 import { isStoreReachable } from './store/availability';
 import { createHealth } from './http/health';
 import { httpHygiene, httpServerOptions } from './http/security';
 import { dropSupersededIndexes, ensureIndexes } from './indexes';
 import { CandidateRepository } from './candidates/candidate-repository';
-import { superviseEmbeddedStore, type SupervisedStore } from './store/embedded-process';
+import { openStore } from './store/open-store';
 import { bootstrapDemo, type DemoBootstrap } from './demo/bootstrap';
 import { showStartBanner } from './demo/start-banner';
 import { loadReferenceData } from './reference/load-reference-data';
@@ -56,24 +56,21 @@ export async function createApp(
   now?: () => Date,
 ): Promise<CandidateDirectory> {
   const metrics = createMetrics();
-  let embedded: SupervisedStore | undefined;
-  let uri = config.mongodbUri;
-  if (uri === '') {
-    embedded = await superviseEmbeddedStore(
-      config.dataDir,
-      { backoffMs: config.storeRestartBackoffMs, maxRestarts: config.storeMaxRestarts, windowMs: config.storeRestartWindowMs },
-      {
+  const store = await openStore(config, {
+    embedded: {
+      run: 'child',
+      events: {
         restarting: (details) => {
           metrics.embeddedStoreRestarts.inc();
           logger.error(details, 'embedded store exited unexpectedly; restarting it');
         },
-        restarted: (pid) => logger.info({ socket: embedded?.socketPath, pid }, 'embedded MongoDB-compatible store restarted'),
+        restarted: ({ pid, socketPath }) => logger.info({ socket: socketPath, pid }, 'embedded MongoDB-compatible store restarted'),
       },
-    );
-    uri = embedded.uri;
-    logger.info({ socket: embedded.socketPath, pid: embedded.pid(), dataDir: config.dataDir }, 'embedded MongoDB-compatible store started');
-  }
-  const database = await connectDatabase(uri, config.mongodbDb, driverTimeouts(config));
+    },
+    driver: driverTimeouts(config),
+  });
+  const { database, embedded } = store;
+  if (embedded) logger.info({ socket: embedded.socketPath, pid: embedded.pid(), dataDir: config.dataDir }, 'embedded MongoDB-compatible store started');
   observeMongoCommands(database.client, metrics);
   await dropSupersededIndexes(database.db);
   await ensureIndexes(database.db);
@@ -144,8 +141,7 @@ export async function createApp(
         // Every answered request's audit event and rate-limit units are written before the pool
         // closes (graphql.stop drained the audit queue already; this also covers REST-only traffic).
         await flushBookkeeping().catch((error: unknown) => logger.error({ err: error }, 'could not write the buffered bookkeeping at stop'));
-        await database.close();
-        if (embedded) await embedded.stop();
+        await store.close();
       })()),
   };
 }

@@ -205,7 +205,7 @@ export async function startService(options: { dataDir: string; env: Record<strin
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const startMs = Number(process.hrtime.bigint() - started) / 1e6;
-  const store = childrenOf(child.pid).find((p) => p.command.includes('store/cli'));
+  const store = childrenOf(child.pid).find((p) => /embedded-mongodb\/(dist|src)\/cli\.[jt]s\b/.test(p.command));
   return {
     url,
     child,

@@ -4,10 +4,9 @@ import type { Db } from 'mongodb';
 import { CandidateRepository } from '../candidates/candidate-repository';
 import { loadConfig, type Config } from '../config';
 import { COLLECTIONS, dropSupersededIndexes, ensureIndexes, INDEXES } from '../indexes';
-import { connectDatabase } from '../store/mongo';
+import { DataDirectoryInUseError, openStore, type OpenedStore } from '../store/open-store';
 import { DemoGenerator, isDemoSeed, MAX_DEMO_SEED } from './demo-generator';
 import { seedDemoData, type SeedCounts, type SeedProgress } from './seed-demo-data';
-import { startSeedStore, type SeedStore } from './seed-store';
 
 /**
  * `npm run seed -- --candidates <n> [--seed <s>] [--append | --drop]`
@@ -199,21 +198,6 @@ function progressLines(io: SeedCliIo): ProgressOutput {
   };
 }
 
-/**
- * The store thread answers nothing while it builds the indexes over every candidate, which takes
- * seconds; the driver's server monitor must not take that for an outage (its check times out
- * after connectTimeoutMS, 5 s by default here).
- */
-const STORE_THREAD_TIMEOUTS = { connectTimeoutMS: 60_000 };
-
-/** True when the embedded store refused the data directory because a running service holds it. */
-export function isDataDirInUse(error: unknown): boolean {
-  for (let e: unknown = error; e instanceof Error; e = e.cause) {
-    if (/\bin use\b/i.test(e.message)) return true;
-  }
-  return false;
-}
-
 /** The CLI: returns the exit code. */
 export async function runSeedCli(
   argv: readonly string[],
@@ -234,27 +218,21 @@ export async function runSeedCli(
   }
 
   const started = process.hrtime.bigint();
-  let store: SeedStore | undefined;
-  let target: string;
+  let store: OpenedStore | undefined;
   try {
-    if (config.mongodbUri === '') {
-      try {
-        store = await startSeedStore(config.dataDir);
-      } catch (error) {
-        if (!isDataDirInUse(error)) throw error;
-        io.stderr.write(
-          `error: the data directory ${config.dataDir} is in use by a running service.\n` +
-            'Stop the service and seed again, or set MONGODB_URI to the store address the service logged at start.\n',
-        );
-        return 1;
-      }
-      target = `embedded store on ${config.dataDir}`;
-    } else {
-      target = 'MONGODB_URI';
+    try {
+      // The embedded store on DATA_DIR runs in a worker thread of this process.
+      store = await openStore(config, { embedded: { run: 'worker' } });
+    } catch (error) {
+      if (!(error instanceof DataDirectoryInUseError)) throw error;
+      io.stderr.write(
+        `error: the data directory ${config.dataDir} is in use by a running service.\n` +
+          'Stop the service and seed again, or set MONGODB_URI to the store address the service logged at start.\n',
+      );
+      return 1;
     }
-    const database = store
-      ? await connectDatabase(store.uri, config.mongodbDb, STORE_THREAD_TIMEOUTS)
-      : await connectDatabase(config.mongodbUri, config.mongodbDb);
+    const target = store.embedded ? `embedded store on ${config.dataDir}` : 'MONGODB_URI';
+    const { database } = store;
     const progress = progressReporter(
       io,
       `Seeding ${options.candidates} candidates (seed ${options.seed}) into ${target}, database ${config.mongodbDb}`,
@@ -275,8 +253,6 @@ export async function runSeedCli(
         return 1;
       }
       throw error;
-    } finally {
-      await database.close();
     }
   } catch (error) {
     io.stderr.write(`error: seeding failed: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import { startEmbeddedStore } from '../../src/store/embedded';
+import { startEmbeddedStore } from 'embedded-mongodb';
 import { startServiceProcess } from '../support/service-process';
 
 /**

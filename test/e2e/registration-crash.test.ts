@@ -2,7 +2,7 @@ import { MongoClient, type Db } from 'mongodb';
 import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
 import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { ApiKeyService } from '../../src/auth/api-key-service';
-import { spawnEmbeddedStore, type EmbeddedStoreProcess } from '../../src/store/embedded-process';
+import { spawnEmbeddedStore, type EmbeddedStoreProcess } from 'embedded-mongodb';
 import { COLLECTIONS } from '../../src/indexes';
 import { makeTempDir } from '../store/helpers';
 import { startCommandProxy, type CommandProxy } from '../support/command-proxy';

@@ -92,7 +92,7 @@ describe('access to the embedded store under npm start', () => {
 
     // Assert: the store child (tsx may run esbuild as another child) holds the socket
     // DATA_DIR/store.sock and no listening TCP socket.
-    const [storePid, ...others] = childPids(service.child.pid!).filter((pid) => commandLine(pid).includes('store/cli'));
+    const [storePid, ...others] = childPids(service.child.pid!).filter((pid) => /embedded-mongodb\/(dist|src)\/cli\.[jt]s\b/.test(commandLine(pid)));
     expect(others).toEqual([]);
     const held = socketInodes(storePid);
     const listeningTcp = [...held].filter((inode) => listeningTcpInodes().has(inode));

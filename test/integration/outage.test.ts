@@ -8,7 +8,7 @@ import type { OfferDoc } from '../../src/candidates/candidate-document';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { createApp, type CandidateDirectory } from '../../src/main';
-import { spawnEmbeddedStore, type EmbeddedStoreProcess } from '../../src/store/embedded-process';
+import { spawnEmbeddedStore, type EmbeddedStoreProcess } from 'embedded-mongodb';
 import { COLLECTIONS } from '../../src/indexes';
 import { testDatabaseName } from '../support/builders';
 import { appLogDestination, recordSecret } from '../support/log-capture';

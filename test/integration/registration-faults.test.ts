@@ -4,7 +4,7 @@ import { ApiKeyService } from '../../src/auth/api-key-service';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { createApp, type CandidateDirectory } from '../../src/main';
-import { startEmbeddedStore, type EmbeddedStore } from '../../src/store/embedded';
+import { startEmbeddedStore, type EmbeddedStore } from 'embedded-mongodb';
 import { testDatabaseName } from '../support/builders';
 import { startCommandProxy, type CommandProxy, type FaultPoint } from '../support/command-proxy';
 import { appLogDestination, recordSecret } from '../support/log-capture';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import { spawnEmbeddedStore, type EmbeddedStoreProcess } from '../../src/store/embedded-process';
+import { spawnEmbeddedStore, type EmbeddedStoreProcess } from 'embedded-mongodb';
 
 /** A fresh temporary directory, removed by the returned cleanup. */
 export function makeTempDir(prefix: string): { dir: string; remove(): void } {

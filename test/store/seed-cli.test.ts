@@ -1,7 +1,7 @@
 import { MongoClient } from 'mongodb';
 import { loadConfig } from '../../src/config';
 import { runSeedCli, type SeedCliIo } from '../../src/demo/seed-cli';
-import { startEmbeddedStore } from '../../src/store/embedded/index';
+import { startEmbeddedStore } from 'embedded-mongodb';
 import { COLLECTIONS, INDEXES } from '../../src/indexes';
 import { makeTempDir } from './helpers';
 

@@ -1,6 +1,5 @@
 import net from 'node:net';
-import { decodeOpMsg } from '../../src/store/embedded/wire/op-msg';
-import { OpCode, readHeader } from '../../src/store/embedded/wire/protocol';
+import { decodeOpMsg, OpCode, readHeader } from 'embedded-mongodb';
 
 /**
  * Where a fault strikes the k-th counted command: `before` it reaches the store (the store

@@ -1,5 +1,4 @@
-import { startEmbeddedStore } from '../../src/store/embedded';
-import { storeSocket } from '../../src/store/store-socket';
+import { startEmbeddedStore, storeSocket } from 'embedded-mongodb';
 
 export interface StoreUnderTest {
   /** Connection string of the store the tests talk to. */

@@ -1,0 +1,110 @@
+import path from 'node:path';
+import { DataDirectory } from './persistence/data-directory';
+import { StoreRuntime } from './runtime';
+import { WireServer } from './server';
+import { SILENT_LOG } from './store-log';
+
+export { DataDirectoryInUseError } from './persistence/data-directory';
+export type { StoreLog } from './store-log';
+export {
+  spawnEmbeddedStore,
+  superviseEmbeddedStore,
+  type EmbeddedStoreProcess,
+  type StoreExit,
+  type StoreRestartPolicy,
+  type SupervisedStore,
+} from './embedded-process';
+export { MAX_SOCKET_PATH_BYTES, STORE_SOCKET_FILE, storeSocket, type StoreSocket } from './store-socket';
+// The wire protocol's framing, for tools that sit between a driver and the store (a fault-injecting proxy).
+export { decodeOpMsg } from './wire/op-msg';
+export { OpCode, readHeader } from './wire/protocol';
+
+export interface EmbeddedStoreOptions {
+  /**
+   * Unix domain socket to listen on instead of TCP (its path must end in `.sock`, the driver's
+   * sign of a socket host, and fit 107 bytes); the file gets mode 0600. `port` and `host` are
+   * then unused.
+   */
+  socketPath?: string;
+  /** TCP port; default 27017, 0 picks a free port. */
+  port?: number;
+  /** Interface to listen on; default 127.0.0.1. */
+  host?: string;
+  /** Directory of the snapshot and journal; give this or `memory`. */
+  dbPath?: string;
+  /** Keep everything in memory only (tests). */
+  memory?: boolean;
+  /**
+   * Behave as a standalone mongod: no replica set in hello, transactions refused. Default false:
+   * the store reports itself as the primary of a one-member replica set and runs transactions.
+   */
+  standalone?: boolean;
+  log?: (level: 'info' | 'warn' | 'error', msg: string, fields?: object) => void;
+  /**
+   * Test only: a file to which the journal appends its durable length after every fdatasync,
+   * before acknowledging what it made durable (the group-commit crash test).
+   */
+  durableMarks?: string;
+}
+
+export interface EmbeddedStore {
+  /** mongodb://127.0.0.1:<port>/?directConnection=true, or mongodb://<%2F-encoded socket path>/?directConnection=true */
+  readonly uri: string;
+  /** The TCP port; 0 on a Unix domain socket. */
+  readonly port: number;
+  /** Stops listening, closes connections, flushes the journal. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_PORT = 27017;
+const DEFAULT_HOST = '127.0.0.1';
+/** How often idle cursors are looked for. */
+const CURSOR_SWEEP_MS = 60_000;
+
+/**
+ * Starts a MongoDB-wire-compatible store: a development and test stand-in for a MongoDB 7.0
+ * (a one-member replica set, or a standalone), durable under `dbPath` or in memory.
+ */
+export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise<EmbeddedStore> {
+  if ((options.dbPath === undefined) === (options.memory !== true)) {
+    throw new Error('startEmbeddedStore needs exactly one of dbPath or memory: true');
+  }
+  const log = options.log ?? SILENT_LOG;
+  const { socketPath } = options;
+  const host = socketPath ?? options.host ?? DEFAULT_HOST;
+  const dbPath = options.dbPath === undefined ? undefined : path.resolve(options.dbPath);
+  const runtime = new StoreRuntime(log, host, dbPath, options.standalone === true);
+  const dataDirectory = dbPath === undefined ? undefined : await DataDirectory.open(dbPath, runtime.catalog, log, options.durableMarks);
+  runtime.journal = dataDirectory?.journal;
+
+  const server = new WireServer(runtime);
+  try {
+    if (socketPath === undefined) runtime.port = await server.listen(host, options.port ?? DEFAULT_PORT);
+    else await server.listenOnSocket(socketPath);
+  } catch (error) {
+    await dataDirectory?.close();
+    throw error;
+  }
+  const sweeper = setInterval(() => runtime.cursors.sweep(), CURSOR_SWEEP_MS);
+  sweeper.unref();
+  const where = socketPath === undefined ? { host, port: runtime.port } : { socket: socketPath };
+  log('info', 'embedded store listening', { ...where, dbPath: dbPath ?? '(memory)' });
+
+  let closing: Promise<void> | undefined;
+  return {
+    uri:
+      socketPath === undefined
+        ? `mongodb://${host}:${runtime.port}/?directConnection=true`
+        : `mongodb://${encodeURIComponent(socketPath)}/?directConnection=true`,
+    port: runtime.port,
+    close: () => {
+      closing ??= (async () => {
+        clearInterval(sweeper);
+        await server.close();
+        await dataDirectory?.close();
+        log('info', 'embedded store closed', where);
+      })();
+      return closing;
+    },
+  };
+}

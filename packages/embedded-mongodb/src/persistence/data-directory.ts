@@ -1,0 +1,192 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { deserialize } from 'bson';
+import type { Catalog } from '../engine/catalog';
+import type { Change } from '../engine/change-log';
+import { embeddedDocument, hasIdFirst } from '../engine/raw-bson';
+import type { RecordPlace } from '../engine/stored-record';
+import type { StoreLog } from '../store-log';
+import { DataFile } from './data-file';
+import { Journal } from './journal';
+import { RecordFileReader, fsyncDirectory } from './record-file';
+import { loadSnapshot, writeSnapshot } from './snapshot';
+
+const SNAPSHOT = 'snapshot.bin';
+const LOCK = 'store.lock';
+const JOURNAL_PATTERN = /^journal-(\d+)\.log$/;
+
+const journalName = (generation: number): string => `journal-${generation}.log`;
+
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A store was asked to open a data directory that a live process holds (its lock file names
+ * that process): the one error every way of opening a store (in this thread, a worker thread,
+ * a child process) rejects with for it.
+ */
+export class DataDirectoryInUseError extends Error {
+  constructor(
+    /** The data directory, resolved to an absolute path. */
+    readonly dataDir: string,
+    /** The process holding it (this very process when another store of it holds it). */
+    readonly pid: number,
+  ) {
+    super(`data directory ${dataDir} is in use by process ${pid}`);
+    this.name = 'DataDirectoryInUseError';
+  }
+}
+
+/** One process per data directory: a second store on the same files would corrupt them. */
+function acquireLock(lockPath: string): void {
+  try {
+    fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
+    return;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const owner = Number.parseInt(fs.readFileSync(lockPath, 'utf8'), 10);
+  if (Number.isInteger(owner) && isProcessAlive(owner)) {
+    throw new DataDirectoryInUseError(path.dirname(lockPath), owner);
+  }
+  // Left behind by a process that died without closing (kill -9): safe to take over.
+  fs.writeFileSync(lockPath, String(process.pid));
+}
+
+/**
+ * The on-disk state of a durable store: `snapshot.bin` (all data as of generation G) plus
+ * `journal-G.log` (changes since). Opening recovers snapshot + journal, then compacts them into
+ * snapshot G+1 (temp file, fsync, rename, fsync directory) before deleting the old journal, so a
+ * crash at any step leaves one consistent pair to recover from. Records keep only the place of
+ * their documents in the snapshot or the journal, so both stay open for reading until `close`.
+ */
+export class DataDirectory {
+  private constructor(
+    private readonly directory: string,
+    readonly journal: Journal,
+    private readonly snapshot: DataFile | undefined,
+  ) {}
+
+  /** `durableMarks`: test only (Journal.open). */
+  static async open(directory: string, catalog: Catalog, log: StoreLog, durableMarks?: string): Promise<DataDirectory> {
+    fs.mkdirSync(directory, { recursive: true });
+    const lockPath = path.join(directory, LOCK);
+    acquireLock(lockPath);
+    let snapshot: DataFile | undefined;
+    let journalFile: DataFile | undefined;
+    try {
+      const snapshotPath = path.join(directory, SNAPSHOT);
+      let generation = 0;
+      if (fs.existsSync(snapshotPath)) {
+        snapshot = new DataFile(snapshotPath);
+        generation = loadSnapshot(snapshotPath, catalog, snapshot);
+      }
+      const journalPath = path.join(directory, journalName(generation));
+      journalFile = fs.existsSync(journalPath) ? new DataFile(journalPath) : undefined;
+      const replayed = journalFile !== undefined && replayJournal(journalFile, catalog, log);
+      if (replayed) {
+        const temporary = `${snapshotPath}.tmp`;
+        const placements = writeSnapshot(temporary, catalog, generation + 1);
+        fs.renameSync(temporary, snapshotPath);
+        fsyncDirectory(directory);
+        generation++;
+        // Every record now reads from the new snapshot; the old one (renamed over) can go.
+        const compacted = new DataFile(snapshotPath);
+        for (const { record, offset } of placements) record.writtenTo(compacted, offset, record.currentVersion);
+        snapshot?.close();
+        snapshot = compacted;
+        log('info', 'compacted journal into snapshot', { directory, generation });
+      }
+      journalFile?.close();
+      removeStaleJournals(directory, generation);
+      const journal = await Journal.open(path.join(directory, journalName(generation)), durableMarks);
+      fsyncDirectory(directory);
+      catalog.recordChangesTo(journal);
+      return new DataDirectory(directory, journal, snapshot);
+    } catch (error) {
+      snapshot?.close();
+      journalFile?.close();
+      fs.rmSync(lockPath, { force: true });
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.journal.close();
+    this.snapshot?.close();
+    fs.rmSync(path.join(this.directory, LOCK), { force: true });
+  }
+}
+
+type IndexCreation = Extract<Change, { t: 'createIndex' }>;
+
+/**
+ * Applies a journal's intact records; true when the journal held anything (or a torn tail).
+ * Records keep only the place of their documents in the journal, as the store wrote them; a
+ * journal of an older version, whose documents may not start with their _id, is copied instead.
+ */
+function replayJournal(journal: DataFile, catalog: Catalog, log: StoreLog): boolean {
+  const journalPath = journal.path;
+  const apply = (change: Change, place?: RecordPlace): void => {
+    try {
+      catalog.applyChange(change, place);
+    } catch (error) {
+      log('error', 'journal record could not be applied; skipped', { change: change.t, error: String(error) });
+    }
+  };
+  // Consecutive createIndex changes on one collection (seeding writes its indexes that way) are
+  // built together: each document is decoded once, and its entries in all of them share the
+  // values, instead of every index holding copies of its own.
+  let indexRun: IndexCreation[] = [];
+  const applyIndexRun = (): void => {
+    const run = indexRun;
+    indexRun = [];
+    if (run.length > 1) {
+      try {
+        catalog.applyIndexCreations(run[0].db, run[0].c, run.map((change) => change.spec));
+        return;
+      } catch {
+        // Nothing of the run was built: one at a time, so only the bad ones are skipped and logged.
+      }
+    }
+    for (const change of run) apply(change);
+  };
+
+  const reader = new RecordFileReader(journalPath);
+  let applied = 0;
+  for (const payload of reader.payloads()) {
+    const change = deserialize(payload) as Change;
+    const first = indexRun[0];
+    if (first && !(change.t === 'createIndex' && change.db === first.db && change.c === first.c)) applyIndexRun();
+    if (change.t === 'createIndex') indexRun.push(change);
+    else apply(change, change.t === 'put' ? placeOfDocument(journal, reader, payload) : undefined);
+    applied++;
+  }
+  applyIndexRun();
+  if (reader.discardedBytes > 0) {
+    log('warn', 'ignored a torn record at the end of the journal', { journal: journalPath, bytes: reader.discardedBytes });
+  }
+  if (applied > 0) log('info', 'replayed journal', { journal: journalPath, changes: applied });
+  return applied > 0 || reader.discardedBytes > 0;
+}
+
+/** Where the put record `payload`, just read by `reader`, has its document in `file`. */
+function placeOfDocument(file: DataFile, reader: RecordFileReader, payload: Uint8Array): RecordPlace | undefined {
+  const document = embeddedDocument(payload, 'd');
+  if (document === undefined || !hasIdFirst(document)) return undefined;
+  return { source: file, offset: reader.fileOffsetOf(document, payload), length: document.length };
+}
+
+function removeStaleJournals(directory: string, generation: number): void {
+  for (const name of fs.readdirSync(directory)) {
+    const match = JOURNAL_PATTERN.exec(name);
+    if (match && Number(match[1]) !== generation) fs.rmSync(path.join(directory, name), { force: true });
+  }
+  fs.rmSync(path.join(directory, `${SNAPSHOT}.tmp`), { force: true });
+}

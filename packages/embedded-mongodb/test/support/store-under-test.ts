@@ -1,0 +1,36 @@
+import { startEmbeddedStore } from '../../src/index';
+import { storeSocket } from '../../src/store-socket';
+
+export interface StoreUnderTest {
+  /** Connection string of the store the tests talk to. */
+  readonly uri: string;
+  /** True for a real MongoDB named by MONGODB_URI, false for the embedded store. */
+  readonly external: boolean;
+  stop(): Promise<void>;
+}
+
+/** The real MongoDB named by MONGODB_URI, when tests are to run against one. */
+export function externalStoreUri(): string | undefined {
+  return process.env.MONGODB_URI || undefined;
+}
+
+/**
+ * The store integration tests run against: the real MongoDB in MONGODB_URI when that is set
+ * (the one place tests read the environment), else a fresh in-memory embedded store on a Unix
+ * domain socket. Stopping leaves a real MongoDB running; the embedded store is shut down.
+ */
+export async function startStoreUnderTest(): Promise<StoreUnderTest> {
+  const external = externalStoreUri();
+  if (external) return { uri: external, external: true, stop: async () => undefined };
+  // On a socket in a private directory, as the service runs its store: no TCP port open to every local user.
+  const socket = storeSocket(undefined);
+  const store = await startEmbeddedStore({ memory: true, socketPath: socket.path });
+  return {
+    uri: store.uri,
+    external: false,
+    stop: async () => {
+      await store.close();
+      socket.release();
+    },
+  };
+}
