@@ -12,6 +12,7 @@ import { startEmbeddedStore, type EmbeddedStore } from './store/embedded/index';
 import { storeSocket } from './store/store-socket';
 import { ensureIndexes } from './store/indexes';
 import { connectDatabase } from './store/mongo';
+import { systemClock, type Clock } from './common/clock';
 
 /**
  * `npm run keys -- <command>`: the operator's tool for API keys. Parses arguments, opens the
@@ -151,6 +152,8 @@ export async function runKeysCli(
   argv: readonly string[],
   output: CliOutput,
   env: Record<string, string | undefined> = process.env,
+  /** what `create` dates the key with and `list` tells expired keys by; tests move it by hand */
+  clock: Clock = systemClock,
 ): Promise<number> {
   let command: KeysCommand;
   try {
@@ -169,7 +172,7 @@ export async function runKeysCli(
   try {
     const config = loadConfig(env);
     store = await openStore(config, output);
-    const service = new ApiKeyService(createApiKeyRepository(store.db));
+    const service = new ApiKeyService(createApiKeyRepository(store.db), clock);
     switch (command.command) {
       case 'create': {
         // The store may be one the service has not prepared yet; the unique keyHash index must exist.
@@ -182,7 +185,7 @@ export async function runKeysCli(
         break;
       }
       case 'list':
-        output.out(formatKeyTable(await service.listKeys(), new Date()));
+        output.out(formatKeyTable(await service.listKeys(), clock.now()));
         break;
       case 'revoke': {
         const record = await service.revokeKey(command.id);

@@ -27,7 +27,7 @@ beforeAll(async () => {
   dbName = `api_keys_${randomBytes(6).toString('hex')}`;
   database = await connectDatabase(store.uri, dbName);
   await ensureIndexes(database.db, apiKeyIndexes);
-  service = new ApiKeyService(createApiKeyRepository(database.db), () => now);
+  service = new ApiKeyService(createApiKeyRepository(database.db), { now: () => now });
 });
 
 beforeEach(() => {

@@ -60,8 +60,8 @@ describe.each([
     // check after its second write (has the lease passed?) then runs in every registration, so
     // it is a step of every run and is struck like the others (the wall clock may not have moved).
     let last = 0;
-    const now = () => new Date((last = Math.max(last + 1, Date.now())));
-    app = await createApp(config, createLogger(config, logs.destination), now);
+    const clock = { now: () => new Date((last = Math.max(last + 1, Date.now()))) };
+    app = await createApp(config, createLogger(config, logs.destination), clock);
     url = await app.start();
     direct = await MongoClient.connect(store.uri);
     db = direct.db(mongodbDb);

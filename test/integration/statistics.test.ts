@@ -152,7 +152,7 @@ describe('candidateStatistics', () => {
   let analyst: string;
 
   beforeAll(async () => {
-    service = await startAppUnderTest({ now: () => NOW, config: { statisticsMinCell: MIN_CELL, statisticsRounding: ROUNDING } });
+    service = await startAppUnderTest({ clock: { now: () => NOW }, config: { statisticsMinCell: MIN_CELL, statisticsRounding: ROUNDING } });
     await new CandidateRepository(service.db).insertMany(DATA);
     analyst = await service.key('READ_STATISTICS');
   });
