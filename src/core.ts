@@ -1,3 +1,4 @@
+import type { Clock } from './common/clock';
 import type { AuditService } from './audit/audit-service';
 import type { ApiKeyService } from './auth/api-key-service';
 import type { CoalescedFetch } from './cache/coalesced-fetch';
@@ -54,4 +55,6 @@ export interface Services {
   readonly readEpoch: ReadEpoch;
   /** the automatic persisted queries of /graphql, shared by every instance */
   readonly persistedQueries: PersistedQueryStore;
+  /** what every rule above reads the time from (src/common/clock.ts) */
+  readonly clock: Clock;
 }

@@ -7,6 +7,7 @@ import { ApiKeyService, MAX_EXPIRES_IN_DAYS, MAX_RATE_LIMIT_PER_MINUTE, type Api
 import { isPermission, PERMISSIONS, type Permission } from './auth/permissions';
 import { ensureIndexes } from './store/indexes';
 import { DataDirectoryInUseError, openStore, type OpenedStore } from './store/open-store';
+import { systemClock, type Clock } from './common/clock';
 
 /**
  * `npm run keys -- <command>`: the operator's tool for API keys. Parses arguments, opens the
@@ -146,6 +147,8 @@ export async function runKeysCli(
   argv: readonly string[],
   output: CliOutput,
   env: Record<string, string | undefined> = process.env,
+  /** what `create` dates the key with and `list` tells expired keys by; tests move it by hand */
+  clock: Clock = systemClock,
 ): Promise<number> {
   let command: KeysCommand;
   try {
@@ -173,7 +176,7 @@ export async function runKeysCli(
       },
     });
     const db = store.database.db;
-    const service = new ApiKeyService(createApiKeyRepository(db));
+    const service = new ApiKeyService(createApiKeyRepository(db), clock);
     switch (command.command) {
       case 'create': {
         // The store may be one the service has not prepared yet; the unique keyHash index must exist.
@@ -186,7 +189,7 @@ export async function runKeysCli(
         break;
       }
       case 'list':
-        output.out(formatKeyTable(await service.listKeys(), new Date()));
+        output.out(formatKeyTable(await service.listKeys(), clock.now()));
         break;
       case 'revoke': {
         const record = await service.revokeKey(command.id);

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from './config';
+import { systemClock, type Clock } from './common/clock';
 import { createLogger, type Logger } from './logger';
 import { answerClientError } from './http/client-errors';
 import { createHttpApp } from './create-http-app';
@@ -52,8 +53,8 @@ export interface CandidateDirectory {
 export async function createApp(
   config: Config,
   logger: Logger = createLogger(config),
-  /** the clock of the registration leases and of statistics (age bands); tests fix it, absent: the system clock */
-  now?: () => Date,
+  /** what every time-based rule reads (src/common/clock.ts); tests pass one they move by hand */
+  clock: Clock = systemClock,
 ): Promise<CandidateDirectory> {
   const metrics = createMetrics();
   const store = await openStore(config, {
@@ -78,7 +79,7 @@ export async function createApp(
   await new CandidateRepository(database.db).backfillListed();
   // Reference data ships with the code: upserted at every start, so a new release's list lands.
   await loadReferenceData(database.db);
-  const demo = embedded ? await bootstrapDemo(database.db, config, logger) : undefined;
+  const demo = embedded ? await bootstrapDemo(database.db, config, logger, clock) : undefined;
 
   const services = createServices(database.db, {
     rateLimits: { reads: config.rateLimitReads, writes: config.rateLimitWrites },
@@ -88,7 +89,7 @@ export async function createApp(
     writeLeaseMs: config.writeLeaseMs,
     rateLimitFlushMs: config.rateLimitFlushMs,
     auditFlushMs: config.auditFlushMs,
-    now,
+    clock,
   });
   services.rateLimits.onRejection((kind) => metrics.rateLimitRejections.inc({ kind }));
   // The units stay buffered and go with the next flush; the requests are not failed for it.

@@ -19,6 +19,7 @@ import { EpochCache } from './cache/epoch-cache';
 import { ReadEpoch } from './cache/read-epoch';
 import { settings } from './config';
 import type { Services } from './core';
+import { systemClock, type Clock } from './common/clock';
 import { RateLimitRepository } from './rate-limit/rate-limit-repository';
 import { RateLimiter, type RateLimitBudgets } from './rate-limit/rate-limiter';
 import { withAvailability } from './store/availability';
@@ -43,8 +44,8 @@ export interface ServiceOptions {
   rateLimitFlushMs?: number;
   /** AUDIT_FLUSH_MS: how long the first audit event of a batch waits for others; absent: the setting's default */
   auditFlushMs?: number;
-  /** the clock of the leases and of statistics (age bands); tests fix it; absent: the system clock */
-  now?: () => Date;
+  /** what every time-based rule reads (src/common/clock.ts); tests move it by hand; absent: the system clock */
+  clock?: Clock;
 }
 
 const DEFAULT_PERSISTED_QUERIES: PersistedQueryBounds = {
@@ -63,6 +64,7 @@ const DEFAULT_RATE_LIMITS: RateLimitBudgets = {
 };
 
 export function createServices(db: Db, options: ServiceOptions = {}): Services {
+  const clock = options.clock ?? systemClock;
   // Every repository is built through withAvailability: a database outage reaches the services
   // as a ServiceUnavailableError (503), never as a driver error (src/store/availability.ts).
   const candidates = withAvailability(new CandidateRepository(db));
@@ -81,30 +83,32 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
       candidateFetch: new CoalescedFetch((ids) => candidates.findByPublicIds(ids), (doc) => doc.publicId),
       jobOpportunityFetch: new CoalescedFetch((ids) => jobOpportunities.findByPublicIds(ids), (doc) => doc.publicId),
     },
-    apiKeys: new ApiKeyService(withAvailability(createApiKeyRepository(db)), undefined, cached),
+    apiKeys: new ApiKeyService(withAvailability(createApiKeyRepository(db)), clock, cached),
     candidateQueries: new CandidateQueryService(candidates, withAvailability(new SavedListRepository(db)), Math.ceil(cached / 10)),
-    offers: new OfferService(candidates, withAvailability(new OfferRepository(db))),
+    offers: new OfferService(candidates, withAvailability(new OfferRepository(db)), clock),
     registration: new RegistrationService(
-      withAvailability(new RegistrationRepository(db, { leaseMs: options.writeLeaseMs ?? Number(settings.writeLeaseMs.default), now: options.now })),
+      withAvailability(new RegistrationRepository(db, { leaseMs: options.writeLeaseMs ?? Number(settings.writeLeaseMs.default), clock })),
       referenceCache,
+      clock,
     ),
     reference: new ReferenceService(reference),
     rateLimits: new RateLimiter(
       withAvailability(new RateLimitRepository(db)),
       options.rateLimits ?? DEFAULT_RATE_LIMITS,
-      undefined,
+      clock,
       options.rateLimitFlushMs ?? Number(settings.rateLimitFlushMs.default),
     ),
     statistics: new StatisticsService(
       withAvailability(new StatisticsRepository(db)),
       referenceCache,
       options.disclosure ?? DEFAULT_DISCLOSURE,
-      options.now,
+      clock,
     ),
-    audit: new AuditService(withAvailability(new AuditRepository(db)), undefined, {
+    audit: new AuditService(withAvailability(new AuditRepository(db)), clock, {
       flushDelayMs: options.auditFlushMs ?? Number(settings.auditFlushMs.default),
     }),
     readEpoch: withAvailability(new ReadEpoch(db)),
-    persistedQueries: new PersistedQueryStore(withAvailability(new PersistedQueryRepository(db)), options.persistedQueries ?? DEFAULT_PERSISTED_QUERIES),
+    persistedQueries: new PersistedQueryStore(withAvailability(new PersistedQueryRepository(db)), options.persistedQueries ?? DEFAULT_PERSISTED_QUERIES, clock),
+    clock,
   };
 }

@@ -5,6 +5,7 @@ import { BadUserInputError } from '../errors';
 import type { AuditEventDoc } from './audit-event';
 import { AuditWriteError, type AuditPosition, type AuditRepository } from './audit-repository';
 import type { RequestAudit } from './request-audit';
+import { systemClock, type Clock } from '../common/clock';
 
 export const DEFAULT_AUDIT_PAGE = 50;
 export const MAX_AUDIT_PAGE = 200;
@@ -58,7 +59,7 @@ export class AuditService {
 
   constructor(
     private readonly events: AuditRepository,
-    private readonly now: () => Date = () => new Date(),
+    private readonly clock: Clock = systemClock,
     options: AuditBatchOptions = {},
   ) {
     this.batchSize = options.batchSize ?? DEFAULT_AUDIT_BATCH_SIZE;
@@ -75,7 +76,7 @@ export class AuditService {
   record(request: RequestAudit, status: number, onFailure: (error: unknown) => void): void {
     let event: AuditEventDoc;
     try {
-      event = request.toEvent(status, this.now());
+      event = request.toEvent(status, this.clock.now());
     } catch (error) {
       report(onFailure, error);
       return;

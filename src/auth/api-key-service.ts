@@ -10,6 +10,7 @@ import {
 import type { ApiKeyRecord, ApiKeyRepository } from './api-key-repository';
 import { authorize } from './authorize';
 import { isPermission, PERMISSIONS, type Permission } from './permissions';
+import { systemClock, type Clock } from '../common/clock';
 
 export type { ApiKeyRecord } from './api-key-repository';
 
@@ -54,7 +55,7 @@ export class ApiKeyService {
   constructor(
     private readonly keys: ApiKeyRepository,
     /** injectable so expiry can be tested without waiting */
-    private readonly now: () => Date = () => new Date(),
+    private readonly clock: Clock = systemClock,
     /** how many key records `authenticate` keeps between requests (READ_CACHE_ENTRIES); 0: none */
     cachedKeys = 0,
   ) {
@@ -74,7 +75,7 @@ export class ApiKeyService {
     }
 
     const key = input.value ?? generateApiKey();
-    const createdDate = this.now();
+    const createdDate = this.clock.now();
     const record: ApiKeyRecord = { id: generateKeyId(), name, prefix: shownPrefix(key), permissions, createdDate };
     if (expiresInDays !== undefined) record.expiresAt = new Date(createdDate.getTime() + expiresInDays * DAY_MS);
     if (rateLimit !== undefined) record.rateLimit = rateLimit;
@@ -107,7 +108,7 @@ export class ApiKeyService {
       record = epoch === undefined ? found : this.known.set(keyHash, epoch, found);
     }
     if (record.revokedAt !== undefined) throw new UnauthenticatedError(INVALID_KEY_MESSAGE);
-    if (record.expiresAt !== undefined && record.expiresAt.getTime() <= this.now().getTime()) {
+    if (record.expiresAt !== undefined && record.expiresAt.getTime() <= this.clock.now().getTime()) {
       throw new UnauthenticatedError(INVALID_KEY_MESSAGE);
     }
     return record;
@@ -124,7 +125,7 @@ export class ApiKeyService {
 
   /** Revokes the key at once; revoking a revoked key keeps its first revocation time. */
   async revokeKey(id: string): Promise<ApiKeyRecord> {
-    const record = await this.keys.revoke(id, this.now());
+    const record = await this.keys.revoke(id, this.clock.now());
     if (record === null) throw new NotFoundError('No API key has this id.');
     return record;
   }

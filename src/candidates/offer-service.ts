@@ -7,6 +7,7 @@ import type { OfferDoc, OfferReason } from './candidate-document';
 import type { CandidateRepository } from './candidate-repository';
 import type { OfferRepository } from './offer-repository';
 import { throwIfAny } from './search-input';
+import { systemClock, type Clock } from '../common/clock';
 
 /*
  * The rules of a job match's and an offer's fields. This service checks them for both
@@ -29,7 +30,7 @@ export class OfferService {
   constructor(
     private readonly candidates: CandidateRepository,
     private readonly offers: OfferRepository,
-    private readonly now: () => Date = () => new Date(),
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async createJobMatch(caller: ApiKeyRecord, input: JobMatchInput): Promise<{ message: string; jobMatchId: string }> {
@@ -66,7 +67,7 @@ export class OfferService {
       reason,
       candidates: entries,
       apiKeyId: caller.id,
-      createdDate: this.now(),
+      createdDate: this.clock.now(),
       ...(notes !== undefined && notes.trim() !== '' ? { additionalNotes: notes } : {}),
     };
     await this.offers.insert(offer);

@@ -5,6 +5,7 @@ import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
 import { conflictOnDuplicate } from '../store/duplicate-key';
 import { toStoredCandidate, type CandidateDoc } from './candidate-document';
 import type { CandidateIdentityDoc } from './identity-document';
+import { systemClock, type Clock } from '../common/clock';
 
 /** How often a transaction that failed with a transient error (a write conflict) is run again. */
 const TRANSACTION_ATTEMPTS = 3;
@@ -20,7 +21,8 @@ export interface RegistrationRepositoryOptions {
    * same e-mail registers again.
    */
   leaseMs: number;
-  now?: () => Date;
+  /** the clock of the leases; absent: the system clock */
+  clock?: Clock;
 }
 
 /**
@@ -40,7 +42,7 @@ export interface RegistrationRepositoryOptions {
 export class RegistrationRepository {
   private readonly identities: Collection<CandidateIdentityDoc>;
   private readonly candidates: Collection<CandidateDoc>;
-  private readonly now: () => Date;
+  private readonly clock: Clock;
   private readonly epoch: SharedEpochAdvance;
   private transactions: Promise<boolean> | undefined;
 
@@ -50,7 +52,7 @@ export class RegistrationRepository {
   ) {
     this.identities = db.collection<CandidateIdentityDoc>(CANDIDATE_COLLECTIONS.candidateIdentities);
     this.candidates = db.collection<CandidateDoc>(CANDIDATE_COLLECTIONS.candidates);
-    this.now = options.now ?? (() => new Date());
+    this.clock = options.clock ?? systemClock;
     this.epoch = new SharedEpochAdvance(db);
   }
 
@@ -111,7 +113,7 @@ export class RegistrationRepository {
   }
 
   private async writeInOrder(identity: CandidateIdentityDoc, candidate: CandidateDoc): Promise<void> {
-    const started = this.now().getTime();
+    const started = this.clock.now().getTime();
     await this.identities.insertOne({ ...identity });
     try {
       await this.candidates.insertOne(toStoredCandidate(candidate));
@@ -121,7 +123,7 @@ export class RegistrationRepository {
     }
     // Past its lease, a registration may have been taken for dead and its identity cleared:
     // then its candidate must go too, or it would stand without an identity.
-    if (this.now().getTime() - started >= this.options.leaseMs) {
+    if (this.clock.now().getTime() - started >= this.options.leaseMs) {
       const kept = await this.identities.countDocuments({ candidatePublicId: identity.candidatePublicId }, { limit: 1 });
       if (kept === 0) {
         await this.candidates.deleteOne({ publicId: candidate.publicId });
@@ -153,7 +155,7 @@ export class RegistrationRepository {
       return same ? { kind: 'same request', publicId: existing.candidatePublicId } : { kind: 'registered' };
     }
     // Without its candidate, a registration still within its lease may be one in progress.
-    if (existing.createdDate.getTime() + this.options.leaseMs > this.now().getTime()) return { kind: 'registered' };
+    if (existing.createdDate.getTime() + this.options.leaseMs > this.clock.now().getTime()) return { kind: 'registered' };
     await this.identities.deleteOne({ _id: existing._id, candidatePublicId: existing.candidatePublicId });
     return { kind: 'none' };
   }

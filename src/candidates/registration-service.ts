@@ -10,6 +10,7 @@ import type { CandidateIdentityDoc } from './identity-document';
 import type { RegistrationRepository } from './registration-repository';
 import { throwIfAny } from './search-input';
 import { hasRefusedCharacter, normalisedEmail, TEXT_RULES, type TextKind } from './text-input';
+import { systemClock, type Clock } from '../common/clock';
 
 export const MAX_LIST_ITEMS = 50;
 export const MAX_TEXT_LENGTH = 2000;
@@ -37,7 +38,7 @@ export class RegistrationService {
   constructor(
     private readonly registrations: RegistrationRepository,
     private readonly reference: ReferenceLookup,
-    private readonly now: () => Date = () => new Date(),
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /**
@@ -61,7 +62,7 @@ export class RegistrationService {
     }
     const registrarId = text(input.registrarId, 'registrarId', MAX_SHORT_TEXT_LENGTH, 'identifier');
     const publicId = newPublicId();
-    const createdDate = this.now();
+    const createdDate = this.clock.now();
     const candidate = toCandidate(data, { publicId, createdDate, registrarId }, { issues, refs, text });
     const identity: CandidateIdentityDoc = {
       candidatePublicId: publicId,

@@ -6,6 +6,7 @@ import { CandidateRepository } from '../candidates/candidate-repository';
 import type { Config } from '../config';
 import { isAppError } from '../errors';
 import type { Logger } from '../logger';
+import type { Clock } from '../common/clock';
 import { seedDemoData } from './seed-demo-data';
 
 /** The seed of the demo data the service puts into an empty embedded store. */
@@ -23,7 +24,7 @@ export interface DemoBootstrap {
  * (created if the store does not know it yet), else a random one on a store without keys.
  * Expects indexes and reference data to be in place.
  */
-export async function bootstrapDemo(db: Db, config: Config, logger: Logger): Promise<DemoBootstrap> {
+export async function bootstrapDemo(db: Db, config: Config, logger: Logger, clock: Clock): Promise<DemoBootstrap> {
   const candidates = await new CandidateRepository(db).countAll();
   if (candidates === 0 && config.demoCandidates > 0) {
     const started = process.hrtime.bigint();
@@ -32,7 +33,7 @@ export async function bootstrapDemo(db: Db, config: Config, logger: Logger): Pro
     logger.info({ ...counts, ms: Math.round(ms) }, 'demo data seeded into the empty embedded store');
   }
 
-  const keys = new ApiKeyService(createApiKeyRepository(db));
+  const keys = new ApiKeyService(createApiKeyRepository(db), clock);
   const demoKey = { name: 'demo', permissions: PERMISSIONS };
   if (config.demoApiKey !== '') {
     if (await isKnown(keys, config.demoApiKey)) return {};

@@ -1,4 +1,5 @@
 import type { PersistedQueryRepository } from './persisted-query-repository';
+import { systemClock, type Clock } from '../common/clock';
 
 export interface PersistedQueryBounds {
   /** GRAPHQL_APQ_MAX_ENTRIES: most queries kept; past it the earliest to expire go first */
@@ -21,15 +22,15 @@ export class PersistedQueryStore {
   constructor(
     private readonly repository: PersistedQueryRepository,
     private readonly bounds: PersistedQueryBounds,
-    private readonly now: () => Date = () => new Date(),
+    private readonly clock: Clock = systemClock,
   ) {}
 
   get(key: string): Promise<string | undefined> {
-    return this.repository.find(key, this.now());
+    return this.repository.find(key, this.clock.now());
   }
 
   set(key: string, query: string, options?: { ttl?: number | null }): Promise<void> {
-    const now = this.now();
+    const now = this.clock.now();
     const ttlSeconds = Math.min(options?.ttl ?? this.bounds.ttlSeconds, this.bounds.ttlSeconds);
     const write = (async () => {
       await this.repository.save(key, query, new Date(now.getTime() + ttlSeconds * 1000));

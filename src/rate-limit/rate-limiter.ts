@@ -2,6 +2,7 @@ import type { ApiKeyRecord } from '../auth/api-key-repository';
 import { TooManyRequestsError } from '../errors';
 import { RunStartedAfter } from '../cache/run-started-after';
 import { windowKey, type RateLimitKind, type RateLimitRepository, type RateLimitWindow } from './rate-limit-repository';
+import { systemClock, type Clock } from '../common/clock';
 
 export type { RateLimitKind } from './rate-limit-repository';
 
@@ -91,7 +92,7 @@ export class RateLimiter {
     /** RATE_LIMIT_READS / RATE_LIMIT_WRITES: the budgets of keys without their own */
     private readonly defaults: RateLimitBudgets,
     /** injectable so windows can be tested without waiting */
-    private readonly now: () => Date = () => new Date(),
+    private readonly clock: Clock = systemClock,
     /** RATE_LIMIT_FLUSH_MS: 0 counts every request in the store as it comes (see the class comment) */
     private readonly flushMs = 0,
   ) {
@@ -128,7 +129,7 @@ export class RateLimiter {
     const limit = budgets[kind];
     const cost = Math.max(1, Math.floor(weight));
     const possible = cost <= limit;
-    const now = this.now().getTime();
+    const now = this.clock.now().getTime();
     const windowStart = now - (now % WINDOW_MS);
     const windowEnd = windowStart + WINDOW_MS;
     const units = possible ? cost : 0;
@@ -219,7 +220,7 @@ export class RateLimiter {
     this.timer = undefined;
     const windows = [...this.windows.values()].filter((window) => window.opening === undefined);
     if (windows.length === 0) return;
-    const readAt = this.now().getTime();
+    const readAt = this.clock.now().getTime();
     for (const window of windows) {
       window.flushing = window.pending;
       window.pending = 0;

@@ -4,6 +4,7 @@ import { IDEMPOTENCY_TTL_SECONDS } from './idempotency-indexes';
 import type { IdempotencyRecord, IdempotencyRepository } from './idempotency-repository';
 import { PROBLEM_TYPES } from '../http/problem-types';
 import { RestProblem, type RestResponse } from '../http/problem';
+import { systemClock, type Clock } from '../common/clock';
 
 /** 1 to 255 printable ASCII characters (RFC draft "The Idempotency-Key HTTP Header Field"). */
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
@@ -59,13 +60,13 @@ export class Idempotency {
     private readonly logger: Logger,
     /** WRITE_LEASE_MS: longest an attempt may hold a key before another request with it may run in its place */
     private readonly leaseMs: number,
-    private readonly now: () => Date = () => new Date(),
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async run(request: IdempotentRequest, execute: () => Promise<RestResponse>): Promise<IdempotentResult> {
     const keyHash = sha256(request.key);
     for (let round = 0; round < 3; round++) {
-      const now = this.now();
+      const now = this.clock.now();
       const attempt = randomUUID();
       const leaseUntil = new Date(now.getTime() + this.leaseMs);
       const existing = await this.records.claim({

@@ -50,8 +50,6 @@ export interface RestApiOptions {
   responseCacheBytes?: number;
   /** WRITE_LEASE_MS: how long an Idempotency-Key in progress is held (absent: the setting's default) */
   writeLeaseMs?: number;
-  /** the clock of the idempotency leases (tests); absent: the system clock */
-  now?: () => Date;
 }
 
 const SEARCH_PARAMETERS = { page: PAGE, limit: LIMIT, location: CODES, nationality: CODES, occupation: CODES, includeEmployed: FLAG };
@@ -86,11 +84,11 @@ interface ReadRoute {
 }
 
 /** The router of /v1 (mount it at `/v1`). Fails when a persisted operation no longer fits the schema. */
-export async function createRestRouter({ schema, services, logger, db, metrics, responseCacheBytes = 0, writeLeaseMs, now }: RestApiOptions): Promise<Router> {
+export async function createRestRouter({ schema, services, logger, db, metrics, responseCacheBytes = 0, writeLeaseMs }: RestApiOptions): Promise<Router> {
   const answers = new ResponseCache(responseCacheBytes);
   const operations = loadPersistedOperations(schema);
   const bodies = createRequestBodies(schema);
-  const idempotency = new Idempotency(withAvailability(new IdempotencyRepository(db)), logger, writeLeaseMs ?? Number(settings.writeLeaseMs.default), now);
+  const idempotency = new Idempotency(withAvailability(new IdempotencyRepository(db)), logger, writeLeaseMs ?? Number(settings.writeLeaseMs.default), services.clock);
   const parseJson = express.json({ limit: JSON_BODY_LIMIT, type: () => true });
   // The bodies of the GETs, each written in one pass from its operation's result.
   const pageJson = operations.jsonWriter('FindCandidates', ['candidates']);

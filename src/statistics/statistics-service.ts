@@ -7,6 +7,7 @@ import type { ReferenceCache } from '../reference/reference-cache';
 import { codeOf, labelOf, storedKeyOf, type Dimension } from './dimensions';
 import { publishedCount, type DisclosureRules } from './disclosure-control';
 import type { StatisticsRepository } from './statistics-repository';
+import { systemClock, type Clock } from '../common/clock';
 
 /** At most this many dimensions per query: a cross-table of three would be mostly small cells. */
 export const MAX_DIMENSIONS = 2;
@@ -53,7 +54,7 @@ export class StatisticsService {
     private readonly reference: ReferenceCache,
     private readonly rules: DisclosureRules,
     /** the date age bands are computed at; injected so that tests do not depend on the wall clock */
-    private readonly now: () => Date = () => new Date(),
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async candidateStatistics(caller: ApiKeyRecord, args: StatisticsArgs, audit: StatisticsAudit): Promise<CandidateStatistics> {
@@ -76,7 +77,7 @@ export class StatisticsService {
     if (total === null) return { ...answer, total: null, cells: [], suppressedCells: 0 };
     if (groupBy.length === 0) return { ...answer, total, cells: [{ values: [], count: total }], suppressedCells: 0 };
 
-    const now = this.now();
+    const now = this.clock.now();
     const groups = await this.repository.groupCounts(filter, groupBy.map(storedKeyOf));
     // Several stored values may make one code (years of birth one age band): counts add up.
     const counts = new Map<string, { codes: string[]; count: number }>();

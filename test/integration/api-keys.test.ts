@@ -9,7 +9,9 @@ import { ApiKeyService, type ApiKeyRecord } from '../../src/auth/api-key-service
 import { ConflictError, NotFoundError, UnauthenticatedError } from '../../src/errors';
 import { ensureIndexes } from '../../src/indexes';
 import { connectDatabase, type Database } from '../../src/store/mongo';
+import { runKeysCli } from '../../src/keys-cli';
 import { startStoreUnderTest } from '../support/store-under-test';
+import { TestClock } from '../support/test-clock';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
@@ -27,7 +29,7 @@ beforeAll(async () => {
   dbName = `api_keys_${randomBytes(6).toString('hex')}`;
   database = await connectDatabase(store.uri, dbName);
   await ensureIndexes(database.db, apiKeyIndexes);
-  service = new ApiKeyService(createApiKeyRepository(database.db), () => now);
+  service = new ApiKeyService(createApiKeyRepository(database.db), { now: () => now });
 });
 
 beforeEach(() => {
@@ -216,5 +218,32 @@ describe('keys CLI as a child process', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/unknown permission: READ_EVERYTHING/);
     expect(result.stderr).toMatch(/Usage: npm run keys/);
+  });
+});
+
+describe('keys CLI in process, on a clock the test moves', () => {
+  test('when a key made with --expires 1 is listed a day later, then list shows it expired and it no longer authenticates', async () => {
+    const clock = new TestClock('2030-05-06T12:00:00.000Z');
+    const env = { MONGODB_URI: store.uri, MONGODB_DB: dbName };
+    const cli = async (args: string[]) => {
+      const out: string[] = [];
+      const code = await runKeysCli(args, { out: (line) => out.push(line), err: () => undefined }, env, clock);
+      return { code, out: out.join('\n') };
+    };
+    const created = await cli(['create', '--name', 'one day', '--permissions', 'ADMIN', '--expires', '1']);
+    const key = created.out.split('\n').at(-1)!;
+    const { id } = await service.authenticate(key);
+    const listedLine = async () => (await cli(['list'])).out.split('\n').find((line) => line.startsWith(id));
+
+    clock.advance(24 * 60 * 60 * 1000 - 1);
+    const lastMoment = await listedLine();
+    clock.advance(1);
+    const dayLater = await listedLine();
+    now = clock.now();
+
+    expect(created.code).toBe(0);
+    expect(lastMoment).toMatch(/2030-05-07T12:00:00.000Z\s+default\s+active$/);
+    expect(dayLater).toMatch(/2030-05-07T12:00:00.000Z\s+default\s+expired$/);
+    expect(await authenticationError(key)).toBeInstanceOf(UnauthenticatedError);
   });
 });

@@ -449,7 +449,7 @@ describe('registration repository', () => {
     const db = await freshDatabase('identity_abandoned');
     const crashedAt = new Date('2030-01-01T00:00:00Z');
     let now = new Date(crashedAt.getTime() + LEASE_MS - 1);
-    const repo = new RegistrationRepository(db, { leaseMs: LEASE_MS, now: () => now });
+    const repo = new RegistrationRepository(db, { leaseMs: LEASE_MS, clock: { now: () => now } });
     // What a crash between the two writes leaves on a standalone MongoDB.
     const orphan = anIdentity({ createdDate: crashedAt });
     await db.collection(COLLECTIONS.candidateIdentities).insertOne({ ...orphan });
@@ -467,7 +467,7 @@ describe('registration repository', () => {
 
   it('when an old identity has its candidate, then its e-mail stays registered whatever the lease', async () => {
     const db = await freshDatabase('identity_complete');
-    const repo = new RegistrationRepository(db, { leaseMs: 1, now: () => new Date('2100-01-01T00:00:00Z') });
+    const repo = new RegistrationRepository(db, { leaseMs: 1, clock: { now: () => new Date('2100-01-01T00:00:00Z') } });
     const first = aRegistration();
     await repo.insert(first.identity, first.candidate);
     const again = aRegistration(first.identity.email);

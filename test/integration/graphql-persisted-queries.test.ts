@@ -18,6 +18,7 @@ import { PersistedQueryStore } from '../../src/persisted-queries/persisted-query
 import { testDatabaseName } from '../support/builders';
 import { recordSecret } from '../support/log-capture';
 import { startStoreUnderTest, type StoreUnderTest } from '../support/store-under-test';
+import { TestClock } from '../support/test-clock';
 
 const MAX_ENTRIES = 3;
 const READS = 40;
@@ -32,6 +33,8 @@ interface Answer {
   body: { data?: Record<string, any> | null; errors?: { message: string; extensions?: { code?: string } }[] };
 }
 
+/** The clock of both instances and of the keys (rate-limit windows, query expiry), moved by the tests. */
+const clock = new TestClock('2030-05-06T12:00:00.000Z');
 let store: StoreUnderTest;
 let a: Instance;
 let b: Instance;
@@ -39,7 +42,7 @@ let reader: string;
 let registrar: string;
 
 async function startInstance(config: Config): Promise<Instance> {
-  const app = await createApp(config, createLogger(config));
+  const app = await createApp(config, createLogger(config), clock);
   return { app, url: await app.start() };
 }
 
@@ -61,13 +64,9 @@ async function get(instance: Instance, params: Record<string, string>, key = rea
   return { status: response.status, body: (await response.json()) as Answer['body'] };
 }
 
-/**
- * Waits for the next minute when fewer than 10 seconds are left in this one, so that a test's
- * requests share one rate-limit window (the budgets are per wall-clock minute).
- */
-async function freshWindow(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 10_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+/** Moves both instances' clock to the start of the next minute: a rate-limit window of its own, which lasts the whole test. */
+function freshWindow(): void {
+  clock.nextMinute();
 }
 
 const codes = (answer: Answer) => (answer.body.errors ?? []).map((error) => error.extensions?.code);
@@ -86,7 +85,7 @@ beforeAll(async () => {
   a = await startInstance(config);
   b = await startInstance(config);
   await seedDemoData(a.app.database.db, { candidates: 5, seed: 5 });
-  const keys = new ApiKeyService(createApiKeyRepository(a.app.database.db));
+  const keys = new ApiKeyService(createApiKeyRepository(a.app.database.db), clock);
   const key = async (...permissions: [Permission, ...Permission[]]) => {
     const { key: value } = await keys.createKey({ name: `apq ${permissions.join(' ')}`, permissions });
     recordSecret(value);
@@ -211,7 +210,7 @@ describe('automatic persisted queries on /graphql', () => {
   });
 
   test('when a key has spent its read budget, then a query sent by hash alone is refused with 429 as the query itself would be', async () => {
-    const { key } = await new ApiKeyService(createApiKeyRepository(a.app.database.db)).createKey({
+    const { key } = await new ApiKeyService(createApiKeyRepository(a.app.database.db), clock).createKey({
       name: 'apq rate limit',
       permissions: ['READ_CANDIDATE_DATA'],
       rateLimit: { reads: 2, writes: 1 },
@@ -219,7 +218,7 @@ describe('automatic persisted queries on /graphql', () => {
     recordSecret(key);
     const query = '{ languages { isoCode } }';
     const hash = sha256(query);
-    await freshWindow();
+    freshWindow();
 
     const registered = await post(a, { query, extensions: persisted(hash) }, key);
     const byHash = await post(b, { extensions: persisted(hash) }, key);
@@ -250,7 +249,7 @@ describe('automatic persisted queries on /graphql', () => {
 describe('PersistedQueryStore (bounds in time)', () => {
   test('when a query is older than GRAPHQL_APQ_TTL_SECONDS, then it is absent, and the next registration removes it from the store', async () => {
     let now = new Date('2026-01-01T00:00:00Z');
-    const cache = new PersistedQueryStore(new PersistedQueryRepository(a.app.database.db), { maxEntries: 10, ttlSeconds: 60 }, () => now);
+    const cache = new PersistedQueryStore(new PersistedQueryRepository(a.app.database.db), { maxEntries: 10, ttlSeconds: 60 }, { now: () => now });
 
     await cache.set('apq:old', '{ countries { isoCode } }');
     const fresh = await cache.get('apq:old');

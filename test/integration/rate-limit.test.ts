@@ -6,8 +6,9 @@
  * budgets and unlimited keys made with the keys CLI. The limiter's window arithmetic is checked
  * on its own with a fixed clock.
  *
- * The HTTP tests count against the wall clock's current minute; each starts in a window with
- * enough time left (freshWindow) so that a window boundary never falls inside a test.
+ * The app under test runs on a clock the tests move by hand (test/support/test-clock.ts): each
+ * HTTP test starts in a minute of its own (freshWindow), and a window ends when a test moves
+ * the clock past it, never because the wall clock did.
  */
 import type { Db } from 'mongodb';
 import { createApiKeyRepository } from '../../src/auth/api-key-repository';
@@ -20,17 +21,20 @@ import { RateLimitRepository, type RateLimitWindowDoc } from '../../src/rate-lim
 import { RateLimiter, rejectionOf } from '../../src/rate-limit/rate-limiter';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { rest } from '../support/rest-client';
+import { TestClock } from '../support/test-clock';
 
 /** The service defaults of this file: small, so budgets are spent in a few requests. */
 const READS = 5;
 const WRITES = 2;
 const POLICY = `"reads";q=${READS};w=60, "writes";q=${WRITES};w=60`;
 
+/** The app's clock (and the keys'): a future date, so that a real MongoDB's TTL monitor leaves the counters alone. */
+const clock = new TestClock('2030-05-06T12:00:00.000Z');
 let service: AppUnderTest;
 let candidateIds: string[];
 
 beforeAll(async () => {
-  service = await startAppUnderTest({ candidates: 20, seed: 7, config: { rateLimitReads: READS, rateLimitWrites: WRITES } });
+  service = await startAppUnderTest({ candidates: 20, seed: 7, config: { rateLimitReads: READS, rateLimitWrites: WRITES }, clock });
   const docs = await service.db.collection('candidates').find({}, { projection: { publicId: 1 } }).limit(3).toArray();
   candidateIds = docs.map((doc) => String(doc.publicId));
 });
@@ -39,14 +43,13 @@ afterAll(async () => {
   await service.stop();
 });
 
-/** Waits for the next minute when fewer than 10 seconds are left in this one, so that a test's requests share one window. */
-async function freshWindow(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 10_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+/** Moves the app's clock to the start of the next minute: a window no earlier test has counted in, which lasts the whole test. */
+function freshWindow(): void {
+  clock.nextMinute();
 }
 
 function keyService(db: Db = service.db): ApiKeyService {
-  return new ApiKeyService(createApiKeyRepository(db));
+  return new ApiKeyService(createApiKeyRepository(db), clock);
 }
 
 async function keyWith(options: { rateLimit?: { reads: number; writes: number }; unlimited?: boolean }, ...permissions: Permission[]) {
@@ -93,7 +96,7 @@ async function countersOf(apiKeyId: string): Promise<RateLimitWindowDoc[]> {
 
 describe('REST /v1', () => {
   test('when a key reads, then every answer states the policy and the reads left, and the read after the budget is a 429 problem with Retry-After', async () => {
-    await freshWindow();
+    freshWindow();
     const { key } = await defaultKey('READ_CANDIDATE_DATA');
 
     const answers = [];
@@ -117,8 +120,27 @@ describe('REST /v1', () => {
     expect(refused.headers.get('ratelimit-policy')).toBe(POLICY);
   });
 
+  test('when the read budget is spent 43.2 seconds into a minute, then reads are refused for the 17 seconds left, and pass again once the clock reaches the next minute', async () => {
+    clock.nextMinute(43.2);
+    const { key } = await defaultKey('READ_CANDIDATE_DATA');
+    for (let i = 0; i < READS; i++) expect((await search(key)).status).toBe(200);
+
+    const refused = await search(key);
+    clock.advance(16_000);
+    const stillRefused = await search(key);
+    clock.advance(800);
+    const nextWindow = await search(key);
+
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('17');
+    expect(stillRefused.status).toBe(429);
+    expect(stillRefused.headers.get('retry-after')).toBe('1');
+    expect(nextWindow.status).toBe(200);
+    expect(nextWindow.headers.get('ratelimit')).toBe(`"reads";r=${READS - 1};t=60`);
+  });
+
   test('when the read budget is spent, then writes still pass on their own budget, and the write after it is a 429', async () => {
-    await freshWindow();
+    freshWindow();
     const { key } = await defaultKey('READ_CANDIDATE_DATA', 'SUBMIT_JOB_MATCHES');
     for (let i = 0; i < READS + 1; i++) await search(key);
 
@@ -134,7 +156,7 @@ describe('REST /v1', () => {
   });
 
   test('when a write is refused, then it is refused before its body is read and nothing is recorded', async () => {
-    await freshWindow();
+    freshWindow();
     const { key, id } = await defaultKey('SUBMIT_JOB_MATCHES');
     for (let i = 0; i < WRITES; i++) expect((await jobMatch(key)).status).toBe(201);
 
@@ -145,7 +167,7 @@ describe('REST /v1', () => {
   });
 
   test('when a request is refused, then the app counts it in rate_limit_rejections_total by kind', async () => {
-    await freshWindow();
+    freshWindow();
     const { key } = await defaultKey('READ_CANDIDATE_DATA');
     const before = await rejections('reads');
 
@@ -174,7 +196,7 @@ describe('REST /v1', () => {
   });
 
   test('when a key is counted, then its counters are per key id, kind and minute, with an expiry, and hold no key', async () => {
-    await freshWindow();
+    freshWindow();
     const { key, id } = await defaultKey('READ_CANDIDATE_DATA', 'SUBMIT_JOB_MATCHES');
 
     await search(key);
@@ -203,7 +225,7 @@ describe('GraphQL /graphql', () => {
   const nodeId = (letter: string) => Buffer.from(`Candidate:${letter.repeat(22)}`).toString('base64url');
 
   test('when queries run, then each root field costs the reads of the candidate pages it returns (ceil(size / 10), the size inline or a variable; nodes by its number of ids), at least 1; REST pages the same', async () => {
-    await freshWindow();
+    freshWindow();
     const { key } = await keyWith({ rateLimit: { reads: 1000, writes: 10 } }, 'READ_CANDIDATE_DATA');
     const cases: [query: string, variables: Record<string, unknown>, reads: number][] = [
       [SMALL, {}, 1],
@@ -234,7 +256,7 @@ describe('GraphQL /graphql', () => {
   });
 
   test('when a query weighs more than the reads left, then it is refused whole with TOO_MANY_REQUESTS; one heavier than the whole budget is refused without spending it', async () => {
-    await freshWindow();
+    freshWindow();
     const { key } = await defaultKey('READ_CANDIDATE_DATA');
 
     const impossible = await gql('{ candidates(limit: 100) { totalElements } }', key);
@@ -253,7 +275,7 @@ describe('GraphQL /graphql', () => {
   });
 
   test('when REST has spent the read budget, then a GraphQL query is refused with TOO_MANY_REQUESTS, HTTP 429 and Retry-After', async () => {
-    await freshWindow();
+    freshWindow();
     const { key } = await defaultKey('READ_CANDIDATE_DATA');
     for (let i = 0; i < READS; i++) expect((await search(key)).status).toBe(200);
 
@@ -271,7 +293,7 @@ describe('GraphQL /graphql', () => {
   });
 
   test('when GraphQL has spent the read budget, then REST reads are refused too (one budget for both transports)', async () => {
-    await freshWindow();
+    freshWindow();
     const { key } = await defaultKey('READ_CANDIDATE_DATA');
     for (let i = 0; i < READS; i++) expect((await gql(SMALL, key)).status).toBe(200);
 
@@ -279,7 +301,7 @@ describe('GraphQL /graphql', () => {
   });
 
   test('when a mutation selects two root fields, then it costs two writes, and a refused mutation records nothing', async () => {
-    await freshWindow();
+    freshWindow();
     const { key, id } = await keyWith({ rateLimit: { reads: 100, writes: 3 } }, 'SUBMIT_JOB_MATCHES');
     const twice = `mutation Twice($input: JobMatchInput!) {
       a: createJobMatch(input: $input) { jobMatchId }
@@ -315,14 +337,14 @@ describe('per-key budgets and unlimited keys (keys CLI)', () => {
   async function createWithCli(options: string[], permissions = 'READ_CANDIDATE_DATA'): Promise<string> {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runKeysCli(['create', '--name', 'cli rate limit', '--permissions', permissions, ...options], { out: (l) => out.push(l), err: (l) => err.push(l) }, cliEnv());
+    const code = await runKeysCli(['create', '--name', 'cli rate limit', '--permissions', permissions, ...options], { out: (l) => out.push(l), err: (l) => err.push(l) }, cliEnv(), clock);
     expect({ code, err: code === 0 ? [] : err }).toEqual({ code: 0, err: [] });
     return out.at(-1)!;
   }
 
   async function listWithCli(): Promise<string[]> {
     const out: string[] = [];
-    expect(await runKeysCli(['list'], { out: (l) => out.push(l), err: () => undefined }, cliEnv())).toBe(0);
+    expect(await runKeysCli(['list'], { out: (l) => out.push(l), err: () => undefined }, cliEnv(), clock)).toBe(0);
     return out.join('\n').split('\n');
   }
 
@@ -355,7 +377,7 @@ describe('per-key budgets and unlimited keys (keys CLI)', () => {
   });
 
   test('when a key is created with --rate-limit 3/1, then its answers state that policy, the fourth read is refused, and list shows 3/1', async () => {
-    await freshWindow();
+    freshWindow();
     const key = await createWithCli(['--rate-limit', '3/1']);
 
     const answers = [];
@@ -369,7 +391,7 @@ describe('per-key budgets and unlimited keys (keys CLI)', () => {
   });
 
   test('when a key made with --rate-limit 5/3 sends 15 aliased createJobMatch in one operation, then it is refused whole (429, Retry-After) and nothing is recorded; 3 aliases then pass', async () => {
-    await freshWindow();
+    freshWindow();
     const key = await createWithCli(['--rate-limit', '5/3'], 'SUBMIT_JOB_MATCHES');
     const { id } = await keyService().authenticate(key);
     const aliases = (n: number) => `mutation Many($input: JobMatchInput!) { ${Array.from({ length: n }, (_, i) => `m${i}: createJobMatch(input: $input) { jobMatchId }`).join(' ')} }`;
@@ -430,7 +452,7 @@ describe('the rate limiter with a fixed clock', () => {
 
   beforeEach(() => {
     clock = at('2030-05-06T12:00:43.200Z');
-    limiter = new RateLimiter(new RateLimitRepository(service.db), { reads: 10, writes: 2 }, () => clock);
+    limiter = new RateLimiter(new RateLimitRepository(service.db), { reads: 10, writes: 2 }, { now: () => clock });
   });
 
   test('when a request is charged 43.2 seconds into the minute, then the window ends in 17 seconds; at 0 in 60, at 59.999 in 1', async () => {
@@ -525,7 +547,7 @@ describe('the buffered rate limiter (two instances, a fixed clock, flushes made 
   let counter = 0;
   const aKey = (reads: number) => ({ id: `key_buffered${++counter}`, rateLimit: { reads, writes: 1 } });
   const instance = (repository: RateLimitRepository = new RateLimitRepository(service.db)) =>
-    new RateLimiter(repository, { reads: 10, writes: 2 }, () => clock, FLUSH_MS);
+    new RateLimiter(repository, { reads: 10, writes: 2 }, { now: () => clock }, FLUSH_MS);
   const storedCount = async (apiKeyId: string) => (await countersOf(apiKeyId)).reduce((sum, c) => sum + c.count, 0);
   const admitted = (states: Awaited<ReturnType<RateLimiter['charge']>>[]) => states.filter((state) => !state?.exceeded).length;
 

@@ -56,12 +56,15 @@ describe.each([
     // A short database timeout: a request during the "outage" fails fast (503).
     // Rate-limit counting per request (RATE_LIMIT_FLUSH_MS=0): a buffered flush would add its commands at any moment, not as steps of the registration.
     const config = loadConfig({}, { port: 0, mongodbUri: `${proxy.uri}&heartbeatFrequencyMS=500`, mongodbDb, logLevel: logs.level, writeLeaseMs: 1, mongodbTimeoutMs: 1000, rateLimitFlushMs: 0 });
-    // A clock that moves at least 1 ms between readings: with the 1 ms lease, the standalone's
-    // check after its second write (has the lease passed?) then runs in every registration, so
-    // it is a step of every run and is struck like the others (the wall clock may not have moved).
-    let last = 0;
-    const now = () => new Date((last = Math.max(last + 1, Date.now())));
-    app = await createApp(config, createLogger(config, logs.destination), now);
+    // A clock that moves 1 ms at every reading: with the 1 ms lease, the standalone's check after
+    // its second write (has the lease passed?) then runs in every registration, so it is a step of
+    // every run and is struck like the others (the wall clock may not have moved). It starts early
+    // in a minute and stays in it (a few thousand readings): a new rate-limit window would add its
+    // best-effort clean-up (a `delete`) to whichever request opens it, as the wall clock's next
+    // minute did to the clean run now and then.
+    let last = Date.parse('2030-05-06T12:00:00.000Z');
+    const clock = { now: () => new Date(++last) };
+    app = await createApp(config, createLogger(config, logs.destination), clock);
     url = await app.start();
     direct = await MongoClient.connect(store.uri);
     db = direct.db(mongodbDb);

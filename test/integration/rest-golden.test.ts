@@ -182,7 +182,7 @@ describe.each([
       candidates: DEMO_CANDIDATES,
       seed: GOLDEN_SEED,
       config: { readCacheMb: 0, rateLimitReads: 1_000_000, graphqlJit },
-      now: () => new Date(Date.UTC(2025, 8, 1)),
+      clock: { now: () => new Date(Date.UTC(2025, 8, 1)) },
     });
     // As the repositories store them (with the derived `listed` field searches select on).
     const handMade = handMadeCandidates().map(toStoredCandidate);

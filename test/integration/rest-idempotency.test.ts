@@ -10,6 +10,7 @@ import { COLLECTIONS } from '../../src/indexes';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { recordSecret } from '../support/log-capture';
 import { rest } from '../support/rest-client';
+import { TestClock } from '../support/test-clock';
 
 const CANDIDATE_COUNT = 300;
 const PROBLEMS = 'https://candidate-directory.example/problems/';
@@ -21,9 +22,11 @@ describe('Idempotency-Key on the POSTs of /v1', () => {
   let actor: string;
   let ids: string[];
   let sequence = 0;
+  /** The app's clock: records expire and leases pass when a test moves it (a future date: a real MongoDB's TTL monitor leaves them alone). */
+  const clock = new TestClock('2030-05-06T12:00:00.000Z');
 
   beforeAll(async () => {
-    service = await startAppUnderTest({ candidates: CANDIDATE_COUNT, seed: 14 });
+    service = await startAppUnderTest({ candidates: CANDIDATE_COUNT, seed: 14, clock });
     actor = await service.key('SUBMIT_JOB_MATCHES', 'OFFER_CANDIDATE_SERVICES', 'REGISTER_CANDIDATES');
     ids = (await service.db.collection<CandidateDoc>(COLLECTIONS.candidates).find({}, { limit: 3 }).toArray()).map((c) => c.publicId);
   });
@@ -193,15 +196,18 @@ describe('Idempotency-Key on the POSTs of /v1', () => {
     expect(status).toBe(201);
   });
 
-  test('when a record is older than a day, then the key is free again', async () => {
+  test('when a record is a day old, then the key is free again (another body is refused until then)', async () => {
     const key = newKey();
     await jobMatch(key, { candidates: [{ publicId: ids[0] }] });
-    await records().updateOne({ keyHash: sha256(key) }, { $set: { createdDate: new Date(Date.now() - 25 * HOUR_MS) } });
 
-    const { status, headers } = await jobMatch(key, { candidates: [{ publicId: ids[1] }] });
+    clock.advance(24 * HOUR_MS - 1);
+    const lastMoment = await jobMatch(key, { candidates: [{ publicId: ids[1] }] });
+    clock.advance(1);
+    const dayOld = await jobMatch(key, { candidates: [{ publicId: ids[1] }] });
 
-    expect(status).toBe(201);
-    expect(headers.get('idempotent-replayed')).toBeNull();
+    expect(lastMoment.status).toBe(422);
+    expect(dayOld.status).toBe(201);
+    expect(dayOld.headers.get('idempotent-replayed')).toBeNull();
   });
 
   test('when an earlier attempt holds the key, then a repeat is 409 while its lease runs and runs once the lease has passed', async () => {
@@ -214,13 +220,14 @@ describe('Idempotency-Key on the POSTs of /v1', () => {
       fingerprint: fingerprintOf('POST', '/v1/candidates/job-match', body),
       state: 'IN_PROGRESS',
       attempt: 'crashed-attempt',
-      createdDate: new Date(),
-      leaseUntil: new Date(Date.now() + HOUR_MS),
+      createdDate: clock.now(),
+      leaseUntil: new Date(clock.now().getTime() + HOUR_MS),
     };
     await records().insertOne({ ...held });
 
+    clock.advance(HOUR_MS - 1);
     const during = await jobMatch(key, body);
-    await records().updateOne({ attempt: 'crashed-attempt' }, { $set: { leaseUntil: new Date(Date.now() - 1000) } });
+    clock.advance(1);
     const after = await jobMatch(key, body);
 
     expect(during.status).toBe(409);
@@ -248,7 +255,7 @@ describe('Idempotency-Key on the POSTs of /v1', () => {
   });
 
   test('when a repeat reaches another instance over the same database, then it replays the first answer', async () => {
-    const second = await createApp(service.app.config, createLogger({ logLevel: 'silent' }));
+    const second = await createApp(service.app.config, createLogger({ logLevel: 'silent' }), clock);
     const secondUrl = await second.start();
     try {
       const key = newKey();

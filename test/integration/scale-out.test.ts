@@ -2,7 +2,8 @@
  * Two instances of the service over one store and one database, as behind a load balancer:
  * what one instance counts, records or revokes holds on the other at once, because all of it
  * lives in MongoDB (rate-limit counters, idempotency records, API keys, the audit trail) and
- * never in a process.
+ * never in a process. Both instances run on one clock the tests move by hand (a rate-limit
+ * window ends when a test says so, not when the wall clock's minute does).
  */
 import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { ApiKeyService } from '../../src/auth/api-key-service';
@@ -14,6 +15,7 @@ import { createApp, type CandidateDirectory } from '../../src/main';
 import { testDatabaseName } from '../support/builders';
 import { rest } from '../support/rest-client';
 import { startStoreUnderTest, type StoreUnderTest } from '../support/store-under-test';
+import { TestClock } from '../support/test-clock';
 
 const READS = 3;
 const WRITES = 2;
@@ -23,6 +25,8 @@ interface Instance {
   url: string;
 }
 
+/** The clock of both instances and of the keys: a future date, so that a real MongoDB's TTL monitor leaves the counters alone. */
+const clock = new TestClock('2030-05-06T12:00:00.000Z');
 let store: StoreUnderTest;
 let a: Instance;
 let b: Instance;
@@ -30,7 +34,7 @@ let candidateIds: string[];
 
 /** One instance of the service on a free port, over the shared store and database. */
 async function startInstance(config: Config): Promise<Instance> {
-  const app = await createApp(config, createLogger(config));
+  const app = await createApp(config, createLogger(config), clock);
   return { app, url: await app.start() };
 }
 
@@ -59,7 +63,7 @@ afterAll(async () => {
 
 /** Keys are made through instance A's database handle; B only ever reads them from the store. */
 function apiKeys(instance: Instance = a): ApiKeyService {
-  return new ApiKeyService(createApiKeyRepository(instance.app.database.db));
+  return new ApiKeyService(createApiKeyRepository(instance.app.database.db), clock);
 }
 
 async function aKey(...permissions: [Permission, ...Permission[]]): Promise<{ key: string; id: string }> {
@@ -67,10 +71,9 @@ async function aKey(...permissions: [Permission, ...Permission[]]): Promise<{ ke
   return { key, id: record.id };
 }
 
-/** Waits for the next minute when fewer than 10 seconds are left in this one, so that a test's requests share one window. */
-async function freshWindow(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 10_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
+/** Moves both instances' clock to the start of the next minute: a window no earlier test has counted in, which lasts the whole test. */
+function freshWindow(): void {
+  clock.nextMinute();
 }
 
 const search = (instance: Instance, key: string) => rest(instance.url, 'GET', '/v1/candidates?limit=1', { key });
@@ -87,7 +90,7 @@ async function flushBoth(): Promise<void> {
 }
 
 test('when a key spends its read budget on instance A, then instance B refuses its next read with 429', async () => {
-  await freshWindow();
+  freshWindow();
   const { key } = await aKey('READ_CANDIDATE_DATA');
 
   const onA = [];
@@ -105,8 +108,30 @@ test('when a key spends its read budget on instance A, then instance B refuses i
   expect(onB.headers.get('retry-after')).toMatch(/^\d+$/);
 });
 
+test('when a key has spent its read budget across both instances, then both refuse it until the clock reaches the next minute, and both admit it then', async () => {
+  clock.nextMinute(30);
+  const { key } = await aKey('READ_CANDIDATE_DATA');
+  for (const instance of [a, b, a]) {
+    expect((await search(instance, key)).status).toBe(200);
+    await flushBoth();
+  }
+
+  const refused = [await search(a, key), await search(b, key)];
+  clock.nextMinute();
+  const nextMinute = [await search(b, key), await search(a, key)];
+
+  expect(refused.map((answer) => [answer.status, answer.headers.get('retry-after')])).toEqual([
+    [429, '30'],
+    [429, '30'],
+  ]);
+  expect(nextMinute.map((answer) => [answer.status, answer.headers.get('ratelimit')])).toEqual([
+    [200, '"reads";r=2;t=60'],
+    [200, expect.stringMatching(/^"reads";r=[01];t=60$/)],
+  ]);
+});
+
 test('when requests of one key alternate between the instances, then they draw on one budget', async () => {
-  await freshWindow();
+  freshWindow();
   const { key } = await aKey('READ_CANDIDATE_DATA');
 
   const answers = [];

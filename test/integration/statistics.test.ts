@@ -152,7 +152,7 @@ describe('candidateStatistics', () => {
   let analyst: string;
 
   beforeAll(async () => {
-    service = await startAppUnderTest({ now: () => NOW, config: { statisticsMinCell: MIN_CELL, statisticsRounding: ROUNDING } });
+    service = await startAppUnderTest({ clock: { now: () => NOW }, config: { statisticsMinCell: MIN_CELL, statisticsRounding: ROUNDING } });
     await new CandidateRepository(service.db).insertMany(DATA);
     analyst = await service.key('READ_STATISTICS');
   });
@@ -353,6 +353,8 @@ describe('candidateStatistics', () => {
     expect(events).toHaveLength(1);
     const [event] = events;
     expect(event).toMatchObject({ apiKeyId, transport: 'GRAPHQL', operation: 'Stats', rootFields: ['Query.candidateStatistics'], candidatePublicIds: [], status: 200 });
+    // Timed by the app's clock, as the age bands are.
+    expect(event.time).toEqual(NOW);
     expect(event.statisticsQueries).toEqual([
       { locations: [], nationalities: ['SY', 'IQ'], occupations: ['2221'], includeEmployed: false, groupBy: ['LOCATION', 'GENDER'] },
     ]);

@@ -2,6 +2,7 @@ import type { Db } from 'mongodb';
 import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { ApiKeyService } from '../../src/auth/api-key-service';
 import type { Permission } from '../../src/auth/permissions';
+import type { Clock } from '../../src/common/clock';
 import { loadConfig, type Config } from '../../src/config';
 import { seedDemoData } from '../../src/demo/seed-demo-data';
 import { createLogger } from '../../src/logger';
@@ -26,8 +27,8 @@ export interface AppUnderTestOptions {
   config?: Partial<Config>;
   /** also sends the app's logs, at level trace, to this capture (they always go to the run's log files) */
   captureLogs?: LogCapture;
-  /** the app's clock (statistics' age bands); absent: the system clock */
-  now?: () => Date;
+  /** the app's clock, which the keys made by `key()` are dated by too; absent: the system clock */
+  clock?: Clock;
 }
 
 /**
@@ -46,13 +47,13 @@ export async function startAppUnderTest(options: AppUnderTestOptions = {}): Prom
     logLevel: logs.level,
     ...options.config,
   });
-  const app = await createApp(config, createLogger(config, logs.destination), options.now);
+  const app = await createApp(config, createLogger(config, logs.destination), options.clock);
   const db = app.database.db;
   if (options.candidates !== undefined) {
     await seedDemoData(db, { candidates: options.candidates, seed: options.seed ?? 1 });
   }
   const url = await app.start();
-  const apiKeys = new ApiKeyService(createApiKeyRepository(db));
+  const apiKeys = new ApiKeyService(createApiKeyRepository(db), options.clock);
   return {
     url,
     db,

@@ -55,7 +55,7 @@ function fakeRepository() {
 function serviceWithClock(start = new Date('2030-01-01T00:00:00Z')) {
   const clock = { now: start };
   const fake = fakeRepository();
-  const service = new ApiKeyService(fake.repository, () => clock.now);
+  const service = new ApiKeyService(fake.repository, { now: () => clock.now });
   return { service, clock, ...fake };
 }
 

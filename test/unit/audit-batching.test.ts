@@ -8,6 +8,7 @@ import type { AuditEventDoc } from '../../src/audit/audit-event';
 import { AuditWriteError, type AuditRepository } from '../../src/audit/audit-repository';
 import { AuditService, DEFAULT_AUDIT_BATCH_SIZE, DEFAULT_AUDIT_FLUSH_DELAY_MS } from '../../src/audit/audit-service';
 import { RequestAudit } from '../../src/audit/request-audit';
+import type { Clock } from '../../src/common/clock';
 
 /** A write the test settles itself. */
 interface HeldWrite {
@@ -50,9 +51,9 @@ function fakeRepository() {
 }
 
 /** A clock that moves on by one second at every reading. */
-function tickingClock(start = Date.UTC(2030, 0, 1)) {
+function tickingClock(start = Date.UTC(2030, 0, 1)): Clock {
   let next = start;
-  return () => new Date((next += 1000));
+  return { now: () => new Date((next += 1000)) };
 }
 
 /** Records one REST request per request id; returns the failures reported per request id. */
@@ -323,8 +324,10 @@ describe('failed writes', () => {
 
   test('when the event cannot even be built, then record does not throw and reports the error', () => {
     const store = fakeRepository();
-    const audit = new AuditService(store.repository, () => {
-      throw new Error('no clock');
+    const audit = new AuditService(store.repository, {
+      now: () => {
+        throw new Error('no clock');
+      },
     });
     const failures: unknown[] = [];
 

@@ -20,7 +20,7 @@ const bodies = createRequestBodies(createSchema());
 /** Every candidate exists and every offer is stored: only the rules can refuse. */
 const everyoneExists = { findExistingPublicIds: async (ids: readonly string[]) => new Set(ids) } as unknown as CandidateRepository;
 const stored = { insert: async () => undefined } as unknown as OfferRepository;
-const service = new OfferService(everyoneExists, stored, () => new Date(0));
+const service = new OfferService(everyoneExists, stored, { now: () => new Date(0) });
 const caller: ApiKeyRecord = { id: 'k1', name: 'rules', prefix: 'k1', permissions: ['ADMIN'], createdDate: new Date(0) } as ApiKeyRecord;
 
 const idOf = (i: number) => publicIdFromUuid(`00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
