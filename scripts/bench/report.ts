@@ -517,9 +517,9 @@ export function cliStartTable(report: RunReport): string | undefined {
   const cell = (list: readonly number[]): string => {
     if (list.length === 0) return '—';
     const sorted = [...list].sort((a, b) => a - b);
-    const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+    const median = sorted[Math.floor((sorted.length - 1) / 2)];
     const s = (v: number): string => (v / 1000).toFixed(2);
-    return `${s(median)} s (${s(sorted[0]!)}–${s(sorted[sorted.length - 1]!)}, ${list.length} runs)`;
+    return `${s(median)} s (${s(sorted[0])}–${s(sorted[sorted.length - 1])}, ${list.length} runs)`;
   };
   const lines = [
     '| candidates | `npm run keys -- list` (median, min–max) | `node dist/src/keys-cli.js list` (median, min–max) |',

@@ -61,8 +61,8 @@ export function makeEducations(
     if (majorId !== undefined) entry.educationMajorId = majorId;
     entry.lengthOfCourseYears = length;
     const kind = educationType === 'VOCATIONAL' || educationType === 'ASSOCIATE' ? 'vocational' : 'tertiary';
-    entry.institution = rng.pick(INSTITUTION_PATTERNS[kind]).replace('{city}', abroad ? (hostCity as string) : homeCity);
-    if (majorId !== undefined) entry.courseName = majors.get(majorId) as string;
+    entry.institution = rng.pick(INSTITUTION_PATTERNS[kind]).replace('{city}', abroad ? (hostCity) : homeCity);
+    if (majorId !== undefined) entry.courseName = majors.get(majorId);
     const incomplete = rng.chance(0.08);
     if (!incomplete) entry.yearCompleted = Math.min(createdYear, finishedAt);
     entry.incomplete = incomplete;

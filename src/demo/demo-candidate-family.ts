@@ -25,7 +25,7 @@ export function makeDependants(
     // A partner who also registered shares the children; the partner is the one registered.
     return (pair.partner.candidateDependants ?? []).map((d) =>
       d.relation === 'PARTNER' ? { ...d, yearOfBirth: pair.partner.yearOfBirth, gender: pair.partner.gender } : { ...d },
-    ) as DependantDoc[];
+    );
   }
   const result: DependantDoc[] = [];
   const registered = (): NonNullable<DependantDoc['registered']> =>

@@ -21,8 +21,8 @@ export function makeLanguages(
     const written = Math.max(0, Math.min(top, spoken - rng.int(0, 1)));
     result.push({ languageIsoCode: code, writtenLevel: levels[written], spokenLevel: levels[spoken] });
   };
-  add(mother[0] as string, top);
-  if (mother.length > 1 && rng.chance(0.4)) add(mother[1] as string, top - rng.int(0, 2));
+  add(mother[0], top);
+  if (mother.length > 1 && rng.chance(0.4)) add(mother[1], top - rng.int(0, 2));
   if (!livesAtHome) for (const code of hostLanguages) if (rng.chance(0.7)) add(code, rng.int(0, top - 1));
   if (rng.chance(0.65)) add('en', rng.int(0, top));
   if (rng.chance(0.1)) add('fr', rng.int(0, top - 1));

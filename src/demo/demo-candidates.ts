@@ -105,7 +105,7 @@ export function* generateCandidates(sources: CandidateSources, rng: DemoRandom):
       const candidate = makeCandidate(sources, rng, index, statusOf(index), null, false);
       // Some partners registered earlier, the link recorded on one side only.
       if (index > 0 && PARTNERED.has(candidate.maritalStatus ?? '') && rng.chance(0.05)) {
-        candidate.partnerPublicId = sources.candidateIds[rng.int(0, index - 1)] as string;
+        candidate.partnerPublicId = sources.candidateIds[rng.int(0, index - 1)];
         candidate.partnerRegistered = 'YES';
       }
       yield candidate;
@@ -134,7 +134,7 @@ function makeCandidate(
   const createdYear = new Date(created).getUTCFullYear();
 
   const nationality = partner?.nationalityIsoCode ?? rng.weighted(ORIGIN_WEIGHTS);
-  const origin = ORIGINS[nationality] ?? (ORIGINS.SY as NonNullable<(typeof ORIGINS)['SY']>);
+  const origin = ORIGINS[nationality] ?? (ORIGINS.SY);
   const host = partner?.countryIsoCode ?? rng.weighted(origin.hosts);
   const hostInfo = HOSTS[host] ?? { cities: [], languages: [] };
   const city = partner?.city ?? (hostInfo.cities.length > 0 ? rng.pick(hostInfo.cities) : undefined);
@@ -175,11 +175,11 @@ function makeCandidate(
   const sparse = status === 'DRAFT' || status === 'INCOMPLETE';
 
   const occupationsPlanned = planOccupations(rng, sources.commonOccupations, ref);
-  const primary = occupationsPlanned[0] as PlannedOccupation;
+  const primary = occupationsPlanned[0];
   const workingYears = Math.max(1, createdYear - yearOfBirth - 18);
 
   const doc: CandidateDoc = {
-    publicId: sources.candidateIds[index] as string,
+    publicId: sources.candidateIds[index],
     createdDate: new Date(created),
     status,
   };

@@ -11,7 +11,7 @@ export function makeSavedLists(rng: DemoRandom, candidateIds: readonly string[])
   if (sizes.length === 0 && candidateIds.length > 0) sizes.push(candidateIds.length);
   return sizes.map((size, i) => ({
     publicId: rng.publicId(),
-    name: SAVED_LIST_NAMES[i % SAVED_LIST_NAMES.length] as string,
+    name: SAVED_LIST_NAMES[i % SAVED_LIST_NAMES.length],
     candidatePublicIds: rng.sample(candidateIds, size),
     createdDate: new Date(LISTS_FROM + rng.int(0, 90) * DAY_MS + rng.int(0, 86_399) * 1000),
   }));

@@ -88,9 +88,12 @@ export function selectedFieldNodes(selectionSets: Iterable<SelectionSetNode | un
 }
 
 function fragmentNamed(fragments: Fragments, name: string): FragmentDefinitionNode | undefined {
-  if (fragments instanceof Map) return fragments.get(name);
-  const record = fragments as Readonly<Record<string, FragmentDefinitionNode>>;
-  return Object.hasOwn(record, name) ? record[name] : undefined;
+  // `instanceof Map` narrows a ReadonlyMap to Map<any, any>: each branch states its type.
+  if (!(fragments instanceof Map)) {
+    const record = fragments as Readonly<Record<string, FragmentDefinitionNode>>;
+    return Object.hasOwn(record, name) ? record[name] : undefined;
+  }
+  return (fragments as ReadonlyMap<string, FragmentDefinitionNode>).get(name);
 }
 
 /**

@@ -115,7 +115,7 @@ async function startEmbedded(config: Config, embedded: EmbeddedRun): Promise<Sta
       const supervised: SupervisedStore = await superviseEmbeddedStore(
         config.dataDir,
         { backoffMs: config.storeRestartBackoffMs, maxRestarts: config.storeMaxRestarts, windowMs: config.storeRestartWindowMs },
-        { restarting: events.restarting, restarted: (pid) => events.restarted({ pid, socketPath: supervised.socketPath }) },
+        { restarting: (details) => events.restarting(details), restarted: (pid) => events.restarted({ pid, socketPath: supervised.socketPath }) },
       );
       return {
         uri: supervised.uri,

@@ -180,7 +180,7 @@ describe('the issue 13 goals of the benchmark report', () => {
 describe('the CLI start rows of the benchmark report', () => {
   test('when a size timed npm run keys -- list, then its row gives the median and the range of each command', () => {
     const run = report(baselines, { 10_000: [] });
-    run.sizes[0]!.cliStart = { npmMs: [1_900, 1_500, 1_600, 2_400, 1_700], nodeMs: [700, 600, 650, 900, 640], rebuilt: false };
+    run.sizes[0].cliStart = { npmMs: [1_900, 1_500, 1_600, 2_400, 1_700], nodeMs: [700, 600, 650, 900, 640], rebuilt: false };
 
     const table = cliStartTable(run);
 
@@ -190,7 +190,7 @@ describe('the CLI start rows of the benchmark report', () => {
 
   test('when the first untimed run had to build, then the row says so', () => {
     const run = report(baselines, { 10_000: [] });
-    run.sizes[0]!.cliStart = { npmMs: [1_000], nodeMs: [500], rebuilt: true };
+    run.sizes[0].cliStart = { npmMs: [1_000], nodeMs: [500], rebuilt: true };
 
     expect(cliStartTable(run)).toMatch(/1\.00 s \(1\.00–1\.00, 1 runs\) ‡[\s\S]*‡ the build was not current/);
   });

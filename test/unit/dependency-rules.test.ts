@@ -19,7 +19,8 @@ function depcheck(cwd: string): { status: number | null; violations: string[] } 
   const args = ['src', '--config', CONFIG];
   const run = spawnSync(DEPCRUISE, args, { cwd, encoding: 'utf8' });
   const json = spawnSync(DEPCRUISE, [...args, '--output-type', 'json'], { cwd, encoding: 'utf8' });
-  if (run.error ?? json.error) throw run.error ?? json.error;
+  const failure = run.error ?? json.error;
+  if (failure) throw failure;
   const report = JSON.parse(json.stdout) as { summary: { violations: Violation[] } };
   const violations = report.summary.violations.map(({ rule, from, to }) => `${rule.name}: ${from} -> ${to.replace(/^.*node_modules\//, 'node_modules/')}`);
   return { status: run.status, violations: violations.sort() };

@@ -21,7 +21,7 @@ const bodies = createRequestBodies(createSchema());
 const everyoneExists = { findExistingPublicIds: async (ids: readonly string[]) => new Set(ids) } as unknown as CandidateRepository;
 const stored = { insert: async () => undefined } as unknown as OfferRepository;
 const service = new OfferService(everyoneExists, stored, { now: () => new Date(0) });
-const caller: ApiKeyRecord = { id: 'k1', name: 'rules', prefix: 'k1', permissions: ['ADMIN'], createdDate: new Date(0) } as ApiKeyRecord;
+const caller: ApiKeyRecord = { id: 'k1', name: 'rules', prefix: 'k1', permissions: ['ADMIN'], createdDate: new Date(0) };
 
 const idOf = (i: number) => publicIdFromUuid(`00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
 
