@@ -5,7 +5,8 @@
  */
 
 /** The domain areas and shared layers below the transports: they never import a transport. */
-const BELOW_TRANSPORTS = '^src/(audit|auth|cache|candidates|common|demo|observability|persisted-queries|rate-limit|reference|statistics|store)/';
+const BELOW_TRANSPORTS =
+  '^src/(audit|auth|cache|candidates|common|demo|observability|persisted-queries|rate-limit|reference|statistics|store)/';
 /** The modules that wire everything together; only entry points import them. */
 const COMPOSITION_ROOTS = '^src/(main|services|indexes|create-http-app)[.]ts$';
 /** Command-line entry points inside an area: composition roots of their own. */
@@ -26,7 +27,10 @@ module.exports = {
       comment:
         'src/store/ (connection, index mechanism, duplicate keys, availability) imports only itself, common/, observability/ and the root leaves config, errors and logger: each area hands it its own collections and indexes, never the other way round.',
       from: { path: '^src/store/' },
-      to: { path: '^src/', pathNot: ['^src/store/', '^src/common/', '^src/observability/', '^src/(config|errors|logger)[.]ts$'] },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/store/', '^src/common/', '^src/observability/', '^src/(config|errors|logger)[.]ts$'],
+      },
     },
     {
       name: 'domain-below-transports',
@@ -39,7 +43,8 @@ module.exports = {
     {
       name: 'http-below-transports',
       severity: 'error',
-      comment: 'src/http/ is the HTTP edge both transports share (problem+json, health, security, fallbacks): it imports neither rest/ nor graphql/.',
+      comment:
+        'src/http/ is the HTTP edge both transports share (problem+json, health, security, fallbacks): it imports neither rest/ nor graphql/.',
       from: { path: '^src/http/' },
       to: { path: '^src/(rest|graphql)/' },
     },
@@ -60,7 +65,8 @@ module.exports = {
     {
       name: 'areas-do-not-import-the-composition-root',
       severity: 'error',
-      comment: 'main.ts, services.ts, indexes.ts and create-http-app.ts wire the areas together; an area never imports them (the CLI entry points, composition roots themselves, may).',
+      comment:
+        'main.ts, services.ts, indexes.ts and create-http-app.ts wire the areas together; an area never imports them (the CLI entry points, composition roots themselves, may).',
       from: { path: '^src/[^/]+/', pathNot: CLI_ENTRY_POINTS },
       to: { path: COMPOSITION_ROOTS },
     },
@@ -79,7 +85,10 @@ module.exports = {
     doNotFollow: { path: '(^|/)node_modules/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };

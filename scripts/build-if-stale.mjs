@@ -91,7 +91,9 @@ if (reason !== undefined) {
   const result = runBuild();
   if (result.status !== 0) {
     fs.rmSync(STARTED, { force: true });
-    process.stderr.write(`build: npm run build failed (${result.error?.message ?? `exit code ${result.status}, signal ${result.signal}`})\n`);
+    process.stderr.write(
+      `build: npm run build failed (${result.error?.message ?? `exit code ${result.status}, signal ${result.signal}`})\n`,
+    );
     process.exit(result.status || 1);
   }
   if (fs.existsSync(STARTED)) {

@@ -93,7 +93,8 @@ export const settings = {
   graphqlApqTtlSeconds: {
     env: 'GRAPHQL_APQ_TTL_SECONDS',
     default: '86400',
-    description: 'Seconds an automatic persisted query is kept after it was last registered; a client then registers it again.',
+    description:
+      'Seconds an automatic persisted query is kept after it was last registered; a client then registers it again.',
     schema: z.coerce.number().int().min(1).max(31_536_000),
   },
   graphqlJit: {
@@ -127,7 +128,8 @@ export const settings = {
   rateLimitWrites: {
     env: 'RATE_LIMIT_WRITES',
     default: '60',
-    description: 'Write budget per API key per minute (each REST POST and each GraphQL mutation field costs 1), shared by every instance. A key may carry its own.',
+    description:
+      'Write budget per API key per minute (each REST POST and each GraphQL mutation field costs 1), shared by every instance. A key may carry its own.',
     schema: z.coerce.number().int().min(1),
   },
   rateLimitFlushMs: {
@@ -164,19 +166,29 @@ export const settings = {
     description: 'Comma-separated origins allowed to call the API from a browser (CORS); unset: none.',
     schema: z
       .string()
-      .transform((v) => v.split(',').map((o) => o.trim()).filter((o) => o !== ''))
-      .refine((origins) => origins.every((o) => /^https?:\/\/[^\s/]+$/.test(o)), 'each origin must be scheme://host[:port]'),
+      .transform((v) =>
+        v
+          .split(',')
+          .map((o) => o.trim())
+          .filter((o) => o !== ''),
+      )
+      .refine(
+        (origins) => origins.every((o) => /^https?:\/\/[^\s/]+$/.test(o)),
+        'each origin must be scheme://host[:port]',
+      ),
   },
   requestTimeoutMs: {
     env: 'REQUEST_TIMEOUT_MS',
     default: '30000',
-    description: 'Longest time a request may take before it is answered 503 (and the socket timeout of the HTTP server).',
+    description:
+      'Longest time a request may take before it is answered 503 (and the socket timeout of the HTTP server).',
     schema: z.coerce.number().int().min(100),
   },
   mongodbTimeoutMs: {
     env: 'MONGODB_TIMEOUT_MS',
     default: '2000',
-    description: 'How long a request waits for an unreachable database before it fails with 503 (server selection and connect timeout).',
+    description:
+      'How long a request waits for an unreachable database before it fails with 503 (server selection and connect timeout).',
     schema: z.coerce.number().int().min(100),
   },
   shutdownGraceMs: {
@@ -209,7 +221,7 @@ export const settings = {
   storeRestartWindowMs: {
     env: 'STORE_RESTART_WINDOW_MS',
     default: '60000',
-    description: 'Embedded store only: the window in which STORE_MAX_RESTARTS counts the store child\'s deaths.',
+    description: "Embedded store only: the window in which STORE_MAX_RESTARTS counts the store child's deaths.",
     schema: z.coerce.number().int().min(1),
   },
   demoCandidates: {
@@ -245,7 +257,8 @@ export function loadConfig(
     const raw = env[setting.env] ?? setting.default;
     const parsed = (setting.schema as z.ZodType).safeParse(raw);
     if (parsed.success) config[key] = parsed.data;
-    else problems.push(`${setting.env}=${JSON.stringify(raw)}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+    else
+      problems.push(`${setting.env}=${JSON.stringify(raw)}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
   const result = config as Config;

@@ -58,10 +58,16 @@ export const INDEXES: readonly IndexSpec[] = [
  * indexes led by status. Dropped by name at start, so that an existing data directory or
  * database does not keep maintaining them (memory, and work on every write).
  */
-export const SUPERSEDED_INDEXES: readonly SupersededIndex[] = [...supersededCandidateIndexes, ...supersededStatisticsIndexes(COLLECTIONS.candidates)];
+export const SUPERSEDED_INDEXES: readonly SupersededIndex[] = [
+  ...supersededCandidateIndexes,
+  ...supersededStatisticsIndexes(COLLECTIONS.candidates),
+];
 
 /** Drops the indexes of SUPERSEDED_INDEXES (or of `superseded`) that exist; idempotent. */
-export function dropSupersededIndexes(db: Db, superseded: readonly SupersededIndex[] = SUPERSEDED_INDEXES): Promise<void> {
+export function dropSupersededIndexes(
+  db: Db,
+  superseded: readonly SupersededIndex[] = SUPERSEDED_INDEXES,
+): Promise<void> {
   return store.dropSupersededIndexes(db, superseded);
 }
 

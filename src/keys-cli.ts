@@ -3,7 +3,12 @@ import { loadConfig } from './config';
 import { isAppError } from './errors';
 import { apiKeyIndexes } from './auth/api-key-indexes';
 import { createApiKeyRepository } from './auth/api-key-repository';
-import { ApiKeyService, MAX_EXPIRES_IN_DAYS, MAX_RATE_LIMIT_PER_MINUTE, type ApiKeyRecord } from './auth/api-key-service';
+import {
+  ApiKeyService,
+  MAX_EXPIRES_IN_DAYS,
+  MAX_RATE_LIMIT_PER_MINUTE,
+  type ApiKeyRecord,
+} from './auth/api-key-service';
 import { isPermission, PERMISSIONS, type Permission } from './auth/permissions';
 import { ensureIndexes } from './store/indexes';
 import { DataDirectoryInUseError, openStore, type OpenedStore } from './store/open-store';
@@ -78,7 +83,8 @@ export function parseKeysArgs(argv: readonly string[]): KeysCommand {
       if (values.permissions === undefined) throw new UsageError('--permissions is required');
       const result: KeysCommand = { command: 'create', name, permissions: parsePermissions(values.permissions) };
       if (values.expires !== undefined) result.expiresInDays = parseDays(values.expires);
-      if (values['rate-limit'] !== undefined && values.unlimited === true) throw new UsageError('--rate-limit and --unlimited exclude each other');
+      if (values['rate-limit'] !== undefined && values.unlimited === true)
+        throw new UsageError('--rate-limit and --unlimited exclude each other');
       if (values['rate-limit'] !== undefined) result.rateLimit = parseRateLimit(values['rate-limit']);
       if (values.unlimited === true) result.unlimited = true;
       return result;
@@ -132,7 +138,9 @@ function parseRateLimit(text: string): { reads: number; writes: number } {
   const [reads, writes] = match ? [Number(match[1]), Number(match[2])] : [NaN, NaN];
   const valid = (n: number) => Number.isInteger(n) && n >= 1 && n <= MAX_RATE_LIMIT_PER_MINUTE;
   if (!valid(reads) || !valid(writes)) {
-    throw new UsageError(`--rate-limit must be <reads>/<writes> per minute, each a whole number from 1 to ${MAX_RATE_LIMIT_PER_MINUTE}`);
+    throw new UsageError(
+      `--rate-limit must be <reads>/<writes> per minute, each a whole number from 1 to ${MAX_RATE_LIMIT_PER_MINUTE}`,
+    );
   }
   return { reads, writes };
 }
@@ -248,7 +256,14 @@ export function formatKeyTable(records: readonly ApiKeyRecord[], now: Date): str
         : 'active',
   ]);
   const widths = header.map((_, i) => Math.max(...[header, ...rows].map((row) => row[i].length)));
-  return [header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+  return [header, ...rows]
+    .map((row) =>
+      row
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 if (require.main === module) {

@@ -29,7 +29,16 @@ const IDENTITY_FIELDS = [
  * E11000 (`keyValue`, `errmsg`, the server's whole reply in `errorResponse`), validation details
  * (`errInfo`), the documents of a failed bulk write (`writeErrors`, `result`, `op`).
  */
-const DRIVER_ERROR_FIELDS = ['keyValue', 'errmsg', 'errorResponse', 'errInfo', 'writeErrors', 'writeConcernError', 'result', 'op'];
+const DRIVER_ERROR_FIELDS = [
+  'keyValue',
+  'errmsg',
+  'errorResponse',
+  'errInfo',
+  'writeErrors',
+  'writeConcernError',
+  'result',
+  'op',
+];
 
 const REDACTED_PATHS = [
   'req.headers["x-api-key"]',

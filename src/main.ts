@@ -65,13 +65,18 @@ export async function createApp(
           metrics.embeddedStoreRestarts.inc();
           logger.error(details, 'embedded store exited unexpectedly; restarting it');
         },
-        restarted: ({ pid, socketPath }) => logger.info({ socket: socketPath, pid }, 'embedded MongoDB-compatible store restarted'),
+        restarted: ({ pid, socketPath }) =>
+          logger.info({ socket: socketPath, pid }, 'embedded MongoDB-compatible store restarted'),
       },
     },
     driver: driverTimeouts(config),
   });
   const { database, embedded } = store;
-  if (embedded) logger.info({ socket: embedded.socketPath, pid: embedded.pid(), dataDir: config.dataDir }, 'embedded MongoDB-compatible store started');
+  if (embedded)
+    logger.info(
+      { socket: embedded.socketPath, pid: embedded.pid(), dataDir: config.dataDir },
+      'embedded MongoDB-compatible store started',
+    );
   observeMongoCommands(database.client, metrics);
   await dropSupersededIndexes(database.db);
   await ensureIndexes(database.db);
@@ -93,7 +98,9 @@ export async function createApp(
   });
   services.rateLimits.onRejection((kind) => metrics.rateLimitRejections.inc({ kind }));
   // The units stay buffered and go with the next flush; the requests are not failed for it.
-  services.rateLimits.onFlushFailure((error) => logger.warn({ err: error }, 'could not write the buffered rate-limit counts; retrying with the next flush'));
+  services.rateLimits.onFlushFailure((error) =>
+    logger.warn({ err: error }, 'could not write the buffered rate-limit counts; retrying with the next flush'),
+  );
   const flushBookkeeping = async (): Promise<void> => {
     await Promise.all([services.rateLimits.flush(), services.audit.drain()]);
   };
@@ -104,7 +111,15 @@ export async function createApp(
   // GRAPHQL_JIT: both transports run the schema's operations through this instance's executor.
   attachOperationExecutor(schema, { compiled: config.graphqlJit });
   // REST first: a persisted operation that no longer fits the schema stops the start before Apollo runs.
-  const rest = await createRestRouter({ schema, services, logger, db: database.db, metrics, responseCacheBytes: config.readCacheMb * 2 ** 20, writeLeaseMs: config.writeLeaseMs });
+  const rest = await createRestRouter({
+    schema,
+    services,
+    logger,
+    db: database.db,
+    metrics,
+    responseCacheBytes: config.readCacheMb * 2 ** 20,
+    writeLeaseMs: config.writeLeaseMs,
+  });
   const graphql = await createGraphQLEndpoint(config, services, logger, schema, metrics);
   const health = createHealth(() => isStoreReachable(database.db, config.mongodbTimeoutMs));
   const server = http.createServer(
@@ -141,7 +156,9 @@ export async function createApp(
         await graphql.stop();
         // Every answered request's audit event and rate-limit units are written before the pool
         // closes (graphql.stop drained the audit queue already; this also covers REST-only traffic).
-        await flushBookkeeping().catch((error: unknown) => logger.error({ err: error }, 'could not write the buffered bookkeeping at stop'));
+        await flushBookkeeping().catch((error: unknown) =>
+          logger.error({ err: error }, 'could not write the buffered bookkeeping at stop'),
+        );
         await store.close();
       })()),
   };

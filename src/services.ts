@@ -80,14 +80,29 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
       jobOpportunities,
       candidateCache: new EpochCache(cached),
       jobOpportunityCache: new EpochCache(cached),
-      candidateFetch: new CoalescedFetch((ids) => candidates.findByPublicIds(ids), (doc) => doc.publicId),
-      jobOpportunityFetch: new CoalescedFetch((ids) => jobOpportunities.findByPublicIds(ids), (doc) => doc.publicId),
+      candidateFetch: new CoalescedFetch(
+        (ids) => candidates.findByPublicIds(ids),
+        (doc) => doc.publicId,
+      ),
+      jobOpportunityFetch: new CoalescedFetch(
+        (ids) => jobOpportunities.findByPublicIds(ids),
+        (doc) => doc.publicId,
+      ),
     },
     apiKeys: new ApiKeyService(withAvailability(createApiKeyRepository(db)), clock, cached),
-    candidateQueries: new CandidateQueryService(candidates, withAvailability(new SavedListRepository(db)), Math.ceil(cached / 10)),
+    candidateQueries: new CandidateQueryService(
+      candidates,
+      withAvailability(new SavedListRepository(db)),
+      Math.ceil(cached / 10),
+    ),
     offers: new OfferService(candidates, withAvailability(new OfferRepository(db)), clock),
     registration: new RegistrationService(
-      withAvailability(new RegistrationRepository(db, { leaseMs: options.writeLeaseMs ?? Number(settings.writeLeaseMs.default), clock })),
+      withAvailability(
+        new RegistrationRepository(db, {
+          leaseMs: options.writeLeaseMs ?? Number(settings.writeLeaseMs.default),
+          clock,
+        }),
+      ),
       referenceCache,
       clock,
     ),
@@ -108,7 +123,11 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
       flushDelayMs: options.auditFlushMs ?? Number(settings.auditFlushMs.default),
     }),
     readEpoch: withAvailability(new ReadEpoch(db)),
-    persistedQueries: new PersistedQueryStore(withAvailability(new PersistedQueryRepository(db)), options.persistedQueries ?? DEFAULT_PERSISTED_QUERIES, clock),
+    persistedQueries: new PersistedQueryStore(
+      withAvailability(new PersistedQueryRepository(db)),
+      options.persistedQueries ?? DEFAULT_PERSISTED_QUERIES,
+      clock,
+    ),
     clock,
   };
 }

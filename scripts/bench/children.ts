@@ -71,7 +71,12 @@ export function spawnChild(label: string, command: string, args: readonly string
 }
 
 /** A Node script with an IPC channel; the TypeScript files of this folder run under tsx. */
-export function forkChild(label: string, script: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; logFile?: string }): Child {
+export function forkChild(
+  label: string,
+  script: string,
+  args: readonly string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv; logFile?: string },
+): Child {
   const log = options.logFile ? fs.openSync(options.logFile, 'a') : 'ignore';
   const child = fork(script, [...args], {
     cwd: options.cwd,

@@ -97,7 +97,13 @@ interface WindowedResult {
  * `warmupS + timeoutS`) until as many answers as connections have come back: on a server that
  * takes seconds per request under this concurrency, the first answers all arrive together.
  */
-function runWindowed(url: string, scenario: Scenario, connections: number, settings: LoadSettings, processes: Target['processes']): Promise<WindowedResult> {
+function runWindowed(
+  url: string,
+  scenario: Scenario,
+  connections: number,
+  settings: LoadSettings,
+  processes: Target['processes'],
+): Promise<WindowedResult> {
   const pids = processes.map((p) => p.pid);
   const cpuNow = (): Record<string, number> => Object.fromEntries(processes.map((p) => [p.label, cpuMsOf(p.pid) ?? 0]));
   let cpuAtStart: Record<string, number> = {};
@@ -129,7 +135,14 @@ function runWindowed(url: string, scenario: Scenario, connections: number, setti
         // eslint-disable-next-line @typescript-eslint/no-base-to-string -- autocannon reports Errors; anything else is shown as it prints
         if (error) return reject(error instanceof Error ? error : new Error(String(error)));
         const end = windowEnd ?? Date.now();
-        resolve({ result, warmupMs: (windowStart ?? end) - started, windowMs: end - (windowStart ?? end), latencies, foreign: foreignResult, cpuMs });
+        resolve({
+          result,
+          warmupMs: (windowStart ?? end) - started,
+          windowMs: end - (windowStart ?? end),
+          latencies,
+          foreign: foreignResult,
+          cpuMs,
+        });
       },
     );
     current = instance;
@@ -151,14 +164,20 @@ function runWindowed(url: string, scenario: Scenario, connections: number, setti
         windowEnd = now;
         foreignResult = foreign?.stop() ?? foreignResult;
         const cpuAtEnd = cpuNow();
-        cpuMs = Object.fromEntries(Object.entries(cpuAtEnd).map(([label, ms]) => [label, ms - (cpuAtStart[label] ?? ms)]));
+        cpuMs = Object.fromEntries(
+          Object.entries(cpuAtEnd).map(([label, ms]) => [label, ms - (cpuAtStart[label] ?? ms)]),
+        );
         instance.stop();
       }
     }, 20);
   });
 }
 
-async function preflight(url: string, request: HttpRequest, scenario: Scenario): Promise<{ status: number; bytes: number; problem?: string }> {
+async function preflight(
+  url: string,
+  request: HttpRequest,
+  scenario: Scenario,
+): Promise<{ status: number; bytes: number; problem?: string }> {
   const response = await fetch(`${url}${request.path}`, {
     method: request.method,
     headers: request.headers,
@@ -186,7 +205,13 @@ function percentile(sorted: readonly number[], p: number): number {
  * Commands are divided by every request sent (warm-up included): requests still in flight when
  * the load stops run to completion on the server before it is idle again.
  */
-export async function measure(target: Target, scenario: Scenario, size: string, settings: LoadSettings, log: (line: string) => void): Promise<Measurement> {
+export async function measure(
+  target: Target,
+  scenario: Scenario,
+  size: string,
+  settings: LoadSettings,
+  log: (line: string) => void,
+): Promise<Measurement> {
   const connections = scenario.connections ?? settings.connections;
   const pids = target.processes.map((p) => p.pid);
   const base: Measurement = {
@@ -226,7 +251,10 @@ export async function measure(target: Target, scenario: Scenario, size: string, 
   if (!settled.idle) base.notes.push(`the server was still busy ${Math.round(settled.ms / 1000)} s before the run`);
   if (settings.quietWaitS > 0) {
     const quiet = await waitForQuietMachine(pids, FOREIGN_CPU_NOTE, settings.quietWaitS * 1000);
-    if (!quiet.quiet) base.notes.push(`other processes still used ${quiet.cores.toFixed(2)} cores after waiting ${settings.quietWaitS} s for a quiet machine`);
+    if (!quiet.quiet)
+      base.notes.push(
+        `other processes still used ${quiet.cores.toFixed(2)} cores after waiting ${settings.quietWaitS} s for a quiet machine`,
+      );
   }
 
   const sampler = sampleRss(target.processes);
@@ -236,7 +264,8 @@ export async function measure(target: Target, scenario: Scenario, size: string, 
   let after: CommandCounts | undefined;
   let drained: { ms: number; idle: boolean };
   try {
-    before = target.hasCommandMetric && target.metricsKey ? await readCommandCounts(target.url, target.metricsKey) : undefined;
+    before =
+      target.hasCommandMetric && target.metricsKey ? await readCommandCounts(target.url, target.metricsKey) : undefined;
     run = await runWindowed(target.url, scenario, connections, settings, target.processes);
     drained = await waitUntilIdle(pids);
     after = before && target.metricsKey ? await readCommandCounts(target.url, target.metricsKey) : undefined;
@@ -267,15 +296,21 @@ export async function measure(target: Target, scenario: Scenario, size: string, 
     drainMs: drained.ms,
     cpuCores: run.foreign.oursCores,
     cpuMsPerRequest:
-      latencies.length > 0 ? Object.fromEntries(Object.entries(run.cpuMs).map(([label, ms]) => [label, ms / latencies.length])) : {},
+      latencies.length > 0
+        ? Object.fromEntries(Object.entries(run.cpuMs).map(([label, ms]) => [label, ms / latencies.length]))
+        : {},
     foreignCores: run.foreign.cores,
   };
   if (latencies.length === 0) measurement.notes.push(`no answer completed within the ${settings.durationS} s window`);
   if (run.warmupMs > settings.warmupS * 1000 + 1000) {
     measurement.notes.push(`warm-up took ${(run.warmupMs / 1000).toFixed(0)} s until every connection had an answer`);
   }
-  if (run.foreign.cores >= FOREIGN_CPU_NOTE) measurement.notes.push(`other processes of the machine used ${run.foreign.cores.toFixed(2)} cores during the window`);
-  if (!drained.idle) measurement.notes.push(`the server was still busy ${Math.round(drained.ms / 1000)} s after the run`);
+  if (run.foreign.cores >= FOREIGN_CPU_NOTE)
+    measurement.notes.push(
+      `other processes of the machine used ${run.foreign.cores.toFixed(2)} cores during the window`,
+    );
+  if (!drained.idle)
+    measurement.notes.push(`the server was still busy ${Math.round(drained.ms / 1000)} s after the run`);
   if (before && after) {
     const commands = difference(before, after);
     measurement.commands = commands;

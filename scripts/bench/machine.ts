@@ -25,7 +25,13 @@ export function machine(): Machine {
   } catch {
     // os.cpus() then.
   }
-  return { cpus, cpuModel, ramGiB: os.totalmem() / 2 ** 30, node: process.version, kernel: `${os.type()} ${os.release()}` };
+  return {
+    cpus,
+    cpuModel,
+    ramGiB: os.totalmem() / 2 ** 30,
+    node: process.version,
+    kernel: `${os.type()} ${os.release()}`,
+  };
 }
 
 export interface Commit {
@@ -44,5 +50,8 @@ export function commit(): Commit {
     }
   };
   const status = git('status', '--short');
-  return { short: git('rev-parse', '--short', 'HEAD') || 'unknown', dirtyFiles: status === '' ? [] : status.split('\n') };
+  return {
+    short: git('rev-parse', '--short', 'HEAD') || 'unknown',
+    dirtyFiles: status === '' ? [] : status.split('\n'),
+  };
 }

@@ -23,7 +23,9 @@ export function parseCommandCounts(text: string): CommandCounts | undefined {
     found = true;
     const value = Number(match[2]);
     if (!Number.isFinite(value)) continue;
-    const labels = Object.fromEntries([...(match[1] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
+    const labels = Object.fromEntries(
+      [...(match[1] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
+    );
     counts.total += value;
     const command = labels.command ?? '(none)';
     counts.byCommand[command] = (counts.byCommand[command] ?? 0) + value;
@@ -35,7 +37,10 @@ export function parseCommandCounts(text: string): CommandCounts | undefined {
 /** The counts now, or undefined when the service has no such metric (yet). */
 export async function readCommandCounts(baseUrl: string, apiKey: string): Promise<CommandCounts | undefined> {
   try {
-    const response = await fetch(`${baseUrl}/metrics`, { headers: { 'x-api-key': apiKey }, signal: AbortSignal.timeout(10_000) });
+    const response = await fetch(`${baseUrl}/metrics`, {
+      headers: { 'x-api-key': apiKey },
+      signal: AbortSignal.timeout(10_000),
+    });
     if (!response.ok) return undefined;
     return parseCommandCounts(await response.text());
   } catch {

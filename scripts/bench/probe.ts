@@ -34,7 +34,10 @@ export interface RssPeaks {
  * Samples the RSS of a set of processes every `intervalMs` until stopped. The sum is taken
  * per instant, so it is the real peak footprint, not the sum of peaks reached at different times.
  */
-export function sampleRss(processes: readonly { label: string; pid: number }[], intervalMs = 200): { stop(): RssPeaks } {
+export function sampleRss(
+  processes: readonly { label: string; pid: number }[],
+  intervalMs = 200,
+): { stop(): RssPeaks } {
   const peaks: RssPeaks = { byLabel: {}, sum: 0, samples: 0 };
   const sample = (): void => {
     let sum = 0;
@@ -80,7 +83,10 @@ export function cpuMsOf(pid: number): number | undefined {
  * queued by a load run that was cut off at its deadline (requests in flight, queued searches)
  * must not spill into the next measurement. Resolves with the time it took, or after `timeoutMs`.
  */
-export async function waitUntilIdle(pids: readonly number[], options: { maxCores?: number; windowMs?: number; timeoutMs?: number } = {}): Promise<{ ms: number; idle: boolean }> {
+export async function waitUntilIdle(
+  pids: readonly number[],
+  options: { maxCores?: number; windowMs?: number; timeoutMs?: number } = {},
+): Promise<{ ms: number; idle: boolean }> {
   const maxCores = options.maxCores ?? 0.1;
   const windowMs = options.windowMs ?? 500;
   const timeoutMs = options.timeoutMs ?? 60_000;
@@ -129,7 +135,11 @@ export function foreignCpu(ours: readonly number[]): { stop(): { cores: number; 
  * Waits (up to `timeoutMs`) until other processes of the machine use less than `maxCores`
  * over one second: on a shared machine a benchmark should start in a quiet moment.
  */
-export async function waitForQuietMachine(ours: readonly number[], maxCores: number, timeoutMs: number): Promise<{ ms: number; quiet: boolean; cores: number }> {
+export async function waitForQuietMachine(
+  ours: readonly number[],
+  maxCores: number,
+  timeoutMs: number,
+): Promise<{ ms: number; quiet: boolean; cores: number }> {
   const started = Date.now();
   let cores: number;
   do {

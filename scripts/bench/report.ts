@@ -30,9 +30,20 @@ export interface RunReport {
   date: Date;
   machine: Machine;
   commit: Commit;
-  settings: { connections: number; durationS: number; warmupS: number; timeoutS: number; quietWaitS: number; sizes: number[] };
+  settings: {
+    connections: number;
+    durationS: number;
+    warmupS: number;
+    timeoutS: number;
+    quietWaitS: number;
+    sizes: number[];
+  };
   serviceEnv: Record<string, string>;
-  features: { commandMetric: boolean | undefined; keys: KeysCliFeatures; compiledSwitch?: { env: string; off: string } };
+  features: {
+    commandMetric: boolean | undefined;
+    keys: KeysCliFeatures;
+    compiledSwitch?: { env: string; off: string };
+  };
   keyKind: string;
   sizes: SizeRun[];
   baselines: Measurement[];
@@ -69,7 +80,14 @@ function percent(part: number, whole: number | undefined): string {
 }
 
 export function hasErrors(m: Measurement): boolean {
-  return m.failed !== undefined || m.socketErrors > 0 || m.timeouts > 0 || m.non2xx > 0 || m.mismatches > 0 || m.responses === 0;
+  return (
+    m.failed !== undefined ||
+    m.socketErrors > 0 ||
+    m.timeouts > 0 ||
+    m.non2xx > 0 ||
+    m.mismatches > 0 ||
+    m.responses === 0
+  );
 }
 
 function errorCell(m: Measurement): string {
@@ -95,7 +113,11 @@ function rssCell(m: Measurement): string {
 
 /** CPU ms per request of one process of the target (a baseline's one process counts as its service). */
 function cpuCell(m: Measurement, which: 'service' | 'store'): string {
-  const value = which === 'service' ? (m.cpuMsPerRequest.service ?? (m.scenario.kind === 'baseline' ? Object.values(m.cpuMsPerRequest)[0] : undefined)) : m.cpuMsPerRequest.store;
+  const value =
+    which === 'service'
+      ? (m.cpuMsPerRequest.service ??
+        (m.scenario.kind === 'baseline' ? Object.values(m.cpuMsPerRequest)[0] : undefined))
+      : m.cpuMsPerRequest.store;
   if (value === undefined) return '—';
   return value >= 10 ? value.toFixed(0) : value >= 1 ? value.toFixed(1) : value.toFixed(2);
 }
@@ -105,7 +127,10 @@ function cpuCell(m: Measurement, which: 'service' | 'store'): string {
  * Express route for a by-id answer, bare node:http for a page of 100 (gzip-compressed when the
  * row asks for gzip). None for a row under another number of connections (the 1-connection rows).
  */
-export function sameBodyBaseline(report: RunReport, m: Measurement): { name: string; baseline: Measurement } | undefined {
+export function sameBodyBaseline(
+  report: RunReport,
+  m: Measurement,
+): { name: string; baseline: Measurement } | undefined {
   if (m.scenario.kind === 'baseline') return undefined;
   const key = m.scenario.key;
   const [baselineKey, name] = key.startsWith('rest-by-id')
@@ -119,10 +144,24 @@ export function sameBodyBaseline(report: RunReport, m: Measurement): { name: str
   return found && found.connections === m.connections ? { name: name!, baseline: found } : undefined;
 }
 
-function row(report: RunReport, m: Measurement, bareHttp: number | undefined, bareExpress: number | undefined, metricKnown: boolean): string {
+function row(
+  report: RunReport,
+  m: Measurement,
+  bareHttp: number | undefined,
+  bareExpress: number | undefined,
+  metricKnown: boolean,
+): string {
   const label = m.scenario.label;
-  if (m.failed) return `| ${label} | ${m.scenario.heat} | ${sizeLabel(m.size)} | — | — | — | — | — | — | ${errorCell(m)} | — | — | — | ${rssCell(m)} |`;
-  const cmds = m.scenario.kind === 'baseline' ? '—' : m.commandsPerRequest !== undefined ? m.commandsPerRequest.toFixed(2) : metricKnown ? 'n/a (no metric)' : 'n/a';
+  if (m.failed)
+    return `| ${label} | ${m.scenario.heat} | ${sizeLabel(m.size)} | — | — | — | — | — | — | ${errorCell(m)} | — | — | — | ${rssCell(m)} |`;
+  const cmds =
+    m.scenario.kind === 'baseline'
+      ? '—'
+      : m.commandsPerRequest !== undefined
+        ? m.commandsPerRequest.toFixed(2)
+        : metricKnown
+          ? 'n/a (no metric)'
+          : 'n/a';
   const noisy = m.foreignCores >= FOREIGN_CPU_NOTE ? ' †' : '';
   const same = sameBodyBaseline(report, m);
   const sameCell = same ? `${percent(m.reqPerS, same.baseline.reqPerS)} (${same.name})` : '—';
@@ -141,7 +180,8 @@ export function resultsTable(report: RunReport): string {
     '| scenario | hot / cold | size | req/s | vs bare http | vs bare express | vs same-body baseline | p50 ms | p99 ms | errors | cmds/req | service CPU ms/req | store CPU ms/req | peak RSS MiB (service + store) |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|',
   ];
-  for (const m of allMeasurements(report)) lines.push(row(report, m, bareHttp, bareExpress, report.features.commandMetric === false));
+  for (const m of allMeasurements(report))
+    lines.push(row(report, m, bareHttp, bareExpress, report.features.commandMetric === false));
   return lines.join('\n');
 }
 
@@ -152,13 +192,16 @@ function baseline(report: RunReport, key: string): Measurement | undefined {
 
 function find(report: RunReport, size: number, key: string): Measurement | undefined {
   const run = report.sizes.find((s) => s.size === size);
-  return [...(run?.measurements ?? []), ...(run?.cold ?? []), ...(run?.variants ?? [])].find((m) => m.scenario.key === key && !m.failed);
+  return [...(run?.measurements ?? []), ...(run?.cold ?? []), ...(run?.variants ?? [])].find(
+    (m) => m.scenario.key === key && !m.failed,
+  );
 }
 
 const verdict = (met: boolean): string => (met ? '**MET**' : '**MISSED**');
 
 /** The verdict of a p99 bound, when the run answered anything in its window. */
-const p99Verdict = (m: Measurement, boundMs: number): string => (m.p99Ms === undefined ? '**not measured** (no answer in the window)' : verdict(m.p99Ms < boundMs));
+const p99Verdict = (m: Measurement, boundMs: number): string =>
+  m.p99Ms === undefined ? '**not measured** (no answer in the window)' : verdict(m.p99Ms < boundMs);
 
 /** MISSED when any measured part missed, MET when every part was measured and met. */
 function overall(parts: readonly { met: boolean | undefined }[]): string {
@@ -186,7 +229,8 @@ export function coldGoals(report: RunReport): string[] {
   const sizes = report.sizes.map((s) => s.size);
   const largest = 100_000;
   const smallest = 10_000;
-  const notAt = (what: string, size: number): string => `- ${what}: **not measured in this run** (needs size ${size} and its rows).`;
+  const notAt = (what: string, size: number): string =>
+    `- ${what}: **not measured in this run** (needs size ${size} and its rows).`;
 
   // Cold by id ÷ bare Express route, same body.
   {
@@ -200,8 +244,12 @@ export function coldGoals(report: RunReport): string[] {
     if (!large) lines.push(notAt(what, largest));
     else {
       const small = at(smallest);
-      const smallText = small ? `; at 10,000: ${rate(small.cold.reqPerS)} req/s = ${small.share.toFixed(2)}${flagged(small.cold)}` : '';
-      lines.push(`- ${what}: ${verdict(large.share >= 0.35)} (${rate(large.cold.reqPerS)} of ${rate(express!.reqPerS)} req/s = ${large.share.toFixed(2)}${flaggedAll(large.cold, express!)}${smallText}).`);
+      const smallText = small
+        ? `; at 10,000: ${rate(small.cold.reqPerS)} req/s = ${small.share.toFixed(2)}${flagged(small.cold)}`
+        : '';
+      lines.push(
+        `- ${what}: ${verdict(large.share >= 0.35)} (${rate(large.cold.reqPerS)} of ${rate(express!.reqPerS)} req/s = ${large.share.toFixed(2)}${flaggedAll(large.cold, express!)}${smallText}).`,
+      );
     }
   }
 
@@ -209,14 +257,19 @@ export function coldGoals(report: RunReport): string[] {
   {
     const bare = baseline(report, 'baseline-http-search-100');
     const what = 'Cold search limit=100 ÷ bare `node:http`, same body ≥ 0.25 at 100k (p99 ≤ 2× the bare p99)';
-    const rows = ['rest-search-100-cold', 'rest-search-100-stride-cold'].map((key) => find(report, largest, key)).filter((m): m is Measurement => m !== undefined);
+    const rows = ['rest-search-100-cold', 'rest-search-100-stride-cold']
+      .map((key) => find(report, largest, key))
+      .filter((m): m is Measurement => m !== undefined);
     if (!bare || rows.length === 0) lines.push(notAt(what, largest));
     else {
       const parts = rows.map((m) => {
         const share = m.reqPerS / bare.reqPerS;
         const p99 = m.p99Ms !== undefined && bare.p99Ms !== undefined ? m.p99Ms / bare.p99Ms : undefined;
         const met = share >= 0.25 && p99 !== undefined && p99 <= 2;
-        return { met, text: `${m.scenario.label}: ${rate(m.reqPerS)} req/s = ${share.toFixed(2)}, p99 ${ms(m.p99Ms)} ms = ${p99 === undefined ? '—' : p99.toFixed(2)}× the bare p99${flagged(m)}` };
+        return {
+          met,
+          text: `${m.scenario.label}: ${rate(m.reqPerS)} req/s = ${share.toFixed(2)}, p99 ${ms(m.p99Ms)} ms = ${p99 === undefined ? '—' : p99.toFixed(2)}× the bare p99${flagged(m)}`,
+        };
       });
       lines.push(
         `- ${what}: ${overall(parts)} (bare node:http, ${report.searchBodyBytes ?? '?'} bytes: ${rate(bare.reqPerS)} req/s, p99 ${ms(bare.p99Ms)} ms${flagged(bare)}; ${parts.map((p) => p.text).join('; ')}).`,
@@ -228,18 +281,24 @@ export function coldGoals(report: RunReport): string[] {
   const firstKey = 'rest-search-100-1c-caches-off';
   const deepestKey = 'rest-search-100-1c-deepest-caches-off';
   {
-    const what = 'Cold search, 1 connection: deepest page ÷ first page, p50 ≤ 1.5 at 100k (read caches off, every answer computed from the store)';
+    const what =
+      'Cold search, 1 connection: deepest page ÷ first page, p50 ≤ 1.5 at 100k (read caches off, every answer computed from the store)';
     const at = (size: number) => {
       const first = find(report, size, firstKey);
       const deepest = find(report, size, deepestKey);
       if (first?.p50Ms === undefined || deepest?.p50Ms === undefined) return undefined;
-      return { ratio: deepest.p50Ms / first.p50Ms, text: `${sizeText(size)}: p50 ${ms(deepest.p50Ms)} ms (${deepest.scenario.label.replace(/^.*\((page=\d+)\).*$/, '$1')}) vs ${ms(first.p50Ms)} ms (page=0)${flaggedAll(first, deepest)}` };
+      return {
+        ratio: deepest.p50Ms / first.p50Ms,
+        text: `${sizeText(size)}: p50 ${ms(deepest.p50Ms)} ms (${deepest.scenario.label.replace(/^.*\((page=\d+)\).*$/, '$1')}) vs ${ms(first.p50Ms)} ms (page=0)${flaggedAll(first, deepest)}`,
+      };
     };
     const large = at(largest);
     if (!large) lines.push(notAt(what, largest));
     else {
       const small = at(smallest);
-      lines.push(`- ${what}: ${verdict(large.ratio <= 1.5)} (${large.text} = ${large.ratio.toFixed(2)}×${small ? `; ${small.text} = ${small.ratio.toFixed(2)}×` : ''}).`);
+      lines.push(
+        `- ${what}: ${verdict(large.ratio <= 1.5)} (${large.text} = ${large.ratio.toFixed(2)}×${small ? `; ${small.text} = ${small.ratio.toFixed(2)}×` : ''}).`,
+      );
     }
   }
 
@@ -254,9 +313,18 @@ export function coldGoals(report: RunReport): string[] {
       const large = find(report, largest, key);
       if (small?.p50Ms === undefined || large?.p50Ms === undefined) return [];
       const ratio = large.p50Ms / small.p50Ms;
-      return [{ met: ratio <= 1.2, text: `${name}: ${ms(large.p50Ms)} vs ${ms(small.p50Ms)} ms = ${ratio.toFixed(2)}×${flaggedAll(small, large)}` }];
+      return [
+        {
+          met: ratio <= 1.2,
+          text: `${name}: ${ms(large.p50Ms)} vs ${ms(small.p50Ms)} ms = ${ratio.toFixed(2)}×${flaggedAll(small, large)}`,
+        },
+      ];
     });
-    lines.push(parts.length === 0 ? `- ${what}: **not measured in this run** (needs sizes 10000 and 100000).` : `- ${what}: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`);
+    lines.push(
+      parts.length === 0
+        ? `- ${what}: **not measured in this run** (needs sizes 10000 and 100000).`
+        : `- ${what}: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`,
+    );
   }
 
   // Cold GraphQL deep page ÷ the same page hot.
@@ -267,9 +335,18 @@ export function coldGoals(report: RunReport): string[] {
       const hot = find(report, size, 'graphql-deep');
       if (!cold || !hot) return [];
       const ratio = cold.reqPerS / hot.reqPerS;
-      return [{ met: ratio >= 0.5, text: `${sizeText(size)}: ${rate(cold.reqPerS)} vs ${rate(hot.reqPerS)} req/s = ${ratio.toFixed(2)}${flaggedAll(cold, hot)}` }];
+      return [
+        {
+          met: ratio >= 0.5,
+          text: `${sizeText(size)}: ${rate(cold.reqPerS)} vs ${rate(hot.reqPerS)} req/s = ${ratio.toFixed(2)}${flaggedAll(cold, hot)}`,
+        },
+      ];
     });
-    lines.push(parts.length === 0 ? `- ${what}: **not measured in this run**.` : `- ${what}: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`);
+    lines.push(
+      parts.length === 0
+        ? `- ${what}: **not measured in this run**.`
+        : `- ${what}: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`,
+    );
   }
 
   // Registrations per second at 100k.
@@ -281,7 +358,10 @@ export function coldGoals(report: RunReport): string[] {
     else {
       const created = m.statusCodes['201'] ?? 0;
       const others = Object.entries(m.statusCodes).filter(([code]) => code !== '201');
-      const answers = others.length === 0 && !hasErrors(m) ? `every answer 201 (${created})` : `⚠ not every answer 201: ${others.map(([code, n]) => `${n}× ${code}`).join(', ') || errorCell(m)}`;
+      const answers =
+        others.length === 0 && !hasErrors(m)
+          ? `every answer 201 (${created})`
+          : `⚠ not every answer 201: ${others.map(([code, n]) => `${n}× ${code}`).join(', ') || errorCell(m)}`;
       lines.push(
         `- ${what}: ${verdict(m.reqPerS >= target && others.length === 0 && !hasErrors(m))} (${rate(m.reqPerS)} req/s = ${(m.reqPerS / REGISTRATIONS_BEFORE.issue).toFixed(2)}× ${REGISTRATIONS_BEFORE.issue}, ` +
           `${(m.reqPerS / REGISTRATIONS_BEFORE.measured).toFixed(2)}× the ${REGISTRATIONS_BEFORE.measured} req/s measured at ${REGISTRATIONS_BEFORE.measuredAt}; p50 ${ms(m.p50Ms)} ms, ${m.commandsPerRequest?.toFixed(2) ?? 'n/a'} cmds/req; ` +
@@ -312,9 +392,15 @@ export function goals(report: RunReport): string[] {
       if (!on || !offRun) return { size, text: `${size.toLocaleString('en-GB')}: not measured`, met: undefined };
       const ratio = on.reqPerS / offRun.reqPerS;
       const flags = flaggedAll(on, offRun);
-      return { size, text: `${size.toLocaleString('en-GB')}: ${rate(on.reqPerS)} vs ${rate(offRun.reqPerS)} req/s = ${ratio.toFixed(2)}×${flags}`, met: ratio >= 2.5 };
+      return {
+        size,
+        text: `${size.toLocaleString('en-GB')}: ${rate(on.reqPerS)} vs ${rate(offRun.reqPerS)} req/s = ${ratio.toFixed(2)}×${flags}`,
+        met: ratio >= 2.5,
+      };
     });
-    lines.push(`- GraphQL deep query ≥ 2.5× the same server with \`${env}=${off}\`: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`);
+    lines.push(
+      `- GraphQL deep query ≥ 2.5× the same server with \`${env}=${off}\`: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`,
+    );
   }
 
   // 2. REST by id vs bare Express.
@@ -328,9 +414,14 @@ export function goals(report: RunReport): string[] {
       const coldText = cold
         ? `; ${cold.scenario.key.endsWith('-cold') ? 'cold (every candidate)' : 'read caches off'}: ${rate(cold.reqPerS)} req/s = ${((cold.reqPerS / express.reqPerS) * 100).toFixed(1)} %${flagged(cold)}`
         : '';
-      return { text: `${size.toLocaleString('en-GB')}: ${rate(byId.reqPerS)} of ${rate(express.reqPerS)} req/s = ${(share * 100).toFixed(1)} %${flagged(byId)}${coldText}`, met: share >= 0.35 };
+      return {
+        text: `${size.toLocaleString('en-GB')}: ${rate(byId.reqPerS)} of ${rate(express.reqPerS)} req/s = ${(share * 100).toFixed(1)} %${flagged(byId)}${coldText}`,
+        met: share >= 0.35,
+      };
     });
-    lines.push(`- REST by id (hot) ≥ 35 % of bare Express req/s: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`);
+    lines.push(
+      `- REST by id (hot) ≥ 35 % of bare Express req/s: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`,
+    );
   }
 
   // 3. p99 of the limit-100 search at 100k.
@@ -369,26 +460,49 @@ export function goals(report: RunReport): string[] {
   }
 
   // 4. Search latency growth 10k → 100k, as served and with the read caches off.
-  for (const [suffix, which] of [['', ''], ['-caches-off', ', read caches off (every answer computed from the store)']] as const) {
-    const keys = ['rest-search-10', 'rest-search-100', 'rest-search-100-1c', 'rest-search-100-1c-deepest', 'rest-search-100-gzip', 'rest-filter-location', 'rest-filter-nationality', 'rest-filter-occupation', 'rest-filter-combined'].map(
-      (key) => `${key}${suffix}`,
-    );
+  for (const [suffix, which] of [
+    ['', ''],
+    ['-caches-off', ', read caches off (every answer computed from the store)'],
+  ] as const) {
+    const keys = [
+      'rest-search-10',
+      'rest-search-100',
+      'rest-search-100-1c',
+      'rest-search-100-1c-deepest',
+      'rest-search-100-gzip',
+      'rest-filter-location',
+      'rest-filter-nationality',
+      'rest-filter-occupation',
+      'rest-filter-combined',
+    ].map((key) => `${key}${suffix}`);
     const parts = keys.flatMap((key) => {
       const small = find(report, smallest, key);
       const large = find(report, largest, key);
-      if (small?.p50Ms === undefined || small.p99Ms === undefined || large?.p50Ms === undefined || large.p99Ms === undefined) return [];
+      if (
+        small?.p50Ms === undefined ||
+        small.p99Ms === undefined ||
+        large?.p50Ms === undefined ||
+        large.p99Ms === undefined
+      )
+        return [];
       const r50 = large.p50Ms / small.p50Ms;
       const r99 = large.p99Ms / small.p99Ms;
       const noisy = small.foreignCores >= FOREIGN_CPU_NOTE || large.foreignCores >= FOREIGN_CPU_NOTE;
       return [{ label: small.scenario.label, r50, r99, met: r50 <= 1.5 && r99 <= 1.5, noisy }];
     });
     if (parts.length === 0) {
-      lines.push(`- Search latency at 100k ≤ 1.5× that at 10k${which}: **not measured in this run** (needs sizes 10000 and 100000).`);
+      lines.push(
+        `- Search latency at 100k ≤ 1.5× that at 10k${which}: **not measured in this run** (needs sizes 10000 and 100000).`,
+      );
     } else {
       const met = parts.every((p) => p.met);
-      lines.push(`- Search latency at 100k ≤ 1.5× that at 10k${which} (p50 and p99, every search scenario measured): ${verdict(met)}`);
+      lines.push(
+        `- Search latency at 100k ≤ 1.5× that at 10k${which} (p50 and p99, every search scenario measured): ${verdict(met)}`,
+      );
       for (const p of parts) {
-        lines.push(`  - ${p.label}: p50 ×${p.r50.toFixed(2)}, p99 ×${p.r99.toFixed(2)}${p.met ? '' : ' (over 1.5)'}${p.noisy ? ' († disturbed by other processes)' : ''}`);
+        lines.push(
+          `  - ${p.label}: p50 ×${p.r50.toFixed(2)}, p99 ×${p.r99.toFixed(2)}${p.met ? '' : ' (over 1.5)'}${p.noisy ? ' († disturbed by other processes)' : ''}`,
+        );
       }
     }
   }
@@ -398,19 +512,29 @@ export function goals(report: RunReport): string[] {
   // (the shared read-epoch read, audit batches) is amortised over the requests of the same few
   // milliseconds, so its share per request follows the request rate, not the page size.
   if (report.features.commandMetric !== true) {
-    lines.push('- MongoDB commands per request equal for limit 10 and 100: **not measurable yet** (GET /metrics has no `mongodb_commands_total`).');
+    lines.push(
+      '- MongoDB commands per request equal for limit 10 and 100: **not measurable yet** (GET /metrics has no `mongodb_commands_total`).',
+    );
   } else {
     const pair = (size: number, suffix: string) => {
       const ten = find(report, size, `rest-search-10${suffix}`);
       const hundred = find(report, size, `rest-search-100${suffix}`);
       if (ten?.commandsPerRequest === undefined || hundred?.commandsPerRequest === undefined) return undefined;
-      return { ten, hundred, text: `${ten.commandsPerRequest.toFixed(2)} vs ${hundred.commandsPerRequest.toFixed(2)}`, equal: Math.abs(ten.commandsPerRequest - hundred.commandsPerRequest) < 0.1 };
+      return {
+        ten,
+        hundred,
+        text: `${ten.commandsPerRequest.toFixed(2)} vs ${hundred.commandsPerRequest.toFixed(2)}`,
+        equal: Math.abs(ten.commandsPerRequest - hundred.commandsPerRequest) < 0.1,
+      };
     };
     const parts = sizes.map((size) => {
       const cold = pair(size, '-caches-off');
       const warm = pair(size, '');
-      const warmText = warm ? `; read caches on: ${warm.text} at ${rate(warm.ten.reqPerS)} vs ${rate(warm.hundred.reqPerS)} req/s` : '';
-      if (!cold) return { text: `${size.toLocaleString('en-GB')}: read caches off not measured${warmText}`, met: undefined };
+      const warmText = warm
+        ? `; read caches on: ${warm.text} at ${rate(warm.ten.reqPerS)} vs ${rate(warm.hundred.reqPerS)} req/s`
+        : '';
+      if (!cold)
+        return { text: `${size.toLocaleString('en-GB')}: read caches off not measured${warmText}`, met: undefined };
       return {
         text: `${size.toLocaleString('en-GB')}: ${cold.text} with the read caches off${flaggedAll(cold.ten, cold.hundred)}${warmText}`,
         met: cold.equal,
@@ -427,9 +551,15 @@ export function goals(report: RunReport): string[] {
     if (!seed) lines.push('- Seeding 100k < 60 s: **not measured in this run** (needs size 100000).');
     else {
       const reported =
-        (seed.reportedMs !== undefined ? `; the seed command itself reports ${(seed.reportedMs / 1000).toFixed(1)} s` : '') +
-        (seed.foreignCores >= FOREIGN_CPU_NOTE ? `; † other processes used ${seed.foreignCores.toFixed(2)} cores meanwhile` : '');
-      lines.push(`- Seeding 100k < 60 s: ${verdict(seed.wallMs < 60_000)} (${(seed.wallMs / 1000).toFixed(1)} s wall time of \`seed --candidates 100000\` into a fresh data directory${reported}).`);
+        (seed.reportedMs !== undefined
+          ? `; the seed command itself reports ${(seed.reportedMs / 1000).toFixed(1)} s`
+          : '') +
+        (seed.foreignCores >= FOREIGN_CPU_NOTE
+          ? `; † other processes used ${seed.foreignCores.toFixed(2)} cores meanwhile`
+          : '');
+      lines.push(
+        `- Seeding 100k < 60 s: ${verdict(seed.wallMs < 60_000)} (${(seed.wallMs / 1000).toFixed(1)} s wall time of \`seed --candidates 100000\` into a fresh data directory${reported}).`,
+      );
     }
   }
 
@@ -460,14 +590,25 @@ export function goals(report: RunReport): string[] {
     const one = find(report, largest, 'graphql-statistics-1d-cold');
     const two = find(report, largest, 'graphql-statistics-2d-cold');
     if (!one && !two) {
-      lines.push('- Statistics at 100k, cold, 1 connection: one dimension p50 < 100 ms, two dimensions p50 < 400 ms: **not measured in this run** (needs size 100000).');
+      lines.push(
+        '- Statistics at 100k, cold, 1 connection: one dimension p50 < 100 ms, two dimensions p50 < 400 ms: **not measured in this run** (needs size 100000).',
+      );
     } else {
       const part = (m: Measurement | undefined, bound: number, what: string) =>
-        m ? { met: m.p50Ms !== undefined && m.p50Ms < bound, text: `${what}: p50 ${ms(m.p50Ms)} ms, p99 ${ms(m.p99Ms)} ms${flagged(m)}` } : { met: undefined, text: `${what}: not measured` };
+        m
+          ? {
+              met: m.p50Ms !== undefined && m.p50Ms < bound,
+              text: `${what}: p50 ${ms(m.p50Ms)} ms, p99 ${ms(m.p99Ms)} ms${flagged(m)}`,
+            }
+          : { met: undefined, text: `${what}: not measured` };
       const parts = [part(one, 100, 'one dimension'), part(two, 400, 'two dimensions')];
       const search = find(report, largest, 'rest-search-100-1c-caches-off');
-      const beside = search ? `; beside it, REST search limit=100, 1 connection, read caches off: p50 ${ms(search.p50Ms)} ms, p99 ${ms(search.p99Ms)} ms` : '';
-      lines.push(`- Statistics at 100k, cold, 1 connection: one dimension p50 < 100 ms, two dimensions p50 < 400 ms: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}${beside}).`);
+      const beside = search
+        ? `; beside it, REST search limit=100, 1 connection, read caches off: p50 ${ms(search.p50Ms)} ms, p99 ${ms(search.p99Ms)} ms`
+        : '';
+      lines.push(
+        `- Statistics at 100k, cold, 1 connection: one dimension p50 < 100 ms, two dimensions p50 < 400 ms: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}${beside}).`,
+      );
     }
   }
   return lines;
@@ -527,9 +668,12 @@ export function cliStartTable(report: RunReport): string | undefined {
   ];
   for (const run of timed) {
     const cli = run.cliStart!;
-    lines.push(`| ${run.size.toLocaleString('en-GB')} | ${cell(cli.npmMs)}${cli.rebuilt ? ' ‡' : ''} | ${cell(cli.nodeMs)} |`);
+    lines.push(
+      `| ${run.size.toLocaleString('en-GB')} | ${cell(cli.npmMs)}${cli.rebuilt ? ' ‡' : ''} | ${cell(cli.nodeMs)} |`,
+    );
   }
-  if (timed.some((run) => run.cliStart!.rebuilt)) lines.push('', '‡ the build was not current: the untimed first run built it.');
+  if (timed.some((run) => run.cliStart!.rebuilt))
+    lines.push('', '‡ the build was not current: the untimed first run built it.');
   return lines.join('\n');
 }
 
@@ -539,7 +683,8 @@ function notes(report: RunReport): string[] {
     const text = [...(m.failed ? [m.failed] : []), ...m.notes];
     if (text.length > 0) lines.push(`- ${m.scenario.label}, ${sizeLabel(m.size)}: ${text.join('; ')}.`);
   }
-  for (const run of report.sizes) if (run.failure) lines.push(`- Size ${run.size.toLocaleString('en-GB')} stopped early: ${run.failure}`);
+  for (const run of report.sizes)
+    if (run.failure) lines.push(`- Size ${run.size.toLocaleString('en-GB')} stopped early: ${run.failure}`);
   for (const problem of report.problems) lines.push(`- ${problem}`);
   return lines;
 }
@@ -555,7 +700,9 @@ export function markdown(report: RunReport): string {
     commit.dirtyFiles.length === 0
       ? ''
       : `\n<details><summary>git status --short</summary>\n\n\`\`\`\n${commit.dirtyFiles.join('\n')}\n\`\`\`\n</details>\n`;
-  const env = Object.entries(report.serviceEnv).map(([k, v]) => `\`${k}=${v}\``).join(', ');
+  const env = Object.entries(report.serviceEnv)
+    .map(([k, v]) => `\`${k}=${v}\``)
+    .join(', ');
   const runNotes = notes(report);
   const cliStart = cliStartTable(report);
   return `# Benchmarks

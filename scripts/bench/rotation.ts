@@ -85,7 +85,9 @@ export function seededData(size: number, seed: number): SeededData {
     hostsOf.set(nationality, hosts);
     const byOccupation = counts.get(nationality) ?? new Map<string, Map<string, number>>();
     counts.set(nationality, byOccupation);
-    const occupations = (candidate.candidateOccupations ?? []).map((o) => o.occupation?.isco08Code).filter((c): c is string => !!c && COMMON.has(c));
+    const occupations = (candidate.candidateOccupations ?? [])
+      .map((o) => o.occupation?.isco08Code)
+      .filter((c): c is string => !!c && COMMON.has(c));
     for (const occupation of new Set(occupations)) {
       const byLocation = byOccupation.get(occupation) ?? new Map<string, number>();
       byOccupation.set(occupation, byLocation);
@@ -104,7 +106,11 @@ export function seededData(size: number, seed: number): SeededData {
       }
     }
   }
-  return { candidateIds: shuffled(generator.candidatePublicIds()), listed, combinedFilters: shuffled(combinedFilters, 0x2545f491) };
+  return {
+    candidateIds: shuffled(generator.candidatePublicIds()),
+    listed,
+    combinedFilters: shuffled(combinedFilters, 0x2545f491),
+  };
 }
 
 /** How many distinct answers each cold rotation has, and a lower bound of each answer's size. */
@@ -138,7 +144,12 @@ export interface CacheSettings {
  */
 export function coldCacheSettings(defaults: CacheSettings, rotations: Rotations): CacheSettings {
   // The candidate cache holds READ_CACHE_ENTRIES candidates; the search-page cache a tenth of that many pages.
-  const entries = Math.min(defaults.entries, Math.floor(Math.min(rotations.ids, 10 * Math.min(rotations.pagesOf100, rotations.pagesOf20, rotations.combinedFilters)) / 2));
+  const entries = Math.min(
+    defaults.entries,
+    Math.floor(
+      Math.min(rotations.ids, 10 * Math.min(rotations.pagesOf100, rotations.pagesOf20, rotations.combinedFilters)) / 2,
+    ),
+  );
   const bytes = Math.min(
     rotations.ids * ANSWER_BYTES_AT_LEAST.byId,
     rotations.pagesOf100 * ANSWER_BYTES_AT_LEAST.page100,

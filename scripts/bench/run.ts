@@ -98,7 +98,8 @@ function parseOptions(argv: string[]): Options | 'help' {
   if (values.help) return 'help';
   const sizes = (values.sizes ?? '10000,100000').split(',').map((s) => {
     const n = Number(s.trim());
-    if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new Error(`--sizes takes whole numbers from 1 to 1000000, got "${s}"`);
+    if (!Number.isInteger(n) || n < 1 || n > 1_000_000)
+      throw new Error(`--sizes takes whole numbers from 1 to 1000000, got "${s}"`);
     return n;
   });
   let compiledOff: Options['compiledOff'];
@@ -148,7 +149,9 @@ function summary(m: Measurement): string {
     m.non2xx + m.socketErrors + m.timeouts + m.mismatches > 0
       ? `, ⚠ ${m.non2xx} non-2xx, ${m.socketErrors} socket errors, ${m.timeouts} timeouts, ${m.mismatches} GraphQL errors`
       : '';
-  const rss = Object.entries(m.rss.byLabel).map(([label, bytes]) => `${label} ${Math.round(bytes / 2 ** 20)}`).join(' + ');
+  const rss = Object.entries(m.rss.byLabel)
+    .map(([label, bytes]) => `${label} ${Math.round(bytes / 2 ** 20)}`)
+    .join(' + ');
   const latency = (v: number | undefined): string => (v === undefined ? '—' : v.toFixed(1));
   const warm = `warm-up ${(m.warmupMs / 1000).toFixed(0)} s, drain ${(m.drainMs / 1000).toFixed(0)} s`;
   return `${m.scenario.label}: ${m.reqPerS.toFixed(1)} req/s (${m.responses} answers), p50 ${latency(m.p50Ms)} ms, p99 ${latency(m.p99Ms)} ms${problems}${cmds}, RSS ${rss} MiB, ${warm}, other CPU ${m.foreignCores.toFixed(2)}`;
@@ -169,8 +172,12 @@ async function getJson(url: string, apiKey: string): Promise<{ status: number; t
 /** publicIds of real candidates from pages spread over the whole store (every status). */
 async function candidatePool(url: string, apiKey: string, pages = 10): Promise<string[]> {
   const page = async (n: number) => {
-    const { status, text, json } = await getJson(`${url}/v1/candidates?limit=100&includeEmployed=true&page=${n}`, apiKey);
-    if (status !== 200) throw new Error(`fetching the id pool: GET /v1/candidates answered ${status}: ${text.slice(0, 200)}`);
+    const { status, text, json } = await getJson(
+      `${url}/v1/candidates?limit=100&includeEmployed=true&page=${n}`,
+      apiKey,
+    );
+    if (status !== 200)
+      throw new Error(`fetching the id pool: GET /v1/candidates answered ${status}: ${text.slice(0, 200)}`);
     return json as { content: { publicId: string }[]; totalPages: number };
   };
   const first = await page(0);
@@ -186,7 +193,10 @@ async function candidatePool(url: string, apiKey: string, pages = 10): Promise<s
 async function typicalByIdBody(url: string, apiKey: string, ids: readonly string[]): Promise<Buffer> {
   const bodies: Buffer[] = [];
   for (const id of ids.slice(0, 21)) {
-    const response = await fetch(`${url}/v1/candidates/${id}`, { headers: { 'x-api-key': apiKey }, signal: AbortSignal.timeout(30_000) });
+    const response = await fetch(`${url}/v1/candidates/${id}`, {
+      headers: { 'x-api-key': apiKey },
+      signal: AbortSignal.timeout(30_000),
+    });
     if (response.status !== 200) throw new Error(`GET /v1/candidates/${id} answered ${response.status}`);
     bodies.push(Buffer.from(await response.arrayBuffer()));
   }
@@ -205,27 +215,55 @@ interface BaselineBodies {
   context?: ScenarioContext;
 }
 
-async function runBaselines(bodies: Required<Pick<BaselineBodies, 'file' | 'context'>> & BaselineBodies, options: Options, runDir: string): Promise<Measurement[]> {
+async function runBaselines(
+  bodies: Required<Pick<BaselineBodies, 'file' | 'context'>> & BaselineBodies,
+  options: Options,
+  runDir: string,
+): Promise<Measurement[]> {
   const results: Measurement[] = [];
   const { context } = bodies;
   const servers = [
     { mode: 'http', key: 'baseline-http', label: 'Baseline: bare node:http, by-id body', body: bodies.file },
     { mode: 'express', key: 'baseline-express', label: 'Baseline: bare Express route, by-id body', body: bodies.file },
     // What this machine can serve of a body as large as a page of 100 candidates: the floor of the search-100 latency.
-    ...(bodies.searchFile ? [{ mode: 'http', key: 'baseline-http-search-100', label: 'Baseline: bare node:http, search limit=100 body', body: bodies.searchFile }] : []),
+    ...(bodies.searchFile
+      ? [
+          {
+            mode: 'http',
+            key: 'baseline-http-search-100',
+            label: 'Baseline: bare node:http, search limit=100 body',
+            body: bodies.searchFile,
+          },
+        ]
+      : []),
     ...(bodies.searchGzipFile
-      ? [{ mode: 'http', key: 'baseline-http-search-100-gzip', label: 'Baseline: bare node:http, search limit=100 body gzip-compressed', body: bodies.searchGzipFile }]
+      ? [
+          {
+            mode: 'http',
+            key: 'baseline-http-search-100-gzip',
+            label: 'Baseline: bare node:http, search limit=100 body gzip-compressed',
+            body: bodies.searchGzipFile,
+          },
+        ]
       : []),
   ];
   for (const server of servers) {
     if (options.scenarios && !options.scenarios.has(server.key)) continue;
-    const child = forkChild(`baseline ${server.mode}`, path.join(__dirname, 'baseline-server.ts'), [server.mode, server.body], {
-      cwd: REPO,
-      logFile: path.join(runDir, `baseline-${server.mode}.log`),
-    });
+    const child = forkChild(
+      `baseline ${server.mode}`,
+      path.join(__dirname, 'baseline-server.ts'),
+      [server.mode, server.body],
+      {
+        cwd: REPO,
+        logFile: path.join(runDir, `baseline-${server.mode}.log`),
+      },
+    );
     try {
       const port = await new Promise<number>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`the ${server.mode} baseline did not start within 30 s`)), 30_000);
+        const timer = setTimeout(
+          () => reject(new Error(`the ${server.mode} baseline did not start within 30 s`)),
+          30_000,
+        );
         child.process.once('message', (message: { port?: number }) => {
           clearTimeout(timer);
           if (typeof message.port === 'number') resolve(message.port);
@@ -233,7 +271,11 @@ async function runBaselines(bodies: Required<Pick<BaselineBodies, 'file' | 'cont
         });
         void child.exited().then(() => reject(new Error(`the ${server.mode} baseline exited`)));
       });
-      const target: Target = { url: `http://127.0.0.1:${port}`, processes: [{ label: server.mode, pid: child.pid }], hasCommandMetric: false };
+      const target: Target = {
+        url: `http://127.0.0.1:${port}`,
+        processes: [{ label: server.mode, pid: child.pid }],
+        hasCommandMetric: false,
+      };
       const m = await measure(target, baselineScenario(server.key, server.label, context), '—', options.load, log);
       log(summary(m));
       results.push(m);
@@ -326,7 +368,9 @@ async function benchmarkSize(
 
   log(`size ${size}: seeding a fresh data directory`);
   result.seed = await seed(dataDir, size, path.join(sizeDir, 'seed.log'));
-  log(`size ${size}: seeded in ${(result.seed.wallMs / 1000).toFixed(1)} s (${Math.round(result.seed.dataDirBytes / 2 ** 20)} MiB on disk)`);
+  log(
+    `size ${size}: seeded in ${(result.seed.wallMs / 1000).toFixed(1)} s (${Math.round(result.seed.dataDirBytes / 2 ** 20)} MiB on disk)`,
+  );
 
   // A key for this data directory, created with the keys CLI while no service holds the directory:
   // with its own (very large) budgets, so that its requests are counted as a partner's are; else
@@ -347,22 +391,34 @@ async function benchmarkSize(
     result.cliStart = await timeCliStart(dataDir, path.join(sizeDir, 'cli-start.log'));
     const { npmMs, nodeMs, rebuilt } = result.cliStart;
     const runs = (list: number[]) => list.map((m) => (m / 1000).toFixed(2)).join(', ');
-    log(`size ${size}: npm run keys -- list ${runs(npmMs)} s; node dist/src/keys-cli.js list ${runs(nodeMs)} s${rebuilt ? ' (the untimed first run built)' : ''}`);
+    log(
+      `size ${size}: npm run keys -- list ${runs(npmMs)} s; node dist/src/keys-cli.js list ${runs(nodeMs)} s${rebuilt ? ' (the untimed first run built)' : ''}`,
+    );
   }
-  const savedListIds = new DemoGenerator({ candidates: size, seed: BOOTSTRAP_SEED }).savedLists().map((l) => l.publicId);
+  const savedListIds = new DemoGenerator({ candidates: size, seed: BOOTSTRAP_SEED })
+    .savedLists()
+    .map((l) => l.publicId);
   const wanted = (s: Scenario): boolean => !options.scenarios || options.scenarios.has(s.key);
   // What the seed wrote, regenerated: every id, the listed count and the non-empty combined filters.
   const seeded = seededData(size, BOOTSTRAP_SEED);
   const searchPages = { of100: pagesOf(seeded.listed, 100), of20: pagesOf(seeded.listed, DEEP_QUERY_PAGE) };
   const deepestFullPageOf100 = Math.max(0, Math.floor(seeded.listed / 100) - 1);
-  log(`size ${size}: ${seeded.listed} listed candidates (${searchPages.of100} pages of 100), ${seeded.combinedFilters.length} non-empty combined filters`);
+  log(
+    `size ${size}: ${seeded.listed} listed candidates (${searchPages.of100} pages of 100), ${seeded.combinedFilters.length} non-empty combined filters`,
+  );
 
   const start = async (extraEnv: Record<string, string>, name: string): Promise<RunningService> => {
     log(`size ${size}: starting the service${name}`);
-    const service = await startService({ dataDir, env: { ...env, ...extraEnv }, logFile: path.join(sizeDir, `service${name.replace(/\W+/g, '-')}.log`) });
+    const service = await startService({
+      dataDir,
+      env: { ...env, ...extraEnv },
+      logFile: path.join(sizeDir, `service${name.replace(/\W+/g, '-')}.log`),
+    });
     state.service = service;
     result.serviceStartMs ??= service.startMs;
-    log(`size ${size}: service up in ${(service.startMs / 1000).toFixed(1)} s at ${service.url} (pid ${service.child.pid}, store pid ${service.storePid ?? 'not found'})`);
+    log(
+      `size ${size}: service up in ${(service.startMs / 1000).toFixed(1)} s at ${service.url} (pid ${service.child.pid}, store pid ${service.storePid ?? 'not found'})`,
+    );
     if (report.features.commandMetric === undefined) {
       report.features.commandMetric = (await readCommandCounts(service.url, apiKey)) !== undefined;
       log(`GET /metrics ${report.features.commandMetric ? 'has' : 'has no'} mongodb_commands_total`);
@@ -373,17 +429,31 @@ async function benchmarkSize(
     const service = state.service;
     if (!service) return;
     state.service = undefined;
-    result.lifetimePeak = { service: peakRssOf(service.child.pid) ?? 0, store: service.storePid ? (peakRssOf(service.storePid) ?? 0) : 0 };
+    result.lifetimePeak = {
+      service: peakRssOf(service.child.pid) ?? 0,
+      store: service.storePid ? (peakRssOf(service.storePid) ?? 0) : 0,
+    };
     await service.stop();
   };
 
   // First, while the data is exactly as seeded: scenarios again with one setting changed.
   const variants = variantsOf(report.features.compiledSwitch).map((variant) => ({
     variant,
-    scenarios: serviceScenarios({ apiKey, candidateIds: ['-'], savedListIds, runTag, searchPages, deepestFullPageOf100 })
+    scenarios: serviceScenarios({
+      apiKey,
+      candidateIds: ['-'],
+      savedListIds,
+      runTag,
+      searchPages,
+      deepestFullPageOf100,
+    })
       .filter((s) => !s.writes && variant.applies(s))
       // By default only what the goals need; --scenarios can ask for the others.
-      .filter((s) => (options.scenarios ? wanted(s) || options.scenarios.has(`${s.key}-${variant.suffix}`) : variant.byDefault.has(s.key))),
+      .filter((s) =>
+        options.scenarios
+          ? wanted(s) || options.scenarios.has(`${s.key}-${variant.suffix}`)
+          : variant.byDefault.has(s.key),
+      ),
   }));
   for (const { variant, scenarios } of variants) {
     if (scenarios.length === 0) continue;
@@ -391,15 +461,30 @@ async function benchmarkSize(
     try {
       // The id pool of this service's own answers (the by-id scenario rotates over it).
       const candidateIds = scenarios.some((s) => s.dynamic) ? await candidatePool(service.url, apiKey) : ['-'];
-      const context: ScenarioContext = { apiKey, candidateIds, savedListIds, runTag: `${runTag}-${size}-${variant.suffix}`, searchPages, deepestFullPageOf100 };
-      for (const scenario of serviceScenarios(context).filter((s) => scenarios.some((chosen) => chosen.key === s.key))) {
+      const context: ScenarioContext = {
+        apiKey,
+        candidateIds,
+        savedListIds,
+        runTag: `${runTag}-${size}-${variant.suffix}`,
+        searchPages,
+        deepestFullPageOf100,
+      };
+      for (const scenario of serviceScenarios(context).filter((s) =>
+        scenarios.some((chosen) => chosen.key === s.key),
+      )) {
         const changed: Scenario = {
           ...scenario,
           key: `${scenario.key}-${variant.suffix}`,
           label: `${scenario.label}, ${variant.label}`,
           heat: variant.heat(scenario),
         };
-        const m = await measure(targetOf(service, apiKey, report.features.commandMetric === true), changed, String(size), options.load, log);
+        const m = await measure(
+          targetOf(service, apiKey, report.features.commandMetric === true),
+          changed,
+          String(size),
+          options.load,
+          log,
+        );
         log(summary(m));
         result.variants.push(m);
         assertRunning(service, `"${changed.label}"`);
@@ -410,7 +495,12 @@ async function benchmarkSize(
   }
 
   // Then the cold rows, on the data as seeded, with caches that cannot hold their rotations.
-  const cold = coldScenarios({ apiKey, everyCandidateId: seeded.candidateIds, searchPages, combinedFilters: seeded.combinedFilters }).filter(wanted);
+  const cold = coldScenarios({
+    apiKey,
+    everyCandidateId: seeded.candidateIds,
+    searchPages,
+    combinedFilters: seeded.combinedFilters,
+  }).filter(wanted);
   if (cold.length > 0) {
     const rotations: Rotations = {
       ids: seeded.candidateIds.length,
@@ -437,7 +527,13 @@ async function benchmarkSize(
         );
       }
       for (const scenario of cold) {
-        const m = await measure(targetOf(service, apiKey, report.features.commandMetric === true), scenario, String(size), options.load, log);
+        const m = await measure(
+          targetOf(service, apiKey, report.features.commandMetric === true),
+          scenario,
+          String(size),
+          options.load,
+          log,
+        );
         const note = colderNote(scenario.key, m, rotations, caches);
         if (note) m.notes.push(note);
         log(summary(m));
@@ -465,7 +561,10 @@ async function benchmarkSize(
       fs.writeFileSync(baselineBody.file, body);
       baselineBody.context = context;
       report.baselineBodyBytes = body.length;
-      const search = await fetch(`${service.url}/v1/candidates?limit=100`, { headers: { 'x-api-key': apiKey }, signal: AbortSignal.timeout(60_000) });
+      const search = await fetch(`${service.url}/v1/candidates?limit=100`, {
+        headers: { 'x-api-key': apiKey },
+        signal: AbortSignal.timeout(60_000),
+      });
       if (search.status === 200) {
         const searchBody = Buffer.from(await search.arrayBuffer());
         baselineBody.searchFile = path.join(runDir, 'search-100-body.json');
@@ -481,7 +580,13 @@ async function benchmarkSize(
     // Reads first, on the data exactly as seeded; writes last.
     const ordered = [...scenarios.filter((s) => !s.writes), ...scenarios.filter((s) => s.writes)];
     for (const scenario of ordered) {
-      const m = await measure(targetOf(service, apiKey, report.features.commandMetric === true), scenario, String(size), options.load, log);
+      const m = await measure(
+        targetOf(service, apiKey, report.features.commandMetric === true),
+        scenario,
+        String(size),
+        options.load,
+        log,
+      );
       log(summary(m));
       result.measurements.push(m);
       assertRunning(service, `"${scenario.label}"`);
@@ -503,7 +608,10 @@ function colderNote(key: string, m: Measurement, rotations: Rotations, caches: C
   const rest = m.scenario.kind === 'REST';
   const of = (distinct: number, entryCapacity: number, what: string): string => {
     const holds = entryCapacity >= distinct || (rest && answers >= distinct);
-    const repeats = sent > distinct ? `; the rotation wrapped (${(sent / distinct).toFixed(1)} passes)` : '; no answer was asked twice';
+    const repeats =
+      sent > distinct
+        ? `; the rotation wrapped (${(sent / distinct).toFixed(1)} passes)`
+        : '; no answer was asked twice';
     const capacity = `the caches hold ${entryCapacity} ${what}${rest ? ` and about ${answers} answers of ${m.responseBytes} bytes` : ''}`;
     return holds
       ? `⚠ not cold: ${distinct} distinct answers, ${sent} requests, and ${capacity}: repeated answers could come from them`
@@ -520,7 +628,10 @@ function colderNote(key: string, m: Measurement, rotations: Rotations, caches: C
     case 'graphql-deep-cold': {
       // GraphQL search pages are not kept (README "Read caches"): only its candidates could be.
       const holds = caches.entries >= rotations.listed;
-      const repeats = sent > rotations.pagesOf20 ? `; the rotation wrapped (${(sent / rotations.pagesOf20).toFixed(1)} passes)` : '; no page was asked twice';
+      const repeats =
+        sent > rotations.pagesOf20
+          ? `; the rotation wrapped (${(sent / rotations.pagesOf20).toFixed(1)} passes)`
+          : '; no page was asked twice';
       return holds
         ? `⚠ not cold: the candidate cache holds ${caches.entries} candidates, every one of the ${rotations.listed} the pages return`
         : `cold: ${rotations.pagesOf20} distinct pages, ${sent} requests${repeats}; GraphQL search pages are not kept, and the candidate cache holds ${caches.entries} of the ${rotations.listed} candidates the pages return`;
@@ -560,10 +671,15 @@ async function main(): Promise<number> {
   const runTag = `${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '')}-${randomBytes(3).toString('hex')}`;
   const runDir = path.join(REPO, '.bench', `run-${runTag}`);
   fs.mkdirSync(runDir, { recursive: true });
-  log(`benchmark run ${runTag}: sizes ${opts.sizes.join(', ')}, ${opts.load.connections} connections, ${opts.load.warmupS} s warm-up + ${opts.load.durationS} s per scenario; logs in ${path.relative(REPO, runDir)}`);
+  log(
+    `benchmark run ${runTag}: sizes ${opts.sizes.join(', ')}, ${opts.load.connections} connections, ${opts.load.warmupS} s warm-up + ${opts.load.durationS} s per scenario; logs in ${path.relative(REPO, runDir)}`,
+  );
 
   const idle = await waitForQuietMachine([], FOREIGN_CPU_NOTE, 3_000);
-  if (!idle.quiet) log(`WARNING: other processes use ${idle.cores.toFixed(2)} of ${machine().cpus} cores right now; the figures will be disturbed (marked † where it happens)`);
+  if (!idle.quiet)
+    log(
+      `WARNING: other processes use ${idle.cores.toFixed(2)} of ${machine().cpus} cores right now; the figures will be disturbed (marked † where it happens)`,
+    );
 
   const keys = await keysCliFeatures(path.join(runDir, 'keys-help.log'));
   const compiledSwitch = opts.compiledOff ?? compiledExecutionSwitch();
@@ -592,7 +708,9 @@ async function main(): Promise<number> {
     leftovers: [],
     problems: [],
   };
-  log(`keys CLI --rate-limit: ${keys.rateLimit ? 'yes' : 'no'}, --unlimited: ${keys.unlimited ? 'yes' : 'no'}; compiled-execution switch: ${compiledSwitch ? `${compiledSwitch.env}=${compiledSwitch.off}` : 'none'}`);
+  log(
+    `keys CLI --rate-limit: ${keys.rateLimit ? 'yes' : 'no'}, --unlimited: ${keys.unlimited ? 'yes' : 'no'}; compiled-execution switch: ${compiledSwitch ? `${compiledSwitch.env}=${compiledSwitch.off}` : 'none'}`,
+  );
 
   const state: RunState = { report };
   const baselineBody: BaselineBodies = {};
@@ -631,7 +749,11 @@ async function main(): Promise<number> {
     fs.writeFileSync(opts.out, markdown(report));
     log(`wrote ${path.relative(REPO, opts.out)}`);
   }
-  log(report.leftovers.length === 0 ? 'no child process left running' : `LEFTOVER processes (killed now): ${report.leftovers.join('; ')}`);
+  log(
+    report.leftovers.length === 0
+      ? 'no child process left running'
+      : `LEFTOVER processes (killed now): ${report.leftovers.join('; ')}`,
+  );
   const failed = report.sizes.some((s) => s.failure) || report.leftovers.length > 0;
   return failed ? 1 : 0;
 }

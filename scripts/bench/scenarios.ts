@@ -69,9 +69,16 @@ export interface ColdContext {
   combinedFilters: readonly string[];
 }
 
-const get = (apiKey: string, requestPath: string): HttpRequest => ({ method: 'GET', path: requestPath, headers: { 'x-api-key': apiKey } });
+const get = (apiKey: string, requestPath: string): HttpRequest => ({
+  method: 'GET',
+  path: requestPath,
+  headers: { 'x-api-key': apiKey },
+});
 
-const gzipped = (request: HttpRequest): HttpRequest => ({ ...request, headers: { ...request.headers, 'accept-encoding': 'gzip' } });
+const gzipped = (request: HttpRequest): HttpRequest => ({
+  ...request,
+  headers: { ...request.headers, 'accept-encoding': 'gzip' },
+});
 
 const post = (apiKey: string, requestPath: string, body: unknown): HttpRequest => ({
   method: 'POST',
@@ -80,7 +87,13 @@ const post = (apiKey: string, requestPath: string, body: unknown): HttpRequest =
   body: JSON.stringify(body),
 });
 
-function fixed(key: string, label: string, kind: Scenario['kind'], request: HttpRequest, extra: Partial<Scenario> = {}): Scenario {
+function fixed(
+  key: string,
+  label: string,
+  kind: Scenario['kind'],
+  request: HttpRequest,
+  extra: Partial<Scenario> = {},
+): Scenario {
   return { key, label, kind, heat: 'hot', next: () => request, dynamic: false, ...extra };
 }
 
@@ -102,7 +115,13 @@ export function serviceScenarios(context: ScenarioContext): Scenario[] {
   return [
     fixed('rest-search-10', 'REST search limit=10', 'REST', get(apiKey, '/v1/candidates?limit=10')),
     fixed('rest-search-100', 'REST search limit=100', 'REST', get(apiKey, '/v1/candidates?limit=100')),
-    fixed('rest-search-100-1c', 'REST search limit=100, 1 connection (unloaded latency)', 'REST', get(apiKey, '/v1/candidates?limit=100'), { connections: 1 }),
+    fixed(
+      'rest-search-100-1c',
+      'REST search limit=100, 1 connection (unloaded latency)',
+      'REST',
+      get(apiKey, '/v1/candidates?limit=100'),
+      { connections: 1 },
+    ),
     // The other end of the same search: its cost should not grow with the page number.
     ...(context.deepestFullPageOf100 !== undefined
       ? [
@@ -116,10 +135,25 @@ export function serviceScenarios(context: ScenarioContext): Scenario[] {
         ]
       : []),
     // As partners' HTTP clients ask by default: the same page, compressed.
-    fixed('rest-search-100-gzip', 'REST search limit=100, Accept-Encoding: gzip', 'REST', gzipped(get(apiKey, '/v1/candidates?limit=100'))),
+    fixed(
+      'rest-search-100-gzip',
+      'REST search limit=100, Accept-Encoding: gzip',
+      'REST',
+      gzipped(get(apiKey, '/v1/candidates?limit=100')),
+    ),
     fixed('rest-filter-location', 'REST search location=LB', 'REST', get(apiKey, '/v1/candidates?location=LB')),
-    fixed('rest-filter-nationality', 'REST search nationality=SY', 'REST', get(apiKey, '/v1/candidates?nationality=SY')),
-    fixed('rest-filter-occupation', 'REST search occupation=2221', 'REST', get(apiKey, '/v1/candidates?occupation=2221')),
+    fixed(
+      'rest-filter-nationality',
+      'REST search nationality=SY',
+      'REST',
+      get(apiKey, '/v1/candidates?nationality=SY'),
+    ),
+    fixed(
+      'rest-filter-occupation',
+      'REST search occupation=2221',
+      'REST',
+      get(apiKey, '/v1/candidates?occupation=2221'),
+    ),
     fixed(
       'rest-filter-combined',
       'REST search location=LB,JO & nationality=SY & occupation=2221',
@@ -165,7 +199,8 @@ export function serviceScenarios(context: ScenarioContext): Scenario[] {
       heat: 'cold',
       writes: true,
       dynamic: true,
-      next: () => post(apiKey, '/v1/candidates/register', registration(`bench-${context.runTag}-${++registrations}@example.org`)),
+      next: () =>
+        post(apiKey, '/v1/candidates/register', registration(`bench-${context.runTag}-${++registrations}@example.org`)),
     },
   ];
 }
@@ -176,7 +211,9 @@ export function serviceScenarios(context: ScenarioContext): Scenario[] {
  * with every dimension (or pair), in a fixed shuffled order, so that consecutive requests differ
  * and no request repeats within a run (there are more than a measured window sends).
  */
-export function statisticsRequests(dimensionCount: 1 | 2): { filter: Record<string, string[]>; includeEmployed: boolean; groupBy: string[] }[] {
+export function statisticsRequests(
+  dimensionCount: 1 | 2,
+): { filter: Record<string, string[]>; includeEmployed: boolean; groupBy: string[] }[] {
   const filters: Record<string, string[]>[] = [
     {},
     ...Object.keys(HOSTS).map((code) => ({ location: [code] })),
@@ -184,9 +221,15 @@ export function statisticsRequests(dimensionCount: 1 | 2): { filter: Record<stri
     ...COMMON_OCCUPATIONS.slice(0, 10).map((occupation) => ({ occupation: [occupation.code] })),
   ];
   const groupings =
-    dimensionCount === 1 ? DIMENSIONS.map((d) => [d]) : DIMENSIONS.flatMap((d, i) => DIMENSIONS.slice(i + 1).map((e) => [d, e]));
+    dimensionCount === 1
+      ? DIMENSIONS.map((d) => [d])
+      : DIMENSIONS.flatMap((d, i) => DIMENSIONS.slice(i + 1).map((e) => [d, e]));
   // A fixed shuffle: the same order in every run.
-  return shuffled(filters.flatMap((filter) => [false, true].flatMap((includeEmployed) => groupings.map((groupBy) => ({ filter, includeEmployed, groupBy })))));
+  return shuffled(
+    filters.flatMap((filter) =>
+      [false, true].flatMap((includeEmployed) => groupings.map((groupBy) => ({ filter, includeEmployed, groupBy }))),
+    ),
+  );
 }
 
 /** candidateStatistics by one or two dimensions, cold: every request distinct (see statisticsRequests), 1 connection. */
@@ -227,7 +270,14 @@ function registration(email: string): unknown {
 /** The same requests as REST by id (rotating ids, same headers) against a baseline server. */
 export function baselineScenario(key: string, label: string, context: ScenarioContext): Scenario {
   const nextId = rotating(context.candidateIds);
-  return { key, label, kind: 'baseline', heat: 'fixed body', dynamic: true, next: () => get(context.apiKey, `/v1/candidates/${nextId()}`) };
+  return {
+    key,
+    label,
+    kind: 'baseline',
+    heat: 'fixed body',
+    dynamic: true,
+    next: () => get(context.apiKey, `/v1/candidates/${nextId()}`),
+  };
 }
 
 /**
@@ -242,7 +292,11 @@ export function coldScenarios(context: ColdContext): Scenario[] {
   let sequentialPage = 0;
   const stridedPage100 = stridedPages(searchPages.of100);
   const stridedPage20 = stridedPages(searchPages.of20);
-  const cold = (scenario: Omit<Scenario, 'heat' | 'dynamic'>): Scenario => ({ ...scenario, heat: 'cold', dynamic: true });
+  const cold = (scenario: Omit<Scenario, 'heat' | 'dynamic'>): Scenario => ({
+    ...scenario,
+    heat: 'cold',
+    dynamic: true,
+  });
   return [
     cold({
       key: 'rest-by-id-cold',
@@ -272,7 +326,8 @@ export function coldScenarios(context: ColdContext): Scenario[] {
       key: 'graphql-deep-cold',
       label: `GraphQL deep page limit=${DEEP_QUERY_PAGE}, cold (every page, stride ${strideFor(searchPages.of20)} of ${searchPages.of20} pages)`,
       kind: 'GraphQL',
-      next: () => post(apiKey, '/graphql', { query: DEEP_QUERY, variables: { limit: DEEP_QUERY_PAGE, page: stridedPage20() } }),
+      next: () =>
+        post(apiKey, '/graphql', { query: DEEP_QUERY, variables: { limit: DEEP_QUERY_PAGE, page: stridedPage20() } }),
       verifyBody: noGraphQLErrors,
     }),
   ];

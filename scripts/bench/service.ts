@@ -22,12 +22,26 @@ export function toolEnvironment(dataDir: string, extra: Record<string, string> =
   return env;
 }
 
-async function runTool(label: string, script: string, args: string[], env: NodeJS.ProcessEnv, logFile: string, timeoutMs: number): Promise<{ ms: number; output: string }> {
+async function runTool(
+  label: string,
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+  timeoutMs: number,
+): Promise<{ ms: number; output: string }> {
   return runCommand(label, process.execPath, [path.join(DIST, script), ...args], env, logFile, timeoutMs);
 }
 
 /** Runs a command to its end, its output appended to `logFile`; `ms` is its wall time. */
-async function runCommand(label: string, command: string, args: string[], env: NodeJS.ProcessEnv, logFile: string, timeoutMs: number): Promise<{ ms: number; output: string }> {
+async function runCommand(
+  label: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  logFile: string,
+  timeoutMs: number,
+): Promise<{ ms: number; output: string }> {
   const log = fs.openSync(logFile, 'a');
   const started = process.hrtime.bigint();
   const child = spawnChild(label, command, args, { cwd: REPO, env, stdio: ['ignore', log, log] });
@@ -39,7 +53,9 @@ async function runCommand(label: string, command: string, args: string[], env: N
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   const output = fs.readFileSync(logFile, 'utf8');
   if (code !== 0) {
-    throw new Error(`${label} failed (exit code ${code}, signal ${signal}${ms >= timeoutMs ? `, killed after ${timeoutMs} ms` : ''}); last output:\n${tail(output)}`);
+    throw new Error(
+      `${label} failed (exit code ${code}, signal ${signal}${ms >= timeoutMs ? `, killed after ${timeoutMs} ms` : ''}); last output:\n${tail(output)}`,
+    );
   }
   return { ms, output };
 }
@@ -57,10 +73,22 @@ export interface SeedResult {
 export async function seed(dataDir: string, candidates: number, logFile: string): Promise<SeedResult> {
   fs.mkdirSync(dataDir, { recursive: true });
   const foreign = foreignCpuAroundChild();
-  const { ms, output } = await runTool('seed', 'demo/seed-cli.js', ['--candidates', String(candidates)], toolEnvironment(dataDir), logFile, 15 * 60_000);
+  const { ms, output } = await runTool(
+    'seed',
+    'demo/seed-cli.js',
+    ['--candidates', String(candidates)],
+    toolEnvironment(dataDir),
+    logFile,
+    15 * 60_000,
+  );
   const foreignCores = foreign.stop();
   const reported = /\bin (\d+(?:\.\d+)?) s\b/.exec(output);
-  return { wallMs: ms, reportedMs: reported ? Number(reported[1]) * 1000 : undefined, dataDirBytes: directoryBytes(dataDir), foreignCores };
+  return {
+    wallMs: ms,
+    reportedMs: reported ? Number(reported[1]) * 1000 : undefined,
+    dataDirBytes: directoryBytes(dataDir),
+    foreignCores,
+  };
 }
 
 /**
@@ -79,7 +107,14 @@ export interface KeysCliFeatures {
 
 export async function keysCliFeatures(logFile: string): Promise<KeysCliFeatures> {
   try {
-    const { output } = await runTool('keys --help', 'keys-cli.js', ['--help'], toolEnvironment(path.join(REPO, '.bench', 'no-store')), logFile, 60_000);
+    const { output } = await runTool(
+      'keys --help',
+      'keys-cli.js',
+      ['--help'],
+      toolEnvironment(path.join(REPO, '.bench', 'no-store')),
+      logFile,
+      60_000,
+    );
     return { rateLimit: output.includes('--rate-limit'), unlimited: output.includes('--unlimited') };
   } catch {
     return { rateLimit: false, unlimited: false };
@@ -110,7 +145,8 @@ export async function createBenchKey(dataDir: string, logFile: string, budget: r
   const lines = fs.readFileSync(out, 'utf8').trim().split('\n');
   fs.rmSync(out, { force: true });
   const key = lines[lines.length - 1]?.trim() ?? '';
-  if (code !== 0 || !key.startsWith('cdk_')) throw new Error(`keys create ${budget.join(' ')} failed (exit code ${code}); see ${logFile}`);
+  if (code !== 0 || !key.startsWith('cdk_'))
+    throw new Error(`keys create ${budget.join(' ')} failed (exit code ${code}); see ${logFile}`);
   return key;
 }
 
@@ -168,7 +204,12 @@ export async function freePort(): Promise<number> {
 }
 
 /** `node dist/src/main.js` on a free loopback port; resolves once /healthz answers (the app listens last). */
-export async function startService(options: { dataDir: string; env: Record<string, string>; logFile: string; timeoutMs?: number }): Promise<RunningService> {
+export async function startService(options: {
+  dataDir: string;
+  env: Record<string, string>;
+  logFile: string;
+  timeoutMs?: number;
+}): Promise<RunningService> {
   const timeoutMs = options.timeoutMs ?? 5 * 60_000;
   const port = await freePort();
   const log = fs.openSync(options.logFile, 'a');
@@ -190,7 +231,9 @@ export async function startService(options: { dataDir: string; env: Record<strin
   for (;;) {
     if (exited) {
       await killGroup(child.pid);
-      throw new Error(`the service exited during its start; last output:\n${tail(fs.readFileSync(options.logFile, 'utf8'))}`);
+      throw new Error(
+        `the service exited during its start; last output:\n${tail(fs.readFileSync(options.logFile, 'utf8'))}`,
+      );
     }
     if (Date.now() > deadline) {
       await stopChild(child, 1_000);
@@ -234,7 +277,9 @@ export function tail(text: string, lines = 20): string {
 /** The defaults of READ_CACHE_ENTRIES and READ_CACHE_MB in the build's src/config.ts. */
 export function readCacheDefaults(): { entries: number; mb: number } {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the build's config, loaded by path at run time
-  const { settings } = require(path.join(DIST, 'config.js')) as { settings: Record<string, { env: string; default?: string }> };
+  const { settings } = require(path.join(DIST, 'config.js')) as {
+    settings: Record<string, { env: string; default?: string }>;
+  };
   const byEnv = (env: string): number => {
     const setting = Object.values(settings).find((s) => s.env === env);
     const value = Number(setting?.default);
@@ -249,7 +294,10 @@ export function readCacheDefaults(): { entries: number; mb: number } {
  * (an env var named like GRAPHQL_JIT), with the first value its schema accepts as "off".
  */
 export function compiledExecutionSwitch(): { env: string; off: string } | undefined {
-  let settings: Record<string, { env: string; schema: { safeParse(v: unknown): { success: boolean; data?: unknown } } }>;
+  let settings: Record<
+    string,
+    { env: string; schema: { safeParse(v: unknown): { success: boolean; data?: unknown } } }
+  >;
   try {
     // Loaded at run time from the build: the setting may not exist when this file is compiled.
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- see readCacheDefaults
@@ -261,7 +309,8 @@ export function compiledExecutionSwitch(): { env: string; off: string } | undefi
     if (!/^GRAPHQL_(JIT|COMPILE|COMPILED|COMPILED_EXECUTION|EXECUTION_COMPILED?)$/.test(setting.env)) continue;
     for (const off of ['false', '0', 'off', 'no', 'interpreted']) {
       const parsed = setting.schema.safeParse(off);
-      if (parsed.success && (parsed.data === false || parsed.data === 0 || parsed.data === off)) return { env: setting.env, off };
+      if (parsed.success && (parsed.data === false || parsed.data === 0 || parsed.data === off))
+        return { env: setting.env, off };
     }
   }
   return undefined;

@@ -11,5 +11,9 @@ export const AUDIT_COLLECTION = 'auditEvents';
  */
 export const auditIndexes: readonly IndexSpec[] = [
   { collection: AUDIT_COLLECTION, key: { time: -1, eventId: -1 }, options: { name: 'auditEvents_time_eventId' } },
-  { collection: AUDIT_COLLECTION, key: { apiKeyId: 1, time: -1, eventId: -1 }, options: { name: 'auditEvents_apiKeyId_time_eventId' } },
+  {
+    collection: AUDIT_COLLECTION,
+    key: { apiKeyId: 1, time: -1, eventId: -1 },
+    options: { name: 'auditEvents_apiKeyId_time_eventId' },
+  },
 ];

@@ -14,7 +14,10 @@ export function auditWhenClosed(res: ServerResponse, audit: AuditService, reques
   res.once('close', () => {
     const status = res.writableFinished ? res.statusCode : CLIENT_CLOSED_REQUEST;
     audit.record(request, status, (error) => {
-      logger.error({ err: error, requestId: request.requestId, apiKeyId: request.apiKeyId }, 'could not append an audit event');
+      logger.error(
+        { err: error, requestId: request.requestId, apiKeyId: request.apiKeyId },
+        'could not append an audit event',
+      );
     });
   });
 }

@@ -64,8 +64,10 @@ export class AuditService {
   ) {
     this.batchSize = options.batchSize ?? DEFAULT_AUDIT_BATCH_SIZE;
     this.flushDelayMs = options.flushDelayMs ?? DEFAULT_AUDIT_FLUSH_DELAY_MS;
-    if (!Number.isSafeInteger(this.batchSize) || this.batchSize < 1) throw new RangeError('batchSize must be a positive integer');
-    if (!Number.isFinite(this.flushDelayMs) || this.flushDelayMs < 0) throw new RangeError('flushDelayMs must be a non-negative number');
+    if (!Number.isSafeInteger(this.batchSize) || this.batchSize < 1)
+      throw new RangeError('batchSize must be a positive integer');
+    if (!Number.isFinite(this.flushDelayMs) || this.flushDelayMs < 0)
+      throw new RangeError('flushDelayMs must be a non-negative number');
   }
 
   /**

@@ -63,7 +63,8 @@ export class RequestAudit {
       status,
     };
     if (this.operation !== undefined) event.operation = this.operation;
-    if (this.statisticsQueries.length > 0) event.statisticsQueries = this.statisticsQueries.map((query) => ({ ...query }));
+    if (this.statisticsQueries.length > 0)
+      event.statisticsQueries = this.statisticsQueries.map((query) => ({ ...query }));
     if (REQUEST_ID.test(this.requestId)) event.requestId = this.requestId;
     return event;
   }

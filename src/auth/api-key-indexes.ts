@@ -26,4 +26,3 @@ export const apiKeyIndexes: ApiKeyIndexSpec[] = [
   uniqueIndex('apiKeys_id_unique', 'id'),
   uniqueIndex('apiKeys_keyHash_unique', 'keyHash'),
 ];
-

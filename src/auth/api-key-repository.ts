@@ -87,7 +87,8 @@ function toRecord(doc: ApiKeyDoc): ApiKeyRecord {
   };
   if (doc.expiresAt !== undefined && doc.expiresAt !== null) record.expiresAt = doc.expiresAt;
   if (doc.revokedAt !== undefined && doc.revokedAt !== null) record.revokedAt = doc.revokedAt;
-  if (doc.rateLimit !== undefined && doc.rateLimit !== null) record.rateLimit = { reads: doc.rateLimit.reads, writes: doc.rateLimit.writes };
+  if (doc.rateLimit !== undefined && doc.rateLimit !== null)
+    record.rateLimit = { reads: doc.rateLimit.reads, writes: doc.rateLimit.writes };
   if (doc.unlimited === true) record.unlimited = true;
   return record;
 }

@@ -1,12 +1,6 @@
 import { EpochCache } from '../cache/epoch-cache';
 import { BadUserInputError, NotFoundError, UnauthenticatedError } from '../errors';
-import {
-  generateApiKey,
-  generateKeyId,
-  hashApiKey,
-  isWellFormedApiKey,
-  shownPrefix,
-} from './api-key-format';
+import { generateApiKey, generateKeyId, hashApiKey, isWellFormedApiKey, shownPrefix } from './api-key-format';
 import type { ApiKeyRecord, ApiKeyRepository } from './api-key-repository';
 import { authorize } from './authorize';
 import { isPermission, PERMISSIONS, type Permission } from './permissions';
@@ -178,7 +172,10 @@ function validateRateLimit(
 ): { reads: number; writes: number } | undefined {
   if (rateLimit === undefined) return undefined;
   if (unlimited === true) {
-    throw new BadUserInputError('A key is either unlimited or has its own rate limit, not both.', { parameter: 'rateLimit', rule: 'exclusive' });
+    throw new BadUserInputError('A key is either unlimited or has its own rate limit, not both.', {
+      parameter: 'rateLimit',
+      rule: 'exclusive',
+    });
   }
   const valid = (n: unknown) => Number.isInteger(n) && (n as number) >= 1 && (n as number) <= MAX_RATE_LIMIT_PER_MINUTE;
   if (!valid(rateLimit.reads) || !valid(rateLimit.writes)) {

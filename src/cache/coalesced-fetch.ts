@@ -67,7 +67,11 @@ export class CoalescedFetch<V> {
         return;
       }
       // Which request's ids failed is unknown: each is asked again on its own.
-      await Promise.all(waiters.map((waiter) => this.fetchAll(waiter.ids).then((own) => waiter.resolve(valuesOf(waiter.ids, own)), waiter.reject)));
+      await Promise.all(
+        waiters.map((waiter) =>
+          this.fetchAll(waiter.ids).then((own) => waiter.resolve(valuesOf(waiter.ids, own)), waiter.reject),
+        ),
+      );
       return;
     }
     for (const waiter of waiters) waiter.resolve(valuesOf(waiter.ids, found));

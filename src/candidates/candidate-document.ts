@@ -112,7 +112,8 @@ export interface CandidateSkillDoc {
 }
 
 export interface DependantDoc {
-  relation?: 'NO_RESPONSE' | 'PARTNER' | 'CHILD' | 'PARENT' | 'SIBLING' | 'AUNT_UNCLE' | 'GRANDPARENT' | 'COUSIN' | 'OTHER';
+  relation?:
+    'NO_RESPONSE' | 'PARTNER' | 'CHILD' | 'PARENT' | 'SIBLING' | 'AUNT_UNCLE' | 'GRANDPARENT' | 'COUSIN' | 'OTHER';
   relationOther?: string;
   yearOfBirth?: number;
   gender?: Gender;
@@ -149,15 +150,7 @@ export interface CandidateVisaCheckDoc {
   validTravelDocs?: 'NO_RESPONSE' | 'VALID' | 'EXPIRED' | 'NONE';
   pathwayAssessment?: YesNoUnsure;
   destinationFamily?:
-    | 'NO_RESPONSE'
-    | 'NO_RELATION'
-    | 'CHILD'
-    | 'PARENT'
-    | 'SIBLING'
-    | 'AUNT_UNCLE'
-    | 'GRANDPARENT'
-    | 'COUSIN'
-    | 'OTHER';
+    'NO_RESPONSE' | 'NO_RELATION' | 'CHILD' | 'PARENT' | 'SIBLING' | 'AUNT_UNCLE' | 'GRANDPARENT' | 'COUSIN' | 'OTHER';
   candidateVisaJobChecks?: CandidateVisaJobCheckDoc[];
 }
 

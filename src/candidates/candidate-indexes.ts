@@ -23,14 +23,22 @@ const OCCUPATION_PATH = 'candidateOccupations.occupation.isco08Code';
 function searchIndex(fields: readonly string[]): IndexSpec {
   const key: Record<string, 1> = {};
   for (const field of [...fields, 'listed', 'createdDate', 'publicId']) key[field] = 1;
-  const name = ['candidates_search', ...fields.map((field) => (field === OCCUPATION_PATH ? 'occupation' : field.replace(/IsoCode$/, ''))), 'listed'].join('_');
+  const name = [
+    'candidates_search',
+    ...fields.map((field) => (field === OCCUPATION_PATH ? 'occupation' : field.replace(/IsoCode$/, ''))),
+    'listed',
+  ].join('_');
   return { collection: CANDIDATE_COLLECTIONS.candidates, key, options: { name } };
 }
 
 /** Every index the repositories of this area rely on (the statistics indexes of `candidates` are statistics-indexes.ts). */
 export const candidateIndexes: readonly IndexSpec[] = [
   // candidates
-  { collection: CANDIDATE_COLLECTIONS.candidates, key: { publicId: 1 }, options: { name: 'candidates_publicId_unique', unique: true } },
+  {
+    collection: CANDIDATE_COLLECTIONS.candidates,
+    key: { publicId: 1 },
+    options: { name: 'candidates_publicId_unique', unique: true },
+  },
   // Every search filter combination, with or without includeEmployed: a page is one ordered
   // walk of one index (merged over the filter's values), skipped on index keys, and its count
   // comes from index keys alone, however many candidates match.
@@ -44,12 +52,32 @@ export const candidateIndexes: readonly IndexSpec[] = [
   searchIndex(['countryIsoCode', 'nationalityIsoCode', OCCUPATION_PATH]),
 
   // candidateIdentities: the unique e-mail is what detects a duplicate registration.
-  { collection: CANDIDATE_COLLECTIONS.candidateIdentities, key: { emailNormalised: 1 }, options: { name: 'candidateIdentities_emailNormalised_unique', unique: true } },
-  { collection: CANDIDATE_COLLECTIONS.candidateIdentities, key: { candidatePublicId: 1 }, options: { name: 'candidateIdentities_candidatePublicId_unique', unique: true } },
+  {
+    collection: CANDIDATE_COLLECTIONS.candidateIdentities,
+    key: { emailNormalised: 1 },
+    options: { name: 'candidateIdentities_emailNormalised_unique', unique: true },
+  },
+  {
+    collection: CANDIDATE_COLLECTIONS.candidateIdentities,
+    key: { candidatePublicId: 1 },
+    options: { name: 'candidateIdentities_candidatePublicId_unique', unique: true },
+  },
 
-  { collection: CANDIDATE_COLLECTIONS.jobOpportunities, key: { publicId: 1 }, options: { name: 'jobOpportunities_publicId_unique', unique: true } },
-  { collection: CANDIDATE_COLLECTIONS.savedLists, key: { publicId: 1 }, options: { name: 'savedLists_publicId_unique', unique: true } },
-  { collection: CANDIDATE_COLLECTIONS.offers, key: { publicId: 1 }, options: { name: 'offers_publicId_unique', unique: true } },
+  {
+    collection: CANDIDATE_COLLECTIONS.jobOpportunities,
+    key: { publicId: 1 },
+    options: { name: 'jobOpportunities_publicId_unique', unique: true },
+  },
+  {
+    collection: CANDIDATE_COLLECTIONS.savedLists,
+    key: { publicId: 1 },
+    options: { name: 'savedLists_publicId_unique', unique: true },
+  },
+  {
+    collection: CANDIDATE_COLLECTIONS.offers,
+    key: { publicId: 1 },
+    options: { name: 'offers_publicId_unique', unique: true },
+  },
   { collection: CANDIDATE_COLLECTIONS.offers, key: { apiKeyId: 1 }, options: { name: 'offers_apiKeyId' } },
 ];
 

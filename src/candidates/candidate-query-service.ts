@@ -82,7 +82,12 @@ export class CandidateQueryService {
    * With `cached`, a page searched under the same read epoch before is not searched again:
    * its candidates come through the request's loader (and so from the candidate cache).
    */
-  async search(caller: ApiKeyRecord, args: SearchArgs, fields?: readonly string[], cached?: CachedReads): Promise<CandidatePage> {
+  async search(
+    caller: ApiKeyRecord,
+    args: SearchArgs,
+    fields?: readonly string[],
+    cached?: CachedReads,
+  ): Promise<CandidatePage> {
     authorize(caller, 'READ_CANDIDATE_DATA');
     const filter = toSearchFilter(args.filter, args.includeEmployed);
     const { page, limit } = toPage(args.page, args.limit);
@@ -98,7 +103,11 @@ export class CandidateQueryService {
   }
 
   /** Keyset pagination: cursors name a position in the order, so inserts never shift them. `fields` as in search. */
-  async connection(caller: ApiKeyRecord, args: ConnectionArgs, fields?: readonly string[]): Promise<CandidateConnection> {
+  async connection(
+    caller: ApiKeyRecord,
+    args: ConnectionArgs,
+    fields?: readonly string[],
+  ): Promise<CandidateConnection> {
     authorize(caller, 'READ_CANDIDATE_DATA');
     const filter = toSearchFilter(args.filter, args.includeEmployed);
     const first = args.first ?? 10;

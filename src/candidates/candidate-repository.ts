@@ -70,10 +70,19 @@ export class CandidateRepository {
    * while the page is read). With `fields`, the candidates hold only those top-level fields
    * (the caller reads nothing else), which saves encoding and decoding the rest.
    */
-  async search(filter: CandidateSearchFilter, page: PageRequest, fields?: readonly string[]): Promise<{ items: CandidateDoc[]; total: number }> {
+  async search(
+    filter: CandidateSearchFilter,
+    page: PageRequest,
+    fields?: readonly string[],
+  ): Promise<{ items: CandidateDoc[]; total: number }> {
     const query = searchQuery(filter);
     const [items, total] = await Promise.all([
-      findDecodedOnce(this.collection, query, { projection: projectionOf(fields), sort: CANDIDATE_ORDER, skip: page.skip, limit: page.limit }),
+      findDecodedOnce(this.collection, query, {
+        projection: projectionOf(fields),
+        sort: CANDIDATE_ORDER,
+        skip: page.skip,
+        limit: page.limit,
+      }),
       this.collection.countDocuments(query),
     ]);
     return { items, total };
@@ -99,7 +108,11 @@ export class CandidateRepository {
           ],
         }
       : null;
-    return findDecodedOnce(this.collection, keyset ? { $and: [query, keyset] } : query, { projection: projectionOf(fields), sort: CANDIDATE_ORDER, limit });
+    return findDecodedOnce(this.collection, keyset ? { $and: [query, keyset] } : query, {
+      projection: projectionOf(fields),
+      sort: CANDIDATE_ORDER,
+      limit,
+    });
   }
 
   /** The number of candidates matching `filter` (for a connection's totalCount). */
@@ -110,7 +123,11 @@ export class CandidateRepository {
   /** The candidates of these ids that exist, in no particular order (loaders order them). */
   async findByPublicIds(publicIds: readonly string[]): Promise<CandidateDoc[]> {
     if (publicIds.length === 0) return [];
-    return findDecodedOnce(this.collection, { publicId: { $in: [...publicIds] } }, { projection: READ_MODEL, ...oneBatchFor(publicIds) });
+    return findDecodedOnce(
+      this.collection,
+      { publicId: { $in: [...publicIds] } },
+      { projection: READ_MODEL, ...oneBatchFor(publicIds) },
+    );
   }
 
   async findByPublicId(publicId: string): Promise<CandidateDoc | null> {
@@ -120,14 +137,21 @@ export class CandidateRepository {
   /** Which of these ids belong to a candidate. */
   async findExistingPublicIds(publicIds: readonly string[]): Promise<Set<string>> {
     if (publicIds.length === 0) return new Set();
-    const found = await findDecodedOnce(this.collection, { publicId: { $in: [...publicIds] } }, { projection: { _id: 0, publicId: 1 }, ...oneBatchFor(publicIds) });
+    const found = await findDecodedOnce(
+      this.collection,
+      { publicId: { $in: [...publicIds] } },
+      { projection: { _id: 0, publicId: 1 }, ...oneBatchFor(publicIds) },
+    );
     return new Set(found.map((doc) => doc.publicId));
   }
 
   /** Inserts one candidate; a publicId already taken is a ConflictError. */
   async insert(candidate: CandidateDoc): Promise<void> {
     await thenAdvanceReadEpoch(this.db, () =>
-      conflictOnDuplicate(() => this.collection.insertOne(toStoredCandidate(candidate)), 'A candidate with this public id already exists.'),
+      conflictOnDuplicate(
+        () => this.collection.insertOne(toStoredCandidate(candidate)),
+        'A candidate with this public id already exists.',
+      ),
     );
   }
 

@@ -17,14 +17,22 @@ export class JobOpportunityRepository {
   /** The job opportunities of these ids that exist, in no particular order (loaders order them). */
   async findByPublicIds(publicIds: readonly string[]): Promise<JobOpportunityDoc[]> {
     if (publicIds.length === 0) return [];
-    return findDecodedOnce(this.collection, { publicId: { $in: [...publicIds] } }, { projection: { _id: 0 }, ...oneBatchFor(publicIds) });
+    return findDecodedOnce(
+      this.collection,
+      { publicId: { $in: [...publicIds] } },
+      { projection: { _id: 0 }, ...oneBatchFor(publicIds) },
+    );
   }
 
   async insertMany(jobOpportunities: readonly JobOpportunityDoc[]): Promise<void> {
     if (jobOpportunities.length === 0) return;
     await thenAdvanceReadEpoch(this.db, () =>
       conflictOnDuplicate(
-        () => this.collection.insertMany(jobOpportunities.map((j) => ({ ...j })), { ordered: false }),
+        () =>
+          this.collection.insertMany(
+            jobOpportunities.map((j) => ({ ...j })),
+            { ordered: false },
+          ),
         'A job opportunity with one of these public ids already exists.',
       ),
     );

@@ -42,7 +42,10 @@ export class OfferService {
   async offerToAssist(caller: ApiKeyRecord, input: OfferToAssistInput): Promise<{ message: string; offerId: string }> {
     authorize(caller, 'OFFER_CANDIDATE_SERVICES');
     const offer = await this.record(caller, 'OFFER_TO_ASSIST', input.reason, input.candidates, input.additionalNotes);
-    return { message: `Offer to assist recorded for ${offer.candidates.length} candidate(s).`, offerId: offer.publicId };
+    return {
+      message: `Offer to assist recorded for ${offer.candidates.length} candidate(s).`,
+      offerId: offer.publicId,
+    };
   }
 
   private async record(

@@ -124,7 +124,10 @@ export class RegistrationRepository {
     // Past its lease, a registration may have been taken for dead and its identity cleared:
     // then its candidate must go too, or it would stand without an identity.
     if (this.clock.now().getTime() - started >= this.options.leaseMs) {
-      const kept = await this.identities.countDocuments({ candidatePublicId: identity.candidatePublicId }, { limit: 1 });
+      const kept = await this.identities.countDocuments(
+        { candidatePublicId: identity.candidatePublicId },
+        { limit: 1 },
+      );
       if (kept === 0) {
         await this.candidates.deleteOne({ publicId: candidate.publicId });
         throw new Error('registration outlived its lease and was cleared');
@@ -132,7 +135,11 @@ export class RegistrationRepository {
     }
   }
 
-  private async insertBoth(identity: CandidateIdentityDoc, candidate: CandidateDoc, session: ClientSession): Promise<void> {
+  private async insertBoth(
+    identity: CandidateIdentityDoc,
+    candidate: CandidateDoc,
+    session: ClientSession,
+  ): Promise<void> {
     // The identity first: its unique e-mail index detects a duplicate before any profile is written.
     await this.identities.insertOne({ ...identity }, { session });
     await this.candidates.insertOne(toStoredCandidate(candidate), { session });
@@ -155,7 +162,8 @@ export class RegistrationRepository {
       return same ? { kind: 'same request', publicId: existing.candidatePublicId } : { kind: 'registered' };
     }
     // Without its candidate, a registration still within its lease may be one in progress.
-    if (existing.createdDate.getTime() + this.options.leaseMs > this.clock.now().getTime()) return { kind: 'registered' };
+    if (existing.createdDate.getTime() + this.options.leaseMs > this.clock.now().getTime())
+      return { kind: 'registered' };
     await this.identities.deleteOne({ _id: existing._id, candidatePublicId: existing.candidatePublicId });
     return { kind: 'none' };
   }

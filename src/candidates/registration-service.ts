@@ -45,13 +45,21 @@ export class RegistrationService {
    * `retryToken`: identifies the request when it may be a retry (see GraphQLContext.retryToken);
    * a retry of a registration that was stored gets it back (the same publicId) instead of a 409.
    */
-  async register(caller: ApiKeyRecord, input: RegisterCandidateInput, retryToken?: string): Promise<{ message: string; publicId: string }> {
+  async register(
+    caller: ApiKeyRecord,
+    input: RegisterCandidateInput,
+    retryToken?: string,
+  ): Promise<{ message: string; publicId: string }> {
     authorize(caller, 'REGISTER_CANDIDATES');
     const data = input.registrationData;
     const issues: InputIssue[] = [];
     const refs: Ref[] = [];
-    const text = (value: string | null | undefined, parameter: string, max = MAX_TEXT_LENGTH, kind: TextKind = 'line'): string | undefined =>
-      checkText(value, parameter, max, kind, issues);
+    const text = (
+      value: string | null | undefined,
+      parameter: string,
+      max = MAX_TEXT_LENGTH,
+      kind: TextKind = 'line',
+    ): string | undefined => checkText(value, parameter, max, kind, issues);
 
     // Kept in NFKC (the form mail can be delivered to), compared in normalisedEmail's form.
     const email = data.identity.email.normalize('NFKC').trim();
@@ -73,11 +81,31 @@ export class RegistrationService {
         firstName: text(data.identity.firstName, 'registrationData.identity.firstName', MAX_SHORT_TEXT_LENGTH),
         lastName: text(data.identity.lastName, 'registrationData.identity.lastName', MAX_SHORT_TEXT_LENGTH),
         dob: data.dob ?? undefined,
-        professionalNetworkLink: text(data.professionalNetworkLink, 'registrationData.professionalNetworkLink', MAX_SHORT_TEXT_LENGTH, 'identifier'),
+        professionalNetworkLink: text(
+          data.professionalNetworkLink,
+          'registrationData.professionalNetworkLink',
+          MAX_SHORT_TEXT_LENGTH,
+          'identifier',
+        ),
         phone: text(data.phone, 'registrationData.phone', MAX_SHORT_TEXT_LENGTH, 'identifier'),
-        refugeeAgencyNumber: text(data.refugeeAgencyNumber, 'registrationData.refugeeAgencyNumber', MAX_SHORT_TEXT_LENGTH, 'identifier'),
-        reliefAgencyNumber: text(data.reliefAgencyNumber, 'registrationData.reliefAgencyNumber', MAX_SHORT_TEXT_LENGTH, 'identifier'),
-        messagingAppNumber: text(data.messagingAppNumber, 'registrationData.messagingAppNumber', MAX_SHORT_TEXT_LENGTH, 'identifier'),
+        refugeeAgencyNumber: text(
+          data.refugeeAgencyNumber,
+          'registrationData.refugeeAgencyNumber',
+          MAX_SHORT_TEXT_LENGTH,
+          'identifier',
+        ),
+        reliefAgencyNumber: text(
+          data.reliefAgencyNumber,
+          'registrationData.reliefAgencyNumber',
+          MAX_SHORT_TEXT_LENGTH,
+          'identifier',
+        ),
+        messagingAppNumber: text(
+          data.messagingAppNumber,
+          'registrationData.messagingAppNumber',
+          MAX_SHORT_TEXT_LENGTH,
+          'identifier',
+        ),
         registrarId,
         retryToken,
       }),
@@ -121,28 +149,38 @@ function toCandidate(
   const root = 'registrationData';
   const country = (value: { isoCode: string } | null | undefined, parameter: string) =>
     ref(refs, 'countries', value?.isoCode?.trim().toUpperCase(), parameter);
-  const list = <T, R extends object>(items: readonly T[] | null | undefined, name: string, map: (item: T, path: string) => R): R[] | undefined => {
+  const list = <T, R extends object>(
+    items: readonly T[] | null | undefined,
+    name: string,
+    map: (item: T, path: string) => R,
+  ): R[] | undefined => {
     if (items == null) return undefined;
-    if (items.length > MAX_LIST_ITEMS) issues.push({ parameter: `${root}.${name}`, rule: `at most ${MAX_LIST_ITEMS} items` });
+    if (items.length > MAX_LIST_ITEMS)
+      issues.push({ parameter: `${root}.${name}`, rule: `at most ${MAX_LIST_ITEMS} items` });
     return items.slice(0, MAX_LIST_ITEMS).map((item, index) => defined(map(item, `${root}.${name}[${index}]`)));
   };
-  const year = (value: number | null | undefined, parameter: string) => checkRange(value, parameter, 1900, 2100, issues);
+  const year = (value: number | null | undefined, parameter: string) =>
+    checkRange(value, parameter, 1900, 2100, issues);
 
   const occupations = list(data.candidateOccupations, 'candidateOccupations', (item, path) => {
     const code = ref(refs, 'occupations', item.occupation?.isco08Code?.trim(), `${path}.occupation.isco08Code`);
     return {
       occupation: code === undefined ? undefined : { isco08Code: code },
       yearsExperience: checkRange(item.yearsExperience, `${path}.yearsExperience`, 0, 80, issues),
-      candidateJobExperiences: list(item.candidateJobExperiences, `${path.slice(root.length + 1)}.candidateJobExperiences`, (job, jobPath) => ({
-        countryIsoCode: country(job.country, `${jobPath}.country.isoCode`),
-        companyName: text(job.companyName, `${jobPath}.companyName`, MAX_SHORT_TEXT_LENGTH),
-        role: text(job.role, `${jobPath}.role`, MAX_SHORT_TEXT_LENGTH),
-        startDate: job.startDate ?? undefined,
-        endDate: job.endDate ?? undefined,
-        fullTime: job.fullTime ?? undefined,
-        paid: job.paid ?? undefined,
-        description: text(job.description, `${jobPath}.description`, MAX_TEXT_LENGTH, 'multiline'),
-      })),
+      candidateJobExperiences: list(
+        item.candidateJobExperiences,
+        `${path.slice(root.length + 1)}.candidateJobExperiences`,
+        (job, jobPath) => ({
+          countryIsoCode: country(job.country, `${jobPath}.country.isoCode`),
+          companyName: text(job.companyName, `${jobPath}.companyName`, MAX_SHORT_TEXT_LENGTH),
+          role: text(job.role, `${jobPath}.role`, MAX_SHORT_TEXT_LENGTH),
+          startDate: job.startDate ?? undefined,
+          endDate: job.endDate ?? undefined,
+          fullTime: job.fullTime ?? undefined,
+          paid: job.paid ?? undefined,
+          description: text(job.description, `${jobPath}.description`, MAX_TEXT_LENGTH, 'multiline'),
+        }),
+      ),
     };
   });
 
@@ -205,13 +243,24 @@ function toCandidate(
   });
 }
 
-function ref<K extends string | number>(refs: Ref[], collection: ReferenceCollection, key: K | undefined, parameter: string): K | undefined {
+function ref<K extends string | number>(
+  refs: Ref[],
+  collection: ReferenceCollection,
+  key: K | undefined,
+  parameter: string,
+): K | undefined {
   if (key === undefined || key === '') return undefined;
   refs.push({ collection, key, parameter });
   return key;
 }
 
-function checkText(value: string | null | undefined, parameter: string, max: number, kind: TextKind, issues: InputIssue[]): string | undefined {
+function checkText(
+  value: string | null | undefined,
+  parameter: string,
+  max: number,
+  kind: TextKind,
+  issues: InputIssue[],
+): string | undefined {
   if (value == null) return undefined;
   const trimmed = value.trim();
   if (hasRefusedCharacter(value, kind)) issues.push({ parameter, rule: TEXT_RULES[kind] });
@@ -219,9 +268,16 @@ function checkText(value: string | null | undefined, parameter: string, max: num
   return trimmed === '' ? undefined : trimmed;
 }
 
-function checkRange(value: number | null | undefined, parameter: string, min: number, max: number, issues: InputIssue[]): number | undefined {
+function checkRange(
+  value: number | null | undefined,
+  parameter: string,
+  min: number,
+  max: number,
+  issues: InputIssue[],
+): number | undefined {
   if (value == null) return undefined;
-  if (!Number.isSafeInteger(value) || value < min || value > max) issues.push({ parameter, rule: `an integer from ${min} to ${max}` });
+  if (!Number.isSafeInteger(value) || value < min || value > max)
+    issues.push({ parameter, rule: `an integer from ${min} to ${max}` });
   return value;
 }
 

@@ -26,14 +26,19 @@ const CODE_RULES = {
  * case (matching is case-insensitive), empty entries dropped, duplicates removed, and the
  * form of each code checked so that a mistyped parameter is a clear 400, not an empty page.
  */
-export function toSearchFilter(filter: FilterInput | null | undefined, includeEmployed: boolean | null | undefined): CandidateSearchFilter {
+export function toSearchFilter(
+  filter: FilterInput | null | undefined,
+  includeEmployed: boolean | null | undefined,
+): CandidateSearchFilter {
   const issues: InputIssue[] = [];
   const codes = (field: keyof typeof CODE_RULES): string[] | undefined => {
     const raw = filter?.[field];
     if (raw == null) return undefined;
     const normalised = [...new Set(raw.map((code) => code.trim().toUpperCase()).filter((code) => code !== ''))];
-    if (normalised.length > MAX_CODES_PER_FILTER) issues.push({ parameter: field, rule: `at most ${MAX_CODES_PER_FILTER} codes` });
-    else if (normalised.some((code) => !CODE_RULES[field].pattern.test(code))) issues.push({ parameter: field, rule: CODE_RULES[field].rule });
+    if (normalised.length > MAX_CODES_PER_FILTER)
+      issues.push({ parameter: field, rule: `at most ${MAX_CODES_PER_FILTER} codes` });
+    else if (normalised.some((code) => !CODE_RULES[field].pattern.test(code)))
+      issues.push({ parameter: field, rule: CODE_RULES[field].rule });
     return normalised.length > 0 ? normalised : undefined;
   };
   const result: CandidateSearchFilter = {
@@ -47,7 +52,10 @@ export function toSearchFilter(filter: FilterInput | null | undefined, includeEm
 }
 
 /** Page and limit of the contract: page >= 0, limit 1..100; null means the default. */
-export function toPage(page: number | null | undefined, limit: number | null | undefined): { page: number; limit: number } {
+export function toPage(
+  page: number | null | undefined,
+  limit: number | null | undefined,
+): { page: number; limit: number } {
   const issues: InputIssue[] = [];
   const p = page ?? 0;
   const l = limit ?? DEFAULT_LIMIT;

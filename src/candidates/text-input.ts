@@ -30,7 +30,8 @@ const REFUSED: Record<TextKind, RegExp> = {
 export const TEXT_RULES: Record<TextKind, string> = {
   identifier: 'free of control, zero-width, bidi and other invisible characters',
   line: 'free of line breaks and of control, zero-width (other than U+200C and U+200D), bidi and other invisible characters',
-  multiline: 'free of control (other than line feed, carriage return and tab), zero-width (other than U+200C and U+200D), bidi and other invisible characters',
+  multiline:
+    'free of control (other than line feed, carriage return and tab), zero-width (other than U+200C and U+200D), bidi and other invisible characters',
 };
 
 /** True when `value` holds a character that text of this kind may not. */

@@ -27,7 +27,10 @@ export function encodeCursor(parts: readonly (Date | string)[]): string {
  * as a safe integer, a text as a string); undefined for anything else (not base64url of JSON,
  * another length, a part of another kind).
  */
-export function decodeCursor<const S extends readonly CursorPartKind[]>(cursor: string, shape: S): CursorParts<S> | undefined {
+export function decodeCursor<const S extends readonly CursorPartKind[]>(
+  cursor: string,
+  shape: S,
+): CursorParts<S> | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

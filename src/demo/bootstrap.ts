@@ -43,7 +43,10 @@ export async function bootstrapDemo(db: Db, config: Config, logger: Logger, cloc
   }
   if ((await keys.listKeys()).length > 0) return {};
   const created = await keys.createKey(demoKey);
-  logger.info({ keyId: created.record.id }, 'random demo API key created; it is shown once, outside the logs (on the terminal, or in a file of DATA_DIR)');
+  logger.info(
+    { keyId: created.record.id },
+    'random demo API key created; it is shown once, outside the logs (on the terminal, or in a file of DATA_DIR)',
+  );
   return { createdKey: created.key };
 }
 

@@ -61,14 +61,15 @@ export function makeEducations(
     if (majorId !== undefined) entry.educationMajorId = majorId;
     entry.lengthOfCourseYears = length;
     const kind = educationType === 'VOCATIONAL' || educationType === 'ASSOCIATE' ? 'vocational' : 'tertiary';
-    entry.institution = rng.pick(INSTITUTION_PATTERNS[kind]).replace('{city}', abroad ? (hostCity) : homeCity);
+    entry.institution = rng.pick(INSTITUTION_PATTERNS[kind]).replace('{city}', abroad ? hostCity : homeCity);
     if (majorId !== undefined) entry.courseName = majors.get(majorId);
     const incomplete = rng.chance(0.08);
     if (!incomplete) entry.yearCompleted = Math.min(createdYear, finishedAt);
     entry.incomplete = incomplete;
     entries.push(entry);
   };
-  const bachelorLength = primary.group === 'health' && (primary.major === 912 || primary.major === 911) ? 6 : rng.int(4, 5);
+  const bachelorLength =
+    primary.group === 'health' && (primary.major === 912 || primary.major === 911) ? 6 : rng.int(4, 5);
   const bachelorEnd = yearOfBirth + 18 + bachelorLength + rng.int(0, 3);
   switch (max.educationType) {
     case 'VOCATIONAL':
@@ -93,7 +94,11 @@ export function makeEducations(
   return entries;
 }
 
-export function makeCertifications(rng: DemoRandom, group: OccupationGroup, created: number): CandidateCertificationDoc[] {
+export function makeCertifications(
+  rng: DemoRandom,
+  group: OccupationGroup,
+  created: number,
+): CandidateCertificationDoc[] {
   const count = rng.weighted([
     { value: 0, weight: 45 },
     { value: 1, weight: 40 },

@@ -24,7 +24,9 @@ export function makeDependants(
   if (pair) {
     // A partner who also registered shares the children; the partner is the one registered.
     return (pair.partner.candidateDependants ?? []).map((d) =>
-      d.relation === 'PARTNER' ? { ...d, yearOfBirth: pair.partner.yearOfBirth, gender: pair.partner.gender } : { ...d },
+      d.relation === 'PARTNER'
+        ? { ...d, yearOfBirth: pair.partner.yearOfBirth, gender: pair.partner.gender }
+        : { ...d },
     );
   }
   const result: DependantDoc[] = [];

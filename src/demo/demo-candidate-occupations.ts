@@ -1,4 +1,8 @@
-import type { CandidateJobExperienceDoc, CandidateOccupationDoc, CandidateSkillDoc } from '../candidates/candidate-document';
+import type {
+  CandidateJobExperienceDoc,
+  CandidateOccupationDoc,
+  CandidateSkillDoc,
+} from '../candidates/candidate-document';
 import type { DemoRandom } from './demo-random';
 import type { DemoReference } from './demo-reference';
 import { DAY_MS, isoDate } from './demo-values';
@@ -77,11 +81,14 @@ export function makeOccupation(
 ): CandidateOccupationDoc {
   const yearsExperience = rank === 0 ? rng.int(1, Math.min(25, workingYears)) : rng.int(1, Math.min(8, workingYears));
   const experiences: CandidateJobExperienceDoc[] = [];
-  const jobCount = rank === 0 ? rng.weighted([
-    { value: 0, weight: 10 },
-    { value: 1, weight: 55 },
-    { value: 2, weight: 35 },
-  ]) : rng.int(0, 1);
+  const jobCount =
+    rank === 0
+      ? rng.weighted([
+          { value: 0, weight: 10 },
+          { value: 1, weight: 55 },
+          { value: 2, weight: 35 },
+        ])
+      : rng.int(0, 1);
   const descriptions = JOB_DESCRIPTIONS[occupation.group];
   const companies = COMPANY_PATTERNS[occupation.group];
   if (jobCount >= 1) {

@@ -125,7 +125,14 @@ function makeVisaJobCheck(
     check.eligible_494 = yesNo(rng, 0.6);
     check.eligible_186 = yesNo(rng, 0.4);
   }
-  check.eligibleOther = rng.pick(['TEMP_SKILLED', 'SPECIAL_HUM', 'OTHER_HUM', 'DIRECT_ENT', 'POINTS_INDEP', 'NO_RESPONSE'] as const);
+  check.eligibleOther = rng.pick([
+    'TEMP_SKILLED',
+    'SPECIAL_HUM',
+    'OTHER_HUM',
+    'DIRECT_ENT',
+    'POINTS_INDEP',
+    'NO_RESPONSE',
+  ] as const);
   check.putForward = rng.pick(['YES', 'YES_BUT', 'DISCUSS_FURTHER', 'SEEK_ADVICE', 'NO', 'NO_RESPONSE'] as const);
   check.platformEligibility = rng.pick(['PROCEED', 'DISCUSS', 'DONT_PROCEED', 'NO_RESPONSE'] as const);
   const age = createdYear - yearOfBirth;

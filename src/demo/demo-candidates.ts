@@ -1,5 +1,11 @@
 import { alpha2ToNumeric } from 'i18n-iso-countries';
-import type { CandidateDoc, CandidateStatus, Gender, HowHeardAboutUs, YesNoUnsure } from '../candidates/candidate-document';
+import type {
+  CandidateDoc,
+  CandidateStatus,
+  Gender,
+  HowHeardAboutUs,
+  YesNoUnsure,
+} from '../candidates/candidate-document';
 import { CANDIDATE_STATUSES } from '../candidates/candidate-document';
 import { makeCertifications, makeEducations, pickEducationLevel } from './demo-candidate-education';
 import { makeDependants, PARTNERED, type PairContext } from './demo-candidate-family';
@@ -72,7 +78,10 @@ const HOW_HEARD: readonly Weighted<HowHeardAboutUs>[] = [
   { value: 'OTHER', weight: 2 },
 ];
 
-const ORIGIN_WEIGHTS: readonly Weighted<string>[] = Object.entries(ORIGINS).map(([code, origin]) => ({ value: code, weight: origin.weight }));
+const ORIGIN_WEIGHTS: readonly Weighted<string>[] = Object.entries(ORIGINS).map(([code, origin]) => ({
+  value: code,
+  weight: origin.weight,
+}));
 
 /**
  * Every candidate of `sources.candidateIds`, in generation order, drawn from `rng`. Some come in
@@ -90,10 +99,17 @@ export function* generateCandidates(sources: CandidateSources, rng: DemoRandom):
       // A couple who both registered: each points at the other.
       const first = makeCandidate(sources, rng, index, statusOf(index), null, true);
       const firstOccupation = first.candidateOccupations?.[0]?.occupation?.isco08Code ?? '';
-      const second = makeCandidate(sources, rng, index + 1, statusOf(index + 1), {
-        partner: first,
-        partnerOccupation: firstOccupation,
-      }, true);
+      const second = makeCandidate(
+        sources,
+        rng,
+        index + 1,
+        statusOf(index + 1),
+        {
+          partner: first,
+          partnerOccupation: firstOccupation,
+        },
+        true,
+      );
       first.partnerPublicId = second.publicId;
       first.partnerRegistered = 'YES';
       const secondOccupation = second.candidateOccupations?.[0]?.occupation?.isco08Code;
@@ -134,7 +150,7 @@ function makeCandidate(
   const createdYear = new Date(created).getUTCFullYear();
 
   const nationality = partner?.nationalityIsoCode ?? rng.weighted(ORIGIN_WEIGHTS);
-  const origin = ORIGINS[nationality] ?? (ORIGINS.SY);
+  const origin = ORIGINS[nationality] ?? ORIGINS.SY;
   const host = partner?.countryIsoCode ?? rng.weighted(origin.hosts);
   const hostInfo = HOSTS[host] ?? { cities: [], languages: [] };
   const city = partner?.city ?? (hostInfo.cities.length > 0 ? rng.pick(hostInfo.cities) : undefined);
@@ -225,7 +241,8 @@ function makeCandidate(
   doc.conflict = yesNo(rng, 0.5);
   doc.crimeConvict = yesNoUnsure(rng, 0.02);
   doc.destLimit = yesNo(rng, 0.2);
-  const license = canDrive === 'YES' ? rng.pick(['VALID', 'EXPIRED'] as const) : rng.pick(['NONE', 'NO_RESPONSE'] as const);
+  const license =
+    canDrive === 'YES' ? rng.pick(['VALID', 'EXPIRED'] as const) : rng.pick(['NONE', 'NO_RESPONSE'] as const);
   doc.drivingLicense = license;
   if (license === 'VALID' || license === 'EXPIRED') {
     doc.drivingLicenseCountryIsoCode = rng.chance(0.7) ? nationality : host;
@@ -251,9 +268,16 @@ function makeCandidate(
     doc.militaryStart = isoDate(start);
     doc.militaryEnd = isoDate(start + rng.int(365, 900) * DAY_MS);
   }
-  doc.intRecruitReasons = rng.sample(['CANT_RETURN_HOME', 'CITIZENSHIP', 'EXPERIENCE', 'CHILDREN', 'OTHER'] as const, rng.int(1, 3));
+  doc.intRecruitReasons = rng.sample(
+    ['CANT_RETURN_HOME', 'CITIZENSHIP', 'EXPERIENCE', 'CHILDREN', 'OTHER'] as const,
+    rng.int(1, 3),
+  );
   doc.intRecruitRural = yesNoUnsure(rng, 0.5);
-  doc.leftHomeReasons = rng.chance(0.85) ? (rng.chance(0.3) ? ['SAFETY', 'JOB'] : ['SAFETY']) : [rng.pick(['JOB', 'OTHER'] as const)];
+  doc.leftHomeReasons = rng.chance(0.85)
+    ? rng.chance(0.3)
+      ? ['SAFETY', 'JOB']
+      : ['SAFETY']
+    : [rng.pick(['JOB', 'OTHER'] as const)];
   const returnedHome = yesNoUnsure(rng, 0.1);
   doc.returnedHome = returnedHome;
   doc.returnHomeSafe = yesNoUnsure(rng, 0.1);
@@ -317,13 +341,15 @@ function makeCandidate(
     const partnerEnglish = yesNo(rng, 0.4);
     doc.partnerEnglish = partnerEnglish;
     if (partnerEnglish === 'YES') doc.partnerEnglishLevel = rng.pick(ref.languageLevels);
-    const partnerIelts = partnerEnglish === 'YES' ? rng.pick(['YES_GENERAL', 'YES_ACADEMIC', 'NO', 'UNSURE'] as const) : 'NO';
+    const partnerIelts =
+      partnerEnglish === 'YES' ? rng.pick(['YES_GENERAL', 'YES_ACADEMIC', 'NO', 'UNSURE'] as const) : 'NO';
     doc.partnerIelts = partnerIelts;
     if (partnerIelts === 'YES_GENERAL' || partnerIelts === 'YES_ACADEMIC') {
       doc.partnerIeltsScore = (rng.int(8, 16) / 2).toFixed(1);
       doc.partnerIeltsYr = rng.int(Math.max(2015, createdYear - 5), createdYear);
     }
-    doc.partnerOccupationIsco08Code = pair?.partnerOccupation || planOccupations(rng, sources.commonOccupations, ref)[0]?.code || primary.code;
+    doc.partnerOccupationIsco08Code =
+      pair?.partnerOccupation || planOccupations(rng, sources.commonOccupations, ref)[0]?.code || primary.code;
   }
 
   // nested lists
@@ -333,7 +359,18 @@ function makeCandidate(
   doc.candidateCitizenships = makeCitizenships(rng, nationality, host, bornInHost, created);
   const destinations = makeDestinations(rng);
   doc.candidateDestinations = destinations;
-  doc.candidateEducations = makeEducations(rng, ref, maxEducation, primary, nationality, host, homeCity, city, yearOfBirth, createdYear);
+  doc.candidateEducations = makeEducations(
+    rng,
+    ref,
+    maxEducation,
+    primary,
+    nationality,
+    host,
+    homeCity,
+    city,
+    yearOfBirth,
+    createdYear,
+  );
   doc.candidateExams = exams;
   doc.candidateLanguages = candidateLanguages;
   doc.candidateOccupations = occupationsPlanned.map((occupation, i) =>
@@ -342,7 +379,9 @@ function makeCandidate(
   doc.candidateSkills = makeSkills(rng, occupationsPlanned);
   doc.candidateDependants = dependants;
   doc.candidateVisaChecks =
-    sparse || rng.chance(0.35) ? [] : makeVisaChecks(rng, sources.jobs, destinations, occupationsPlanned, yearOfBirth, createdYear);
+    sparse || rng.chance(0.35)
+      ? []
+      : makeVisaChecks(rng, sources.jobs, destinations, occupationsPlanned, yearOfBirth, createdYear);
   return doc;
 }
 

@@ -44,7 +44,7 @@ export class DemoRandom {
       r -= entry.weight;
       if (r < 0) return entry.value;
     }
-    return (entries[entries.length - 1]).value;
+    return entries[entries.length - 1].value;
   }
 
   /** Up to `count` distinct items, in random order. */

@@ -302,7 +302,14 @@ export const SKILLS: Record<OccupationGroup, readonly string[]> = {
   engineering: ['AutoCAD', 'Site supervision', 'Structural analysis', 'Quantity surveying', 'Technical drawing'],
   education: ['Lesson planning', 'Classroom management', 'Curriculum design', 'Translation', 'Psychosocial support'],
   business: ['Bookkeeping', 'Microsoft Excel', 'Payroll', 'Financial reporting', 'Customer service'],
-  trade: ['Arc welding', 'Electrical wiring', 'Engine repair', 'Furniture making', 'Pipe fitting', 'Heavy vehicle driving'],
+  trade: [
+    'Arc welding',
+    'Electrical wiring',
+    'Engine repair',
+    'Furniture making',
+    'Pipe fitting',
+    'Heavy vehicle driving',
+  ],
   service: ['Cooking for large groups', 'Pastry making', 'Customer service', 'Hair styling', 'Sewing'],
 };
 
@@ -407,7 +414,14 @@ export const AVAIL_IMMEDIATE_JOB_OPS: readonly string[] = [
   'No, I need time to finish my current commitments',
 ];
 
-export const COVID_VACCINES: readonly string[] = ['Pfizer-BioNTech', 'AstraZeneca', 'Sinopharm', 'Moderna', 'Sputnik V', 'Janssen'];
+export const COVID_VACCINES: readonly string[] = [
+  'Pfizer-BioNTech',
+  'AstraZeneca',
+  'Sinopharm',
+  'Moderna',
+  'Sputnik V',
+  'Janssen',
+];
 
 export const OTHER_EXAMS: readonly { name: string; scores: readonly string[] }[] = [
   { name: 'Goethe-Zertifikat', scores: ['A2', 'B1', 'B2', 'C1'] },
@@ -430,4 +444,8 @@ export const SAVED_LIST_NAMES: readonly string[] = [
 /** Sizes of the demo saved lists (capped at the number of candidates): one is above the page limit of 100. */
 export const SAVED_LIST_SIZES: readonly number[] = [5, 12, 20, 50, 150, 400];
 
-export const REGISTRAR_IDS: readonly string[] = ['demo-registrar-ngo-1', 'demo-registrar-ngo-2', 'demo-registrar-agency-1'];
+export const REGISTRAR_IDS: readonly string[] = [
+  'demo-registrar-ngo-1',
+  'demo-registrar-ngo-2',
+  'demo-registrar-agency-1',
+];

@@ -54,7 +54,10 @@ export interface SeedCliOptions {
 export class UsageError extends Error {}
 
 /** Parses the arguments (without `node` and the script); throws UsageError when they are wrong. */
-export function parseSeedArgs(argv: readonly string[], config: Pick<Config, 'demoCandidates'>): SeedCliOptions | 'help' {
+export function parseSeedArgs(
+  argv: readonly string[],
+  config: Pick<Config, 'demoCandidates'>,
+): SeedCliOptions | 'help' {
   let parsed;
   try {
     parsed = parseArgs({
@@ -74,7 +77,8 @@ export function parseSeedArgs(argv: readonly string[], config: Pick<Config, 'dem
   }
   const { values } = parsed;
   if (values.help) return 'help';
-  const candidates = values.candidates === undefined ? config.demoCandidates : parseInteger('--candidates', values.candidates);
+  const candidates =
+    values.candidates === undefined ? config.demoCandidates : parseInteger('--candidates', values.candidates);
   if (candidates < 0 || candidates > 1_000_000) throw new UsageError('--candidates must be between 0 and 1000000');
   const seed = values.seed === undefined ? 1 : parseInteger('--seed', values.seed);
   if (!isDemoSeed(seed)) throw new UsageError(`--seed must be between 0 and ${MAX_DEMO_SEED}`);
@@ -123,7 +127,10 @@ export async function seedWithOptions(
   // a repeated seed a conflict); every other index is built afterwards over all the data, which
   // costs far less than updating it document by document. A seed that stops half way leaves them
   // to the service, which ensures every index when it starts.
-  await ensureIndexes(db, INDEXES.filter((index) => index.options.unique === true));
+  await ensureIndexes(
+    db,
+    INDEXES.filter((index) => index.options.unique === true),
+  );
   const counts = await seedDemoData(db, { candidates: options.candidates, seed: options.seed, onProgress });
   onProgress?.({ phase: 'indexes', done: 0, total: INDEXES.length });
   await dropSupersededIndexes(db);

@@ -89,5 +89,10 @@ export async function seedDemoData(db: Db, options: SeedOptions): Promise<SeedCo
   for (const list of savedLists) await lists.insert(list);
   report({ phase: 'savedLists', done: savedLists.length, total: savedLists.length });
 
-  return { referenceDocuments, jobOpportunities: jobOpportunities.length, candidates: written, savedLists: savedLists.length };
+  return {
+    referenceDocuments,
+    jobOpportunities: jobOpportunities.length,
+    candidates: written,
+    savedLists: savedLists.length,
+  };
 }

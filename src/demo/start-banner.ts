@@ -33,10 +33,15 @@ export function showStartBanner(
     lines.push(`  Demo API key (shown only now): ${demo.createdKey}`);
   } else if (demo?.createdKey) {
     const file = writeDemoKeyFile(options.dataDir, demo.createdKey);
-    options.logger.info({ file }, 'demo API key written to a file readable only by this user (stdout is not a terminal)');
+    options.logger.info(
+      { file },
+      'demo API key written to a file readable only by this user (stdout is not a terminal)',
+    );
     lines.push(`  Demo API key: written to ${file} (stdout is not a terminal)`);
   } else if (demo) {
-    lines.push(`  Demo API key: printed (or written to ${DEMO_KEY_FILE} in DATA_DIR) at the first start, or DEMO_API_KEY; \`npm run keys -- create\` makes another.`);
+    lines.push(
+      `  Demo API key: printed (or written to ${DEMO_KEY_FILE} in DATA_DIR) at the first start, or DEMO_API_KEY; \`npm run keys -- create\` makes another.`,
+    );
   }
   options.output.write(`${lines.join('\n')}\n\n`);
 }

@@ -34,7 +34,11 @@ export function rateLimitPlugin(limiter: RateLimiter): ApolloServerPlugin<GraphQ
         },
         async willSendResponse({ response }) {
           const budgets = limiter.budgetsOf(contextValue.apiKey);
-          const headers = state ? rateLimitHeaders(state) : budgets ? { 'RateLimit-Policy': rateLimitPolicyHeader(budgets) } : {};
+          const headers = state
+            ? rateLimitHeaders(state)
+            : budgets
+              ? { 'RateLimit-Policy': rateLimitPolicyHeader(budgets) }
+              : {};
           for (const [name, value] of Object.entries(headers)) response.http.headers.set(name.toLowerCase(), value);
         },
       };
@@ -48,7 +52,10 @@ export function rateLimitPlugin(limiter: RateLimiter): ApolloServerPlugin<GraphQ
  */
 function toGraphQLError(error: AppError, state: RateLimitState | undefined): GraphQLError {
   if (!(error instanceof TooManyRequestsError) || state === undefined) {
-    return new GraphQLError(error.message, { originalError: error, extensions: { code: error.code, http: httpExtensionOf(error) } });
+    return new GraphQLError(error.message, {
+      originalError: error,
+      extensions: { code: error.code, http: httpExtensionOf(error) },
+    });
   }
   const head: Partial<HTTPGraphQLHead> = {
     status: error.status,
@@ -57,6 +64,10 @@ function toGraphQLError(error: AppError, state: RateLimitState | undefined): Gra
   return new GraphQLError(error.message, {
     originalError: error,
     // Apollo reads `headers` as a HeaderMap; graphql-yoga's augmentation types it as a record (see httpExtensionOf).
-    extensions: { code: error.code, retryAfterSeconds: error.retryAfterSeconds, http: head as GraphQLErrorExtensions['http'] },
+    extensions: {
+      code: error.code,
+      retryAfterSeconds: error.retryAfterSeconds,
+      http: head as GraphQLErrorExtensions['http'],
+    },
   });
 }

@@ -40,7 +40,10 @@ export const INTERNAL_ERROR_MESSAGE = 'Internal server error.';
  * (inputs may carry identity data), and anything else is logged and answered as an
  * INTERNAL_SERVER_ERROR that reveals nothing.
  */
-export function createErrorFormatter(logger: Logger, { schema, development }: { schema: GraphQLSchema; development: boolean }) {
+export function createErrorFormatter(
+  logger: Logger,
+  { schema, development }: { schema: GraphQLSchema; development: boolean },
+) {
   const known = schemaNamesOf(schema);
   // In development the names a document uses are shown as written (a typo is easier to find); values never are.
   const safeMessage = (message: string, error: unknown) => {
@@ -49,13 +52,17 @@ export function createErrorFormatter(logger: Logger, { schema, development }: { 
   };
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const original = unwrapResolverError(error);
-    const where = { ...(formatted.path ? { path: formatted.path } : {}), ...(formatted.locations ? { locations: formatted.locations } : {}) };
+    const where = {
+      ...(formatted.path ? { path: formatted.path } : {}),
+      ...(formatted.locations ? { locations: formatted.locations } : {}),
+    };
     if (isAppError(original)) {
       const details = 'details' in original && original.details ? { details: original.details } : {};
       return { message: original.message, ...where, extensions: { code: original.code, ...details } };
     }
     const code = isRefusedRequest(error) ? 'BAD_REQUEST' : formatted.extensions?.code;
-    const fromGraphQL = original instanceof GraphQLError || (error instanceof GraphQLError && error.originalError === undefined);
+    const fromGraphQL =
+      original instanceof GraphQLError || (error instanceof GraphQLError && error.originalError === undefined);
     if (typeof code === 'string' && CLIENT_ERROR_CODES.has(code) && fromGraphQL) {
       // A 429 from the rate-limit plugin says when to come back, for clients that do not read headers.
       const retryAfterSeconds = formatted.extensions?.retryAfterSeconds;
@@ -72,7 +79,8 @@ export function createErrorFormatter(logger: Logger, { schema, development }: { 
  * query whose hash does not match its query, or of an unknown version): a client error.
  */
 function isRefusedRequest(error: unknown): boolean {
-  if (!(error instanceof GraphQLError) || error.originalError !== undefined || error.extensions.code !== undefined) return false;
+  if (!(error instanceof GraphQLError) || error.originalError !== undefined || error.extensions.code !== undefined)
+    return false;
   const status = (error.extensions.http as { status?: unknown } | undefined)?.status;
   return typeof status === 'number' && status >= 400 && status < 500;
 }
@@ -97,16 +105,19 @@ export function withoutValues(message: string, error?: unknown): string {
 }
 
 function reasonWithoutValue(reason: string): string {
-  if (reason.startsWith(SYNTAX_ERROR)) return syntaxErrorWithoutText(reason.replace(/\n\nGraphQL request:[\s\S]*$/, ''));
-  return reason
-    .replace(/\n\nGraphQL request:[\s\S]*$/, '')
-    // The name of an unknown input field is a key the caller sent (an e-mail, say), written
-    // between quotes without escaping: everything up to the last `" is not defined by type` goes.
-    .replace(/^Field "[\s\S]*" is not defined by type "(\w+)"\.[\s\S]*$/, 'Field "…" is not defined by type "$1".')
-    .replace(/(cannot represent[\w -]*?): [\s\S]*$/, '$1.')
-    .replace(/^Value [\s\S]* does not exist in "(\w+)" enum\.[\s\S]*$/, 'Value does not exist in "$1" enum.')
-    .replace(/(Expected value of type "[^"]+"), found [\s\S]*$/, '$1.')
-    .replace(/(found (String|BlockString|Int|Float|Name)) [\s\S]*$/, '$1.');
+  if (reason.startsWith(SYNTAX_ERROR))
+    return syntaxErrorWithoutText(reason.replace(/\n\nGraphQL request:[\s\S]*$/, ''));
+  return (
+    reason
+      .replace(/\n\nGraphQL request:[\s\S]*$/, '')
+      // The name of an unknown input field is a key the caller sent (an e-mail, say), written
+      // between quotes without escaping: everything up to the last `" is not defined by type` goes.
+      .replace(/^Field "[\s\S]*" is not defined by type "(\w+)"\.[\s\S]*$/, 'Field "…" is not defined by type "$1".')
+      .replace(/(cannot represent[\w -]*?): [\s\S]*$/, '$1.')
+      .replace(/^Value [\s\S]* does not exist in "(\w+)" enum\.[\s\S]*$/, 'Value does not exist in "$1" enum.')
+      .replace(/(Expected value of type "[^"]+"), found [\s\S]*$/, '$1.')
+      .replace(/(found (String|BlockString|Int|Float|Name)) [\s\S]*$/, '$1.')
+  );
 }
 
 const SYNTAX_ERROR = 'Syntax Error: ';
@@ -168,7 +179,10 @@ const PUNCTUATOR = /^(!|\$|&|\(|\)|\.\.\.|:|=|@|\[|\]|\{|\||\})$/;
 export function withoutUnknownNames(message: string, known: ReadonlySet<string>): string {
   return message.replace(/"([^"]*)"/g, (quoted, inner: string) => {
     if (PUNCTUATOR.test(inner)) return quoted;
-    const names = inner.replace(/^[$@]/, '').split(/[.()[\]!:\s]+/).filter((part) => part !== '');
+    const names = inner
+      .replace(/^[$@]/, '')
+      .split(/[.()[\]!:\s]+/)
+      .filter((part) => part !== '');
     const allKnown = names.length > 0 && names.every((name) => /^\d+$/.test(name) || known.has(name));
     return allKnown ? quoted : UNKNOWN_NAME;
   });
@@ -182,7 +196,8 @@ export function withoutUnknownNames(message: string, known: ReadonlySet<string>)
  */
 export function httpExtensionOf(error: AppError): GraphQLErrorExtensions['http'] {
   const head: Partial<HTTPGraphQLHead> = { status: error.status };
-  if (error instanceof ServiceUnavailableError) head.headers = new HeaderMap([['retry-after', String(error.retryAfterSeconds)]]);
+  if (error instanceof ServiceUnavailableError)
+    head.headers = new HeaderMap([['retry-after', String(error.retryAfterSeconds)]]);
   return head as GraphQLErrorExtensions['http'];
 }
 

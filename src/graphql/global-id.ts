@@ -45,7 +45,9 @@ export function parseGlobalId(id: string): GlobalIdTarget | null {
   const type = text.slice(0, colon);
   const key = text.slice(colon + 1);
   if (colon < 0 || !Object.hasOwn(NODE_KEYS, type)) return null;
-  const valid = { publicId: isPublicId(key), code: CODE.test(key), level: LEVEL.test(key) }[NODE_KEYS[type as NodeType]];
+  const valid = { publicId: isPublicId(key), code: CODE.test(key), level: LEVEL.test(key) }[
+    NODE_KEYS[type as NodeType]
+  ];
   return valid ? { type: type as NodeType, key } : null;
 }
 
@@ -55,13 +57,19 @@ export const MAX_NODE_IDS = 100;
 /** The targets of `ids`, in order; BAD_USER_INPUT naming the first malformed id, or too many ids. */
 export function parseGlobalIds(ids: readonly string[], parameter: 'id' | 'ids'): GlobalIdTarget[] {
   if (ids.length > MAX_NODE_IDS) {
-    throw new BadUserInputError(`At most ${MAX_NODE_IDS} ids can be fetched at once.`, { parameter, rule: `at most ${MAX_NODE_IDS} ids` });
+    throw new BadUserInputError(`At most ${MAX_NODE_IDS} ids can be fetched at once.`, {
+      parameter,
+      rule: `at most ${MAX_NODE_IDS} ids`,
+    });
   }
   return ids.map((id, index) => {
     const target = parseGlobalId(id);
     if (target === null) {
       const where = parameter === 'ids' ? `ids[${index}]` : 'id';
-      throw new BadUserInputError(`${where} is not a global id of this API (see Node.id).`, { parameter: where, rule: 'a global id as Node.id gives it' });
+      throw new BadUserInputError(`${where} is not a global id of this API (see Node.id).`, {
+        parameter: where,
+        rule: 'a global id as Node.id gives it',
+      });
     }
     return target;
   });

@@ -57,7 +57,9 @@ export async function createGraphQLEndpoint(
   const server = new ApolloServer<GraphQLContext>({
     parseOptions: { maxTokens: config.graphqlMaxTokens },
     // GRAPHQL_JIT: Apollo hands each validated operation to the app's executor, which runs it compiled.
-    ...(config.graphqlJit ? { gateway: executorGateway(schema, operationExecutorOf(schema, { compiled: true })) } : { schema }),
+    ...(config.graphqlJit
+      ? { gateway: executorGateway(schema, operationExecutorOf(schema, { compiled: true })) }
+      : { schema }),
     plugins: [
       ...armor.plugins,
       ApolloServerPluginLandingPageDisabled(),
@@ -70,7 +72,10 @@ export async function createGraphQLEndpoint(
     ],
     // Automatic persisted queries: Apollo checks the hash and registers a query only after it
     // passed the context factory (the key), validation (the limits) and the rate limit.
-    persistedQueries: config.graphqlApqMaxEntries === 0 ? false : { cache: services.persistedQueries, ttl: config.graphqlApqTtlSeconds },
+    persistedQueries:
+      config.graphqlApqMaxEntries === 0
+        ? false
+        : { cache: services.persistedQueries, ttl: config.graphqlApqTtlSeconds },
     validationRules: armor.validationRules,
     allowBatchedHttpRequests: false,
     csrfPrevention: { requestHeaders: ['x-api-key', 'x-apollo-operation-name', 'apollo-require-preflight'] },
@@ -80,14 +85,25 @@ export async function createGraphQLEndpoint(
     includeStacktraceInErrorResponses: development,
     hideSchemaDetailsFromClientErrors: !development,
     formatError: createErrorFormatter(logger, { schema, development }),
-    logger: { debug: () => {}, info: () => {}, warn: (m) => logger.warn(String(m)), error: (m) => logger.error(String(m)) },
+    logger: {
+      debug: () => {},
+      info: () => {},
+      warn: (m) => logger.warn(String(m)),
+      error: (m) => logger.error(String(m)),
+    },
   });
   await server.start();
 
   const handler = expressMiddleware(server, {
     context: async ({ req, res }): Promise<GraphQLContext> => {
       try {
-        const context = await createContext(services, req.headers['x-api-key'], requestIdOf(req, res), 'GRAPHQL', metrics);
+        const context = await createContext(
+          services,
+          req.headers['x-api-key'],
+          requestIdOf(req, res),
+          'GRAPHQL',
+          metrics,
+        );
         auditWhenClosed(res, services.audit, context.audit, logger);
         // For the request log: the key's id (never the key) and, once Apollo resolves it, the operation name.
         res.locals.apiKeyId = context.apiKey.id;

@@ -26,7 +26,11 @@ export interface BatchSizeObserver {
 
 const UNOBSERVED: BatchSizeObserver = { observe: () => {} };
 
-export function createLoaders(repositories: Repositories, readEpoch: string, batchSizes: BatchSizeObserver = UNOBSERVED): Loaders {
+export function createLoaders(
+  repositories: Repositories,
+  readEpoch: string,
+  batchSizes: BatchSizeObserver = UNOBSERVED,
+): Loaders {
   const observed =
     <K, V>(loader: keyof Loaders, fetch: (keys: readonly K[]) => Promise<V[]>) =>
     (keys: readonly K[]) => {
@@ -35,7 +39,10 @@ export function createLoaders(repositories: Repositories, readEpoch: string, bat
     };
   return {
     jobOpportunities: keyedLoader(
-      observed('jobOpportunities', cachedFetch(repositories.jobOpportunityCache, readEpoch, repositories.jobOpportunityFetch)),
+      observed(
+        'jobOpportunities',
+        cachedFetch(repositories.jobOpportunityCache, readEpoch, repositories.jobOpportunityFetch),
+      ),
       (doc) => doc.publicId,
     ),
     candidates: keyedLoader(
@@ -64,7 +71,9 @@ function cachedFetch<V extends { publicId: string }>(
       if (value === undefined) missing.push(publicId);
       else found.push(value);
     }
-    if (missing.length > 0) for (const value of await coalesced.load(missing, readEpoch)) found.push(cache.set(value.publicId, readEpoch, value));
+    if (missing.length > 0)
+      for (const value of await coalesced.load(missing, readEpoch))
+        found.push(cache.set(value.publicId, readEpoch, value));
     return found;
   };
 }

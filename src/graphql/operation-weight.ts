@@ -43,7 +43,10 @@ export interface OperationCharge {
  * The same on both transports: `GET /v1/candidates?limit=100` and `candidates(limit: 100)` cost 10.
  */
 export function pageReads(size: number | undefined): number {
-  const bounded = size === undefined || !Number.isFinite(size) ? DEFAULT_LIMIT : Math.min(MAX_LIMIT, Math.max(MIN_LIMIT, Math.floor(size)));
+  const bounded =
+    size === undefined || !Number.isFinite(size)
+      ? DEFAULT_LIMIT
+      : Math.min(MAX_LIMIT, Math.max(MIN_LIMIT, Math.floor(size)));
   return Math.ceil(bounded / CANDIDATES_PER_READ);
 }
 
@@ -96,9 +99,17 @@ class PageCounter {
   private readsOf(selectionSet: SelectionSetNode, type: GraphQLNamedType): number {
     let reads = 0;
     // Every spread counts: a fragment spread twice selects its pages twice. The depth and token limits bound the spreads.
-    forEachSelectedField([selectionSet], this.fragments, (field, typeCondition) => {
-      reads += this.readsOfField(field, typeCondition === undefined ? type : (this.schema.getType(typeCondition) ?? type));
-    }, { spreads: 'each' });
+    forEachSelectedField(
+      [selectionSet],
+      this.fragments,
+      (field, typeCondition) => {
+        reads += this.readsOfField(
+          field,
+          typeCondition === undefined ? type : (this.schema.getType(typeCondition) ?? type),
+        );
+      },
+      { spreads: 'each' },
+    );
     return reads;
   }
 

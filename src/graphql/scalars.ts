@@ -29,7 +29,10 @@ function isDateTime(value: string): boolean {
   return DATE_TIME_PATTERN.test(value) && isCalendarDate(value.slice(0, 10)) && !Number.isNaN(Date.parse(value));
 }
 
-function fromString({ name, description, parse }: ReturnType<typeof stringScalar>, serialize: (value: unknown) => string) {
+function fromString(
+  { name, description, parse }: ReturnType<typeof stringScalar>,
+  serialize: (value: unknown) => string,
+) {
   return new GraphQLScalarType({
     name,
     description,
@@ -40,8 +43,18 @@ function fromString({ name, description, parse }: ReturnType<typeof stringScalar
 }
 
 const publicId = stringScalar('PublicId', 'A 22-character base64url public id.', isPublicId, PUBLIC_ID_RULE);
-const date = stringScalar('Date', 'An ISO 8601 calendar date.', isCalendarDate, 'an ISO 8601 calendar date (YYYY-MM-DD)');
-const dateTime = stringScalar('DateTime', 'An ISO 8601 date-time with zone.', isDateTime, 'an ISO 8601 date-time with zone');
+const date = stringScalar(
+  'Date',
+  'An ISO 8601 calendar date.',
+  isCalendarDate,
+  'an ISO 8601 calendar date (YYYY-MM-DD)',
+);
+const dateTime = stringScalar(
+  'DateTime',
+  'An ISO 8601 date-time with zone.',
+  isDateTime,
+  'an ISO 8601 date-time with zone',
+);
 
 export const scalarResolvers = {
   PublicId: fromString(publicId, (value) => String(value)),

@@ -31,7 +31,8 @@ export interface WalkOptions {
 /** The fragment definitions of `document` by name. */
 export function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
   const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  for (const definition of document.definitions)
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   return fragments;
 }
 
@@ -74,14 +75,27 @@ export function forEachSelectedField(
 }
 
 /** The fields forEachSelectedField visits, with their type conditions. */
-export function selectedFields(selectionSets: Iterable<SelectionSetNode | undefined>, fragments: Fragments, options: WalkOptions = {}): SelectedField[] {
+export function selectedFields(
+  selectionSets: Iterable<SelectionSetNode | undefined>,
+  fragments: Fragments,
+  options: WalkOptions = {},
+): SelectedField[] {
   const found: SelectedField[] = [];
-  forEachSelectedField(selectionSets, fragments, (field, typeCondition) => found.push({ field, typeCondition }), options);
+  forEachSelectedField(
+    selectionSets,
+    fragments,
+    (field, typeCondition) => found.push({ field, typeCondition }),
+    options,
+  );
   return found;
 }
 
 /** Only the field nodes forEachSelectedField visits. */
-export function selectedFieldNodes(selectionSets: Iterable<SelectionSetNode | undefined>, fragments: Fragments, options: WalkOptions = {}): FieldNode[] {
+export function selectedFieldNodes(
+  selectionSets: Iterable<SelectionSetNode | undefined>,
+  fragments: Fragments,
+  options: WalkOptions = {},
+): FieldNode[] {
   const found: FieldNode[] = [];
   forEachSelectedField(selectionSets, fragments, (field) => found.push(field), options);
   return found;
@@ -100,10 +114,13 @@ function fragmentNamed(fragments: Fragments, name: string): FragmentDefinitionNo
  * The names of the fragments spread anywhere below `selectionSets`, at any depth and through
  * fragments, each once, in the order first met (known to `fragments` or not).
  */
-export function spreadFragmentNames(selectionSets: Iterable<SelectionSetNode | undefined>, fragments: Fragments): string[] {
+export function spreadFragmentNames(
+  selectionSets: Iterable<SelectionSetNode | undefined>,
+  fragments: Fragments,
+): string[] {
   const names = new Set<string>();
   // Level by level: each fragment is walked at most once per level of fields.
-  for (let level = [...selectionSets]; level.length > 0; ) {
+  for (let level = [...selectionSets]; level.length > 0;) {
     const fields = selectedFields(level, fragments, { onSpread: (name) => names.add(name) });
     level = fields.flatMap(({ field }) => (field.selectionSet ? [field.selectionSet] : []));
   }

@@ -2,7 +2,11 @@ import type { Socket } from 'node:net';
 import { problemBody } from './problem';
 import { PROBLEM_TYPES } from './problem-types';
 
-const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
 
 /**
  * Answers requests Node's HTTP parser rejects before any route sees them (raw bytes in the

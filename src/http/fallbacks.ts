@@ -6,7 +6,10 @@ import { PROBLEM_TYPES } from './problem-types';
 
 /** Any path no route serves: a problem+json 404, like the unknown routes of /v1. */
 export const notFound: RequestHandler = (req, res) => {
-  send(res, { status: 404, body: problemBody(PROBLEM_TYPES.notFound, 'No resource at this path.', problemInstance(req.originalUrl)) });
+  send(res, {
+    status: 404,
+    body: problemBody(PROBLEM_TYPES.notFound, 'No resource at this path.', problemInstance(req.originalUrl)),
+  });
 };
 
 /**
@@ -19,15 +22,32 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (res.headersSent) return next(error);
     const instance = problemInstance(req.originalUrl);
     const status = (error as { status?: unknown }).status;
-    if (status === 413) return send(res, { status, body: problemBody(PROBLEM_TYPES.payloadTooLarge, 'The request body is too large.', instance) });
+    if (status === 413)
+      return send(res, {
+        status,
+        body: problemBody(PROBLEM_TYPES.payloadTooLarge, 'The request body is too large.', instance),
+      });
     if (status === 415) {
-      return send(res, { status, body: problemBody(PROBLEM_TYPES.unsupportedMediaType, 'The request body has an unsupported encoding.', instance) });
+      return send(res, {
+        status,
+        body: problemBody(
+          PROBLEM_TYPES.unsupportedMediaType,
+          'The request body has an unsupported encoding.',
+          instance,
+        ),
+      });
     }
     if ((error as { type?: unknown }).type === 'entity.parse.failed') {
-      return send(res, { status: 400, body: problemBody(PROBLEM_TYPES.malformedJson, 'The request body is not valid JSON.', instance) });
+      return send(res, {
+        status: 400,
+        body: problemBody(PROBLEM_TYPES.malformedJson, 'The request body is not valid JSON.', instance),
+      });
     }
     if (typeof status === 'number' && status >= 400 && status < 500) {
-      return send(res, { status: 400, body: problemBody(PROBLEM_TYPES.invalidBody, 'The request body could not be read.', instance) });
+      return send(res, {
+        status: 400,
+        body: problemBody(PROBLEM_TYPES.invalidBody, 'The request body could not be read.', instance),
+      });
     }
     const requestId = requestIdOf(req, res);
     logger.error({ err: error, requestId, path: req.path }, 'unexpected error in an HTTP request');

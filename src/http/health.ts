@@ -72,7 +72,11 @@ export function createHealth(isDatabaseReachable: () => Promise<boolean>): Healt
 }
 
 function notReady(res: Response, originalUrl: string, detail: string): void {
-  send(res, { status: 503, body: problemBody(PROBLEM_TYPES.serviceUnavailable, detail, problemInstance(originalUrl)) }, {
-    'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS),
-  });
+  send(
+    res,
+    { status: 503, body: problemBody(PROBLEM_TYPES.serviceUnavailable, detail, problemInstance(originalUrl)) },
+    {
+      'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS),
+    },
+  );
 }

@@ -38,7 +38,11 @@ export const PROBLEM_TYPES = {
   /** The request conflicts with stored data, e.g. a candidate with the same e-mail address is already registered. */
   conflict: problemType('conflict', 'Conflict with existing data', 409),
   /** A request with the same Idempotency-Key is still being processed; retry after a moment. */
-  idempotencyInProgress: problemType('idempotency-key-in-progress', 'Request with this idempotency key in progress', 409),
+  idempotencyInProgress: problemType(
+    'idempotency-key-in-progress',
+    'Request with this idempotency key in progress',
+    409,
+  ),
   /** The body is larger than the service accepts. */
   payloadTooLarge: problemType('payload-too-large', 'Request body too large', 413),
   /** A POST body is not `application/json` (or has an unsupported charset or encoding). */

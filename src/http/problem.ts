@@ -59,7 +59,10 @@ export interface ProblemContext {
  * The problem for a known failure (a RestProblem or an AppError), or undefined for anything
  * else, which the caller logs and answers as a 500.
  */
-export function toProblem(error: unknown, context: ProblemContext): { problem: ProblemBody; headers: Readonly<Record<string, string>> } | undefined {
+export function toProblem(
+  error: unknown,
+  context: ProblemContext,
+): { problem: ProblemBody; headers: Readonly<Record<string, string>> } | undefined {
   if (error instanceof RestProblem) {
     return { problem: problemBody(error.problemType, error.detail, context.instance), headers: error.headers };
   }
@@ -106,7 +109,12 @@ export function send(res: Response, response: RestResponse, headers: Readonly<Re
 }
 
 /** `send` of a body serialised already. */
-export function sendSerialized(res: Response, status: number, json: string | Buffer, headers: Readonly<Record<string, string>> = {}): void {
+export function sendSerialized(
+  res: Response,
+  status: number,
+  json: string | Buffer,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.status(status);
   res.type(status >= 400 ? PROBLEM_CONTENT_TYPE : 'application/json');

@@ -10,7 +10,13 @@ import { PROBLEM_TYPES } from './problem-types';
 /** Request headers a browser on an allowed origin may send (the preflight allows exactly these). */
 export const CORS_ALLOWED_HEADERS = ['X-API-Key', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'] as const;
 /** Response headers a script on an allowed origin may read, beyond the CORS-safelisted ones. */
-export const CORS_EXPOSED_HEADERS = ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'X-Request-Id', 'Idempotent-Replayed'] as const;
+export const CORS_EXPOSED_HEADERS = [
+  'RateLimit',
+  'RateLimit-Policy',
+  'Retry-After',
+  'X-Request-Id',
+  'Idempotent-Replayed',
+] as const;
 /** How long a browser may cache a preflight answer, in seconds. */
 const CORS_MAX_AGE_SECONDS = 600;
 
@@ -110,9 +116,13 @@ export function requestTimeout(timeoutMs: number): RequestHandler {
       res.locals[TIMED_OUT] = true;
       const detail = `The request was not answered within ${timeoutMs} ms; retry later.`;
       res.setHeader('Connection', 'close');
-      send(res, { status: 503, body: problemBody(PROBLEM_TYPES.serviceUnavailable, detail, problemInstance(req.originalUrl)) }, {
-        'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS),
-      });
+      send(
+        res,
+        { status: 503, body: problemBody(PROBLEM_TYPES.serviceUnavailable, detail, problemInstance(req.originalUrl)) },
+        {
+          'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS),
+        },
+      );
     }, timeoutMs);
     const clear = () => clearTimeout(timer);
     res.once('finish', clear);

@@ -41,7 +41,11 @@ export function observeRequests(logger: Logger, metrics: Metrics, routeLabels: r
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const aborted = !res.writableFinished;
       const status = aborted && !res.headersSent ? CLIENT_CLOSED : res.statusCode;
-      const labels = { route: routes.get(routeOf(req, res).toLowerCase()) ?? UNMATCHED_ROUTE, method: METHODS.has(req.method) ? req.method : 'OTHER', status: String(status) };
+      const labels = {
+        route: routes.get(routeOf(req, res).toLowerCase()) ?? UNMATCHED_ROUTE,
+        method: METHODS.has(req.method) ? req.method : 'OTHER',
+        status: String(status),
+      };
       metrics.httpRequests.inc(labels);
       metrics.httpRequestDuration.observe(labels, seconds);
       requestLog.info(

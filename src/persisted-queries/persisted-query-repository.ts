@@ -37,7 +37,9 @@ export class PersistedQueryRepository {
     await this.collection.deleteMany({ expiresAt: { $lte: now } });
     const excess = (await this.collection.countDocuments({})) - maxEntries;
     if (excess <= 0) return;
-    const oldest = await this.collection.find({}, { projection: { _id: 1 }, sort: { expiresAt: 1 }, limit: excess }).toArray();
+    const oldest = await this.collection
+      .find({}, { projection: { _id: 1 }, sort: { expiresAt: 1 }, limit: excess })
+      .toArray();
     await this.collection.deleteMany({ _id: { $in: oldest.map((doc) => doc._id) } });
   }
 }

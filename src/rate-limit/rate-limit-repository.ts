@@ -85,7 +85,10 @@ export class RateLimitRepository {
     const counts = new Map<string, number>();
     if (windows.length === 0) return counts;
     const docs = await this.collection
-      .find({ $or: windows.map(({ apiKeyId, kind, windowStart }) => ({ apiKeyId, kind, windowStart })) }, { projection: { _id: 0, apiKeyId: 1, kind: 1, windowStart: 1, count: 1 } })
+      .find(
+        { $or: windows.map(({ apiKeyId, kind, windowStart }) => ({ apiKeyId, kind, windowStart })) },
+        { projection: { _id: 0, apiKeyId: 1, kind: 1, windowStart: 1, count: 1 } },
+      )
       .toArray();
     for (const doc of docs) counts.set(windowKey(doc), doc.count);
     return counts;
@@ -102,14 +105,27 @@ export function windowKey({ apiKeyId, kind, windowStart }: RateLimitWindow): str
   return `${apiKeyId}\u0000${kind}\u0000${windowStart.getTime()}`;
 }
 
-function toUpsert({ apiKeyId, kind, windowStart, cost, expiresAt }: RateLimitIncrement): AnyBulkWriteOperation<RateLimitWindowDoc> {
-  return { updateOne: { filter: { apiKeyId, kind, windowStart }, update: { $inc: { count: cost }, $setOnInsert: { expiresAt } }, upsert: true } };
+function toUpsert({
+  apiKeyId,
+  kind,
+  windowStart,
+  cost,
+  expiresAt,
+}: RateLimitIncrement): AnyBulkWriteOperation<RateLimitWindowDoc> {
+  return {
+    updateOne: {
+      filter: { apiKeyId, kind, windowStart },
+      update: { $inc: { count: cost }, $setOnInsert: { expiresAt } },
+      upsert: true,
+    },
+  };
 }
 
 /** The positions of the refused upserts when every refusal is a duplicate key (a lost creation race); otherwise undefined. */
 function duplicateKeyPositions(error: MongoBulkWriteError, count: number): number[] | undefined {
   const writeErrors = [error.writeErrors].flat();
   if (writeErrors.length === 0 || error.result.getWriteConcernError() !== undefined) return undefined;
-  if (!writeErrors.every((writeError) => isDuplicateKeyWriteError(writeError) && writeError.index < count)) return undefined;
+  if (!writeErrors.every((writeError) => isDuplicateKeyWriteError(writeError) && writeError.index < count))
+    return undefined;
   return writeErrors.map((writeError) => writeError.index);
 }

@@ -123,7 +123,11 @@ export class RateLimiter {
    * the budget (`exceeded` when the request must be refused; see `throwIfExceeded`), or
    * undefined for an unlimited key, which costs no database write.
    */
-  async charge(key: Pick<ApiKeyRecord, 'id' | 'rateLimit' | 'unlimited'>, kind: RateLimitKind, weight: number): Promise<RateLimitState | undefined> {
+  async charge(
+    key: Pick<ApiKeyRecord, 'id' | 'rateLimit' | 'unlimited'>,
+    kind: RateLimitKind,
+    weight: number,
+  ): Promise<RateLimitState | undefined> {
     const budgets = this.budgetsOf(key);
     if (budgets === undefined) return undefined;
     const limit = budgets[kind];
@@ -133,7 +137,10 @@ export class RateLimiter {
     const windowStart = now - (now % WINDOW_MS);
     const windowEnd = windowStart + WINDOW_MS;
     const units = possible ? cost : 0;
-    const count = this.flushMs > 0 ? await this.countBuffered(key.id, kind, windowStart, units, now) : await this.countShared(key.id, kind, windowStart, units, now);
+    const count =
+      this.flushMs > 0
+        ? await this.countBuffered(key.id, kind, windowStart, units, now)
+        : await this.countShared(key.id, kind, windowStart, units, now);
     const exceeded = !possible || count > limit;
     if (exceeded) for (const listener of this.rejectionListeners) listener(kind);
     return {
@@ -157,10 +164,22 @@ export class RateLimiter {
   }
 
   /** Adds `units` to the shared counter at once and returns it: every request a round trip. */
-  private async countShared(apiKeyId: string, kind: RateLimitKind, windowStart: number, units: number, now: number): Promise<number> {
+  private async countShared(
+    apiKeyId: string,
+    kind: RateLimitKind,
+    windowStart: number,
+    units: number,
+    now: number,
+  ): Promise<number> {
     // One window of grace before deletion: an instance whose clock lags a little still finds the counter.
     // An impossible operation adds nothing: the counter is only read, for the RateLimit header.
-    const count = await this.counters.add(apiKeyId, kind, new Date(windowStart), units, new Date(windowStart + 2 * WINDOW_MS));
+    const count = await this.counters.add(
+      apiKeyId,
+      kind,
+      new Date(windowStart),
+      units,
+      new Date(windowStart + 2 * WINDOW_MS),
+    );
     if (units > 0 && count === units) {
       // The first request of a window clears the key's ended ones. Best effort: a counter left
       // behind is only a small document, which the TTL index or the next window removes.
@@ -170,7 +189,13 @@ export class RateLimiter {
   }
 
   /** Counts `units` here and returns the window's count as this instance knows it (see the class comment). */
-  private async countBuffered(apiKeyId: string, kind: RateLimitKind, windowStart: number, units: number, now: number): Promise<number> {
+  private async countBuffered(
+    apiKeyId: string,
+    kind: RateLimitKind,
+    windowStart: number,
+    units: number,
+    now: number,
+  ): Promise<number> {
     const id = windowKey({ apiKeyId, kind, windowStart: new Date(windowStart) });
     let window = this.windows.get(id);
     if (window === undefined) {
@@ -226,7 +251,9 @@ export class RateLimiter {
       window.pending = 0;
     }
     try {
-      const increments = windows.filter((window) => window.flushing > 0).map((window) => ({ ...toWindow(window), cost: window.flushing, expiresAt: window.expiresAt }));
+      const increments = windows
+        .filter((window) => window.flushing > 0)
+        .map((window) => ({ ...toWindow(window), cost: window.flushing, expiresAt: window.expiresAt }));
       if (increments.length > 0) await this.counters.addMany(increments);
     } catch (error) {
       // Nothing is lost: the units wait for the next flush (if some of them landed, they count twice: refused earlier, never later).

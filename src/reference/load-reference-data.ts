@@ -17,7 +17,8 @@ export async function loadReferenceData(db: Db): Promise<Record<ReferenceCollect
     const operations: AnyBulkWriteOperation<Document>[] = docs.map((doc) => ({
       replaceOne: { filter: { [field]: doc[field] as unknown }, replacement: { ...doc }, upsert: true },
     }));
-    if (operations.length > 0) await db.collection(REFERENCE_DATA_COLLECTIONS[collection]).bulkWrite(operations, { ordered: false });
+    if (operations.length > 0)
+      await db.collection(REFERENCE_DATA_COLLECTIONS[collection]).bulkWrite(operations, { ordered: false });
     counts[collection] = docs.length;
   }
   return counts;

@@ -1,5 +1,11 @@
 import { deepFreeze } from '../common/deep-freeze';
-import { REFERENCE_COLLECTION_NAMES, referenceKeyField, type ReferenceCollection, type ReferenceDocs, type ReferenceKey } from './reference-repository';
+import {
+  REFERENCE_COLLECTION_NAMES,
+  referenceKeyField,
+  type ReferenceCollection,
+  type ReferenceDocs,
+  type ReferenceKey,
+} from './reference-repository';
 
 /** What the snapshot is read from: the reference repository (its `list` gives every document in key order). */
 export interface ReferenceSource {
@@ -39,7 +45,7 @@ export class ReferenceCache {
   find<C extends ReferenceCollection>(collection: C, key: ReferenceKey<C> | null | undefined): ReferenceDocs[C] | null {
     if (this.current === undefined) throw new Error('reference data read before ReferenceCache.load()');
     if (key === null || key === undefined) return null;
-    return ((this.current[collection] as ReadonlyMap<unknown, ReferenceDocs[C]>).get(key)) ?? null;
+    return (this.current[collection] as ReadonlyMap<unknown, ReferenceDocs[C]>).get(key) ?? null;
   }
 
   private loaded(): Promise<Snapshot> {
@@ -56,7 +62,9 @@ export class ReferenceCache {
       REFERENCE_COLLECTION_NAMES.map(async (collection) => {
         const field = referenceKeyField(collection);
         const docs = await this.source.list(collection);
-        const byKey = new Map<unknown, unknown>(docs.map((doc) => [(doc as unknown as Record<string, unknown>)[field], deepFreeze(doc)]));
+        const byKey = new Map<unknown, unknown>(
+          docs.map((doc) => [(doc as unknown as Record<string, unknown>)[field], deepFreeze(doc)]),
+        );
         return [collection, byKey] as const;
       }),
     );

@@ -12,12 +12,16 @@ export class ReferenceService {
   }
 
   /** Occupations whose code or title contains `search` (case-insensitive), in code order. */
-  searchOccupations(search: string | null | undefined, limit: number | null | undefined): Promise<ReferenceDocs['occupations'][]> {
+  searchOccupations(
+    search: string | null | undefined,
+    limit: number | null | undefined,
+  ): Promise<ReferenceDocs['occupations'][]> {
     const issues = [];
     if (search != null && search.length > MAX_SEARCH_LENGTH) {
       issues.push({ parameter: 'search', rule: `at most ${MAX_SEARCH_LENGTH} characters` });
     }
-    if (limit != null && (!Number.isSafeInteger(limit) || limit < 1)) issues.push({ parameter: 'limit', rule: 'an integer >= 1' });
+    if (limit != null && (!Number.isSafeInteger(limit) || limit < 1))
+      issues.push({ parameter: 'limit', rule: 'an integer >= 1' });
     throwIfAny(issues);
     return this.reference.list('occupations', { search: search ?? undefined, limit: limit ?? undefined });
   }

@@ -40,7 +40,10 @@ export class IdempotencyRepository {
       } catch (error) {
         if (!isDuplicateKeyError(error)) throw error;
       }
-      const existing = await this.collection.findOne({ apiKeyId: record.apiKeyId, keyHash: record.keyHash }, { projection: { _id: 0 } });
+      const existing = await this.collection.findOne(
+        { apiKeyId: record.apiKeyId, keyHash: record.keyHash },
+        { projection: { _id: 0 } },
+      );
       if (existing !== null) return existing;
     }
     throw new Error('idempotency record kept appearing and disappearing');
@@ -55,7 +58,12 @@ export class IdempotencyRepository {
     return result.modifiedCount === 1;
   }
 
-  async complete(apiKeyId: string, keyHash: string, attempt: string, response: { status: number; body: string }): Promise<void> {
+  async complete(
+    apiKeyId: string,
+    keyHash: string,
+    attempt: string,
+    response: { status: number; body: string },
+  ): Promise<void> {
     await this.collection.updateOne(
       { apiKeyId, keyHash, attempt },
       { $set: { state: 'COMPLETED', response }, $unset: { leaseUntil: '' } },

@@ -27,7 +27,10 @@ export interface IdempotentResult {
 export function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
   if (header === undefined) return undefined;
   if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
-    throw new RestProblem(PROBLEM_TYPES.invalidParameter, 'Invalid parameter: Idempotency-Key must be given once, as 1 to 255 printable ASCII characters.');
+    throw new RestProblem(
+      PROBLEM_TYPES.invalidParameter,
+      'Invalid parameter: Idempotency-Key must be given once, as 1 to 255 printable ASCII characters.',
+    );
   }
   return header;
 }
@@ -78,7 +81,8 @@ export class Idempotency {
         createdDate: now,
         leaseUntil,
       });
-      if (existing === null) return { response: await this.execute(request.apiKeyId, keyHash, attempt, execute), replayed: false };
+      if (existing === null)
+        return { response: await this.execute(request.apiKeyId, keyHash, attempt, execute), replayed: false };
 
       if (isExpired(existing, now)) {
         await this.records.release(existing.apiKeyId, existing.keyHash, existing.attempt);
@@ -91,7 +95,10 @@ export class Idempotency {
         );
       }
       if (existing.state === 'COMPLETED' && existing.response) {
-        return { response: { status: existing.response.status, body: JSON.parse(existing.response.body) as unknown }, replayed: true };
+        return {
+          response: { status: existing.response.status, body: JSON.parse(existing.response.body) as unknown },
+          replayed: true,
+        };
       }
       if (existing.leaseUntil !== undefined && existing.leaseUntil.getTime() <= now.getTime()) {
         if (await this.records.takeOver(existing, attempt, leaseUntil)) {
@@ -107,7 +114,12 @@ export class Idempotency {
     throw new Error('could not settle the idempotency record');
   }
 
-  private async execute(apiKeyId: string, keyHash: string, attempt: string, execute: () => Promise<RestResponse>): Promise<RestResponse> {
+  private async execute(
+    apiKeyId: string,
+    keyHash: string,
+    attempt: string,
+    execute: () => Promise<RestResponse>,
+  ): Promise<RestResponse> {
     let response: RestResponse;
     try {
       response = await execute();
@@ -117,7 +129,11 @@ export class Idempotency {
     }
     try {
       if (response.status >= 500) await this.records.release(apiKeyId, keyHash, attempt);
-      else await this.records.complete(apiKeyId, keyHash, attempt, { status: response.status, body: JSON.stringify(response.body) });
+      else
+        await this.records.complete(apiKeyId, keyHash, attempt, {
+          status: response.status,
+          body: JSON.stringify(response.body),
+        });
     } catch (error) {
       // The operation ran: its answer goes out. Until the lease passes, a retry gets 409.
       this.logger.error({ err: error }, 'could not store the outcome of an idempotent request');

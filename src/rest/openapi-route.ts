@@ -38,7 +38,9 @@ export function openApiOperations(): { method: string; path: string; operationId
   return Object.entries(document.paths ?? {}).flatMap(([template, item]) =>
     HTTP_METHODS.flatMap((method) => {
       const operation = item[method];
-      return operation ? [{ method: method.toUpperCase(), path: template, operationId: operation.operationId ?? '' }] : [];
+      return operation
+        ? [{ method: method.toUpperCase(), path: template, operationId: operation.operationId ?? '' }]
+        : [];
     }),
   );
 }

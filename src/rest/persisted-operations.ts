@@ -83,7 +83,10 @@ export function persistedOperationsDirectory(): string {
  * longer matches the schema stops the start instead of failing requests. Each document holds
  * its operation and exactly the fragments it uses, so requests never parse.
  */
-export function loadPersistedOperations(schema: GraphQLSchema, directory = persistedOperationsDirectory()): PersistedOperations {
+export function loadPersistedOperations(
+  schema: GraphQLSchema,
+  directory = persistedOperationsDirectory(),
+): PersistedOperations {
   const read = (file: string) => fs.readFileSync(path.join(directory, file), 'utf8');
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of parse(read(FRAGMENTS_FILE)).definitions) {
@@ -97,21 +100,32 @@ export function loadPersistedOperations(schema: GraphQLSchema, directory = persi
   const sources = new Map<OperationName, DocumentNode>();
   for (const [name, file] of Object.entries(OPERATION_FILES) as [OperationName, string][]) {
     const parsed = parse(read(file));
-    const operations = parsed.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+    const operations = parsed.definitions.filter(
+      (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+    );
     if (operations.length !== 1 || operations[0].name?.value !== name) {
       throw new Error(`schema/rest/${file} must hold exactly one operation, named ${name}`);
     }
-    const document: DocumentNode = { kind: Kind.DOCUMENT, definitions: [...parsed.definitions, ...usedFragments(parsed, fragments)] };
+    const document: DocumentNode = {
+      kind: Kind.DOCUMENT,
+      definitions: [...parsed.definitions, ...usedFragments(parsed, fragments)],
+    };
     const errors = validate(schema, document);
     if (errors.length > 0) {
-      throw new Error(`persisted operation ${name} (schema/rest/${file}) is invalid: ${errors.map((e) => e.message).join('; ')}`);
+      throw new Error(
+        `persisted operation ${name} (schema/rest/${file}) is invalid: ${errors.map((e) => e.message).join('; ')}`,
+      );
     }
     documents.set(name, executor.prepare(document, name));
     sources.set(name, document);
   }
 
   return {
-    async run<N extends OperationName>(name: N, variables: VariablesOf<N>, context: GraphQLContext): Promise<DataOf<N>> {
+    async run<N extends OperationName>(
+      name: N,
+      variables: VariablesOf<N>,
+      context: GraphQLContext,
+    ): Promise<DataOf<N>> {
       const operation = documents.get(name);
       if (operation === undefined) throw new Error(`no persisted operation ${name}`);
       const result = await operation(variables, context);
@@ -130,10 +144,15 @@ export function loadPersistedOperations(schema: GraphQLSchema, directory = persi
 }
 
 /** The fragments `document` spreads, transitively, that it does not define itself. */
-function usedFragments(document: DocumentNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>): FragmentDefinitionNode[] {
+function usedFragments(
+  document: DocumentNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+): FragmentDefinitionNode[] {
   const own = fragmentsOf(document);
   const all = new Map([...fragments, ...own]);
-  const roots = document.definitions.flatMap((d) => (d.kind === Kind.OPERATION_DEFINITION || d.kind === Kind.FRAGMENT_DEFINITION ? [d.selectionSet] : []));
+  const roots = document.definitions.flatMap((d) =>
+    d.kind === Kind.OPERATION_DEFINITION || d.kind === Kind.FRAGMENT_DEFINITION ? [d.selectionSet] : [],
+  );
   // An unknown fragment is left for validation to report.
   return spreadFragmentNames(roots, all).flatMap((name) => {
     const fragment = own.has(name) ? undefined : fragments.get(name);
@@ -164,5 +183,7 @@ function original(error: GraphQLError): unknown {
 /** Coercion of variables and scalar parsing: graphql-js or our scalars refusing the input. */
 function isClientError(error: GraphQLError, cause: unknown): boolean {
   if (!(cause instanceof GraphQLError)) return false;
-  return cause.extensions?.code === 'BAD_USER_INPUT' || (error.path === undefined && error.message.startsWith('Variable "$'));
+  return (
+    cause.extensions?.code === 'BAD_USER_INPUT' || (error.path === undefined && error.message.startsWith('Variable "$'))
+  );
 }

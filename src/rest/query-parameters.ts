@@ -23,13 +23,20 @@ type Parameter =
 export type ParameterSpec = Readonly<Record<string, Parameter>>;
 
 /** The value a parameter of this kind is handed over as. */
-type ValueOf<P extends Parameter> = P extends { kind: 'integer' } ? number : P extends { kind: 'boolean' } ? boolean : string[];
+type ValueOf<P extends Parameter> = P extends { kind: 'integer' }
+  ? number
+  : P extends { kind: 'boolean' }
+    ? boolean
+    : string[];
 
 /** The values of the parameters of `S` that were given. */
 export type ParameterValues<S extends ParameterSpec> = { -readonly [K in keyof S]?: ValueOf<S[K]> };
 
 export const PAGE = { kind: 'integer', rule: `an integer >= ${MIN_PAGE}` } as const satisfies Parameter;
-export const LIMIT = { kind: 'integer', rule: `an integer from ${MIN_LIMIT} to ${MAX_LIMIT}` } as const satisfies Parameter;
+export const LIMIT = {
+  kind: 'integer',
+  rule: `an integer from ${MIN_LIMIT} to ${MAX_LIMIT}`,
+} as const satisfies Parameter;
 export const FLAG = { kind: 'boolean' } as const satisfies Parameter;
 export const CODES = { kind: 'codes' } as const satisfies Parameter;
 
@@ -49,14 +56,18 @@ export function parseQuery<S extends ParameterSpec>(url: string, spec: S): Param
     const given = query.getAll(name);
     if (given.length === 0) continue;
     if (given.length > 1) {
-      issues.push({ parameter: name, rule: parameter.kind === 'codes' ? 'given once (separate codes with commas)' : 'given once' });
+      issues.push({
+        parameter: name,
+        rule: parameter.kind === 'codes' ? 'given once (separate codes with commas)' : 'given once',
+      });
       continue;
     }
     const raw = given[0];
     switch (parameter.kind) {
       case 'integer': {
         if (!/^-?\d+$/.test(raw)) issues.push({ parameter: name, rule: parameter.rule });
-        else if (Math.abs(Number(raw)) > INT32_MAX) issues.push({ parameter: name, rule: `${parameter.rule} and at most ${INT32_MAX}` });
+        else if (Math.abs(Number(raw)) > INT32_MAX)
+          issues.push({ parameter: name, rule: `${parameter.rule} and at most ${INT32_MAX}` });
         else values[name] = Number(raw);
         break;
       }
@@ -97,7 +108,11 @@ function shown(name: string): string {
 function throwIfInvalid(issues: readonly InputIssue[]): void {
   if (issues.length === 0) return;
   const detail = issues
-    .map((issue) => (issue.rule === 'not a parameter of this operation' ? `${issue.parameter} is ${issue.rule}` : `${issue.parameter} must be ${issue.rule}`))
+    .map((issue) =>
+      issue.rule === 'not a parameter of this operation'
+        ? `${issue.parameter} is ${issue.rule}`
+        : `${issue.parameter} must be ${issue.rule}`,
+    )
     .join('; ');
   throw new RestProblem(PROBLEM_TYPES.invalidParameter, `Invalid parameter: ${detail}.`);
 }

@@ -1,7 +1,13 @@
 import { isEnumType, type GraphQLSchema } from 'graphql';
 import { z } from 'zod';
 import { isPublicId, PUBLIC_ID_RULE } from '../common/public-id';
-import { COUPON_PATTERN, COUPON_RULE, MAX_CANDIDATES_PER_OFFER, MAX_COUPON_LENGTH, MAX_NOTES_LENGTH } from '../candidates/offer-service';
+import {
+  COUPON_PATTERN,
+  COUPON_RULE,
+  MAX_CANDIDATES_PER_OFFER,
+  MAX_COUPON_LENGTH,
+  MAX_NOTES_LENGTH,
+} from '../candidates/offer-service';
 import type { OperationName, VariablesOf } from './persisted-operations';
 import { PROBLEM_TYPES } from '../http/problem-types';
 import { RestProblem } from '../http/problem';
@@ -60,7 +66,12 @@ export function createRequestBodies(schema: GraphQLSchema): RequestBodies {
     .strictObject({ level: int, name: optional(text), cefrLevel: optional(enumOf('CefrLevel')) })
     .transform(({ level }) => ({ level }));
   const educationLevel = z
-    .strictObject({ level: int, status: optional(status), educationType: optional(enumOf('EducationType')), name: optional(text) })
+    .strictObject({
+      level: int,
+      status: optional(status),
+      educationType: optional(enumOf('EducationType')),
+      name: optional(text),
+    })
     .transform(({ level }) => ({ level }));
   const educationMajor = z
     .strictObject({ id: long, iscedCode: optional(text), name: optional(text), status: optional(status) })
@@ -78,9 +89,7 @@ export function createRequestBodies(schema: GraphQLSchema): RequestBodies {
     candidates: candidates(
       z.strictObject({
         publicId,
-        couponCode: optional(
-          text.max(MAX_COUPON_LENGTH).regex(COUPON_PATTERN, { error: COUPON_RULE }),
-        ),
+        couponCode: optional(text.max(MAX_COUPON_LENGTH).regex(COUPON_PATTERN, { error: COUPON_RULE })),
       }),
     ),
     reason: enumOf('OfferReason'),
@@ -108,9 +117,17 @@ export function createRequestBodies(schema: GraphQLSchema): RequestBodies {
     messagingAppNumber: optional(text),
     candidateCertifications: optional(z.array(z.strictObject({ name: text, institution: text, dateCompleted: date }))),
     candidateCitizenships: optional(
-      z.array(z.strictObject({ hasPassport: optional(enumOf('PassportStatus')), passportExp: optional(date), nationality: optional(country) })),
+      z.array(
+        z.strictObject({
+          hasPassport: optional(enumOf('PassportStatus')),
+          passportExp: optional(date),
+          nationality: optional(country),
+        }),
+      ),
     ),
-    candidateDestinations: optional(z.array(z.strictObject({ country: optional(country), interest: optional(enumOf('YesNoUnsure')) }))),
+    candidateDestinations: optional(
+      z.array(z.strictObject({ country: optional(country), interest: optional(enumOf('YesNoUnsure')) })),
+    ),
     candidateEducations: optional(
       z.array(
         z.strictObject({
@@ -126,10 +143,23 @@ export function createRequestBodies(schema: GraphQLSchema): RequestBodies {
       ),
     ),
     candidateExams: optional(
-      z.array(z.strictObject({ exam: optional(enumOf('Exam')), otherExam: optional(text), score: optional(text), year: optional(long) })),
+      z.array(
+        z.strictObject({
+          exam: optional(enumOf('Exam')),
+          otherExam: optional(text),
+          score: optional(text),
+          year: optional(long),
+        }),
+      ),
     ),
     candidateLanguages: optional(
-      z.array(z.strictObject({ language: optional(language), writtenLevel: optional(languageLevel), spokenLevel: optional(languageLevel) })),
+      z.array(
+        z.strictObject({
+          language: optional(language),
+          writtenLevel: optional(languageLevel),
+          spokenLevel: optional(languageLevel),
+        }),
+      ),
     ),
     candidateOccupations: optional(
       z.array(
@@ -158,7 +188,11 @@ export function createRequestBodies(schema: GraphQLSchema): RequestBodies {
 
   // Null counts as absent: every nullable field of the input types is optional.
   const variables = (body: z.ZodType) => body.transform((input) => ({ input: withoutNulls(input) }));
-  return { JobMatch: variables(jobMatch), OfferToAssist: variables(offerToAssist), RegisterCandidate: variables(registerCandidate) } as RequestBodies;
+  return {
+    JobMatch: variables(jobMatch),
+    OfferToAssist: variables(offerToAssist),
+    RegisterCandidate: variables(registerCandidate),
+  } as RequestBodies;
 }
 
 /**
@@ -187,7 +221,8 @@ function describe(issue: Issue, body: unknown): string[] {
       return [`${where} must be one of ${issue.values.map(String).join(', ')}`];
     case 'too_small':
     case 'too_big': {
-      const bound = issue.code === 'too_small' ? `at least ${String(issue.minimum)}` : `at most ${String(issue.maximum)}`;
+      const bound =
+        issue.code === 'too_small' ? `at least ${String(issue.minimum)}` : `at most ${String(issue.maximum)}`;
       if (issue.origin === 'string') return [`${where} must have ${bound} characters`];
       if (issue.origin === 'array') return [`${where} must have ${bound} items`];
       return [`${where} must be ${bound}`];
@@ -212,7 +247,9 @@ const TYPE_NAMES: Record<string, string> = {
 /** `candidates[0].publicId`; the body itself is `body`. */
 function pathOf(path: readonly PropertyKey[]): string {
   if (path.length === 0) return 'body';
-  return path.map((part, i) => (typeof part === 'number' ? `[${part}]` : `${i === 0 ? '' : '.'}${String(part)}`)).join('');
+  return path
+    .map((part, i) => (typeof part === 'number' ? `[${part}]` : `${i === 0 ? '' : '.'}${String(part)}`))
+    .join('');
 }
 
 /** An unknown field's name is the caller's free text: echoed only when it looks like a field name. */

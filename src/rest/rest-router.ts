@@ -17,7 +17,15 @@ import { withAvailability } from '../store/availability';
 import { fingerprintOf, Idempotency, idempotencyKeyOf, retryTokenOf } from './idempotency';
 import { IdempotencyRepository } from './idempotency-repository';
 import { loadPersistedOperations, type DataOf } from './persisted-operations';
-import { internalProblem, problemInstance, RestProblem, send, sendSerialized, toProblem, type RestResponse } from '../http/problem';
+import {
+  internalProblem,
+  problemInstance,
+  RestProblem,
+  send,
+  sendSerialized,
+  toProblem,
+  type RestResponse,
+} from '../http/problem';
 import { PROBLEM_TYPES } from '../http/problem-types';
 import { pageReads } from '../graphql/operation-weight';
 import { CODES, FLAG, LIMIT, PAGE, pageSizeGiven, parsePublicIdParameter, parseQuery } from './query-parameters';
@@ -52,7 +60,14 @@ export interface RestApiOptions {
   writeLeaseMs?: number;
 }
 
-const SEARCH_PARAMETERS = { page: PAGE, limit: LIMIT, location: CODES, nationality: CODES, occupation: CODES, includeEmployed: FLAG };
+const SEARCH_PARAMETERS = {
+  page: PAGE,
+  limit: LIMIT,
+  location: CODES,
+  nationality: CODES,
+  occupation: CODES,
+  includeEmployed: FLAG,
+};
 const PAGE_PARAMETERS = { page: PAGE, limit: LIMIT };
 
 /** A POST of the contract: where it is, its OpenAPI operationId, the permission it needs, and the part of its mutation's data it answers. */
@@ -65,9 +80,24 @@ interface WriteRoute<N extends MutationName> {
 
 /** The POSTs, one persisted mutation each; each answers 201 with the mutation's result. */
 const WRITES: { readonly [N in MutationName]: WriteRoute<N> } = {
-  JobMatch: { path: REST_ROUTES.jobMatch, operationId: 'jobMatch', permission: 'SUBMIT_JOB_MATCHES', result: (data) => data.createJobMatch },
-  OfferToAssist: { path: REST_ROUTES.offerToAssist, operationId: 'offerToAssistCandidates', permission: 'OFFER_CANDIDATE_SERVICES', result: (data) => data.offerToAssist },
-  RegisterCandidate: { path: REST_ROUTES.register, operationId: 'registerCandidate', permission: 'REGISTER_CANDIDATES', result: (data) => data.registerCandidate },
+  JobMatch: {
+    path: REST_ROUTES.jobMatch,
+    operationId: 'jobMatch',
+    permission: 'SUBMIT_JOB_MATCHES',
+    result: (data) => data.createJobMatch,
+  },
+  OfferToAssist: {
+    path: REST_ROUTES.offerToAssist,
+    operationId: 'offerToAssistCandidates',
+    permission: 'OFFER_CANDIDATE_SERVICES',
+    result: (data) => data.offerToAssist,
+  },
+  RegisterCandidate: {
+    path: REST_ROUTES.register,
+    operationId: 'registerCandidate',
+    permission: 'REGISTER_CANDIDATES',
+    result: (data) => data.registerCandidate,
+  },
 };
 const WRITE_NAMES: readonly MutationName[] = ['JobMatch', 'OfferToAssist', 'RegisterCandidate'];
 
@@ -84,11 +114,24 @@ interface ReadRoute {
 }
 
 /** The router of /v1 (mount it at `/v1`). Fails when a persisted operation no longer fits the schema. */
-export async function createRestRouter({ schema, services, logger, db, metrics, responseCacheBytes = 0, writeLeaseMs }: RestApiOptions): Promise<Router> {
+export async function createRestRouter({
+  schema,
+  services,
+  logger,
+  db,
+  metrics,
+  responseCacheBytes = 0,
+  writeLeaseMs,
+}: RestApiOptions): Promise<Router> {
   const answers = new ResponseCache(responseCacheBytes);
   const operations = loadPersistedOperations(schema);
   const bodies = createRequestBodies(schema);
-  const idempotency = new Idempotency(withAvailability(new IdempotencyRepository(db)), logger, writeLeaseMs ?? Number(settings.writeLeaseMs.default), services.clock);
+  const idempotency = new Idempotency(
+    withAvailability(new IdempotencyRepository(db)),
+    logger,
+    writeLeaseMs ?? Number(settings.writeLeaseMs.default),
+    services.clock,
+  );
   const parseJson = express.json({ limit: JSON_BODY_LIMIT, type: () => true });
   // The bodies of the GETs, each written in one pass from its operation's result.
   const pageJson = operations.jsonWriter('FindCandidates', ['candidates']);
@@ -102,7 +145,11 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
       pageOfCandidates: true,
       answer: async (req, context) => {
         const { page, limit, includeEmployed, ...filter } = parseQuery(req.originalUrl, SEARCH_PARAMETERS);
-        const data = await operations.run('FindCandidates', defined({ page, limit, includeEmployed, filter: nonEmpty(filter) }), context);
+        const data = await operations.run(
+          'FindCandidates',
+          defined({ page, limit, includeEmployed, filter: nonEmpty(filter) }),
+          context,
+        );
         return pageJson(data.candidates);
       },
     },
@@ -161,13 +208,19 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
       if (answer !== undefined) {
         context.audit.addCandidates(answer.candidatePublicIds);
       } else {
-        answer = { ...serialisedAnswer(await handle(req, context)), candidatePublicIds: context.audit.candidatePublicIds() };
+        answer = {
+          ...serialisedAnswer(await handle(req, context)),
+          candidatePublicIds: context.audit.candidatePublicIds(),
+        };
         answers.set(req.originalUrl, context.readEpoch, answer);
       }
       // With the ETag set, Express neither hashes the body again nor misses a conditional GET (304).
       res.vary('Accept-Encoding');
       if (answer.body.length >= MIN_COMPRESSED_BYTES && req.acceptsEncodings('gzip', 'identity') === 'gzip') {
-        sendSerialized(res, 200, await gzippedBody(answer), { ETag: gzipEtag(answer.etag), 'Content-Encoding': 'gzip' });
+        sendSerialized(res, 200, await gzippedBody(answer), {
+          ETag: gzipEtag(answer.etag),
+          'Content-Encoding': 'gzip',
+        });
       } else {
         sendSerialized(res, 200, answer.body, { ETag: answer.etag });
       }
@@ -184,7 +237,9 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
       await limit(res, 'writes');
       requireJson(req);
       parseQuery(req.originalUrl, {});
-      await new Promise<void>((resolve, reject) => parseJson(req, res, (error?: unknown) => (error ? reject(bodyProblem(error)) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        parseJson(req, res, (error?: unknown) => (error ? reject(bodyProblem(error)) : resolve())),
+      );
       const key = idempotencyKeyOf(req.headers['idempotency-key']);
       const variables = parseBody(bodies[name], req.body);
 
@@ -201,7 +256,11 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
         }
       };
       if (key === undefined) return send(res, await execute());
-      const request = { apiKeyId: context.apiKey.id, key, fingerprint: fingerprintOf(req.method, `${req.baseUrl}${req.path}`, req.body) };
+      const request = {
+        apiKeyId: context.apiKey.id,
+        key,
+        fingerprint: fingerprintOf(req.method, `${req.baseUrl}${req.path}`, req.body),
+      };
       context.retryToken = retryTokenOf(request);
       const { response, replayed } = await idempotency.run(request, execute);
       send(res, response, replayed ? { 'Idempotent-Replayed': 'true' } : {});
@@ -231,7 +290,13 @@ export async function createRestRouter({ schema, services, logger, db, metrics, 
     if (res.headersSent) return next(error);
     const instance = problemInstance(req.originalUrl);
     // The router's own failure to percent-decode a path segment (its message quotes the segment).
-    const failure = error instanceof URIError ? new RestProblem(PROBLEM_TYPES.invalidParameter, 'Invalid parameter: a path segment is not valid percent-encoding.') : error;
+    const failure =
+      error instanceof URIError
+        ? new RestProblem(
+            PROBLEM_TYPES.invalidParameter,
+            'Invalid parameter: a path segment is not valid percent-encoding.',
+          )
+        : error;
     const known = toProblem(failure, { instance, input: req.method === 'POST' ? 'body' : 'parameter' });
     if (known) return send(res, { status: known.problem.status, body: known.problem }, known.headers);
     const requestId = requestIdOf(req, res);
@@ -247,7 +312,11 @@ function contextOf(res: Response): GraphQLContext {
 
 function methodNotAllowed(allow: string) {
   return (req: Request) => {
-    throw new RestProblem(PROBLEM_TYPES.methodNotAllowed, `${req.method} is not supported on this path; it supports ${allow}.`, { Allow: allow });
+    throw new RestProblem(
+      PROBLEM_TYPES.methodNotAllowed,
+      `${req.method} is not supported on this path; it supports ${allow}.`,
+      { Allow: allow },
+    );
   };
 }
 
@@ -267,7 +336,10 @@ function bodyProblem(error: unknown): RestProblem {
       return new RestProblem(PROBLEM_TYPES.payloadTooLarge, `The request body is larger than ${JSON_BODY_LIMIT}.`);
     case 'charset.unsupported':
     case 'encoding.unsupported':
-      return new RestProblem(PROBLEM_TYPES.unsupportedMediaType, 'The request body must be UTF-8 JSON, uncompressed or compressed with gzip, deflate or br.');
+      return new RestProblem(
+        PROBLEM_TYPES.unsupportedMediaType,
+        'The request body must be UTF-8 JSON, uncompressed or compressed with gzip, deflate or br.',
+      );
     default:
       return new RestProblem(PROBLEM_TYPES.malformedJson, 'The request body is not valid JSON.');
   }

@@ -72,7 +72,12 @@ const ANY: Plan = { kind: 'any' };
  * both of ours. A value of another kind than the plan expects (an object for a scalar, a scalar
  * for a list) goes to the general writer, with the same result as withoutNulls.
  */
-export function compileJsonWriter(schema: GraphQLSchema, document: DocumentNode, operationName: string, path: readonly string[]): JsonWriter {
+export function compileJsonWriter(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string,
+  path: readonly string[],
+): JsonWriter {
   const operation = document.definitions.find(
     (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === operationName,
   );
@@ -82,7 +87,9 @@ export function compileJsonWriter(schema: GraphQLSchema, document: DocumentNode,
   if (root === undefined || root === null) throw new Error(`the schema has no root type for ${operation.operation}`);
 
   // Conditional selections depend on the request's variables: the plan then writes generally.
-  const plan = hasConditions(document) ? ANY : planOfPath(schema, fragments, root, collectFields(schema, fragments, {}, root, operation.selectionSet), path);
+  const plan = hasConditions(document)
+    ? ANY
+    : planOfPath(schema, fragments, root, collectFields(schema, fragments, {}, root, operation.selectionSet), path);
   const writer = generate(plan);
   return (value) => writer(value) as string;
 }
@@ -101,11 +108,17 @@ function planOfPath(
   if (fieldType === undefined) throw new Error(`${type.name} has no field ${nodes[0].name.value}`);
   if (rest.length === 0) return planOf(schema, fragments, fieldType, nodes);
   const named = getNullableType(fieldType);
-  if (!isObjectType(named)) throw new Error(`the path of a JSON writer goes through objects only, not ${String(fieldType)}`);
+  if (!isObjectType(named))
+    throw new Error(`the path of a JSON writer goes through objects only, not ${String(fieldType)}`);
   return planOfPath(schema, fragments, named, collectSubfields(schema, fragments, {}, named, nodes), rest);
 }
 
-function planOf(schema: GraphQLSchema, fragments: Record<string, FragmentDefinitionNode>, type: GraphQLOutputType, nodes: readonly FieldNode[]): Plan {
+function planOf(
+  schema: GraphQLSchema,
+  fragments: Record<string, FragmentDefinitionNode>,
+  type: GraphQLOutputType,
+  nodes: readonly FieldNode[],
+): Plan {
   const nullable = getNullableType(type);
   if (isListType(nullable)) return { kind: 'list', of: planOf(schema, fragments, nullable.ofType, nodes) };
   const named = getNamedType(nullable);
@@ -114,7 +127,11 @@ function planOf(schema: GraphQLSchema, fragments: Record<string, FragmentDefinit
   for (const [key, subnodes] of collectSubfields(schema, fragments, {}, named, nodes)) {
     const name = subnodes[0].name.value;
     const fieldType = name === '__typename' ? undefined : named.getFields()[name]?.type;
-    fields.push({ key, prefix: `${JSON.stringify(key)}:`, plan: fieldType === undefined ? ANY : planOf(schema, fragments, fieldType, subnodes) });
+    fields.push({
+      key,
+      prefix: `${JSON.stringify(key)}:`,
+      plan: fieldType === undefined ? ANY : planOf(schema, fragments, fieldType, subnodes),
+    });
   }
   return { kind: 'object', fields };
 }
@@ -189,7 +206,10 @@ function generate(plan: Plan): (value: unknown) => string | undefined {
   };
   const root = emit(plan);
   // eslint-disable-next-line @typescript-eslint/no-implied-eval, @typescript-eslint/no-unsafe-call -- the serialiser is compiled from the operation's plan (no input reaches the source)
-  return new Function('writeAny', 'leaf', `'use strict';\n${functions.join('\n')}\nreturn ${root};`)(writeAny, writeLeaf) as (value: unknown) => string | undefined;
+  return new Function('writeAny', 'leaf', `'use strict';\n${functions.join('\n')}\nreturn ${root};`)(
+    writeAny,
+    writeLeaf,
+  ) as (value: unknown) => string | undefined;
 }
 
 /** A scalar or enum value as JSON (a custom scalar serialised to an object, generally). */

@@ -43,5 +43,7 @@ export function statisticsIndexes(candidates: string): readonly IndexSpec[] {
 
 /** The statistics indexes of earlier releases, led by status (src/indexes.ts gathers them, dropped at start). */
 export function supersededStatisticsIndexes(candidates: string): readonly { collection: string; name: string }[] {
-  return ['candidates_statistics', 'candidates_statistics_occupation', 'candidates_statistics_language'].map((name) => ({ collection: candidates, name }));
+  return ['candidates_statistics', 'candidates_statistics_occupation', 'candidates_statistics_language'].map(
+    (name) => ({ collection: candidates, name }),
+  );
 }

@@ -33,7 +33,9 @@ export class StatisticsRepository {
    */
   async groupCounts(filter: CandidateSearchFilter, keys: readonly StoredKey[]): Promise<GroupCount[]> {
     const names = keys.map((_key, i) => `k${i}`);
-    const groups = await this.collection.aggregate<{ _id: Record<string, unknown>; count: number }>(groupingPipeline(filter, keys, names)).toArray();
+    const groups = await this.collection
+      .aggregate<{ _id: Record<string, unknown>; count: number }>(groupingPipeline(filter, keys, names))
+      .toArray();
     return groups.map((group) => ({ values: names.map((name) => group._id[name] ?? null), count: group.count }));
   }
 }
@@ -45,8 +47,13 @@ export class StatisticsRepository {
  * the shapes the embedded store answers from index entries alone (its covered-group.ts) where an
  * index of statistics-indexes.ts covers the filter and the keys; MongoDB runs them as they are.
  */
-export function groupingPipeline(filter: CandidateSearchFilter, keys: readonly StoredKey[], names: readonly string[]): Document[] {
-  const valueOf = (key: StoredKey): Document => (key.year ? { $year: `$${key.path}` } : { $ifNull: [`$${key.path}`, null] });
+export function groupingPipeline(
+  filter: CandidateSearchFilter,
+  keys: readonly StoredKey[],
+  names: readonly string[],
+): Document[] {
+  const valueOf = (key: StoredKey): Document =>
+    key.year ? { $year: `$${key.path}` } : { $ifNull: [`$${key.path}`, null] };
   const byKey = Object.fromEntries(keys.map((key, i) => [names[i], valueOf(key)]));
   const match = { $match: searchQuery(filter) };
   const arrays = [...new Set(keys.flatMap((key) => (key.array ? [key.array] : [])))];

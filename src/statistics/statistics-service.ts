@@ -57,7 +57,11 @@ export class StatisticsService {
     private readonly clock: Clock = systemClock,
   ) {}
 
-  async candidateStatistics(caller: ApiKeyRecord, args: StatisticsArgs, audit: StatisticsAudit): Promise<CandidateStatistics> {
+  async candidateStatistics(
+    caller: ApiKeyRecord,
+    args: StatisticsArgs,
+    audit: StatisticsAudit,
+  ): Promise<CandidateStatistics> {
     authorize(caller, 'READ_STATISTICS');
     const filter = toSearchFilter(args.filter, args.includeEmployed);
     const groupBy = checkedDimensions(args.groupBy);
@@ -97,7 +101,11 @@ export class StatisticsService {
         suppressedCells++;
         continue;
       }
-      const values = codes.map((code, i) => ({ dimension: groupBy[i], code, label: labelOf(groupBy[i], code, this.reference) }));
+      const values = codes.map((code, i) => ({
+        dimension: groupBy[i],
+        code,
+        label: labelOf(groupBy[i], code, this.reference),
+      }));
       cells.push({ values, count: published });
     }
     // By the published count, never the true one: the order must not tell apart cells published alike.
@@ -115,8 +123,10 @@ function compareCodes(a: readonly DimensionValue[], b: readonly DimensionValue[]
 
 function checkedDimensions(groupBy: readonly Dimension[]): Dimension[] {
   const issues: InputIssue[] = [];
-  if (groupBy.length > MAX_DIMENSIONS) issues.push({ parameter: 'groupBy', rule: `at most ${MAX_DIMENSIONS} dimensions` });
-  else if (new Set(groupBy).size !== groupBy.length) issues.push({ parameter: 'groupBy', rule: 'each dimension at most once' });
+  if (groupBy.length > MAX_DIMENSIONS)
+    issues.push({ parameter: 'groupBy', rule: `at most ${MAX_DIMENSIONS} dimensions` });
+  else if (new Set(groupBy).size !== groupBy.length)
+    issues.push({ parameter: 'groupBy', rule: 'each dimension at most once' });
   throwIfAny(issues);
   return [...groupBy];
 }

@@ -56,7 +56,8 @@ export function isStoreUnavailableError(error: unknown): boolean {
   ) {
     return true;
   }
-  if (error instanceof MongoServerError) return typeof error.code === 'number' && UNAVAILABLE_SERVER_CODES.has(error.code);
+  if (error instanceof MongoServerError)
+    return typeof error.code === 'number' && UNAVAILABLE_SERVER_CODES.has(error.code);
   return error instanceof Error && UNAVAILABLE_ERROR_NAMES.has(error.name);
 }
 

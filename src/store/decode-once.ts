@@ -10,13 +10,21 @@ import { BSON, type Collection, type Document, type Filter, type FindOptions } f
  * the batch) and hands them over as bytes, decoded here once, with the driver's own defaults
  * (promoted values, UTF-8 validated).
  */
-export async function findDecodedOnce<T extends Document>(collection: Collection<T>, filter: Filter<T>, options: FindOptions = {}): Promise<T[]> {
+export async function findDecodedOnce<T extends Document>(
+  collection: Collection<T>,
+  filter: Filter<T>,
+  options: FindOptions = {},
+): Promise<T[]> {
   const documents = (await collection.find(filter, { ...options, raw: true }).toArray()) as unknown as Uint8Array[];
   return documents.map((bytes) => BSON.deserialize(bytes) as T);
 }
 
 /** findOne through findDecodedOnce: the first document, or null. */
-export async function findOneDecodedOnce<T extends Document>(collection: Collection<T>, filter: Filter<T>, options: FindOptions = {}): Promise<T | null> {
+export async function findOneDecodedOnce<T extends Document>(
+  collection: Collection<T>,
+  filter: Filter<T>,
+  options: FindOptions = {},
+): Promise<T | null> {
   const [first] = await findDecodedOnce(collection, filter, { ...options, limit: 1, batchSize: 1 });
   return first ?? null;
 }

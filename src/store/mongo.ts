@@ -26,7 +26,11 @@ export function driverTimeouts(settings: { mongodbTimeoutMs: number; requestTime
  * Short server-selection and connect timeouts make requests fail fast during an outage
  * instead of queueing for the driver's default 30 s.
  */
-export async function connectDatabase(uri: string, dbName: string, options: MongoClientOptions = {}): Promise<Database> {
+export async function connectDatabase(
+  uri: string,
+  dbName: string,
+  options: MongoClientOptions = {},
+): Promise<Database> {
   const client = new MongoClient(uri, {
     serverSelectionTimeoutMS: 5_000,
     connectTimeoutMS: 5_000,

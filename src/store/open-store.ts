@@ -114,8 +114,15 @@ async function startEmbedded(config: Config, embedded: EmbeddedRun): Promise<Sta
       // A restart comes after superviseEmbeddedStore has resolved: `supervised` is set by then.
       const supervised: SupervisedStore = await superviseEmbeddedStore(
         config.dataDir,
-        { backoffMs: config.storeRestartBackoffMs, maxRestarts: config.storeMaxRestarts, windowMs: config.storeRestartWindowMs },
-        { restarting: (details) => events.restarting(details), restarted: (pid) => events.restarted({ pid, socketPath: supervised.socketPath }) },
+        {
+          backoffMs: config.storeRestartBackoffMs,
+          maxRestarts: config.storeMaxRestarts,
+          windowMs: config.storeRestartWindowMs,
+        },
+        {
+          restarting: (details) => events.restarting(details),
+          restarted: (pid) => events.restarted({ pid, socketPath: supervised.socketPath }),
+        },
       );
       return {
         uri: supervised.uri,

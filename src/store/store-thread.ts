@@ -30,7 +30,10 @@ export type StoreThreadReply =
 function workerScript(): { script: string; evaluate: boolean } {
   const file = path.join(__dirname, `store-thread-worker${path.extname(__filename)}`);
   if (!__filename.endsWith('.ts')) return { script: file, evaluate: false };
-  return { script: `require(${JSON.stringify(require.resolve('tsx/cjs'))});\nrequire(${JSON.stringify(file)});`, evaluate: true };
+  return {
+    script: `require(${JSON.stringify(require.resolve('tsx/cjs'))});\nrequire(${JSON.stringify(file)});`,
+    evaluate: true,
+  };
 }
 
 /** Resolves with the worker's next reply; rejects when the worker fails or ends without one. */
@@ -73,7 +76,8 @@ export async function startStoreThread(dataDir: string): Promise<StoreThread> {
   const started = await nextReply(worker);
   if (started.type !== 'ready') {
     await exited;
-    if (started.type === 'failed' && started.inUse) throw new DataDirectoryInUseError(started.inUse.dataDir, started.inUse.pid);
+    if (started.type === 'failed' && started.inUse)
+      throw new DataDirectoryInUseError(started.inUse.dataDir, started.inUse.pid);
     throw new Error(started.type === 'failed' ? started.message : 'the embedded store thread did not start');
   }
 

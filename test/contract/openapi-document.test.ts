@@ -52,12 +52,61 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'
 
 /** The fixed fields of the OpenAPI 3.1 objects this document uses. */
 const OPENAPI_FIELDS = {
-  document: ['openapi', 'info', 'jsonSchemaDialect', 'servers', 'paths', 'webhooks', 'components', 'security', 'tags', 'externalDocs'],
+  document: [
+    'openapi',
+    'info',
+    'jsonSchemaDialect',
+    'servers',
+    'paths',
+    'webhooks',
+    'components',
+    'security',
+    'tags',
+    'externalDocs',
+  ],
   info: ['title', 'summary', 'description', 'termsOfService', 'contact', 'license', 'version'],
-  components: ['schemas', 'responses', 'parameters', 'examples', 'requestBodies', 'headers', 'securitySchemes', 'links', 'callbacks', 'pathItems'],
+  components: [
+    'schemas',
+    'responses',
+    'parameters',
+    'examples',
+    'requestBodies',
+    'headers',
+    'securitySchemes',
+    'links',
+    'callbacks',
+    'pathItems',
+  ],
   pathItem: ['$ref', 'summary', 'description', ...HTTP_METHODS, 'servers', 'parameters'],
-  operation: ['tags', 'summary', 'description', 'externalDocs', 'operationId', 'parameters', 'requestBody', 'responses', 'callbacks', 'deprecated', 'security', 'servers'],
-  parameter: ['name', 'in', 'description', 'required', 'deprecated', 'allowEmptyValue', 'style', 'explode', 'allowReserved', 'schema', 'example', 'examples', 'content'],
+  operation: [
+    'tags',
+    'summary',
+    'description',
+    'externalDocs',
+    'operationId',
+    'parameters',
+    'requestBody',
+    'responses',
+    'callbacks',
+    'deprecated',
+    'security',
+    'servers',
+  ],
+  parameter: [
+    'name',
+    'in',
+    'description',
+    'required',
+    'deprecated',
+    'allowEmptyValue',
+    'style',
+    'explode',
+    'allowReserved',
+    'schema',
+    'example',
+    'examples',
+    'content',
+  ],
   requestBody: ['description', 'content', 'required'],
   response: ['description', 'headers', 'content', 'links'],
   mediaType: ['schema', 'example', 'examples', 'encoding'],
@@ -136,7 +185,8 @@ function withoutNull(schema: Schema): Schema {
   }
   if (Array.isArray(schema.anyOf)) {
     const others = (schema.anyOf as Schema[]).filter((option) => option.type !== 'null');
-    if (others.length === 1 && others.length < (schema.anyOf as Schema[]).length) return { ...others[0], description: schema.description };
+    if (others.length === 1 && others.length < (schema.anyOf as Schema[]).length)
+      return { ...others[0], description: schema.description };
   }
   return schema;
 }
@@ -202,9 +252,11 @@ function reachableSchemas(roots: Schema[]): Map<string, Schema> {
     visitChildren(schema, where);
   };
   const visitChildren = (schema: Schema, where: string): void => {
-    for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) visit(property, `${where}/properties/${name}`);
+    for (const [name, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>))
+      visit(property, `${where}/properties/${name}`);
     if (schema.items) visit(schema.items as Schema, `${where}/items`);
-    if (typeof schema.additionalProperties === 'object') visit(schema.additionalProperties as Schema, `${where}/additionalProperties`);
+    if (typeof schema.additionalProperties === 'object')
+      visit(schema.additionalProperties as Schema, `${where}/additionalProperties`);
     for (const keyword of ['anyOf', 'oneOf', 'allOf']) {
       ((schema[keyword] ?? []) as Schema[]).forEach((option, i) => visit(option, `${where}/${keyword}/${i}`));
     }
@@ -243,8 +295,10 @@ function valueProblems(where: string, schema: Schema, expected: Expectation): st
     const problems: string[] = [];
     const values = Array.isArray(target.enum) ? [...(target.enum as string[])].sort() : undefined;
     if (!values) return [`${where} is not an enum`];
-    if (values.join() !== [...expected.enumValues].sort().join()) problems.push(`${where} has values ${values.join()}, seed says ${expected.enumValues.join()}`);
-    if (expected.named && refName(schema) !== expected.named) problems.push(`${where} should be the enum ${expected.named}, is ${refName(schema) ?? 'inline'}`);
+    if (values.join() !== [...expected.enumValues].sort().join())
+      problems.push(`${where} has values ${values.join()}, seed says ${expected.enumValues.join()}`);
+    if (expected.named && refName(schema) !== expected.named)
+      problems.push(`${where} should be the enum ${expected.named}, is ${refName(schema) ?? 'inline'}`);
     return problems;
   }
   if (expected.named === undefined) return target.type === 'object' ? [] : [`${where} should be an object`];
@@ -255,11 +309,18 @@ function valueProblems(where: string, schema: Schema, expected: Expectation): st
       ? []
       : [`${where} is ${JSON.stringify(actual)}, seed says ${JSON.stringify(scalar)}`];
   }
-  return refName(schema) === expected.named ? [] : [`${where} should be a ${expected.named}, is ${refName(schema) ?? JSON.stringify(schema)}`];
+  return refName(schema) === expected.named
+    ? []
+    : [`${where} should be a ${expected.named}, is ${refName(schema) ?? JSON.stringify(schema)}`];
 }
 
 /** Problems of a property (list or not) against the seed. */
-function propertyProblems(typeName: string, schema: Schema | undefined, fieldName: string, expected: Expectation): string[] {
+function propertyProblems(
+  typeName: string,
+  schema: Schema | undefined,
+  fieldName: string,
+  expected: Expectation,
+): string[] {
   const where = `${typeName}.${fieldName}`;
   if (!schema) return [`${where} is missing`];
   if (expected.list) {
@@ -274,11 +335,17 @@ function propertyProblems(typeName: string, schema: Schema | undefined, fieldNam
 function typeProblems(typeName: string, rows: { name: string; type: string; notes: string }[]): string[] {
   const schema = component(typeName);
   const properties = propertiesOf(schema);
-  const problems = rows.flatMap((row) => propertyProblems(typeName, properties[row.name], row.name, seedTypes.interpret(typeName, row)));
+  const problems = rows.flatMap((row) =>
+    propertyProblems(typeName, properties[row.name], row.name, seedTypes.interpret(typeName, row)),
+  );
   const extra = Object.keys(properties).filter((name) => !rows.some((row) => row.name === name));
   if (extra.length > 0) problems.push(`${typeName} has fields the seed does not list: ${extra.join(', ')}`);
-  const required = rows.filter((row) => seedTypes.interpret(typeName, row).required).map((row) => row.name).sort();
-  if (requiredOf(schema).join() !== required.join()) problems.push(`${typeName} requires ${requiredOf(schema).join()}, seed says ${required.join()}`);
+  const required = rows
+    .filter((row) => seedTypes.interpret(typeName, row).required)
+    .map((row) => row.name)
+    .sort();
+  if (requiredOf(schema).join() !== required.join())
+    problems.push(`${typeName} requires ${requiredOf(schema).join()}, seed says ${required.join()}`);
   return problems;
 }
 
@@ -294,7 +361,9 @@ function endpointsNamed(phrase: string): SeedEndpoint[] {
   if (phrase === 'all') return endpoints;
   const byParameter = /^(GET|POST) by (\w+)$/.exec(phrase);
   const found = byParameter
-    ? endpoints.filter((endpoint) => endpoint.method === byParameter[1] && endpoint.path.endsWith(`/{${byParameter[2]}}`))
+    ? endpoints.filter(
+        (endpoint) => endpoint.method === byParameter[1] && endpoint.path.endsWith(`/{${byParameter[2]}}`),
+      )
     : endpoints.filter((endpoint) => endpoint.path.split('/').at(-1) === phrase);
   if (found.length !== 1) throw new Error(`section 7 names "${phrase}", which matches ${found.length} endpoints`);
   return found;
@@ -322,24 +391,30 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       const check = (where: string, value: unknown, allowed: readonly string[]) => {
         if (value === null || typeof value !== 'object') return problems.push(`${where} is not an object`);
         if (typeof (value as Schema).$ref === 'string' && where !== 'document') return undefined;
-        for (const key of Object.keys(value)) if (!allowed.includes(key) && !key.startsWith('x-')) problems.push(`${where} has ${key}`);
+        for (const key of Object.keys(value))
+          if (!allowed.includes(key) && !key.startsWith('x-')) problems.push(`${where} has ${key}`);
         return undefined;
       };
       const components = document.components as Record<string, Record<string, Schema>>;
       check('document', document, OPENAPI_FIELDS.document);
       check('info', document.info, OPENAPI_FIELDS.info);
       check('components', components, OPENAPI_FIELDS.components);
-      for (const [name, scheme] of Object.entries(components.securitySchemes)) check(`securityScheme ${name}`, scheme, OPENAPI_FIELDS.securityScheme);
-      for (const [name, header] of Object.entries(components.headers ?? {})) check(`header ${name}`, header, OPENAPI_FIELDS.header);
+      for (const [name, scheme] of Object.entries(components.securitySchemes))
+        check(`securityScheme ${name}`, scheme, OPENAPI_FIELDS.securityScheme);
+      for (const [name, header] of Object.entries(components.headers ?? {}))
+        check(`header ${name}`, header, OPENAPI_FIELDS.header);
       for (const [name, parameter] of Object.entries(components.parameters ?? {})) {
         check(`parameter ${name}`, parameter, OPENAPI_FIELDS.parameter);
-        if (!['query', 'header', 'path', 'cookie'].includes(String(parameter.in))) problems.push(`parameter ${name} is in ${String(parameter.in)}`);
+        if (!['query', 'header', 'path', 'cookie'].includes(String(parameter.in)))
+          problems.push(`parameter ${name} is in ${String(parameter.in)}`);
       }
       const checkResponse = (where: string, response: Schema) => {
         check(where, response, OPENAPI_FIELDS.response);
-        for (const [mediaType, media] of Object.entries((response.content ?? {}) as Record<string, Schema>)) check(`${where} ${mediaType}`, media, OPENAPI_FIELDS.mediaType);
+        for (const [mediaType, media] of Object.entries((response.content ?? {}) as Record<string, Schema>))
+          check(`${where} ${mediaType}`, media, OPENAPI_FIELDS.mediaType);
       };
-      for (const [name, response] of Object.entries(components.responses ?? {})) checkResponse(`response ${name}`, response);
+      for (const [name, response] of Object.entries(components.responses ?? {}))
+        checkResponse(`response ${name}`, response);
       for (const [path, item] of Object.entries(document.paths as Record<string, Schema>)) {
         if (!path.startsWith('/')) problems.push(`path ${path} does not start with /`);
         check(path, item, OPENAPI_FIELDS.pathItem);
@@ -363,7 +438,9 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
 
     it('when any $ref is followed, then it resolves inside the document', () => {
       const refs = [...walk(document)]
-        .filter(({ value }) => value !== null && typeof value === 'object' && typeof (value as Schema).$ref === 'string')
+        .filter(
+          ({ value }) => value !== null && typeof value === 'object' && typeof (value as Schema).$ref === 'string',
+        )
         .map(({ value, pointer }) => ({ ref: (value as Schema).$ref as string, pointer }));
       const broken = refs.filter(({ ref }) => !ref.startsWith('#/') || at(ref) === undefined);
 
@@ -375,7 +452,9 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       const expected = endpoints.map(({ method, path, operationId }) => ({ method, path, operationId }));
 
       expect(endpoints).toHaveLength(6);
-      expect(operations.map(({ method, path, operationId }) => ({ method, path, operationId }))).toEqual(expect.arrayContaining(expected));
+      expect(operations.map(({ method, path, operationId }) => ({ method, path, operationId }))).toEqual(
+        expect.arrayContaining(expected),
+      );
       expect(operations).toHaveLength(expected.length);
       expect(openApiOperations()).toEqual(expect.arrayContaining(expected));
       expect(openApiOperations()).toHaveLength(expected.length);
@@ -406,14 +485,16 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
     it('when anything is declared, then it is described: operations, parameters, responses, headers, schemas and their properties', () => {
       const undocumented: string[] = [];
       for (const { operationId, operation } of operations) {
-        for (const parameter of parametersOf(operationId)) if (!parameter.description) undocumented.push(`${operationId} parameter ${String(parameter.name)}`);
+        for (const parameter of parametersOf(operationId))
+          if (!parameter.description) undocumented.push(`${operationId} parameter ${String(parameter.name)}`);
         for (const [status, response] of Object.entries(operation.responses as Record<string, Schema>)) {
           if (!deref(response).description) undocumented.push(`${operationId} ${status}`);
           for (const [name, header] of Object.entries((deref(response).headers ?? {}) as Record<string, Schema>)) {
             if (!deref(header).description) undocumented.push(`${operationId} ${status} header ${name}`);
           }
         }
-        if (operation.requestBody && !deref(operation.requestBody).description) undocumented.push(`${operationId} request body`);
+        if (operation.requestBody && !deref(operation.requestBody).description)
+          undocumented.push(`${operationId} request body`);
       }
       for (const [name, schema] of Object.entries(componentSchemas)) {
         if (!schema.description) undocumented.push(`schema ${name}`);
@@ -463,7 +544,9 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
 
     it('when the service answers before or beside the operation (unknown route, wrong method, timeout, oversized head), then every operation lists it', () => {
       const missing = operations.flatMap(({ operationId }) =>
-        ['404', '405', '408', '431', '500', '503'].filter((status) => !responsesOf(operationId)[status]).map((status) => `${operationId} lacks ${status}`),
+        ['404', '405', '408', '431', '500', '503']
+          .filter((status) => !responsesOf(operationId)[status])
+          .map((status) => `${operationId} lacks ${status}`),
       );
 
       expect(missing).toEqual([]);
@@ -471,7 +554,11 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
 
     it('when a response is defined among the components, then some operation references it', () => {
       const referenced = new Set(
-        operations.flatMap(({ operationId }) => Object.values(responsesOf(operationId)).flatMap((response) => (typeof response.$ref === 'string' ? [response.$ref] : []))),
+        operations.flatMap(({ operationId }) =>
+          Object.values(responsesOf(operationId)).flatMap((response) =>
+            typeof response.$ref === 'string' ? [response.$ref] : [],
+          ),
+        ),
       );
       const unused = Object.keys((document.components as { responses: Record<string, Schema> }).responses).filter(
         (name) => !referenced.has(`#/components/responses/${name}`),
@@ -481,14 +568,20 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
     });
 
     it('when the document is read, then it names its license', () => {
-      expect(document.info).toEqual(expect.objectContaining({ license: expect.objectContaining({ name: expect.any(String) }) }));
+      expect(document.info).toEqual(
+        expect.objectContaining({ license: expect.objectContaining({ name: expect.any(String) }) }),
+      );
     });
 
     it('when an operation answers with an error, then the content is application/problem+json with the Problem schema, and nothing else', () => {
       const wrong = operations.flatMap(({ operationId, operation }) =>
         Object.entries(operation.responses as Record<string, Schema>)
           .filter(([status]) => Number(status) >= 400)
-          .filter(([, response]) => JSON.stringify(deref(response).content) !== JSON.stringify({ 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } }))
+          .filter(
+            ([, response]) =>
+              JSON.stringify(deref(response).content) !==
+              JSON.stringify({ 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } }),
+          )
           .map(([status]) => `${operationId} ${status}`),
       );
 
@@ -499,7 +592,10 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       const successes = operations.flatMap(({ operationId, operation }) =>
         Object.entries(operation.responses as Record<string, Schema>)
           .filter(([status]) => Number(status) < 300)
-          .map(([status, response]) => `${operationId} ${status} ${Object.keys((deref(response).content ?? {}) as Schema).join(',') || '(no body)'}`),
+          .map(
+            ([status, response]) =>
+              `${operationId} ${status} ${Object.keys((deref(response).content ?? {}) as Schema).join(',') || '(no body)'}`,
+          ),
       );
 
       expect(successes.sort()).toEqual(
@@ -520,16 +616,23 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
         const header = parametersOf(operationId).find((parameter) => parameter.in === 'header');
         const created = deref(responsesOf(operationId)['201']);
 
-        expect(header).toMatchObject({ name: 'Idempotency-Key', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } });
+        expect(header).toMatchObject({
+          name: 'Idempotency-Key',
+          required: false,
+          schema: { type: 'string', minLength: 1, maxLength: 255 },
+        });
         expect(Object.keys((created.headers ?? {}) as Schema)).toEqual(['Idempotent-Replayed']);
       }
-      for (const operationId of GETS) expect(parametersOf(operationId).filter((parameter) => parameter.in === 'header')).toEqual([]);
+      for (const operationId of GETS)
+        expect(parametersOf(operationId).filter((parameter) => parameter.in === 'header')).toEqual([]);
     });
 
     it('when the seed gives a 201 body, then the 201 schema has exactly those fields, all required, ids as public ids', () => {
       for (const endpoint of endpoints.filter((e) => e.method === 'POST')) {
         const names = backtickNames(sectionOf(seed, endpoint.section), '201 body');
-        const schema = (deref(responsesOf(endpoint.operationId)['201']).content as Record<string, { schema: Schema }>)['application/json'].schema;
+        const schema = (deref(responsesOf(endpoint.operationId)['201']).content as Record<string, { schema: Schema }>)[
+          'application/json'
+        ].schema;
         const properties = propertiesOf(schema);
 
         expect(Object.keys(properties).sort()).toEqual([...names].sort());
@@ -545,7 +648,13 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       // answered for any path: unknown routes and methods, and requests the HTTP server itself cannot read
       const generic = new Set(['404', '405', '408', '431']);
       for (const type of Object.values(PROBLEM_TYPES)) {
-        const body = { type: type.type, title: type.title, status: type.status, detail: 'A detail.', instance: '/v1/candidates?limit=0' };
+        const body = {
+          type: type.type,
+          title: type.title,
+          status: type.status,
+          detail: 'A detail.',
+          instance: '/v1/candidates?limit=0',
+        };
 
         expect(validateComponent('Problem', body)).toEqual([]);
         expect(declared.has(String(type.status)) || generic.has(String(type.status))).toBe(true);
@@ -585,10 +694,17 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
     });
 
     it('when the service bounds page and limit, then the document states the same bounds and defaults', () => {
-      const byName = Object.fromEntries(parametersOf('findCandidates').map((parameter) => [parameter.name, deref(parameter.schema)]));
+      const byName = Object.fromEntries(
+        parametersOf('findCandidates').map((parameter) => [parameter.name, deref(parameter.schema)]),
+      );
 
       expect(byName.page).toMatchObject({ type: 'integer', minimum: MIN_PAGE, default: 0 });
-      expect(byName.limit).toMatchObject({ type: 'integer', minimum: MIN_LIMIT, maximum: MAX_LIMIT, default: DEFAULT_LIMIT });
+      expect(byName.limit).toMatchObject({
+        type: 'integer',
+        minimum: MIN_LIMIT,
+        maximum: MAX_LIMIT,
+        default: DEFAULT_LIMIT,
+      });
       for (const name of ['location', 'nationality', 'occupation']) {
         const parameter = parametersOf('findCandidates').find((p) => p.name === name)!;
         expect(parameter.description).toContain(`at most ${MAX_CODES_PER_FILTER}`);
@@ -599,7 +715,11 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       const byList = parametersOf('getCandidatesByPublicListId');
       const search = Object.fromEntries(parametersOf('findCandidates').map((parameter) => [parameter.name, parameter]));
 
-      expect(byList.map((parameter) => `${String(parameter.in)} ${String(parameter.name)}`)).toEqual(['path publicListId', 'query page', 'query limit']);
+      expect(byList.map((parameter) => `${String(parameter.in)} ${String(parameter.name)}`)).toEqual([
+        'path publicListId',
+        'query page',
+        'query limit',
+      ]);
       expect(byList[1]).toEqual(search.page);
       expect(byList[2]).toEqual(search.limit);
       for (const [operationId, name] of [
@@ -616,7 +736,10 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       const problems = operations.flatMap(({ operationId, path }) =>
         [...path.matchAll(/\{(\w+)\}/g)]
           .map((match) => match[1])
-          .filter((name) => !parametersOf(operationId).some((parameter) => parameter.in === 'path' && parameter.name === name))
+          .filter(
+            (name) =>
+              !parametersOf(operationId).some((parameter) => parameter.in === 'path' && parameter.name === name),
+          )
           .map((name) => `${operationId} does not declare {${name}}`),
       );
 
@@ -690,7 +813,13 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       }
 
       expect(definitions.itemTypes.map((definition) => definition.typeName)).toEqual(
-        expect.arrayContaining(['CandidateCertification', 'CandidateEducation', 'CandidateVisaJobCheck', 'JobOpportunity', 'Dependant']),
+        expect.arrayContaining([
+          'CandidateCertification',
+          'CandidateEducation',
+          'CandidateVisaJobCheck',
+          'JobOpportunity',
+          'Dependant',
+        ]),
       );
       expect(requiredOf(component('CandidateCertification'))).toEqual(['dateCompleted', 'institution', 'name']);
       expect(problems).toEqual([]);
@@ -699,7 +828,14 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
     it('when seed section 2.3 lists the CandidatePage fields, then the schema has exactly them, all required, content of Candidates', () => {
       const rows = firstTableOf(sectionOf(seed, '### 2.3'));
       const schema = component('CandidatePage');
-      const problems = rows.flatMap((row) => propertyProblems('CandidatePage', propertiesOf(schema)[row.name], row.name, seedTypes.interpret('CandidatePage', row)));
+      const problems = rows.flatMap((row) =>
+        propertyProblems(
+          'CandidatePage',
+          propertiesOf(schema)[row.name],
+          row.name,
+          seedTypes.interpret('CandidatePage', row),
+        ),
+      );
 
       expect(rows.map((row) => row.name)).toEqual(['content', 'totalElements', 'totalPages', 'size', 'number']);
       expect(Object.keys(propertiesOf(schema)).sort()).toEqual(rows.map((row) => row.name).sort());
@@ -709,7 +845,11 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
     });
 
     it('when an id is a public id, then PublicId is a 22-character base64url string of format base64-uuid', () => {
-      expect(component('PublicId')).toMatchObject({ type: 'string', format: 'base64-uuid', pattern: '^[A-Za-z0-9_-]{22}$' });
+      expect(component('PublicId')).toMatchObject({
+        type: 'string',
+        format: 'base64-uuid',
+        pattern: '^[A-Za-z0-9_-]{22}$',
+      });
     });
   });
 
@@ -729,25 +869,38 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
     function mirrorProblems(where: string, input: Schema, output: Schema): string[] {
       const inputSchema = withoutNull(input);
       if ((output.type === 'array') !== (inputSchema.type === 'array')) return [`${where}: list shape differs`];
-      const [inputValue, outputValue] = output.type === 'array' ? [inputSchema.items as Schema, output.items as Schema] : [inputSchema, output];
+      const [inputValue, outputValue] =
+        output.type === 'array' ? [inputSchema.items as Schema, output.items as Schema] : [inputSchema, output];
       const outputName = refName(outputValue);
       if (!outputName) {
-        const strip = (schema: Schema) => JSON.stringify(Object.entries(schema).filter(([key]) => key !== 'description').sort());
-        return strip(inputValue) === strip(outputValue) ? [] : [`${where} is ${strip(inputValue)}, Candidate has ${strip(outputValue)}`];
+        const strip = (schema: Schema) =>
+          JSON.stringify(
+            Object.entries(schema)
+              .filter(([key]) => key !== 'description')
+              .sort(),
+          );
+        return strip(inputValue) === strip(outputValue)
+          ? []
+          : [`${where} is ${strip(inputValue)}, Candidate has ${strip(outputValue)}`];
       }
       const expected = inputNameFor(outputName);
-      if (refName(inputValue) !== expected) return [`${where} is ${refName(inputValue) ?? 'inline'}, expected ${expected}`];
+      if (refName(inputValue) !== expected)
+        return [`${where} is ${refName(inputValue) ?? 'inline'}, expected ${expected}`];
       if (expected !== `${outputName}Input`) return [];
       const inputProperties = propertiesOf(component(expected));
       const outputProperties = propertiesOf(component(outputName));
       const problems: string[] = [];
       if (Object.keys(inputProperties).sort().join() !== Object.keys(outputProperties).sort().join()) {
-        problems.push(`${expected} has ${Object.keys(inputProperties).join()}, ${outputName} has ${Object.keys(outputProperties).join()}`);
+        problems.push(
+          `${expected} has ${Object.keys(inputProperties).join()}, ${outputName} has ${Object.keys(outputProperties).join()}`,
+        );
       }
       for (const [name, outputProperty] of Object.entries(outputProperties)) {
-        if (inputProperties[name]) problems.push(...mirrorProblems(`${expected}.${name}`, inputProperties[name], outputProperty));
+        if (inputProperties[name])
+          problems.push(...mirrorProblems(`${expected}.${name}`, inputProperties[name], outputProperty));
       }
-      if (requiredOf(component(expected)).join() !== requiredOf(component(outputName)).join()) problems.push(`${expected} and ${outputName} require different fields`);
+      if (requiredOf(component(expected)).join() !== requiredOf(component(outputName)).join())
+        problems.push(`${expected} and ${outputName} require different fields`);
       return problems;
     }
 
@@ -765,7 +918,11 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
 
       expect(refName(registrationProperties.identity)).toBe('Identity');
       expect(requiredOf(registration)).toEqual(['identity']);
-      expect(Object.keys(propertiesOf(identity)).sort()).toEqual(parseInlineFields(identityRow.notes).map((row) => row.name).sort());
+      expect(Object.keys(propertiesOf(identity)).sort()).toEqual(
+        parseInlineFields(identityRow.notes)
+          .map((row) => row.name)
+          .sort(),
+      );
       expect(requiredOf(identity)).toEqual(['email']);
       expect(propertiesOf(identity).email).toMatchObject({ type: 'string', format: 'email' });
     });
@@ -775,7 +932,12 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
         .filter((row) => row.type && row.type !== 'object' && row.type !== 'arrays')
         .flatMap((row) =>
           registrationProperties[row.name]
-            ? propertyProblems('RegistrationData', withoutNull(registrationProperties[row.name]), row.name, seedTypes.interpret('RegistrationData', row))
+            ? propertyProblems(
+                'RegistrationData',
+                withoutNull(registrationProperties[row.name]),
+                row.name,
+                seedTypes.interpret('RegistrationData', row),
+              )
             : [`RegistrationData.${row.name} is missing`],
         );
 
@@ -800,10 +962,18 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
         const reference = component(`${typeName}Reference`);
         const names = Object.keys(propertiesOf(reference)).sort().join();
         const problemsOfType: string[] = [];
-        if (names !== Object.keys(propertiesOf(component(typeName))).sort().join()) problemsOfType.push(`${typeName}Reference has ${names}`);
-        if (requiredOf(reference).join() !== key) problemsOfType.push(`${typeName}Reference requires ${requiredOf(reference).join()}`);
+        if (
+          names !==
+          Object.keys(propertiesOf(component(typeName)))
+            .sort()
+            .join()
+        )
+          problemsOfType.push(`${typeName}Reference has ${names}`);
+        if (requiredOf(reference).join() !== key)
+          problemsOfType.push(`${typeName}Reference requires ${requiredOf(reference).join()}`);
         const keyType = (schema: Schema) => JSON.stringify({ type: schema.type, format: schema.format });
-        if (keyType(propertiesOf(reference)[key]) !== keyType(propertiesOf(component(typeName))[key])) problemsOfType.push(`${typeName}Reference.${key} is typed differently`);
+        if (keyType(propertiesOf(reference)[key]) !== keyType(propertiesOf(component(typeName))[key]))
+          problemsOfType.push(`${typeName}Reference.${key} is typed differently`);
         return problemsOfType;
       });
 
@@ -838,7 +1008,9 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       expect(requiredOf(offerItem)).toEqual(['publicId']);
       expect(propertiesOf(offerItem).couponCode).toMatchObject({ maxLength: MAX_COUPON_LENGTH });
       for (const operationId of ['jobMatch', 'offerToAssistCandidates']) {
-        expect(propertiesOf(requestSchemaOf(operationId)).additionalNotes).toMatchObject({ maxLength: MAX_NOTES_LENGTH });
+        expect(propertiesOf(requestSchemaOf(operationId)).additionalNotes).toMatchObject({
+          maxLength: MAX_NOTES_LENGTH,
+        });
       }
       expect(registrationProperties.candidateSkills).toMatchObject({ maxItems: MAX_LIST_ITEMS });
     });
@@ -908,14 +1080,27 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       maxEducationLevel: { level: 6, status: 'ACTIVE' },
       candidateCertifications: [{ name: 'RN', institution: 'Damascus University', dateCompleted: '2012-07-01' }],
       candidateEducations: [
-        { educationType: 'BACHELOR', country: country('SY', 'Syria'), educationMajor: { id: 913, iscedCode: '0913', name: 'Nursing and midwifery', status: 'ACTIVE' }, yearCompleted: 2012 },
+        {
+          educationType: 'BACHELOR',
+          country: country('SY', 'Syria'),
+          educationMajor: { id: 913, iscedCode: '0913', name: 'Nursing and midwifery', status: 'ACTIVE' },
+          yearCompleted: 2012,
+        },
       ],
-      candidateLanguages: [{ language: { isoCode: 'ar', name: 'Arabic', status: 'ACTIVE' }, writtenLevel: { level: 6 }, spokenLevel: { level: 6 } }],
+      candidateLanguages: [
+        {
+          language: { isoCode: 'ar', name: 'Arabic', status: 'ACTIVE' },
+          writtenLevel: { level: 6 },
+          spokenLevel: { level: 6 },
+        },
+      ],
       candidateOccupations: [
         {
           occupation: { isco08Code: '2221', name: 'Nursing professionals', status: 'ACTIVE' },
           yearsExperience: 5,
-          candidateJobExperiences: [{ country: country('SY', 'Syria'), role: 'Nurse', startDate: '2013-01-01', fullTime: true }],
+          candidateJobExperiences: [
+            { country: country('SY', 'Syria'), role: 'Nurse', startDate: '2013-01-01', fullTime: true },
+          ],
         },
       ],
       candidateVisaChecks: [
@@ -924,7 +1109,12 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
           overallRisk: 'LOW',
           candidateVisaJobChecks: [
             {
-              jobOpp: { country: country('CA', 'Canada'), employerEntity: { country: country('CA', 'Canada'), hasHiredInternationally: true }, stage: 'CV_REVIEW', publishedDate: '2024-01-02T03:04:05Z' },
+              jobOpp: {
+                country: country('CA', 'Canada'),
+                employerEntity: { country: country('CA', 'Canada'), hasHiredInternationally: true },
+                stage: 'CV_REVIEW',
+                publishedDate: '2024-01-02T03:04:05Z',
+              },
               eligible_494: 'NO_RESPONSE',
               languagesRequired: [1, 2],
             },
@@ -932,40 +1122,85 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
         },
       ],
     };
-    const page = { content: [{ publicId: PUBLIC_ID }, richCandidate], totalElements: 2, totalPages: 1, size: 10, number: 0 };
-    const problem = { type: PROBLEM_TYPES.notFound.type, title: PROBLEM_TYPES.notFound.title, status: 404, detail: 'No candidate has this public ID.', instance: candidatePath };
+    const page = {
+      content: [{ publicId: PUBLIC_ID }, richCandidate],
+      totalElements: 2,
+      totalPages: 1,
+      size: 10,
+      number: 0,
+    };
+    const problem = {
+      type: PROBLEM_TYPES.notFound.type,
+      title: PROBLEM_TYPES.notFound.title,
+      status: 404,
+      detail: 'No candidate has this public ID.',
+      instance: candidatePath,
+    };
 
     it('when a minimal or a rich Candidate is answered, then it is valid', () => {
-      expect(validateResponse({ method: 'GET', path: candidatePath, ...okJson, body: { publicId: PUBLIC_ID } })).toEqual([]);
+      expect(
+        validateResponse({ method: 'GET', path: candidatePath, ...okJson, body: { publicId: PUBLIC_ID } }),
+      ).toEqual([]);
       expect(validateResponse({ method: 'GET', path: candidatePath, ...okJson, body: richCandidate })).toEqual([]);
     });
 
     it('when a CandidatePage is answered on the search or a saved list, then it is valid; the query string is ignored', () => {
-      expect(validateResponse({ method: 'GET', path: '/v1/candidates?limit=10&location=JO', ...okJson, body: page })).toEqual([]);
-      expect(validateResponse({ method: 'GET', path: `/v1/candidates/by-list/${OTHER_PUBLIC_ID}`, ...okJson, body: page })).toEqual([]);
+      expect(
+        validateResponse({ method: 'GET', path: '/v1/candidates?limit=10&location=JO', ...okJson, body: page }),
+      ).toEqual([]);
+      expect(
+        validateResponse({ method: 'GET', path: `/v1/candidates/by-list/${OTHER_PUBLIC_ID}`, ...okJson, body: page }),
+      ).toEqual([]);
     });
 
     it('when a Candidate carries the GraphQL-only partner, then it is rejected', () => {
-      const problems = validateResponse({ method: 'GET', path: candidatePath, ...okJson, body: { publicId: PUBLIC_ID, partner: { publicId: OTHER_PUBLIC_ID } } });
+      const problems = validateResponse({
+        method: 'GET',
+        path: candidatePath,
+        ...okJson,
+        body: { publicId: PUBLIC_ID, partner: { publicId: OTHER_PUBLIC_ID } },
+      });
 
       expect(problems).toEqual([expect.stringContaining('"partner"')]);
     });
 
-    it.each(IDENTITY_FIELDS)('when a Candidate carries the identity field %s, at the top or nested, then it is rejected', (field) => {
-      const top = validateResponse({ method: 'GET', path: candidatePath, ...okJson, body: { publicId: PUBLIC_ID, [field]: 'x' } });
-      const nested = validateResponse({ method: 'GET', path: '/v1/candidates', ...okJson, body: { ...page, content: [{ publicId: PUBLIC_ID, candidateDependants: [{ [field]: 'x' }] }] } });
+    it.each(IDENTITY_FIELDS)(
+      'when a Candidate carries the identity field %s, at the top or nested, then it is rejected',
+      (field) => {
+        const top = validateResponse({
+          method: 'GET',
+          path: candidatePath,
+          ...okJson,
+          body: { publicId: PUBLIC_ID, [field]: 'x' },
+        });
+        const nested = validateResponse({
+          method: 'GET',
+          path: '/v1/candidates',
+          ...okJson,
+          body: { ...page, content: [{ publicId: PUBLIC_ID, candidateDependants: [{ [field]: 'x' }] }] },
+        });
 
-      expect(top).toEqual([expect.stringContaining(`"${field}"`)]);
-      expect(nested).toEqual([expect.stringContaining(`"${field}"`)]);
-    });
+        expect(top).toEqual([expect.stringContaining(`"${field}"`)]);
+        expect(nested).toEqual([expect.stringContaining(`"${field}"`)]);
+      },
+    );
 
     it('when a Candidate has a wrong enum value, a null field, a malformed date or a malformed public id, then each is rejected', () => {
       const check = (body: Schema) => validateResponse({ method: 'GET', path: candidatePath, ...okJson, body });
 
-      expect(check({ publicId: PUBLIC_ID, status: 'HIRED' })).toEqual([expect.stringContaining('/status must be equal to one of the allowed values')]);
-      expect(check({ publicId: PUBLIC_ID, candidateVisaChecks: [{ candidateVisaJobChecks: [{ jobOpp: { stage: 'DONE' } }] }] })).toHaveLength(1);
+      expect(check({ publicId: PUBLIC_ID, status: 'HIRED' })).toEqual([
+        expect.stringContaining('/status must be equal to one of the allowed values'),
+      ]);
+      expect(
+        check({
+          publicId: PUBLIC_ID,
+          candidateVisaChecks: [{ candidateVisaJobChecks: [{ jobOpp: { stage: 'DONE' } }] }],
+        }),
+      ).toHaveLength(1);
       expect(check({ publicId: PUBLIC_ID, city: null })).toEqual([expect.stringContaining('/city must be string')]);
-      expect(check({ publicId: PUBLIC_ID, availDate: '2024-02-30T00:00:00Z' })).toEqual([expect.stringContaining('/availDate must match format "date"')]);
+      expect(check({ publicId: PUBLIC_ID, availDate: '2024-02-30T00:00:00Z' })).toEqual([
+        expect.stringContaining('/availDate must match format "date"'),
+      ]);
       expect(check({ publicId: '5f0c7a7e-0b7d-4c1b-9f39-3f9f8a7d2c11' })).not.toEqual([]);
       expect(check({ city: 'Amman' })).toEqual([expect.stringContaining("must have required property 'publicId'")]);
     });
@@ -973,10 +1208,17 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
     it('when a CandidatePage misses a field or holds an invalid candidate, then it is rejected', () => {
       const { totalPages: _omitted, ...withoutTotalPages } = page;
 
-      expect(validateResponse({ method: 'GET', path: '/v1/candidates', ...okJson, body: withoutTotalPages })).toEqual([expect.stringContaining("'totalPages'")]);
-      expect(validateResponse({ method: 'GET', path: '/v1/candidates', ...okJson, body: { ...page, content: [{ publicId: PUBLIC_ID, gender: 'X' }] } })).toEqual([
-        expect.stringContaining('/content/0/gender'),
+      expect(validateResponse({ method: 'GET', path: '/v1/candidates', ...okJson, body: withoutTotalPages })).toEqual([
+        expect.stringContaining("'totalPages'"),
       ]);
+      expect(
+        validateResponse({
+          method: 'GET',
+          path: '/v1/candidates',
+          ...okJson,
+          body: { ...page, content: [{ publicId: PUBLIC_ID, gender: 'X' }] },
+        }),
+      ).toEqual([expect.stringContaining('/content/0/gender')]);
     });
 
     it('when a Problem is answered, then it is valid as problem+json; without type, as application/json, or with another status it is rejected', () => {
@@ -986,28 +1228,53 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
 
       expect(answer(problem)).toEqual([]);
       expect(answer(withoutType)).toEqual([expect.stringContaining("must have required property 'type'")]);
-      expect(answer(problem, 'application/json')).toEqual([expect.stringContaining('expected application/problem+json')]);
+      expect(answer(problem, 'application/json')).toEqual([
+        expect.stringContaining('expected application/problem+json'),
+      ]);
       expect(answer({ ...problem, status: 400 })).toEqual([expect.stringContaining('body.status is 400')]);
       expect(answer({ ...problem, stack: 'at x' })).toEqual([expect.stringContaining('"stack"')]);
     });
 
     it('when a success is sent as problem+json or without a content type, then it is rejected', () => {
-      expect(validateResponse({ method: 'GET', path: candidatePath, status: 200, contentType: 'application/problem+json', body: { publicId: PUBLIC_ID } })).toEqual([
-        expect.stringContaining('expected application/json'),
-      ]);
-      expect(validateResponse({ method: 'GET', path: candidatePath, status: 200, contentType: null, body: { publicId: PUBLIC_ID } })).toHaveLength(1);
+      expect(
+        validateResponse({
+          method: 'GET',
+          path: candidatePath,
+          status: 200,
+          contentType: 'application/problem+json',
+          body: { publicId: PUBLIC_ID },
+        }),
+      ).toEqual([expect.stringContaining('expected application/json')]);
+      expect(
+        validateResponse({
+          method: 'GET',
+          path: candidatePath,
+          status: 200,
+          contentType: null,
+          body: { publicId: PUBLIC_ID },
+        }),
+      ).toHaveLength(1);
     });
 
     it('when a status is not declared for the operation, then it is reported', () => {
-      const problems = validateResponse({ method: 'GET', path: '/v1/candidates', status: 409, contentType: 'application/problem+json', body: { ...problem, status: 409 } });
+      const problems = validateResponse({
+        method: 'GET',
+        path: '/v1/candidates',
+        status: 409,
+        contentType: 'application/problem+json',
+        body: { ...problem, status: 409 },
+      });
 
       expect(problems).toEqual([expect.stringContaining('status 409 is not declared')]);
     });
 
     it('when the 201 of each POST is answered, then it is valid, and an id that is not a public id is rejected', () => {
-      const created = (path: string, body: Schema) => validateResponse({ method: 'POST', path, status: 201, contentType: 'application/json', body });
+      const created = (path: string, body: Schema) =>
+        validateResponse({ method: 'POST', path, status: 201, contentType: 'application/json', body });
 
-      expect(created('/v1/candidates/job-match', { message: 'Job match recorded.', jobMatchId: PUBLIC_ID })).toEqual([]);
+      expect(created('/v1/candidates/job-match', { message: 'Job match recorded.', jobMatchId: PUBLIC_ID })).toEqual(
+        [],
+      );
       expect(created('/v1/candidates/offer-to-assist', { message: 'Offer recorded.', offerId: PUBLIC_ID })).toEqual([]);
       expect(created('/v1/candidates/register', { message: 'Candidate registered.', publicId: PUBLIC_ID })).toEqual([]);
       expect(created('/v1/candidates/register', { message: 'Candidate registered.', publicId: 42 })).not.toEqual([]);
@@ -1027,19 +1294,66 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
     });
 
     it('when a route is unknown or the method unsupported, then only a 404 or 405 Problem (or the 401 of a missing key) is accepted', () => {
-      const notFound = { type: PROBLEM_TYPES.notFound.type, title: PROBLEM_TYPES.notFound.title, status: 404, detail: 'No such path.', instance: '/v1/nothing' };
-      const notAllowed = { ...notFound, type: PROBLEM_TYPES.methodNotAllowed.type, title: PROBLEM_TYPES.methodNotAllowed.title, status: 405, instance: '/v1/candidates' };
+      const notFound = {
+        type: PROBLEM_TYPES.notFound.type,
+        title: PROBLEM_TYPES.notFound.title,
+        status: 404,
+        detail: 'No such path.',
+        instance: '/v1/nothing',
+      };
+      const notAllowed = {
+        ...notFound,
+        type: PROBLEM_TYPES.methodNotAllowed.type,
+        title: PROBLEM_TYPES.methodNotAllowed.title,
+        status: 405,
+        instance: '/v1/candidates',
+      };
 
-      expect(validateResponse({ method: 'GET', path: '/v1/nothing', status: 404, contentType: 'application/problem+json', body: notFound })).toEqual([]);
-      expect(validateResponse({ method: 'GET', path: '/v1/nothing', status: 200, contentType: 'application/json', body: {} })).toEqual([
-        expect.stringContaining('the status must be 401 or 404'),
-      ]);
-      expect(validateResponse({ method: 'DELETE', path: '/v1/candidates', status: 405, contentType: 'application/problem+json', body: notAllowed })).toEqual([]);
-      expect(validateResponse({ method: 'DELETE', path: '/v1/candidates', status: 204, contentType: null, body: undefined })).toEqual([
-        expect.stringContaining('the status must be 401 or 405'),
-      ]);
-      const unauthenticated = { ...notFound, type: PROBLEM_TYPES.unauthenticated.type, title: PROBLEM_TYPES.unauthenticated.title, status: 401 };
-      expect(validateResponse({ method: 'GET', path: '/v1/nothing', status: 401, contentType: 'application/problem+json', body: unauthenticated })).toEqual([]);
+      expect(
+        validateResponse({
+          method: 'GET',
+          path: '/v1/nothing',
+          status: 404,
+          contentType: 'application/problem+json',
+          body: notFound,
+        }),
+      ).toEqual([]);
+      expect(
+        validateResponse({
+          method: 'GET',
+          path: '/v1/nothing',
+          status: 200,
+          contentType: 'application/json',
+          body: {},
+        }),
+      ).toEqual([expect.stringContaining('the status must be 401 or 404')]);
+      expect(
+        validateResponse({
+          method: 'DELETE',
+          path: '/v1/candidates',
+          status: 405,
+          contentType: 'application/problem+json',
+          body: notAllowed,
+        }),
+      ).toEqual([]);
+      expect(
+        validateResponse({ method: 'DELETE', path: '/v1/candidates', status: 204, contentType: null, body: undefined }),
+      ).toEqual([expect.stringContaining('the status must be 401 or 405')]);
+      const unauthenticated = {
+        ...notFound,
+        type: PROBLEM_TYPES.unauthenticated.type,
+        title: PROBLEM_TYPES.unauthenticated.title,
+        status: 401,
+      };
+      expect(
+        validateResponse({
+          method: 'GET',
+          path: '/v1/nothing',
+          status: 401,
+          contentType: 'application/problem+json',
+          body: unauthenticated,
+        }),
+      ).toEqual([]);
     });
 
     it('when a request body is checked, then a valid one passes, and a missing e-mail, an unknown field or an empty candidate list is rejected', () => {
@@ -1060,17 +1374,38 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       };
 
       expect(validateRequestBody('registerCandidate', registration)).toEqual([]);
-      expect(validateRequestBody('registerCandidate', { registrationData: { ...registration.registrationData, identity: { firstName: 'Amal' } } })).toEqual([
-        expect.stringContaining("must have required property 'email'"),
+      expect(
+        validateRequestBody('registerCandidate', {
+          registrationData: { ...registration.registrationData, identity: { firstName: 'Amal' } },
+        }),
+      ).toEqual([expect.stringContaining("must have required property 'email'")]);
+      expect(validateRequestBody('registerCandidate', { ...registration, candidateNumber: '123' })).toEqual([
+        expect.stringContaining('"candidateNumber"'),
       ]);
-      expect(validateRequestBody('registerCandidate', { ...registration, candidateNumber: '123' })).toEqual([expect.stringContaining('"candidateNumber"')]);
-      expect(validateRequestBody('registerCandidate', { registrationData: { ...registration.registrationData, country: { name: 'Jordan' } } })).toEqual(
-        expect.arrayContaining([expect.stringContaining("registrationData/country must have required property 'isoCode'")]),
+      expect(
+        validateRequestBody('registerCandidate', {
+          registrationData: { ...registration.registrationData, country: { name: 'Jordan' } },
+        }),
+      ).toEqual(
+        expect.arrayContaining([
+          expect.stringContaining("registrationData/country must have required property 'isoCode'"),
+        ]),
       );
-      expect(validateRequestBody('jobMatch', { candidates: [{ publicId: PUBLIC_ID }], additionalNotes: 'Two nurses.' })).toEqual([]);
-      expect(validateRequestBody('jobMatch', { candidates: [] })).toEqual([expect.stringContaining('must NOT have fewer than 1 items')]);
-      expect(validateRequestBody('offerToAssistCandidates', { candidates: [{ publicId: PUBLIC_ID, couponCode: 'EDU-2024' }], reason: 'EDUCATION_SERVICE' })).toEqual([]);
-      expect(validateRequestBody('offerToAssistCandidates', { candidates: [{ publicId: PUBLIC_ID }], reason: 'CHARITY' })).toHaveLength(1);
+      expect(
+        validateRequestBody('jobMatch', { candidates: [{ publicId: PUBLIC_ID }], additionalNotes: 'Two nurses.' }),
+      ).toEqual([]);
+      expect(validateRequestBody('jobMatch', { candidates: [] })).toEqual([
+        expect.stringContaining('must NOT have fewer than 1 items'),
+      ]);
+      expect(
+        validateRequestBody('offerToAssistCandidates', {
+          candidates: [{ publicId: PUBLIC_ID, couponCode: 'EDU-2024' }],
+          reason: 'EDUCATION_SERVICE',
+        }),
+      ).toEqual([]);
+      expect(
+        validateRequestBody('offerToAssistCandidates', { candidates: [{ publicId: PUBLIC_ID }], reason: 'CHARITY' }),
+      ).toHaveLength(1);
     });
   });
 
@@ -1087,12 +1422,19 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       await service.stop();
     });
 
-    async function ask(method: string, path: string): Promise<{ status: number; allow: string | null; problems: string[] }> {
+    async function ask(
+      method: string,
+      path: string,
+    ): Promise<{ status: number; allow: string | null; problems: string[] }> {
       const response = await fetch(`${service.url}${path}`, { method, headers: { 'x-api-key': admin } });
       const text = await response.text();
       const contentType = response.headers.get('content-type');
       const body: unknown = text === '' ? undefined : JSON.parse(text);
-      return { status: response.status, allow: response.headers.get('allow'), problems: validateResponse({ method, path, status: response.status, contentType, body }) };
+      return {
+        status: response.status,
+        allow: response.headers.get('allow'),
+        problems: validateResponse({ method, path, status: response.status, contentType, body }),
+      };
     }
 
     it('when the REST router lists its routes, then they are exactly the operations of the document', async () => {
@@ -1112,7 +1454,11 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       );
 
       expect(listed.every(({ path }) => typeof path === 'string')).toBe(true);
-      expect(served.sort()).toEqual(openApiOperations().map(({ method, path }) => `${method} ${path}`).sort());
+      expect(served.sort()).toEqual(
+        openApiOperations()
+          .map(({ method, path }) => `${method} ${path}`)
+          .sort(),
+      );
     });
 
     it('when every documented path is asked with every method, then exactly the documented methods are served, the others get 405 with that Allow', async () => {
@@ -1120,17 +1466,22 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       for (const template of Object.keys(document.paths as Schema)) {
         // A malformed id reaches the route (400) without needing data; an unknown route is a 404.
         const path = template.replace(/\{\w+\}/g, 'not-a-public-id');
-        const documented = operations.filter((operation) => operation.path === template).map((operation) => operation.method);
+        const documented = operations
+          .filter((operation) => operation.path === template)
+          .map((operation) => operation.method);
         const served = documented.includes('GET') ? [...documented, 'HEAD'] : documented;
         for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']) {
           const answer = await ask(method, path);
           problems.push(...answer.problems);
           if (served.includes(method)) {
-            if (answer.status === 404 || answer.status === 405) problems.push(`${method} ${template} is documented, but answered ${answer.status}`);
+            if (answer.status === 404 || answer.status === 405)
+              problems.push(`${method} ${template} is documented, but answered ${answer.status}`);
           } else if (answer.status !== 405) {
             problems.push(`${method} ${template} is not documented, but answered ${answer.status}`);
           } else if ((answer.allow ?? '').split(/,\s*/).sort().join() !== [...served].sort().join()) {
-            problems.push(`${template} answers Allow: ${answer.allow ?? '(none)'}, the document has ${served.join(', ')}`);
+            problems.push(
+              `${template} answers Allow: ${answer.allow ?? '(none)'}, the document has ${served.join(', ')}`,
+            );
           }
         }
       }
@@ -1139,9 +1490,17 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
     });
 
     it('when the demo candidates are searched and fetched one by one, then every answer conforms to the document', async () => {
-      const search = await fetch(`${service.url}/v1/candidates?limit=100&includeEmployed=true`, { headers: { 'x-api-key': admin } });
+      const search = await fetch(`${service.url}/v1/candidates?limit=100&includeEmployed=true`, {
+        headers: { 'x-api-key': admin },
+      });
       const page = (await search.json()) as { content: Schema[] };
-      const problems = validateResponse({ method: 'GET', path: '/v1/candidates', status: search.status, contentType: search.headers.get('content-type'), body: page });
+      const problems = validateResponse({
+        method: 'GET',
+        path: '/v1/candidates',
+        status: search.status,
+        contentType: search.headers.get('content-type'),
+        body: page,
+      });
       for (const candidate of page.content) {
         const answer = await ask('GET', `/v1/candidates/${String(candidate.publicId)}`);
         problems.push(...answer.problems);
@@ -1153,7 +1512,14 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       expect(page.content).toHaveLength(DEMO_CANDIDATES);
       // guards the sample: the demo data reaches deep into the schema
       expect([...nestedFields]).toEqual(
-        expect.arrayContaining(['candidateVisaJobChecks', 'employerEntity', 'candidateJobExperiences', 'educationMajor', 'maxEducationLevel', 'partnerEnglishLevel']),
+        expect.arrayContaining([
+          'candidateVisaJobChecks',
+          'employerEntity',
+          'candidateJobExperiences',
+          'educationMajor',
+          'maxEducationLevel',
+          'partnerEnglishLevel',
+        ]),
       );
       expect(problems).toEqual([]);
     });

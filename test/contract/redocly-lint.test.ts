@@ -23,7 +23,11 @@ describe('redocly lint of schema/rest/openapi.json', () => {
     });
     const report = JSON.parse(stdout) as LintReport;
 
-    expect(report.problems.map((problem) => `${problem.severity} ${problem.ruleId} at ${problem.location[0]?.pointer}: ${problem.message}`)).toEqual([]);
+    expect(
+      report.problems.map(
+        (problem) => `${problem.severity} ${problem.ruleId} at ${problem.location[0]?.pointer}: ${problem.message}`,
+      ),
+    ).toEqual([]);
     expect(report.totals).toEqual(expect.objectContaining({ errors: 0, warnings: 0 }));
   });
 });

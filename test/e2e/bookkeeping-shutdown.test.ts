@@ -37,13 +37,19 @@ describe('bookkeeping at shutdown', () => {
     if (key === undefined) throw new Error(`no demo key in the banner:\n${service.output()}`);
     let answered: { requestId: string; status: number }[];
     try {
-      const page = (await (await fetch(`${service.url}/v1/candidates?limit=${DEMO_CANDIDATES}&includeEmployed=true`, { headers: { 'x-api-key': key } })).json()) as {
+      const page = (await (
+        await fetch(`${service.url}/v1/candidates?limit=${DEMO_CANDIDATES}&includeEmployed=true`, {
+          headers: { 'x-api-key': key },
+        })
+      ).json()) as {
         content: { publicId: string }[];
       };
       const ids = page.content.map((candidate) => candidate.publicId);
       const restRequests = Array.from({ length: REST_REQUESTS }, async (_, i) => {
         const requestId = `sigterm-rest-${i}`;
-        const response = await fetch(`${service.url}/v1/candidates/${ids[i % ids.length]}`, { headers: { 'x-api-key': key, 'x-request-id': requestId } });
+        const response = await fetch(`${service.url}/v1/candidates/${ids[i % ids.length]}`, {
+          headers: { 'x-api-key': key, 'x-request-id': requestId },
+        });
         await response.arrayBuffer();
         return { requestId, status: response.status };
       });
@@ -76,10 +82,17 @@ describe('bookkeeping at shutdown', () => {
         .collection('auditEvents')
         .find({ requestId: { $in: answered.map((answer) => answer.requestId) } })
         .toArray();
-      expect(events.map((event) => [event.requestId, event.status]).sort()).toEqual(answered.map((answer) => [answer.requestId, 200]).sort());
+      expect(events.map((event) => [event.requestId, event.status]).sort()).toEqual(
+        answered.map((answer) => [answer.requestId, 200]).sort(),
+      );
       // One read per request, two for the page of 20 ids; all in one minute unless the test straddled two.
-      const counters = await db.collection('rateLimits').find({ apiKeyId: events[0].apiKeyId, kind: 'reads' }).toArray();
-      expect(counters.reduce((sum, counter) => sum + (counter.count as number), 0)).toBe(Math.ceil(DEMO_CANDIDATES / 10) + REST_REQUESTS + GRAPHQL_REQUESTS);
+      const counters = await db
+        .collection('rateLimits')
+        .find({ apiKeyId: events[0].apiKeyId, kind: 'reads' })
+        .toArray();
+      expect(counters.reduce((sum, counter) => sum + (counter.count as number), 0)).toBe(
+        Math.ceil(DEMO_CANDIDATES / 10) + REST_REQUESTS + GRAPHQL_REQUESTS,
+      );
     } finally {
       await client.close();
       await store.close();

@@ -54,13 +54,32 @@ describe('group commit under kill -9 and the loss of unsynced pages', () => {
     // Arrange
     const marks = path.join(store.dir, 'durable-marks.txt');
     let client = await store.start({ durableMarks: marks });
-    const { key: apiKey } = await new ApiKeyService(createApiKeyRepository(client.db(DB))).createKey({ name: 'group-commit', permissions: ['REGISTER_CANDIDATES'] });
+    const { key: apiKey } = await new ApiKeyService(createApiKeyRepository(client.db(DB))).createKey({
+      name: 'group-commit',
+      permissions: ['REGISTER_CANDIDATES'],
+    });
     recordSecret(apiKey);
     const logs = appLogDestination(DB);
-    const config = loadConfig({}, { port: 0, mongodbUri: `${store.uri}&heartbeatFrequencyMS=500`, mongodbDb: DB, logLevel: logs.level, mongodbTimeoutMs: 1000 });
+    const config = loadConfig(
+      {},
+      {
+        port: 0,
+        mongodbUri: `${store.uri}&heartbeatFrequencyMS=500`,
+        mongodbDb: DB,
+        logLevel: logs.level,
+        mongodbTimeoutMs: 1000,
+      },
+    );
     app = await createApp(config, createLogger(config, logs.destination));
     const url = await app.start();
-    const acknowledged: Acknowledged = { inserts: [], pushes: new Map(), modified: new Map(), transactions: [], indexes: [], registrations: [] };
+    const acknowledged: Acknowledged = {
+      inserts: [],
+      pushes: new Map(),
+      modified: new Map(),
+      transactions: [],
+      indexes: [],
+      registrations: [],
+    };
     let fsyncs = 0;
 
     // Act
@@ -69,41 +88,78 @@ describe('group commit under kill -9 and the loss of unsynced pages', () => {
       const acks = () => countAcknowledged(acknowledged);
       const atStart = acks();
       const writers = [
-        ...range(8, (w) => loop(() => stopped, async (i) => {
-          const id = `r${round}-insert-${w}-${i}`;
-          await client.db(DB).collection<{ _id: string }>(WRITES).insertOne({ _id: id });
-          acknowledged.inserts.push(id);
-        })),
-        ...range(3, (w) => loop(() => stopped, async (i) => {
-          const id = `push-${w}`;
-          const token = `r${round}-${i}`;
-          await client.db(DB).collection<{ _id: string; tokens: string[] }>(WRITES).updateOne({ _id: id }, { $push: { tokens: token } }, { upsert: true });
-          pushTo(acknowledged.pushes, id, token);
-        })),
-        ...range(3, (w) => loop(() => stopped, async (i) => {
-          const id = `modify-${w}`;
-          const token = `r${round}-${i}`;
-          await client.db(DB).collection<{ _id: string; tokens: string[] }>(WRITES).findOneAndUpdate({ _id: id }, { $push: { tokens: token } }, { upsert: true });
-          pushTo(acknowledged.modified, id, token);
-        })),
-        ...range(3, (w) => loop(() => stopped, async (i) => {
-          const id = `r${round}-transaction-${w}-${i}`;
-          await inTransaction(client, async (db, session) => {
-            await db.collection<{ _id: string }>(WRITES).insertOne({ _id: id }, { session });
-            await db.collection<{ _id: string }>(PAIRS).insertOne({ _id: id }, { session });
-          });
-          acknowledged.transactions.push(id);
-        })),
-        ...range(6, (w) => loop(() => stopped, async (i) => {
-          const email = `group-commit-r${round}-${w}-${i}@example.org`;
-          recordSecret(email);
-          const body = { registrarId: 'group-commit', registrationData: { identity: { email, lastName: 'Commit' }, city: 'Amman' } };
-          const answer = await rest(url, 'POST', '/v1/candidates/register', { key: apiKey, body });
-          if (answer.status === 201) acknowledged.registrations.push(answer.body.publicId as string);
-        })),
+        ...range(8, (w) =>
+          loop(
+            () => stopped,
+            async (i) => {
+              const id = `r${round}-insert-${w}-${i}`;
+              await client.db(DB).collection<{ _id: string }>(WRITES).insertOne({ _id: id });
+              acknowledged.inserts.push(id);
+            },
+          ),
+        ),
+        ...range(3, (w) =>
+          loop(
+            () => stopped,
+            async (i) => {
+              const id = `push-${w}`;
+              const token = `r${round}-${i}`;
+              await client
+                .db(DB)
+                .collection<{ _id: string; tokens: string[] }>(WRITES)
+                .updateOne({ _id: id }, { $push: { tokens: token } }, { upsert: true });
+              pushTo(acknowledged.pushes, id, token);
+            },
+          ),
+        ),
+        ...range(3, (w) =>
+          loop(
+            () => stopped,
+            async (i) => {
+              const id = `modify-${w}`;
+              const token = `r${round}-${i}`;
+              await client
+                .db(DB)
+                .collection<{ _id: string; tokens: string[] }>(WRITES)
+                .findOneAndUpdate({ _id: id }, { $push: { tokens: token } }, { upsert: true });
+              pushTo(acknowledged.modified, id, token);
+            },
+          ),
+        ),
+        ...range(3, (w) =>
+          loop(
+            () => stopped,
+            async (i) => {
+              const id = `r${round}-transaction-${w}-${i}`;
+              await inTransaction(client, async (db, session) => {
+                await db.collection<{ _id: string }>(WRITES).insertOne({ _id: id }, { session });
+                await db.collection<{ _id: string }>(PAIRS).insertOne({ _id: id }, { session });
+              });
+              acknowledged.transactions.push(id);
+            },
+          ),
+        ),
+        ...range(6, (w) =>
+          loop(
+            () => stopped,
+            async (i) => {
+              const email = `group-commit-r${round}-${w}-${i}@example.org`;
+              recordSecret(email);
+              const body = {
+                registrarId: 'group-commit',
+                registrationData: { identity: { email, lastName: 'Commit' }, city: 'Amman' },
+              };
+              const answer = await rest(url, 'POST', '/v1/candidates/register', { key: apiKey, body });
+              if (answer.status === 201) acknowledged.registrations.push(answer.body.publicId as string);
+            },
+          ),
+        ),
         (async () => {
           const name = `round_${round}`;
-          await client.db(DB).collection(WRITES).createIndex({ [name]: 1 }, { name });
+          await client
+            .db(DB)
+            .collection(WRITES)
+            .createIndex({ [name]: 1 }, { name });
           acknowledged.indexes.push(name);
         })().catch(() => undefined),
       ];
@@ -116,11 +172,18 @@ describe('group commit under kill -9 and the loss of unsynced pages', () => {
       await store.closeClient();
 
       // What a power cut loses: the journal past its last fsync.
-      const lines = fs.existsSync(marks) ? fs.readFileSync(marks, 'utf8').split('\n').filter((line) => line !== '') : [];
+      const lines = fs.existsSync(marks)
+        ? fs
+            .readFileSync(marks, 'utf8')
+            .split('\n')
+            .filter((line) => line !== '')
+        : [];
       fsyncs += lines.length;
       const [journal, ...others] = journalFiles(store.dir);
       expect(others).toEqual([]);
-      const durable = lines.filter((line) => line.startsWith(`${path.basename(journal)} `)).map((line) => Number(line.split(' ')[1]));
+      const durable = lines
+        .filter((line) => line.startsWith(`${path.basename(journal)} `))
+        .map((line) => Number(line.split(' ')[1]));
       fs.truncateSync(journal, durable.length === 0 ? 0 : durable[durable.length - 1]);
       fs.rmSync(marks);
       client = await store.start({ durableMarks: marks });
@@ -129,7 +192,14 @@ describe('group commit under kill -9 and the loss of unsynced pages', () => {
     // Assert
     const db = client.db(DB);
     const missing = async (collection: string, ids: readonly string[]): Promise<string[]> => {
-      const found = new Set((await db.collection<{ _id: string }>(collection).find({ _id: { $in: [...ids] } }, { projection: { _id: 1 } }).toArray()).map((doc) => doc._id));
+      const found = new Set(
+        (
+          await db
+            .collection<{ _id: string }>(collection)
+            .find({ _id: { $in: [...ids] } }, { projection: { _id: 1 } })
+            .toArray()
+        ).map((doc) => doc._id),
+      );
       return ids.filter((id) => !found.has(id));
     };
     const missingTokens = async (byDocument: Map<string, string[]>): Promise<string[]> => {
@@ -143,15 +213,21 @@ describe('group commit under kill -9 and the loss of unsynced pages', () => {
     };
     const indexes = new Set((await db.collection(WRITES).listIndexes().toArray()).map((index) => index.name as string));
     const registered = new Set(
-      (await db.collection(COLLECTIONS.candidates).find({ publicId: { $in: acknowledged.registrations } }, { projection: { _id: 0, publicId: 1 } }).toArray()).map(
-        (doc) => doc.publicId as string,
-      ),
+      (
+        await db
+          .collection(COLLECTIONS.candidates)
+          .find({ publicId: { $in: acknowledged.registrations } }, { projection: { _id: 0, publicId: 1 } })
+          .toArray()
+      ).map((doc) => doc.publicId as string),
     );
     expect({
       inserts: await missing(WRITES, acknowledged.inserts),
       updates: await missingTokens(acknowledged.pushes),
       findAndModify: await missingTokens(acknowledged.modified),
-      transactions: [...(await missing(WRITES, acknowledged.transactions)), ...(await missing(PAIRS, acknowledged.transactions))],
+      transactions: [
+        ...(await missing(WRITES, acknowledged.transactions)),
+        ...(await missing(PAIRS, acknowledged.transactions)),
+      ],
       indexes: acknowledged.indexes.filter((name) => !indexes.has(name)),
       registrations: acknowledged.registrations.filter((publicId) => !registered.has(publicId)),
     }).toEqual({ inserts: [], updates: [], findAndModify: [], transactions: [], indexes: [], registrations: [] });
@@ -166,7 +242,8 @@ describe('group commit under kill -9 and the loss of unsynced pages', () => {
 });
 
 function countAcknowledged(acknowledged: Acknowledged): number {
-  const tokens = (byDocument: Map<string, string[]>) => [...byDocument.values()].reduce((sum, list) => sum + list.length, 0);
+  const tokens = (byDocument: Map<string, string[]>) =>
+    [...byDocument.values()].reduce((sum, list) => sum + list.length, 0);
   return (
     acknowledged.inserts.length +
     tokens(acknowledged.pushes) +
@@ -199,7 +276,10 @@ async function loop(stopped: () => boolean, write: (iteration: number) => Promis
 }
 
 /** One transaction, without the driver's retries (withTransaction would retry a dead store for 120 s). */
-async function inTransaction(client: MongoClient, work: (db: Db, session: ReturnType<MongoClient['startSession']>) => Promise<void>): Promise<void> {
+async function inTransaction(
+  client: MongoClient,
+  work: (db: Db, session: ReturnType<MongoClient['startSession']>) => Promise<void>,
+): Promise<void> {
   const session = client.startSession();
   try {
     session.startTransaction();

@@ -55,7 +55,10 @@ describe('GraphQL playground', () => {
     baseUrl = service.url;
     apiKey = await service.key('READ_CANDIDATE_DATA');
     statisticsKey = await service.key('READ_STATISTICS');
-    const firstPage = await new CandidateRepository(service.db).search({ includeEmployed: false }, { skip: 0, limit: 5 });
+    const firstPage = await new CandidateRepository(service.db).search(
+      { includeEmployed: false },
+      { skip: 0, limit: 5 },
+    );
     expected = { total: firstPage.total, publicIds: firstPage.items.map((c) => c.publicId) };
     if (!missingBrowser) browser = await launchChromium();
   }, 180_000);
@@ -186,7 +189,9 @@ describe('GraphQL playground', () => {
       await resultPane(page).getByText(`"${expected.publicIds[0]}"`).first().waitFor();
       expect(expected.total).toBeGreaterThan(0);
       const body = (await response.json()) as {
-        data?: { candidates: { content: { id: string; publicId: string; country: unknown; candidateOccupations: unknown }[] } };
+        data?: {
+          candidates: { content: { id: string; publicId: string; country: unknown; candidateOccupations: unknown }[] };
+        };
       };
       expect(body.data?.candidates.content.map((c) => c.publicId)).toEqual(expected.publicIds);
       // The pre-filled query shows the global id (Node.id) of each candidate.
@@ -258,7 +263,11 @@ describe('GraphQL playground', () => {
       const tabs = page.getByRole('tablist', { name: 'Select active operation' }).getByRole('tab');
       expect(await tabs.allInnerTexts()).toEqual(['Candidates', 'Statistics']);
       await tabs.nth(1).getByRole('button', { name: 'Statistics' }).click();
-      await page.getByRole('region', { name: 'Operation Editor' }).locator('.view-lines').filter({ visible: true, hasText: 'candidateStatistics' }).waitFor();
+      await page
+        .getByRole('region', { name: 'Operation Editor' })
+        .locator('.view-lines')
+        .filter({ visible: true, hasText: 'candidateStatistics' })
+        .waitFor();
       await enterApiKey(page, statisticsKey);
       const answered = page.waitForResponse(
         (r) => r.url() === `${baseUrl}/graphql` && /"operationName":"Statistics"/.test(r.request().postData() ?? ''),

@@ -1,7 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { logRecords, socketAcceptsConnections, startServiceProcess, type ServiceProcess } from '../support/service-process';
+import {
+  logRecords,
+  socketAcceptsConnections,
+  startServiceProcess,
+  type ServiceProcess,
+} from '../support/service-process';
 
 /** `npm start` on its own data directory, with a small demo store. */
 function startService(dataDir: string): Promise<ServiceProcess> {

@@ -64,7 +64,10 @@ describe('registration under kill -9 at every step', () => {
     store = await spawnEmbeddedStore({ dbPath: temp.dir });
     proxy = await startCommandProxy(store.socketPath);
     await withStore(async (db) => {
-      ({ key: apiKey } = await new ApiKeyService(createApiKeyRepository(db)).createKey({ name: 'crash', permissions: ['REGISTER_CANDIDATES'] }));
+      ({ key: apiKey } = await new ApiKeyService(createApiKeyRepository(db)).createKey({
+        name: 'crash',
+        permissions: ['REGISTER_CANDIDATES'],
+      }));
     });
     recordSecret(apiKey);
     service = await startService();
@@ -88,8 +91,15 @@ describe('registration under kill -9 at every step', () => {
     }
   }
 
-  function register(email: string, idempotencyKey: string | undefined, url = service.url): Promise<RestResult | undefined> {
-    const body = { registrarId: 'crash-test', registrationData: { identity: { email, lastName: 'Crash' }, city: 'Amman' } };
+  function register(
+    email: string,
+    idempotencyKey: string | undefined,
+    url = service.url,
+  ): Promise<RestResult | undefined> {
+    const body = {
+      registrarId: 'crash-test',
+      registrationData: { identity: { email, lastName: 'Crash' }, city: 'Amman' },
+    };
     const headers: Record<string, string> = idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey };
     // A killed service answers nothing: the client sees a reset connection.
     return rest(url, 'POST', '/v1/candidates/register', { key: apiKey, body, headers }).catch(() => undefined);
@@ -111,9 +121,12 @@ describe('registration under kill -9 at every step', () => {
 
   const ready = async () => (await fetch(`${service.url}/readyz`).catch(() => undefined))?.status === 200;
   const audited = (answer: RestResult | undefined) => async () =>
-    withStore(async (db) => (await db.collection(AUDIT_COLLECTION).countDocuments({ requestId: answer?.headers.get('x-request-id') ?? '' })) === 1).catch(
-      () => false,
-    );
+    withStore(
+      async (db) =>
+        (await db
+          .collection(AUDIT_COLLECTION)
+          .countDocuments({ requestId: answer?.headers.get('x-request-id') ?? '' })) === 1,
+    ).catch(() => false);
 
   /**
    * Registrations struck at command 1, 2, ... with `kill`, until one ends before it is struck;
@@ -134,14 +147,22 @@ describe('registration under kill -9 at every step', () => {
       await until(() => proxy.struck || first?.status === 201, 'the kill or the answer');
       if (!proxy.struck) {
         // Answered: its audit record still follows. Struck there, or ended before command `at`.
-        await until(async () => proxy.struck || proxy.counted.length >= at || (await audited(first)()), 'the last registration is audited');
+        await until(
+          async () => proxy.struck || proxy.counted.length >= at || (await audited(first)()),
+          'the last registration is audited',
+        );
         if (proxy.counted.length >= at) await until(() => proxy.struck, 'the kill');
         if (!proxy.struck) {
           proxy.arm();
           break;
         }
       }
-      attempts.push({ email, idempotencyKey, killed: `${victim} after command ${at} (${proxy.counted.join(', ')})`, first });
+      attempts.push({
+        email,
+        idempotencyKey,
+        killed: `${victim} after command ${at} (${proxy.counted.join(', ')})`,
+        first,
+      });
       await restart();
       proxy.arm();
       await until(ready, 'the service reaches the store again');
@@ -175,11 +196,14 @@ describe('registration under kill -9 at every step', () => {
     });
     for (const { email, idempotencyKey, killed, first } of attempts) {
       const retry = await register(email, idempotencyKey);
-      const registered = await withStore((db) => db.collection(COLLECTIONS.candidateIdentities).countDocuments({ emailNormalised: email }));
+      const registered = await withStore((db) =>
+        db.collection(COLLECTIONS.candidateIdentities).countDocuments({ emailNormalised: email }),
+      );
       const outcome = { killed, first: first?.status, retry: retry?.status, registered, answer: retry?.text };
       if (idempotencyKey !== undefined || first?.status === 201) {
         expect(outcome).toEqual({ ...outcome, retry: idempotencyKey === undefined ? 409 : 201, registered: 1 });
-        if (idempotencyKey !== undefined && first?.status === 201) expect(retry?.body.publicId).toBe(first.body.publicId);
+        if (idempotencyKey !== undefined && first?.status === 201)
+          expect(retry?.body.publicId).toBe(first.body.publicId);
       } else {
         // Without a key: registered now, or already by the first attempt (the crash came after its commit).
         expect([201, 409]).toContain(retry?.status);

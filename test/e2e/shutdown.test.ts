@@ -2,7 +2,12 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { portAcceptsConnections, socketAcceptsConnections, startServiceProcess, type ServiceProcess } from '../support/service-process';
+import {
+  portAcceptsConnections,
+  socketAcceptsConnections,
+  startServiceProcess,
+  type ServiceProcess,
+} from '../support/service-process';
 
 /**
  * Graceful shutdown of `npm start` (from sources): on SIGTERM the service stops accepting
@@ -49,7 +54,12 @@ function holdRequest(url: string, key: string, query: string): Promise<HeldReque
     const request = http.request(`${url}/graphql`, {
       method: 'POST',
       agent: false,
-      headers: { 'content-type': 'application/json', 'content-length': String(body.length), 'x-api-key': key, expect: '100-continue' },
+      headers: {
+        'content-type': 'application/json',
+        'content-length': String(body.length),
+        'x-api-key': key,
+        expect: '100-continue',
+      },
     });
     const outcome = new Promise<{ status: number; body: string } | { error: string }>((resolve) => {
       request.once('response', (response) => {
@@ -64,7 +74,9 @@ function holdRequest(url: string, key: string, query: string): Promise<HeldReque
     request.once('error', rejectHeld);
     request.once('continue', () => {
       request.off('error', rejectHeld);
-      request.write(body.subarray(0, half), () => resolveHeld({ finish: () => request.end(body.subarray(half)), outcome }));
+      request.write(body.subarray(0, half), () =>
+        resolveHeld({ finish: () => request.end(body.subarray(half)), outcome }),
+      );
     });
     request.flushHeaders();
   });
@@ -80,7 +92,11 @@ describe('graceful shutdown of the service', () => {
     const service = await startService(dataDir);
     const port = Number(new URL(service.url).port);
     try {
-      const finishing = await holdRequest(service.url, service.key, '{ candidates(includeEmployed: true) { totalElements } }');
+      const finishing = await holdRequest(
+        service.url,
+        service.key,
+        '{ candidates(includeEmployed: true) { totalElements } }',
+      );
       const abandoned = await holdRequest(service.url, service.key, '{ countries { isoCode } }');
 
       // Act
@@ -98,7 +114,9 @@ describe('graceful shutdown of the service', () => {
       finishing.finish();
       const finished = await finishing.outcome;
       expect(finished).toEqual({ status: 200, body: expect.any(String) });
-      expect(JSON.parse((finished as { body: string }).body)).toEqual({ data: { candidates: { totalElements: DEMO_CANDIDATES } } });
+      expect(JSON.parse((finished as { body: string }).body)).toEqual({
+        data: { candidates: { totalElements: DEMO_CANDIDATES } },
+      });
       // ... the one never finished is cut once the grace period is over, and the process exits 0.
       expect(await abandoned.outcome).toEqual({ error: expect.any(String) });
       expect(await service.exited).toBe(0);

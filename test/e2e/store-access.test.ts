@@ -13,7 +13,10 @@ import { startServiceProcess, type ServiceProcess } from '../support/service-pro
  */
 
 const PROC_AVAILABLE = fs.existsSync('/proc/net/tcp') && fs.existsSync('/proc/net/unix');
-if (!PROC_AVAILABLE) console.warn('store-access.test.ts: skipped, /proc/net is not available (not Linux): the store child\'s sockets cannot be listed');
+if (!PROC_AVAILABLE)
+  console.warn(
+    "store-access.test.ts: skipped, /proc/net is not available (not Linux): the store child's sockets cannot be listed",
+  );
 const onLinux = PROC_AVAILABLE ? test : test.skip;
 
 /** Pids of the direct children of `pid`. */
@@ -86,27 +89,33 @@ describe('access to the embedded store under npm start', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  onLinux('when the service runs on its embedded store, then the store listens on a socket in DATA_DIR that only this user may open, on no TCP port, and no log line names a port of it', async () => {
-    // Act
-    service = await startServiceProcess({ DATA_DIR: dataDir, DEMO_CANDIDATES: '5', LOG_LEVEL: 'info' }, 60_000);
+  onLinux(
+    'when the service runs on its embedded store, then the store listens on a socket in DATA_DIR that only this user may open, on no TCP port, and no log line names a port of it',
+    async () => {
+      // Act
+      service = await startServiceProcess({ DATA_DIR: dataDir, DEMO_CANDIDATES: '5', LOG_LEVEL: 'info' }, 60_000);
 
-    // Assert: the store child (tsx may run esbuild as another child) holds the socket
-    // DATA_DIR/store.sock and no listening TCP socket.
-    const [storePid, ...others] = childPids(service.child.pid!).filter((pid) => /embedded-mongodb\/(dist|src)\/cli\.[jt]s\b/.test(commandLine(pid)));
-    expect(others).toEqual([]);
-    const held = socketInodes(storePid);
-    const listeningTcp = [...held].filter((inode) => listeningTcpInodes().has(inode));
-    expect(listeningTcp).toEqual([]);
-    const socketPath = path.join(dataDir, 'store.sock');
-    expect([...unixSocketInodes(socketPath)].some((inode) => held.has(inode))).toBe(true);
-    expect(service.storeSocket).toBe(socketPath);
-    expect(service.storePid).toBe(storePid);
-    // ... the socket file and DATA_DIR (snapshot and journal beside it) are this user's only.
-    expect(fs.statSync(socketPath).isSocket()).toBe(true);
-    expect(fs.statSync(socketPath).mode & 0o777).toBe(0o600);
-    expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700);
-    // ... and beside the service's own URL, no host:port and no port field is logged.
-    const logged = service.output().split(service.url).join('<service url>');
-    expect(logged).not.toMatch(/\b\d{1,3}(?:\.\d{1,3}){3}:\d+|localhost:\d+|"port":\s*\d+/);
-  }, 120_000);
+      // Assert: the store child (tsx may run esbuild as another child) holds the socket
+      // DATA_DIR/store.sock and no listening TCP socket.
+      const [storePid, ...others] = childPids(service.child.pid!).filter((pid) =>
+        /embedded-mongodb\/(dist|src)\/cli\.[jt]s\b/.test(commandLine(pid)),
+      );
+      expect(others).toEqual([]);
+      const held = socketInodes(storePid);
+      const listeningTcp = [...held].filter((inode) => listeningTcpInodes().has(inode));
+      expect(listeningTcp).toEqual([]);
+      const socketPath = path.join(dataDir, 'store.sock');
+      expect([...unixSocketInodes(socketPath)].some((inode) => held.has(inode))).toBe(true);
+      expect(service.storeSocket).toBe(socketPath);
+      expect(service.storePid).toBe(storePid);
+      // ... the socket file and DATA_DIR (snapshot and journal beside it) are this user's only.
+      expect(fs.statSync(socketPath).isSocket()).toBe(true);
+      expect(fs.statSync(socketPath).mode & 0o777).toBe(0o600);
+      expect(fs.statSync(dataDir).mode & 0o777).toBe(0o700);
+      // ... and beside the service's own URL, no host:port and no port field is logged.
+      const logged = service.output().split(service.url).join('<service url>');
+      expect(logged).not.toMatch(/\b\d{1,3}(?:\.\d{1,3}){3}:\d+|localhost:\d+|"port":\s*\d+/);
+    },
+    120_000,
+  );
 });

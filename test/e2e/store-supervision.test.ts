@@ -50,7 +50,13 @@ describe('a store child that dies under the service', () => {
   });
 
   test('when the store child is killed with SIGKILL, then the service restarts it, logs it, counts it, and answers again', async () => {
-    service = await startServiceProcess({ DATA_DIR: dataDir, DEMO_CANDIDATES: '5', DEMO_API_KEY: KEY, LOG_LEVEL: 'info', STORE_RESTART_BACKOFF_MS: '100' });
+    service = await startServiceProcess({
+      DATA_DIR: dataDir,
+      DEMO_CANDIDATES: '5',
+      DEMO_API_KEY: KEY,
+      LOG_LEVEL: 'info',
+      STORE_RESTART_BACKOFF_MS: '100',
+    });
     expect(await candidatesStatus(service.url)).toBe(200);
     const [first] = storePids(service);
 
@@ -64,7 +70,9 @@ describe('a store child that dies under the service', () => {
     expect((await fetch(`${service.url}/readyz`)).status).toBe(200);
     const metrics = await (await fetch(`${service.url}/metrics`)).text();
     expect(metrics).toMatch(/^embedded_store_restarts_total 1$/m);
-    const logged = logRecords(service.output()).filter((r) => r.msg === 'embedded store exited unexpectedly; restarting it');
+    const logged = logRecords(service.output()).filter(
+      (r) => r.msg === 'embedded store exited unexpectedly; restarting it',
+    );
     expect(logged).toEqual([expect.objectContaining({ signal: 'SIGKILL', level: 50 })]);
   }, 120_000);
 

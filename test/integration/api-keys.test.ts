@@ -149,7 +149,9 @@ describe('API keys on the real store', () => {
     const value = generateApiKey();
     await service.createKey({ name: 'demo', permissions: ['ADMIN'], value });
 
-    const error = await service.createKey({ name: 'demo again', permissions: ['ADMIN'], value }).catch((e: unknown) => e);
+    const error = await service
+      .createKey({ name: 'demo again', permissions: ['ADMIN'], value })
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(ConflictError);
     expect((error as Error).message).not.toContain(hashApiKey(value));
@@ -180,7 +182,15 @@ describe('API keys on the real store', () => {
 
 describe('keys CLI as a child process', () => {
   test('when create runs, then the last stdout line is a key that authenticates with the given permissions', async () => {
-    const result = await keysCli(['create', '--name', 'cli partner', '--permissions', 'READ_CANDIDATE_DATA,SUBMIT_JOB_MATCHES', '--expires', '30']);
+    const result = await keysCli([
+      'create',
+      '--name',
+      'cli partner',
+      '--permissions',
+      'READ_CANDIDATE_DATA,SUBMIT_JOB_MATCHES',
+      '--expires',
+      '30',
+    ]);
 
     expect(result.code).toBe(0);
     const key = result.stdout.trimEnd().split('\n').at(-1)!;
@@ -198,7 +208,9 @@ describe('keys CLI as a child process', () => {
 
     expect(listed.code).toBe(0);
     const line = listed.stdout.split('\n').find((l) => l.startsWith(record.id));
-    expect(line).toMatch(new RegExp(`^${record.id}\\s+cli listed\\s+${record.prefix}\\s+ADMIN\\s+\\S+\\s+never\\s+default\\s+active$`));
+    expect(line).toMatch(
+      new RegExp(`^${record.id}\\s+cli listed\\s+${record.prefix}\\s+ADMIN\\s+\\S+\\s+never\\s+default\\s+active$`),
+    );
     for (const form of [...keyForms(key), hashApiKey(key)]) expect(listed.stdout + listed.stderr).not.toContain(form);
     expect(revoked.code).toBe(0);
     expect(await authenticationError(key)).toBeInstanceOf(UnauthenticatedError);

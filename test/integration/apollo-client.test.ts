@@ -55,7 +55,16 @@ const SEARCH_WITH_YEAR = gql`
 `;
 
 interface SearchData {
-  candidates: { totalElements: number; content: { __typename: 'Candidate'; id: string; publicId: string; city: string | null; yearOfBirth?: number | null }[] };
+  candidates: {
+    totalElements: number;
+    content: {
+      __typename: 'Candidate';
+      id: string;
+      publicId: string;
+      city: string | null;
+      yearOfBirth?: number | null;
+    }[];
+  };
 }
 
 describe('Apollo Client against the service', () => {
@@ -71,7 +80,10 @@ describe('Apollo Client against the service', () => {
 
   const client = (...links: ApolloLink[]) =>
     new ApolloClient({
-      link: ApolloLink.from([...links, new HttpLink({ uri: `${service.url}/graphql`, headers: { 'x-api-key': reader }, fetch: recordingFetch })]),
+      link: ApolloLink.from([
+        ...links,
+        new HttpLink({ uri: `${service.url}/graphql`, headers: { 'x-api-key': reader }, fetch: recordingFetch }),
+      ]),
       cache: new InMemoryCache(),
     });
 
@@ -93,18 +105,31 @@ describe('Apollo Client against the service', () => {
 
     const search = await apollo.query<SearchData>({ query: SEARCH });
     const picked = search.data!.candidates.content[2];
-    const one = await apollo.query<{ candidate: { yearOfBirth: number | null } }>({ query: ONE, variables: { publicId: picked.publicId } });
+    const one = await apollo.query<{ candidate: { yearOfBirth: number | null } }>({
+      query: ONE,
+      variables: { publicId: picked.publicId },
+    });
 
     const entries = apollo.cache.extract() as Record<string, Record<string, unknown>>;
     const candidateKeys = Object.keys(entries).filter((key) => key.startsWith('Candidate:'));
-    expect(candidateKeys.sort()).toEqual(search.data!.candidates.content.map((candidate) => `Candidate:${candidate.id}`).sort());
-    expect(entries[`Candidate:${picked.id}`]).toEqual(expect.objectContaining({ publicId: picked.publicId, yearOfBirth: one.data!.candidate.yearOfBirth }));
+    expect(candidateKeys.sort()).toEqual(
+      search.data!.candidates.content.map((candidate) => `Candidate:${candidate.id}`).sort(),
+    );
+    expect(entries[`Candidate:${picked.id}`]).toEqual(
+      expect.objectContaining({ publicId: picked.publicId, yearOfBirth: one.data!.candidate.yearOfBirth }),
+    );
     // The search's list holds references to those entries, not copies.
-    const rootSearch = Object.entries(entries.ROOT_QUERY).find(([field]) => field.startsWith('candidates'))![1] as { content: { __ref: string }[] };
-    expect(rootSearch.content.map((item) => item.__ref)).toEqual(search.data!.candidates.content.map((candidate) => `Candidate:${candidate.id}`));
+    const rootSearch = Object.entries(entries.ROOT_QUERY).find(([field]) => field.startsWith('candidates'))![1] as {
+      content: { __ref: string }[];
+    };
+    expect(rootSearch.content.map((item) => item.__ref)).toEqual(
+      search.data!.candidates.content.map((candidate) => `Candidate:${candidate.id}`),
+    );
     // Read from the cache alone: the picked candidate of the search now carries yearOfBirth.
     const fromCache = apollo.readQuery<SearchData>({ query: SEARCH_WITH_YEAR, returnPartialData: true });
-    expect(fromCache!.candidates.content[2]).toEqual(expect.objectContaining({ publicId: picked.publicId, yearOfBirth: one.data!.candidate.yearOfBirth }));
+    expect(fromCache!.candidates.content[2]).toEqual(
+      expect.objectContaining({ publicId: picked.publicId, yearOfBirth: one.data!.candidate.yearOfBirth }),
+    );
     expect(sent).toHaveLength(2);
   });
 
@@ -114,7 +139,10 @@ describe('Apollo Client against the service', () => {
     const picked = search.data!.candidates.content[0];
     await apollo.query({ query: ONE, variables: { publicId: picked.publicId } });
 
-    apollo.cache.modify({ id: apollo.cache.identify(picked), fields: { city: () => 'Changed through the second query' } });
+    apollo.cache.modify({
+      id: apollo.cache.identify(picked),
+      fields: { city: () => 'Changed through the second query' },
+    });
 
     const first = apollo.readQuery<SearchData>({ query: SEARCH });
     expect(first!.candidates.content[0].city).toBe('Changed through the second query');

@@ -43,7 +43,10 @@ const events = () => service.db.collection<AuditEventDoc>(AUDIT_COLLECTION);
 /** The key's events, oldest first, once there are at least `count` of them. */
 async function eventsOf(apiKeyId: string, count: number): Promise<AuditEventDoc[]> {
   for (let round = 0; ; round++) {
-    const found = await events().find({ apiKeyId }, { projection: { _id: 0 } }).sort({ time: 1 }).toArray();
+    const found = await events()
+      .find({ apiKeyId }, { projection: { _id: 0 } })
+      .sort({ time: 1 })
+      .toArray();
     if (found.length >= count || round >= 100) return found;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -54,16 +57,35 @@ interface GraphQLAnswer<T = Record<string, any>> {
   body: { data?: T | null; errors?: { message: string; extensions?: Record<string, unknown> }[] };
 }
 
-async function gql<T = Record<string, any>>(query: string, key: string, variables: Record<string, unknown> = {}, requestId?: string): Promise<GraphQLAnswer<T>> {
+async function gql<T = Record<string, any>>(
+  query: string,
+  key: string,
+  variables: Record<string, unknown> = {},
+  requestId?: string,
+): Promise<GraphQLAnswer<T>> {
   const response = await fetch(`${service.url}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': key, ...(requestId ? { 'x-request-id': requestId } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      'x-api-key': key,
+      ...(requestId ? { 'x-request-id': requestId } : {}),
+    },
     body: JSON.stringify({ query, variables }),
   });
   return { status: response.status, body: (await response.json()) as GraphQLAnswer<T>['body'] };
 }
 
-const EVENT_FIELDS = ['apiKeyId', 'candidatePublicIds', 'eventId', 'operation', 'requestId', 'rootFields', 'status', 'time', 'transport'];
+const EVENT_FIELDS = [
+  'apiKeyId',
+  'candidatePublicIds',
+  'eventId',
+  'operation',
+  'requestId',
+  'rootFields',
+  'status',
+  'time',
+  'transport',
+];
 
 /** Identity values of the registrations below, distinctive enough that any occurrence is a leak. */
 const IDENTITY = {
@@ -75,7 +97,12 @@ const IDENTITY = {
   refugeeAgencyNumber: 'UNHCR-991-44-7710',
   professionalNetworkLink: 'https://network.example/in/xoyelaran',
 };
-const GRAPHQL_IDENTITY = { firstName: 'Ptolemaia', lastName: 'Ravndal-Achterberg', email: 'ptolemaia.ravndal@example.org', dob: '1979-03-08' };
+const GRAPHQL_IDENTITY = {
+  firstName: 'Ptolemaia',
+  lastName: 'Ravndal-Achterberg',
+  email: 'ptolemaia.ravndal@example.org',
+  dob: '1979-03-08',
+};
 const NOTES = 'Distinctive note 7f3a: night shifts in Amman';
 
 function registration(identity: Record<string, string>) {
@@ -96,7 +123,10 @@ describe('events of REST requests', () => {
   test('when a search is answered, then one event names the key, findCandidates, the candidates returned, 200 and the request id, and nothing else', async () => {
     const { key, id } = await aKey('READ_CANDIDATE_DATA');
 
-    const answer = await rest(service.url, 'GET', '/v1/candidates?limit=3', { key, headers: { 'x-request-id': 'audit-search-1' } });
+    const answer = await rest(service.url, 'GET', '/v1/candidates?limit=3', {
+      key,
+      headers: { 'x-request-id': 'audit-search-1' },
+    });
 
     const [event, ...others] = await eventsOf(id, 1);
     expect(answer.status).toBe(200);
@@ -125,7 +155,11 @@ describe('events of REST requests', () => {
     const page = await rest(service.url, 'GET', `/v1/candidates/by-list/${String(list!.publicId)}?limit=5`, { key });
 
     const [single, unknown, listed] = await eventsOf(id, 3);
-    expect(single).toMatchObject({ operation: 'getCandidateByPublicId', status: 200, candidatePublicIds: [candidate!.publicId] });
+    expect(single).toMatchObject({
+      operation: 'getCandidateByPublicId',
+      status: 200,
+      candidatePublicIds: [candidate!.publicId],
+    });
     expect(unknown).toMatchObject({ operation: 'getCandidateByPublicId', status: 404, candidatePublicIds: [] });
     expect(listed).toMatchObject({
       operation: 'getCandidatesByPublicListId',
@@ -138,35 +172,58 @@ describe('events of REST requests', () => {
     const { key, id } = await aKey('SUBMIT_JOB_MATCHES', 'OFFER_CANDIDATE_SERVICES');
     const ids = (await service.db.collection('candidates').find({}).limit(2).toArray()).map((c) => String(c.publicId));
 
-    const match = await rest(service.url, 'POST', '/v1/candidates/job-match', { key, body: { candidates: ids.map((publicId) => ({ publicId })), additionalNotes: NOTES } });
+    const match = await rest(service.url, 'POST', '/v1/candidates/job-match', {
+      key,
+      body: { candidates: ids.map((publicId) => ({ publicId })), additionalNotes: NOTES },
+    });
     const offer = await rest(service.url, 'POST', '/v1/candidates/offer-to-assist', {
       key,
-      body: { candidates: [{ publicId: ids[1], couponCode: 'COUPON-7F3A' }], reason: 'EDUCATION_SERVICE', additionalNotes: NOTES },
+      body: {
+        candidates: [{ publicId: ids[1], couponCode: 'COUPON-7F3A' }],
+        reason: 'EDUCATION_SERVICE',
+        additionalNotes: NOTES,
+      },
     });
 
     const [matchEvent, offerEvent] = await eventsOf(id, 2);
     expect([match.status, offer.status]).toEqual([201, 201]);
     expect(matchEvent).toMatchObject({ operation: 'jobMatch', status: 201, candidatePublicIds: ids });
-    expect(offerEvent).toMatchObject({ operation: 'offerToAssistCandidates', status: 201, candidatePublicIds: [ids[1]] });
+    expect(offerEvent).toMatchObject({
+      operation: 'offerToAssistCandidates',
+      status: 201,
+      candidatePublicIds: [ids[1]],
+    });
     expect(JSON.stringify([matchEvent, offerEvent])).not.toMatch(/7f3a/i);
   });
 
   test('when a candidate registers, then the event names the new candidate and none of the identity values', async () => {
     const { key, id } = await aKey('REGISTER_CANDIDATES');
 
-    const answer = await rest(service.url, 'POST', '/v1/candidates/register', { key, body: registration({ firstName: 'A', lastName: 'B', email: 'rest-register@example.org' }) });
+    const answer = await rest(service.url, 'POST', '/v1/candidates/register', {
+      key,
+      body: registration({ firstName: 'A', lastName: 'B', email: 'rest-register@example.org' }),
+    });
 
     const [event] = await eventsOf(id, 1);
     expect(answer.status).toBe(201);
-    expect(event).toMatchObject({ operation: 'registerCandidate', status: 201, candidatePublicIds: [answer.body.publicId] });
+    expect(event).toMatchObject({
+      operation: 'registerCandidate',
+      status: 201,
+      candidatePublicIds: [answer.body.publicId],
+    });
   });
 
   test('when a request is refused for its permission, then the event still names the operation, with status 403', async () => {
     const { key, id } = await aKey('READ_CANDIDATE_DATA');
 
-    await rest(service.url, 'POST', '/v1/candidates/register', { key, body: registration({ ...IDENTITY, email: 'refused@example.org' }) });
+    await rest(service.url, 'POST', '/v1/candidates/register', {
+      key,
+      body: registration({ ...IDENTITY, email: 'refused@example.org' }),
+    });
 
-    expect(await eventsOf(id, 1)).toEqual([expect.objectContaining({ operation: 'registerCandidate', status: 403, candidatePublicIds: [] })]);
+    expect(await eventsOf(id, 1)).toEqual([
+      expect.objectContaining({ operation: 'registerCandidate', status: 403, candidatePublicIds: [] }),
+    ]);
   });
 
   test('when a request has no valid key, then no event is written', async () => {
@@ -206,7 +263,12 @@ describe('events of GraphQL requests', () => {
     const { key, id } = await aKey('READ_CANDIDATE_DATA');
     const expected = await rest(service.url, 'GET', '/v1/candidates?limit=2', { key });
 
-    const answer = await gql('query Browse { candidates(limit: 2) { content { city } totalElements } }', key, {}, 'audit-gql-1');
+    const answer = await gql(
+      'query Browse { candidates(limit: 2) { content { city } totalElements } }',
+      key,
+      {},
+      'audit-gql-1',
+    );
 
     const [, event] = await eventsOf(id, 2);
     expect(answer.status).toBe(200);
@@ -224,7 +286,12 @@ describe('events of GraphQL requests', () => {
   test('when an anonymous query reads a candidate, its partner and a connection, then every candidate carried is named, and none that is not', async () => {
     const { key, id } = await aKey('READ_CANDIDATE_DATA');
     const withPartner = await service.db.collection('candidates').findOne({ partnerPublicId: { $exists: true } });
-    const first = await service.db.collection('candidates').find({ status: { $ne: 'EMPLOYED' } }).sort({ createdDate: 1, publicId: 1 }).limit(2).toArray();
+    const first = await service.db
+      .collection('candidates')
+      .find({ status: { $ne: 'EMPLOYED' } })
+      .sort({ createdDate: 1, publicId: 1 })
+      .limit(2)
+      .toArray();
 
     const answer = await gql(
       `{ candidate(publicId: "${String(withPartner!.publicId)}") { partner { gender } }
@@ -238,7 +305,9 @@ describe('events of GraphQL requests', () => {
     expect(event.operation).toBeUndefined();
     expect(event.rootFields).toEqual(['Query.candidate', 'Query.candidatesConnection', 'Query.candidates']);
     expect([...event.candidatePublicIds].sort()).toEqual(
-      [...new Set([withPartner!.publicId, withPartner!.partnerPublicId, ...first.map((c) => c.publicId)])].map(String).sort(),
+      [...new Set([withPartner!.publicId, withPartner!.partnerPublicId, ...first.map((c) => c.publicId)])]
+        .map(String)
+        .sort(),
     );
   });
 
@@ -246,12 +315,17 @@ describe('events of GraphQL requests', () => {
     const { key, id } = await aKey('READ_CANDIDATE_DATA');
     const list = await service.db.collection('savedLists').findOne({ 'candidatePublicIds.2': { $exists: true } });
 
-    await gql(`query List { savedList(publicId: "${String(list!.publicId)}") { candidates(limit: 2) { content { gender } } } }`, key);
+    await gql(
+      `query List { savedList(publicId: "${String(list!.publicId)}") { candidates(limit: 2) { content { gender } } } }`,
+      key,
+    );
 
     const [event] = await eventsOf(id, 1);
     expect(event).toMatchObject({ operation: 'List', rootFields: ['Query.savedList'] });
     expect(event.candidatePublicIds).toHaveLength(2);
-    expect((list!.candidatePublicIds as string[]).slice(0, 3)).toEqual(expect.arrayContaining(event.candidatePublicIds));
+    expect((list!.candidatePublicIds as string[]).slice(0, 3)).toEqual(
+      expect.arrayContaining(event.candidatePublicIds),
+    );
   });
 
   test('when a candidate registers through GraphQL, then the event names the new candidate', async () => {
@@ -280,35 +354,65 @@ describe('events of GraphQL requests', () => {
     const answer = await gql('query Broken { noSuchField }', key);
 
     expect(answer.status).toBe(400);
-    expect(await eventsOf(id, 1)).toEqual([expect.objectContaining({ transport: 'GRAPHQL', status: 400, rootFields: [], candidatePublicIds: [] })]);
+    expect(await eventsOf(id, 1)).toEqual([
+      expect.objectContaining({ transport: 'GRAPHQL', status: 400, rootFields: [], candidatePublicIds: [] }),
+    ]);
   });
 });
 
 describe('what events never hold', () => {
   test('when candidates register with distinctive identity values on both transports, then no event anywhere holds one, nor a key or body text', async () => {
     const registrar = await aKey('REGISTER_CANDIDATES', 'SUBMIT_JOB_MATCHES', 'READ_CANDIDATE_DATA');
-    const registered = await rest(service.url, 'POST', '/v1/candidates/register', { key: registrar.key, body: registration(IDENTITY) });
-    const duplicate = await rest(service.url, 'POST', '/v1/candidates/register', { key: registrar.key, body: registration(IDENTITY) });
-    const viaGraphQL = await gql('mutation($input: RegisterCandidateInput!) { registerCandidate(input: $input) { publicId } }', registrar.key, {
-      input: registration(GRAPHQL_IDENTITY),
+    const registered = await rest(service.url, 'POST', '/v1/candidates/register', {
+      key: registrar.key,
+      body: registration(IDENTITY),
     });
-    const badDob = await gql('mutation($input: RegisterCandidateInput!) { registerCandidate(input: $input) { publicId } }', registrar.key, {
-      input: registration({ ...GRAPHQL_IDENTITY, email: 'ptolemaia.other@example.org', dob: '1979-02-30' }),
+    const duplicate = await rest(service.url, 'POST', '/v1/candidates/register', {
+      key: registrar.key,
+      body: registration(IDENTITY),
     });
+    const viaGraphQL = await gql(
+      'mutation($input: RegisterCandidateInput!) { registerCandidate(input: $input) { publicId } }',
+      registrar.key,
+      {
+        input: registration(GRAPHQL_IDENTITY),
+      },
+    );
+    const badDob = await gql(
+      'mutation($input: RegisterCandidateInput!) { registerCandidate(input: $input) { publicId } }',
+      registrar.key,
+      {
+        input: registration({ ...GRAPHQL_IDENTITY, email: 'ptolemaia.other@example.org', dob: '1979-02-30' }),
+      },
+    );
     await rest(service.url, 'POST', '/v1/candidates/job-match', {
       key: registrar.key,
       body: { candidates: [{ publicId: registered.body.publicId }], additionalNotes: NOTES },
     });
     await rest(service.url, 'GET', `/v1/candidates/${String(registered.body.publicId)}`, { key: registrar.key });
-    expect([registered.status, duplicate.status, viaGraphQL.body.errors, badDob.body.errors?.[0].extensions?.code]).toEqual([201, 409, undefined, 'BAD_USER_INPUT']);
+    expect([
+      registered.status,
+      duplicate.status,
+      viaGraphQL.body.errors,
+      badDob.body.errors?.[0].extensions?.code,
+    ]).toEqual([201, 409, undefined, 'BAD_USER_INPUT']);
     const own = await eventsOf(registrar.id, 6);
 
-    const all = await events().find({}, { projection: { _id: 0 } }).toArray();
+    const all = await events()
+      .find({}, { projection: { _id: 0 } })
+      .toArray();
     const text = JSON.stringify(all).toLowerCase();
 
     // A date of birth the schema refuses is refused while coercing variables: HTTP 400.
     expect(own.map((event) => event.status).sort()).toEqual([200, 200, 201, 201, 400, 409]);
-    for (const value of [...Object.values(IDENTITY), ...Object.values(GRAPHQL_IDENTITY), 'xanthippe', 'oyelaran', 'ptolemaia', 'ravndal']) {
+    for (const value of [
+      ...Object.values(IDENTITY),
+      ...Object.values(GRAPHQL_IDENTITY),
+      'xanthippe',
+      'oyelaran',
+      'ptolemaia',
+      'ravndal',
+    ]) {
       expect(text).not.toContain(value.toLowerCase());
     }
     for (const key of keys) expect(text).not.toContain(key.toLowerCase());
@@ -327,7 +431,17 @@ describe('the ADMIN query auditEvents', () => {
   }`;
   type Trail = {
     auditEvents: {
-      edges: { cursor: string; node: { id: string; time: string; apiKeyId: string; operation: string | null; status: number; requestId: string | null } }[];
+      edges: {
+        cursor: string;
+        node: {
+          id: string;
+          time: string;
+          apiKeyId: string;
+          operation: string | null;
+          status: number;
+          requestId: string | null;
+        };
+      }[];
       pageInfo: { hasNextPage: boolean; endCursor: string | null };
     };
   };
@@ -341,7 +455,10 @@ describe('the ADMIN query auditEvents', () => {
     subject = await aKey('READ_CANDIDATE_DATA');
     other = await aKey('READ_CANDIDATE_DATA');
     for (let i = 0; i < 5; i++) {
-      await rest(service.url, 'GET', `/v1/candidates?limit=1&page=${i}`, { key: subject.key, headers: { 'x-request-id': `trail-${i}` } });
+      await rest(service.url, 'GET', `/v1/candidates?limit=1&page=${i}`, {
+        key: subject.key,
+        headers: { 'x-request-id': `trail-${i}` },
+      });
       await rest(service.url, 'GET', '/v1/candidates?limit=1', { key: other.key });
     }
     subjectEvents = await eventsOf(subject.id, 5);
@@ -354,19 +471,46 @@ describe('the ADMIN query auditEvents', () => {
     const nodes = body.data!.auditEvents.edges.map((edge) => edge.node);
     expect(body.errors).toBeUndefined();
     expect(nodes.map((node) => node.requestId)).toEqual(['trail-4', 'trail-3', 'trail-2', 'trail-1', 'trail-0']);
-    expect(nodes.every((node) => node.apiKeyId === subject.id && node.status === 200 && node.operation === 'findCandidates')).toBe(true);
-    expect(nodes[0]).toMatchObject({ id: subjectEvents[4].eventId, time: subjectEvents[4].time.toISOString(), transport: 'REST', rootFields: [] });
-    expect(body.data!.auditEvents.pageInfo).toEqual({ hasNextPage: false, endCursor: body.data!.auditEvents.edges[4].cursor });
+    expect(
+      nodes.every((node) => node.apiKeyId === subject.id && node.status === 200 && node.operation === 'findCandidates'),
+    ).toBe(true);
+    expect(nodes[0]).toMatchObject({
+      id: subjectEvents[4].eventId,
+      time: subjectEvents[4].time.toISOString(),
+      transport: 'REST',
+      rootFields: [],
+    });
+    expect(body.data!.auditEvents.pageInfo).toEqual({
+      hasNextPage: false,
+      endCursor: body.data!.auditEvents.edges[4].cursor,
+    });
   });
 
   test('when an ADMIN pages with first and after, then the pages follow each other without overlap', async () => {
     const first = await gql<Trail>(QUERY, admin, { apiKeyId: subject.id, first: 2 });
-    const second = await gql<Trail>(QUERY, admin, { apiKeyId: subject.id, first: 2, after: first.body.data!.auditEvents.pageInfo.endCursor });
-    const third = await gql<Trail>(QUERY, admin, { apiKeyId: subject.id, first: 2, after: second.body.data!.auditEvents.pageInfo.endCursor });
+    const second = await gql<Trail>(QUERY, admin, {
+      apiKeyId: subject.id,
+      first: 2,
+      after: first.body.data!.auditEvents.pageInfo.endCursor,
+    });
+    const third = await gql<Trail>(QUERY, admin, {
+      apiKeyId: subject.id,
+      first: 2,
+      after: second.body.data!.auditEvents.pageInfo.endCursor,
+    });
 
-    const ids = (answer: GraphQLAnswer<Trail>) => answer.body.data!.auditEvents.edges.map((edge) => edge.node.requestId);
-    expect([ids(first), ids(second), ids(third)]).toEqual([['trail-4', 'trail-3'], ['trail-2', 'trail-1'], ['trail-0']]);
-    expect([first, second, third].map((answer) => answer.body.data!.auditEvents.pageInfo.hasNextPage)).toEqual([true, true, false]);
+    const ids = (answer: GraphQLAnswer<Trail>) =>
+      answer.body.data!.auditEvents.edges.map((edge) => edge.node.requestId);
+    expect([ids(first), ids(second), ids(third)]).toEqual([
+      ['trail-4', 'trail-3'],
+      ['trail-2', 'trail-1'],
+      ['trail-0'],
+    ]);
+    expect([first, second, third].map((answer) => answer.body.data!.auditEvents.pageInfo.hasNextPage)).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 
   test('when an ADMIN gives from and to, then only events from (inclusive) to (exclusive) come', async () => {
@@ -413,7 +557,9 @@ describe('writing events', () => {
     const failing = { insertMany: () => Promise.reject(new Error('store down')) } as unknown as AuditRepository;
     const audit = new AuditService(failing);
 
-    expect(() => audit.record(new RequestAudit('key_x', 'REST', 'r-1'), 200, (error) => failures.push(error))).not.toThrow();
+    expect(() =>
+      audit.record(new RequestAudit('key_x', 'REST', 'r-1'), 200, (error) => failures.push(error)),
+    ).not.toThrow();
     await audit.drain();
 
     expect(failures).toEqual([new Error('store down')]);
@@ -424,14 +570,19 @@ describe('writing events', () => {
     const inserts: { ordered: unknown; ofKey: number }[] = [];
     const listener = (event: CommandStartedEvent) => {
       if (event.commandName === 'insert' && event.command.insert === AUDIT_COLLECTION) {
-        inserts.push({ ordered: event.command.ordered, ofKey: (event.command.documents as AuditEventDoc[]).filter((doc) => doc.apiKeyId === id).length });
+        inserts.push({
+          ordered: event.command.ordered,
+          ofKey: (event.command.documents as AuditEventDoc[]).filter((doc) => doc.apiKeyId === id).length,
+        });
       }
     };
     service.app.database.client.on('commandStarted', listener);
     let written: AuditEventDoc[];
     try {
       const answers = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => rest(service.url, 'GET', '/v1/candidates?limit=1', { key, headers: { 'x-request-id': `burst-${i}` } })),
+        Array.from({ length: 20 }, (_, i) =>
+          rest(service.url, 'GET', '/v1/candidates?limit=1', { key, headers: { 'x-request-id': `burst-${i}` } }),
+        ),
       );
       expect(answers.every((answer) => answer.status === 200)).toBe(true);
       written = await eventsOf(id, 20);
@@ -439,7 +590,9 @@ describe('writing events', () => {
       service.app.database.client.off('commandStarted', listener);
     }
 
-    expect(written.map((event) => event.requestId).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `burst-${i}`).sort());
+    expect(written.map((event) => event.requestId).sort()).toEqual(
+      Array.from({ length: 20 }, (_, i) => `burst-${i}`).sort(),
+    );
     expect(new Set(written.map((event) => event.eventId)).size).toBe(20);
     expect(inserts.every((insert) => insert.ordered === false)).toBe(true);
     expect(inserts.reduce((sum, insert) => sum + insert.ofKey, 0)).toBe(20);
@@ -447,7 +600,9 @@ describe('writing events', () => {
 
   test('when the repository writes a batch, then every event is stored as given, and the events it was given are left unchanged', async () => {
     const repository = new AuditRepository(service.db);
-    const batch = ['batch-0', 'batch-1', 'batch-2'].map((requestId, i) => new RequestAudit('key_repositoryBatch', 'REST', requestId).toEvent(200, new Date(i)));
+    const batch = ['batch-0', 'batch-1', 'batch-2'].map((requestId, i) =>
+      new RequestAudit('key_repositoryBatch', 'REST', requestId).toEvent(200, new Date(i)),
+    );
     const given = structuredClone(batch);
 
     await repository.insertMany(batch);

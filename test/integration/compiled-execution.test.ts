@@ -24,7 +24,10 @@ const RUNS_WITH_COMPILED = 3;
 /** Ids the service makes up for what a mutation records: the only part of a response that may differ. */
 function withoutNewIds(body: unknown): unknown {
   return JSON.parse(JSON.stringify(body), (key, value) =>
-    ['jobMatchId', 'offerId'].includes(key) || (key === 'publicId' && typeof value === 'string' && value.length === 22 && newIds.has(value)) ? '<new id>' : value,
+    ['jobMatchId', 'offerId'].includes(key) ||
+    (key === 'publicId' && typeof value === 'string' && value.length === 22 && newIds.has(value))
+      ? '<new id>'
+      : value,
   );
 }
 const newIds = new Set<string>();
@@ -49,7 +52,12 @@ describe('compiled execution (GRAPHQL_JIT)', () => {
     jitSchema = compiled.mock.calls[0][0];
     // Same store, same database: the same data, keys and budgets, executed by graphql-js.
     plain = await startAppUnderTest({
-      config: { graphqlJit: false, mongodbUri: jit.app.config.mongodbUri, mongodbDb: jit.app.config.mongodbDb, ...UNLIMITED },
+      config: {
+        graphqlJit: false,
+        mongodbUri: jit.app.config.mongodbUri,
+        mongodbDb: jit.app.config.mongodbDb,
+        ...UNLIMITED,
+      },
     });
     reader = await jit.key('READ_CANDIDATE_DATA');
     matcher = await jit.key('SUBMIT_JOB_MATCHES');
@@ -57,10 +65,20 @@ describe('compiled execution (GRAPHQL_JIT)', () => {
     registrar = await jit.key('REGISTER_CANDIDATES');
     referenceOnly = await jit.key('SUBMIT_JOB_MATCHES');
     const candidates = jit.db.collection<CandidateDoc>(COLLECTIONS.candidates);
-    someIds = (await candidates.find({}, { sort: { createdDate: 1, publicId: 1 }, limit: 3 }).toArray()).map((c) => c.publicId);
-    partnered = (await candidates.findOne({ partnerPublicId: { $exists: true }, 'candidateVisaChecks.0': { $exists: true } }))!;
-    list = (await jit.db.collection<SavedListDoc>(COLLECTIONS.savedLists).findOne({ 'candidatePublicIds.2': { $exists: true } }))!;
-    const registered = await rest(jit.url, 'POST', '/v1/candidates/register', { key: registrar, body: { registrationData: { identity: { email: KNOWN_EMAIL } } } });
+    someIds = (await candidates.find({}, { sort: { createdDate: 1, publicId: 1 }, limit: 3 }).toArray()).map(
+      (c) => c.publicId,
+    );
+    partnered = (await candidates.findOne({
+      partnerPublicId: { $exists: true },
+      'candidateVisaChecks.0': { $exists: true },
+    }))!;
+    list = (await jit.db
+      .collection<SavedListDoc>(COLLECTIONS.savedLists)
+      .findOne({ 'candidatePublicIds.2': { $exists: true } }))!;
+    const registered = await rest(jit.url, 'POST', '/v1/candidates/register', {
+      key: registrar,
+      body: { registrationData: { identity: { email: KNOWN_EMAIL } } },
+    });
     expect(registered.status).toBe(201);
   });
 
@@ -71,7 +89,14 @@ describe('compiled execution (GRAPHQL_JIT)', () => {
 
   test('when the compiled app starts, then it compiles the six persisted REST operations and the graphql-js app compiles nothing', () => {
     expect(compiled.mock.calls.map((call) => call[2]).sort()).toEqual(
-      ['FindCandidates', 'GetCandidate', 'GetCandidatesByList', 'JobMatch', 'OfferToAssist', 'RegisterCandidate'].sort(),
+      [
+        'FindCandidates',
+        'GetCandidate',
+        'GetCandidatesByList',
+        'JobMatch',
+        'OfferToAssist',
+        'RegisterCandidate',
+      ].sort(),
     );
   });
 
@@ -86,10 +111,11 @@ describe('compiled execution (GRAPHQL_JIT)', () => {
   }
 
   const cases: Record<string, GraphQLCase> = {
-    'a page with every field, nested lists, references and partners (every scalar: PublicId, Date, DateTime, Long, Float)': {
-      query: `query Page($limit: Int) { candidates(limit: $limit) { totalElements totalPages size number content { ${fullSelection('Candidate')} } } }`,
-      variables: () => ({ limit: 20 }),
-    },
+    'a page with every field, nested lists, references and partners (every scalar: PublicId, Date, DateTime, Long, Float)':
+      {
+        query: `query Page($limit: Int) { candidates(limit: $limit) { totalElements totalPages size number content { ${fullSelection('Candidate')} } } }`,
+        variables: () => ({ limit: 20 }),
+      },
     'a filtered page past the end with employed candidates': {
       query: `query { candidates(filter: { location: [" lb ", "JO", "TR"], occupation: ["2221", "2512"] }, includeEmployed: true, page: 500, limit: 7) { totalElements totalPages number size content { publicId } } }`,
     },
@@ -119,16 +145,22 @@ describe('compiled execution (GRAPHQL_JIT)', () => {
     'reference lists and an occupation search': {
       query: `{ countries { isoCode name status } languageLevels { level name cefrLevel } educationLevels { level educationType } occupations(search: "nurs", limit: 3) { isco08Code name } }`,
     },
-    'node and nodes through the Node interface: a candidate with nested fields, a saved list, reference data, an unknown id': {
-      query: `query Nodes($one: ID!, $many: [ID!]!) {
+    'node and nodes through the Node interface: a candidate with nested fields, a saved list, reference data, an unknown id':
+      {
+        query: `query Nodes($one: ID!, $many: [ID!]!) {
         node(id: $one) { __typename id ... on Candidate { publicId country { id name } partner { id } } }
         nodes(ids: $many) { __typename id ... on SavedList { name } ... on Country { isoCode } ... on LanguageLevel { level cefrLevel } }
       }`,
-      variables: () => ({
-        one: toGlobalId('Candidate', partnered.publicId),
-        many: [toGlobalId('SavedList', list.publicId), toGlobalId('Country', 'JO'), toGlobalId('LanguageLevel', 2), toGlobalId('Candidate', UNKNOWN_ID)],
-      }),
-    },
+        variables: () => ({
+          one: toGlobalId('Candidate', partnered.publicId),
+          many: [
+            toGlobalId('SavedList', list.publicId),
+            toGlobalId('Country', 'JO'),
+            toGlobalId('LanguageLevel', 2),
+            toGlobalId('Candidate', UNKNOWN_ID),
+          ],
+        }),
+      },
     'node for a key that may not read candidates (null), and a malformed id (BAD_USER_INPUT)': {
       query: `query Nodes($one: ID!) { forbidden: node(id: $one) { id } malformed: node(id: "not-an-id") { id } }`,
       variables: () => ({ one: toGlobalId('Candidate', partnered.publicId) }),
@@ -174,7 +206,9 @@ describe('compiled execution (GRAPHQL_JIT)', () => {
     },
     'a job match of known candidates': {
       query: `mutation Match($input: JobMatchInput!) { createJobMatch(input: $input) { message jobMatchId } }`,
-      variables: () => ({ input: { candidates: someIds.map((publicId) => ({ publicId })), additionalNotes: 'Nurses' } }),
+      variables: () => ({
+        input: { candidates: someIds.map((publicId) => ({ publicId })), additionalNotes: 'Nurses' },
+      }),
       key: () => matcher,
     },
     'a job match naming unknown candidates (NOT_FOUND)': {
@@ -235,9 +269,15 @@ describe('compiled execution (GRAPHQL_JIT)', () => {
   /** The same request to one app; registrations get their own e-mail per app, so both succeed and then conflict. */
   async function ask(app: AppUnderTest, which: string, spec: GraphQLCase, run: number): Promise<GraphQLResponse> {
     let variables = spec.variables?.(run) ?? {};
-    if (which.startsWith('a registration,')) variables = JSON.parse(JSON.stringify(variables).replace('compiled-', `${app === jit ? 'jit' : 'plain'}-`));
+    if (which.startsWith('a registration,'))
+      variables = JSON.parse(JSON.stringify(variables).replace('compiled-', `${app === jit ? 'jit' : 'plain'}-`));
     if (which.startsWith('a connection') && run > 0) {
-      const first = await graphql<{ candidatesConnection: { pageInfo: { endCursor: string } } }>(app.url, spec.query, {}, reader);
+      const first = await graphql<{ candidatesConnection: { pageInfo: { endCursor: string } } }>(
+        app.url,
+        spec.query,
+        {},
+        reader,
+      );
       variables = { after: first.body.data!.candidatesConnection.pageInfo.endCursor };
     }
     const response = await graphql(app.url, spec.query, variables, spec.key ? spec.key() : reader);
@@ -251,30 +291,38 @@ describe('compiled execution (GRAPHQL_JIT)', () => {
     if (registered) newIds.add(registered);
   }
 
-  test.each(Object.entries(cases))('when %s, then compiled and graphql-js execution answer the same', async (which, spec) => {
-    for (let run = 0; run < RUNS_WITH_COMPILED; run++) {
-      const expected = await ask(plain, which, spec, run);
-      const actual = await ask(jit, which, spec, run);
+  test.each(Object.entries(cases))(
+    'when %s, then compiled and graphql-js execution answer the same',
+    async (which, spec) => {
+      for (let run = 0; run < RUNS_WITH_COMPILED; run++) {
+        const expected = await ask(plain, which, spec, run);
+        const actual = await ask(jit, which, spec, run);
 
-      expect(actual).toEqual(expected);
-      if (run === RUNS_WITH_COMPILED - 1 && spec.codes) expect(actual.body.errors?.map((e) => e.extensions?.code)).toEqual(spec.codes);
-    }
-    const document = print(parse(spec.query));
-    const compiledIt = compiled.mock.calls.some((call) => print(call[1] as never) === document);
-    expect(compiledIt).toBe(spec.compiledAfterwards ?? true);
-  });
+        expect(actual).toEqual(expected);
+        if (run === RUNS_WITH_COMPILED - 1 && spec.codes)
+          expect(actual.body.errors?.map((e) => e.extensions?.code)).toEqual(spec.codes);
+      }
+      const document = print(parse(spec.query));
+      const compiledIt = compiled.mock.calls.some((call) => print(call[1] as never) === document);
+      expect(compiledIt).toBe(spec.compiledAfterwards ?? true);
+    },
+  );
 
-  test('when /graphql answers, then it says Cache-Control: no-store in both modes, as Apollo\'s cache-control plugin (now off) did', async () => {
+  test("when /graphql answers, then it says Cache-Control: no-store in both modes, as Apollo's cache-control plugin (now off) did", async () => {
     for (const app of [jit, plain]) {
       for (const query of ['{ countries { isoCode } }', '{ candidates(limit: 0) { totalElements } }', '{ nickname }']) {
-        const response = await fetch(`${app.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': reader }, body: JSON.stringify({ query }) });
+        const response = await fetch(`${app.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': reader },
+          body: JSON.stringify({ query }),
+        });
 
         expect(response.headers.get('cache-control')).toBe('no-store');
       }
     }
   });
 
-  test('when every schema the compiler saw is listed, then it is only the compiled app\'s', () => {
+  test("when every schema the compiler saw is listed, then it is only the compiled app's", () => {
     expect(compiled.mock.calls.every((call) => call[0] === jitSchema)).toBe(true);
   });
 
@@ -284,39 +332,79 @@ describe('compiled execution (GRAPHQL_JIT)', () => {
       candidateVisaChecks { candidateVisaJobChecks { jobOpp { stage } } } partner { publicId country { isoCode } }`;
 
     test.each([
-      ['a page', `{ candidates(limit: 12, filter: { nationality: ["SY"] }) { content { ${selection} } } }`, (data: any) => data.candidates.content],
-      ['a connection', `{ candidatesConnection(first: 12) { edges { node { ${selection} } } } }`, (data: any) => data.candidatesConnection.edges.map((e: any) => e.node)],
-    ])('when %s selects a few fields, then its candidates are those read whole by id', async (_which, query, candidatesOf) => {
-      for (const app of [jit, plain]) {
-        const searched = await graphql(app.url, query, {}, reader);
-        const found = candidatesOf(searched.body.data);
-        const byId = await Promise.all(
-          found.map(async (c: { publicId: string }) => (await graphql<{ candidate: unknown }>(app.url, `query($id: PublicId!) { candidate(publicId: $id) { ${selection} } }`, { id: c.publicId }, reader)).body.data!.candidate),
-        );
+      [
+        'a page',
+        `{ candidates(limit: 12, filter: { nationality: ["SY"] }) { content { ${selection} } } }`,
+        (data: any) => data.candidates.content,
+      ],
+      [
+        'a connection',
+        `{ candidatesConnection(first: 12) { edges { node { ${selection} } } } }`,
+        (data: any) => data.candidatesConnection.edges.map((e: any) => e.node),
+      ],
+    ])(
+      'when %s selects a few fields, then its candidates are those read whole by id',
+      async (_which, query, candidatesOf) => {
+        for (const app of [jit, plain]) {
+          const searched = await graphql(app.url, query, {}, reader);
+          const found = candidatesOf(searched.body.data);
+          const byId = await Promise.all(
+            found.map(
+              async (c: { publicId: string }) =>
+                (
+                  await graphql<{ candidate: unknown }>(
+                    app.url,
+                    `query($id: PublicId!) { candidate(publicId: $id) { ${selection} } }`,
+                    { id: c.publicId },
+                    reader,
+                  )
+                ).body.data!.candidate,
+            ),
+          );
 
-        expect(searched.body.errors).toBeUndefined();
-        expect(found.length).toBe(12);
-        expect(found).toEqual(byId);
-      }
-    });
+          expect(searched.body.errors).toBeUndefined();
+          expect(found.length).toBe(12);
+          expect(found).toEqual(byId);
+        }
+      },
+    );
   });
 
   describe('the persisted operations of REST /v1', () => {
     const restCases: Record<string, () => [method: string, path: string, options: RestOptions]> = {
-      'a search with filters': () => ['GET', '/v1/candidates?location=LB,JO,TR&occupation=2221,2512,7212&limit=25', { key: reader }],
-      'a search of every status, second page': () => ['GET', '/v1/candidates?includeEmployed=true&page=1&limit=100', { key: reader }],
+      'a search with filters': () => [
+        'GET',
+        '/v1/candidates?location=LB,JO,TR&occupation=2221,2512,7212&limit=25',
+        { key: reader },
+      ],
+      'a search of every status, second page': () => [
+        'GET',
+        '/v1/candidates?includeEmployed=true&page=1&limit=100',
+        { key: reader },
+      ],
       'a search past the end': () => ['GET', '/v1/candidates?page=900', { key: reader }],
       'a search with a bad code': () => ['GET', '/v1/candidates?location=Lebanon', { key: reader }],
       'a candidate': () => ['GET', `/v1/candidates/${partnered.publicId}`, { key: reader }],
       'an unknown candidate': () => ['GET', `/v1/candidates/${UNKNOWN_ID}`, { key: reader }],
       'a saved list': () => ['GET', `/v1/candidates/by-list/${list.publicId}?limit=2&page=1`, { key: reader }],
       'an unknown saved list': () => ['GET', `/v1/candidates/by-list/${UNKNOWN_ID}`, { key: reader }],
-      'a job match naming an unknown candidate': () => ['POST', '/v1/candidates/job-match', { key: matcher, body: { candidates: [{ publicId: UNKNOWN_ID }] } }],
-      'an offer to assist': () => ['POST', '/v1/candidates/offer-to-assist', { key: provider, body: { candidates: [{ publicId: someIds[2] }], reason: 'SETTLEMENT_SERVICE' } }],
+      'a job match naming an unknown candidate': () => [
+        'POST',
+        '/v1/candidates/job-match',
+        { key: matcher, body: { candidates: [{ publicId: UNKNOWN_ID }] } },
+      ],
+      'an offer to assist': () => [
+        'POST',
+        '/v1/candidates/offer-to-assist',
+        { key: provider, body: { candidates: [{ publicId: someIds[2] }], reason: 'SETTLEMENT_SERVICE' } },
+      ],
       'a registration of a known e-mail': () => [
         'POST',
         '/v1/candidates/register',
-        { key: registrar, body: { registrationData: { identity: { email: KNOWN_EMAIL }, nationality: { isoCode: 'SY' } } } },
+        {
+          key: registrar,
+          body: { registrationData: { identity: { email: KNOWN_EMAIL }, nationality: { isoCode: 'SY' } } },
+        },
       ],
     };
 

@@ -94,7 +94,11 @@ describe('indexes', () => {
   it('when a database written before `listed` existed is prepared as at start, then the superseded indexes are gone, every candidate is listed by its status, and searches find them all', async () => {
     // Arrange: candidates as the earlier release stored them, with its status-led indexes.
     const db = newDatabase('listed_backfill');
-    const old = [aCandidate({ status: 'ACTIVE' }), aCandidate({ status: 'EMPLOYED' }), aCandidate({ status: 'PENDING' })];
+    const old = [
+      aCandidate({ status: 'ACTIVE' }),
+      aCandidate({ status: 'EMPLOYED' }),
+      aCandidate({ status: 'PENDING' }),
+    ];
     await db.collection(COLLECTIONS.candidates).insertMany(old.map((candidate) => ({ ...candidate })));
     for (const { name } of SUPERSEDED_INDEXES) {
       await db.collection(COLLECTIONS.candidates).createIndex({ status: 1, [name]: 1 }, { name });
@@ -109,12 +113,23 @@ describe('indexes', () => {
     const changedAgain = await repo.backfillListed();
 
     // Assert
-    const names = (await db.collection(COLLECTIONS.candidates).listIndexes().toArray()).map((index) => index.name as string);
+    const names = (await db.collection(COLLECTIONS.candidates).listIndexes().toArray()).map(
+      (index) => index.name as string,
+    );
     expect(names.filter((name) => SUPERSEDED_INDEXES.some((superseded) => superseded.name === name))).toEqual([]);
-    expect(names.sort()).toEqual(['_id_', ...INDEXES.filter((i) => i.collection === COLLECTIONS.candidates).map((i) => i.options.name)].sort());
+    expect(names.sort()).toEqual(
+      ['_id_', ...INDEXES.filter((i) => i.collection === COLLECTIONS.candidates).map((i) => i.options.name)].sort(),
+    );
     expect([changed, changedAgain]).toEqual([3, 0]);
-    const stored = await db.collection(COLLECTIONS.candidates).find({}, { projection: { _id: 0, status: 1, listed: 1 } }).toArray();
-    expect(stored.map((c) => [c.status, c.listed]).sort()).toEqual([['ACTIVE', true], ['EMPLOYED', false], ['PENDING', true]]);
+    const stored = await db
+      .collection(COLLECTIONS.candidates)
+      .find({}, { projection: { _id: 0, status: 1, listed: 1 } })
+      .toArray();
+    expect(stored.map((c) => [c.status, c.listed]).sort()).toEqual([
+      ['ACTIVE', true],
+      ['EMPLOYED', false],
+      ['PENDING', true],
+    ]);
     const listed = await repo.search({ includeEmployed: false }, { skip: 0, limit: 10 });
     const everyone = await repo.search({ includeEmployed: true }, { skip: 0, limit: 10 });
     expect(listed.total).toBe(2);
@@ -133,7 +148,10 @@ describe('indexes', () => {
     await repo.insert(candidates[0]);
 
     // Assert
-    const stored = await db.collection(COLLECTIONS.candidates).find({}, { projection: { _id: 0, status: 1, listed: 1 } }).toArray();
+    const stored = await db
+      .collection(COLLECTIONS.candidates)
+      .find({}, { projection: { _id: 0, status: 1, listed: 1 } })
+      .toArray();
     expect(stored).toHaveLength(CANDIDATE_STATUSES.length);
     for (const candidate of stored) expect(candidate.listed).toBe(candidate.status !== 'EMPLOYED');
     const read = await repo.findByPublicIds(candidates.map((c) => c.publicId));
@@ -257,7 +275,9 @@ describe('demo data seeding', () => {
     await seedWithOptions(db, { candidates: 40, seed: 6, mode: 'refuse' });
 
     for (const index of INDEXES) {
-      const names = (await db.collection(index.collection).listIndexes().toArray()).map((existing) => existing.name as string);
+      const names = (await db.collection(index.collection).listIndexes().toArray()).map(
+        (existing) => existing.name as string,
+      );
       expect(names).toContain(index.options.name);
     }
   });
@@ -440,7 +460,9 @@ describe('registration repository', () => {
 
     expect(error).toBeInstanceOf(ConflictError);
     expect((error as ConflictError).status).toBe(409);
-    expect(JSON.stringify({ message: (error as Error).message, cause: String((error as Error).cause) })).not.toMatch(/someone/i);
+    expect(JSON.stringify({ message: (error as Error).message, cause: String((error as Error).cause) })).not.toMatch(
+      /someone/i,
+    );
     expect(await db.collection(COLLECTIONS.candidates).countDocuments()).toBe(1);
     expect(await db.collection(COLLECTIONS.candidateIdentities).countDocuments()).toBe(1);
   });
@@ -460,7 +482,10 @@ describe('registration repository', () => {
     await repo.insert(retry.identity, retry.candidate);
 
     expect(during).toBeInstanceOf(ConflictError);
-    const identities = await db.collection(COLLECTIONS.candidateIdentities).find({}, { projection: { _id: 0, candidatePublicId: 1 } }).toArray();
+    const identities = await db
+      .collection(COLLECTIONS.candidateIdentities)
+      .find({}, { projection: { _id: 0, candidatePublicId: 1 } })
+      .toArray();
     expect(identities).toEqual([{ candidatePublicId: retry.identity.candidatePublicId }]);
     expect(await db.collection(COLLECTIONS.candidates).countDocuments({ publicId: retry.candidate.publicId })).toBe(1);
   });
@@ -474,7 +499,11 @@ describe('registration repository', () => {
 
     await expect(repo.insert(again.identity, again.candidate)).rejects.toBeInstanceOf(ConflictError);
 
-    expect(await db.collection(COLLECTIONS.candidateIdentities).countDocuments({ candidatePublicId: first.identity.candidatePublicId })).toBe(1);
+    expect(
+      await db
+        .collection(COLLECTIONS.candidateIdentities)
+        .countDocuments({ candidatePublicId: first.identity.candidatePublicId }),
+    ).toBe(1);
   });
 });
 

@@ -35,18 +35,25 @@ function candidatesWithEveryNestedField(jobOppIds: string[]): CandidateDoc[] {
         {
           occupation: { isco08Code: occupations[i % 3] },
           yearsExperience: 4,
-          candidateJobExperiences: [{ countryIsoCode: 'SY', companyName: 'Clinic', role: 'Nurse', startDate: '2015-01-01' }],
+          candidateJobExperiences: [
+            { countryIsoCode: 'SY', companyName: 'Clinic', role: 'Nurse', startDate: '2015-01-01' },
+          ],
         },
       ],
       candidateLanguages: [{ languageIsoCode: i % 2 ? 'ar' : 'en', writtenLevel: 4, spokenLevel: 5 }],
-      candidateEducations: [{ educationType: 'BACHELOR', countryIsoCode: 'SY', educationMajorId: 913, yearCompleted: 2012 }],
+      candidateEducations: [
+        { educationType: 'BACHELOR', countryIsoCode: 'SY', educationMajorId: 913, yearCompleted: 2012 },
+      ],
       candidateCitizenships: [{ hasPassport: 'VALID_PASSPORT', nationalityIsoCode: 'SY' }],
       candidateDestinations: [{ countryIsoCode: 'CA', interest: 'YES' }],
       candidateVisaChecks: [
         {
           countryIsoCode: 'CA',
           overallRisk: 'LOW',
-          candidateVisaJobChecks: [0, 1].map((j) => ({ jobOppPublicId: jobOppIds[(2 * i + j) % jobOppIds.length], occupationIsco08Code: occupations[i % 3] })),
+          candidateVisaJobChecks: [0, 1].map((j) => ({
+            jobOppPublicId: jobOppIds[(2 * i + j) % jobOppIds.length],
+            occupationIsco08Code: occupations[i % 3],
+          })),
         },
       ],
     }),
@@ -65,7 +72,9 @@ describe('per-request DataLoaders', () => {
     await loadReferenceData(service.db);
     const jobs = Array.from({ length: 240 }, () => aJobOpportunity({ countryIsoCode: 'CA' }));
     await service.db.collection(COLLECTIONS.jobOpportunities).insertMany(jobs.map((j) => ({ ...j })));
-    await service.db.collection(COLLECTIONS.candidates).insertMany(candidatesWithEveryNestedField(jobs.map((j) => j.publicId)).map(toStoredCandidate));
+    await service.db
+      .collection(COLLECTIONS.candidates)
+      .insertMany(candidatesWithEveryNestedField(jobs.map((j) => j.publicId)).map(toStoredCandidate));
     key = await service.key('READ_CANDIDATE_DATA');
   });
 
@@ -105,7 +114,9 @@ describe('per-request DataLoaders', () => {
 
     expect(ten.content).toHaveLength(10);
     expect(hundred.content).toHaveLength(100);
-    expect(hundred.content[99].partner.candidateVisaChecks[0].candidateVisaJobChecks[0].jobOpp.country.name).toBe('Canada');
+    expect(hundred.content[99].partner.candidateVisaChecks[0].candidateVisaJobChecks[0].jobOpp.country.name).toBe(
+      'Canada',
+    );
     expect([...hundred.names].sort()).toEqual([...ten.names].sort());
     // the page, its count, then one batch per loader that reads the database: job opportunities
     // and partner candidates (reference data comes from the snapshot read at start)

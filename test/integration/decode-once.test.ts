@@ -27,7 +27,8 @@ describe('documents decoded once', () => {
     const listener = (event: CommandSucceededEvent) => {
       // Counts (an aggregate's one small document) are not documents read.
       if (event.commandName !== 'find' && event.commandName !== 'getMore') return;
-      const cursor = (event.reply as { cursor?: { ns?: string; firstBatch?: unknown[]; nextBatch?: unknown[] } }).cursor;
+      const cursor = (event.reply as { cursor?: { ns?: string; firstBatch?: unknown[]; nextBatch?: unknown[] } })
+        .cursor;
       if (cursor?.ns === undefined || !collections.some((name) => cursor.ns!.endsWith(`.${name}`))) return;
       documents.push(...(cursor.firstBatch ?? cursor.nextBatch ?? []));
     };
@@ -48,8 +49,11 @@ describe('documents decoded once', () => {
       const page = await rest(service.url, 'GET', '/v1/candidates?limit=20&includeEmployed=true', { key: reader });
       expect(page.status).toBe(200);
       ids = (page.body.content as { publicId: string }[]).map((c) => c.publicId);
-      for (const id of ids.slice(0, 5)) expect((await rest(service.url, 'GET', `/v1/candidates/${id}`, { key: reader })).status).toBe(200);
-      expect((await rest(service.url, 'GET', `/v1/candidates/by-list/${list.publicId}?limit=3`, { key: reader })).status).toBe(200);
+      for (const id of ids.slice(0, 5))
+        expect((await rest(service.url, 'GET', `/v1/candidates/${id}`, { key: reader })).status).toBe(200);
+      expect(
+        (await rest(service.url, 'GET', `/v1/candidates/by-list/${list.publicId}?limit=3`, { key: reader })).status,
+      ).toBe(200);
     });
 
     expect(ids).toHaveLength(20);

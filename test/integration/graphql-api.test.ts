@@ -25,13 +25,29 @@ describe('GraphQL API over HTTP', () => {
 
   const candidates = () => service.db.collection<CandidateDoc>(COLLECTIONS.candidates);
   const search = async (variables: Record<string, unknown>, key = reader) =>
-    graphql<{ candidates: { totalElements: number; totalPages: number; size: number; number: number; content: { publicId: string }[] } }>(
+    graphql<{
+      candidates: {
+        totalElements: number;
+        totalPages: number;
+        size: number;
+        number: number;
+        content: { publicId: string }[];
+      };
+    }>(
       service.url,
-      `query($filter: CandidateFilter, $includeEmployed: Boolean, $page: Int, $limit: Int) {
-        candidates(filter: $filter, includeEmployed: $includeEmployed, page: $page, limit: $limit) {
-          totalElements totalPages size number content { publicId }
+      `
+        query ($filter: CandidateFilter, $includeEmployed: Boolean, $page: Int, $limit: Int) {
+          candidates(filter: $filter, includeEmployed: $includeEmployed, page: $page, limit: $limit) {
+            totalElements
+            totalPages
+            size
+            number
+            content {
+              publicId
+            }
+          }
         }
-      }`,
+      `,
       variables,
       key,
     );
@@ -57,7 +73,13 @@ describe('GraphQL API over HTTP', () => {
       const { port } = new URL(service.url);
       const status = await new Promise<number>((resolve, reject) => {
         const request = http.request(
-          { host: '127.0.0.1', port, path: '/graphql', method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Api-KEY': reader } },
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/graphql',
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', 'X-Api-KEY': reader },
+          },
           (response) => {
             response.resume();
             resolve(response.statusCode ?? 0);
@@ -80,17 +102,28 @@ describe('GraphQL API over HTTP', () => {
     });
 
     test.each([
-      ['createJobMatch', 'SUBMIT_JOB_MATCHES', 'mutation($ids: [CandidateRefInput!]!) { createJobMatch(input: { candidates: $ids }) { jobMatchId } }'],
-      ['offerToAssist', 'OFFER_CANDIDATE_SERVICES', 'mutation($ids: [CandidateCouponInput!]!) { offerToAssist(input: { candidates: $ids, reason: OTHER }) { offerId } }'],
-    ])('when %s is called without %s, then the answer is FORBIDDEN and nothing is recorded', async (_name, _permission, mutation) => {
-      const [one] = await candidates().find({}, { limit: 1 }).toArray();
-      const before = await service.db.collection(COLLECTIONS.offers).countDocuments();
+      [
+        'createJobMatch',
+        'SUBMIT_JOB_MATCHES',
+        'mutation($ids: [CandidateRefInput!]!) { createJobMatch(input: { candidates: $ids }) { jobMatchId } }',
+      ],
+      [
+        'offerToAssist',
+        'OFFER_CANDIDATE_SERVICES',
+        'mutation($ids: [CandidateCouponInput!]!) { offerToAssist(input: { candidates: $ids, reason: OTHER }) { offerId } }',
+      ],
+    ])(
+      'when %s is called without %s, then the answer is FORBIDDEN and nothing is recorded',
+      async (_name, _permission, mutation) => {
+        const [one] = await candidates().find({}, { limit: 1 }).toArray();
+        const before = await service.db.collection(COLLECTIONS.offers).countDocuments();
 
-      const { body } = await graphql(service.url, mutation, { ids: [{ publicId: one.publicId }] }, reader);
+        const { body } = await graphql(service.url, mutation, { ids: [{ publicId: one.publicId }] }, reader);
 
-      expect(body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
-      expect(await service.db.collection(COLLECTIONS.offers).countDocuments()).toBe(before);
-    });
+        expect(body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+        expect(await service.db.collection(COLLECTIONS.offers).countDocuments()).toBe(before);
+      },
+    );
 
     test('when registerCandidate is called without REGISTER_CANDIDATES, then the answer is FORBIDDEN', async () => {
       const { body } = await graphql(
@@ -130,7 +163,9 @@ describe('GraphQL API over HTTP', () => {
         stored!.candidateOccupations!.map((o) => o.occupation!.isco08Code),
       );
       expect(candidate.candidateOccupations[0].occupation.name).toEqual(expect.any(String));
-      const job = candidate.candidateVisaChecks.flatMap((v: any) => v.candidateVisaJobChecks).find((j: any) => j.jobOpp);
+      const job = candidate.candidateVisaChecks
+        .flatMap((v: any) => v.candidateVisaJobChecks)
+        .find((j: any) => j.jobOpp);
       expect(job.jobOpp.country.isoCode).toMatch(/^[A-Z]{2}$/);
       expect(job.jobOpp.country.name).toEqual(expect.any(String));
       const education = candidate.candidateEducations.find((e: any) => e.educationMajor);
@@ -141,7 +176,12 @@ describe('GraphQL API over HTTP', () => {
     });
 
     test('when a candidate id is unknown, then candidate is null', async () => {
-      const { body } = await graphql(service.url, 'query { candidate(publicId: "AAAAAAAAAAAAAAAAAAAAAA") { publicId } }', {}, reader);
+      const { body } = await graphql(
+        service.url,
+        'query { candidate(publicId: "AAAAAAAAAAAAAAAAAAAAAA") { publicId } }',
+        {},
+        reader,
+      );
 
       expect(body.errors).toBeUndefined();
       expect(body.data).toEqual({ candidate: null });
@@ -151,7 +191,12 @@ describe('GraphQL API over HTTP', () => {
       const list = await service.db.collection(COLLECTIONS.savedLists).findOne({}, { sort: { name: 1 } });
       const ids = list!.candidatePublicIds as string[];
 
-      const { body } = await graphql<{ savedList: { name: string; candidates: { totalElements: number; totalPages: number; content: { publicId: string }[] } } }>(
+      const { body } = await graphql<{
+        savedList: {
+          name: string;
+          candidates: { totalElements: number; totalPages: number; content: { publicId: string }[] };
+        };
+      }>(
         service.url,
         'query($id: PublicId!) { savedList(publicId: $id) { name candidates(page: 1, limit: 3) { totalElements totalPages content { publicId } } } }',
         { id: list!.publicId },
@@ -167,7 +212,10 @@ describe('GraphQL API over HTTP', () => {
 
   describe('search', () => {
     test('when codes of one filter are given, then they are ORed, case-insensitively and trimmed', async () => {
-      const expected = await candidates().countDocuments({ countryIsoCode: { $in: ['LB', 'JO'] }, status: { $ne: 'EMPLOYED' } });
+      const expected = await candidates().countDocuments({
+        countryIsoCode: { $in: ['LB', 'JO'] },
+        status: { $ne: 'EMPLOYED' },
+      });
 
       const { body } = await search({ filter: { location: ['lb', ' Jo '] } });
 
@@ -215,7 +263,9 @@ describe('GraphQL API over HTTP', () => {
         if (content.length === 0) break;
         seen.push(...content.map((c) => c.publicId));
       }
-      const ordered = await candidates().find({}, { sort: { createdDate: 1, publicId: 1 }, projection: { publicId: 1 } }).toArray();
+      const ordered = await candidates()
+        .find({}, { sort: { createdDate: 1, publicId: 1 }, projection: { publicId: 1 } })
+        .toArray();
 
       expect(seen).toEqual(ordered.map((c) => c.publicId));
     });
@@ -224,7 +274,13 @@ describe('GraphQL API over HTTP', () => {
       const { body } = await search({ page: 1000, limit: 10 });
       const total = await candidates().countDocuments({ status: { $ne: 'EMPLOYED' } });
 
-      expect(body.data!.candidates).toEqual({ totalElements: total, totalPages: Math.ceil(total / 10), size: 10, number: 1000, content: [] });
+      expect(body.data!.candidates).toEqual({
+        totalElements: total,
+        totalPages: Math.ceil(total / 10),
+        size: 10,
+        number: 1000,
+        content: [],
+      });
     });
 
     test.each([
@@ -241,7 +297,12 @@ describe('GraphQL API over HTTP', () => {
     });
 
     test('when a publicId is not of the 22-character form, then the answer is BAD_USER_INPUT', async () => {
-      const { body } = await graphql(service.url, 'query($id: PublicId!) { candidate(publicId: $id) { publicId } }', { id: 'not-an-id' }, reader);
+      const { body } = await graphql(
+        service.url,
+        'query($id: PublicId!) { candidate(publicId: $id) { publicId } }',
+        { id: 'not-an-id' },
+        reader,
+      );
 
       expect(body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     });
@@ -251,10 +312,18 @@ describe('GraphQL API over HTTP', () => {
     test('when candidates are added before the cursor, then following endCursor neither repeats nor skips', async () => {
       const query = `query($after: String) { candidatesConnection(first: 25, after: $after, includeEmployed: true) {
         totalCount edges { cursor node { publicId } } pageInfo { hasNextPage endCursor } } }`;
-      type Page = { candidatesConnection: { totalCount: number; edges: { node: { publicId: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string } } };
+      type Page = {
+        candidatesConnection: {
+          totalCount: number;
+          edges: { node: { publicId: string } }[];
+          pageInfo: { hasNextPage: boolean; endCursor: string };
+        };
+      };
       const first = await graphql<Page>(service.url, query, {}, reader);
       const earliest = await candidates().findOne({}, { sort: { createdDate: 1 } });
-      await candidates().insertOne(toStoredCandidate(aCandidate({ createdDate: new Date(earliest!.createdDate.getTime() - 1000) })));
+      await candidates().insertOne(
+        toStoredCandidate(aCandidate({ createdDate: new Date(earliest!.createdDate.getTime() - 1000) })),
+      );
 
       const seen = first.body.data!.candidatesConnection.edges.map((e) => e.node.publicId);
       let cursor = first.body.data!.candidatesConnection.pageInfo.endCursor;
@@ -264,7 +333,9 @@ describe('GraphQL API over HTTP', () => {
         if (!next.body.data!.candidatesConnection.pageInfo.hasNextPage) break;
         cursor = next.body.data!.candidatesConnection.pageInfo.endCursor;
       }
-      const ordered = await candidates().find({}, { sort: { createdDate: 1, publicId: 1 } }).toArray();
+      const ordered = await candidates()
+        .find({}, { sort: { createdDate: 1, publicId: 1 } })
+        .toArray();
 
       expect(new Set(seen).size).toBe(seen.length);
       expect(seen).toEqual(ordered.slice(1).map((c) => c.publicId));
@@ -302,7 +373,9 @@ describe('GraphQL API over HTTP', () => {
 
       expect(body.errors).toBeUndefined();
       expect(body.data!.createJobMatch.jobMatchId).toMatch(/^[A-Za-z0-9_-]{22}$/);
-      const offer = await service.db.collection(COLLECTIONS.offers).findOne({ publicId: body.data!.createJobMatch.jobMatchId });
+      const offer = await service.db
+        .collection(COLLECTIONS.offers)
+        .findOne({ publicId: body.data!.createJobMatch.jobMatchId });
       expect(offer).toMatchObject({ kind: 'JOB_MATCH', reason: 'JOB_OPPORTUNITY', additionalNotes: 'Nurses wanted' });
       expect(offer!.candidates).toEqual(picked.map((c) => ({ publicId: c.publicId })));
     });
@@ -315,7 +388,12 @@ describe('GraphQL API over HTTP', () => {
       const { body } = await graphql(
         service.url,
         'mutation($input: OfferToAssistInput!) { offerToAssist(input: $input) { offerId } }',
-        { input: { candidates: [{ publicId: known.publicId, couponCode: 'EDU-2024' }, { publicId: unknown }], reason: 'EDUCATION_SERVICE' } },
+        {
+          input: {
+            candidates: [{ publicId: known.publicId, couponCode: 'EDU-2024' }, { publicId: unknown }],
+            reason: 'EDUCATION_SERVICE',
+          },
+        },
         everything,
       );
 
@@ -357,9 +435,14 @@ describe('GraphQL API over HTTP', () => {
         { id: first.body.data!.registerCandidate.publicId },
         reader,
       );
-      expect(read.body.data!.candidate).toMatchObject({ status: 'PENDING', country: { isoCode: 'LB' }, yearOfBirth: 1991 });
+      expect(read.body.data!.candidate).toMatchObject({
+        status: 'PENDING',
+        country: { isoCode: 'LB' },
+        yearOfBirth: 1991,
+      });
       const text = JSON.stringify(read.body);
-      for (const secret of ['Amal', 'Haddad', 'amal.haddad', '1991-04-17', '123 456']) expect(text).not.toContain(secret);
+      for (const secret of ['Amal', 'Haddad', 'amal.haddad', '1991-04-17', '123 456'])
+        expect(text).not.toContain(secret);
       expect(again.body.errors?.[0]?.extensions?.code).toBe('CONFLICT');
       expect(await candidates().countDocuments({ registrarId: 'partner-org-7' })).toBe(1);
     });
@@ -371,7 +454,9 @@ describe('GraphQL API over HTTP', () => {
       const { body } = await graphql(
         service.url,
         'mutation($input: RegisterCandidateInput!) { registerCandidate(input: $input) { publicId } }',
-        { input: { registrationData: { identity: { email: 'unknown-code@example.org' }, country: { isoCode: 'QQ' } } } },
+        {
+          input: { registrationData: { identity: { email: 'unknown-code@example.org' }, country: { isoCode: 'QQ' } } },
+        },
         everything,
       );
 
@@ -383,12 +468,20 @@ describe('GraphQL API over HTTP', () => {
       recordSecret('zw.qv71@example.org', 'Qvzw');
       const identities = await service.db.collection(COLLECTIONS.candidateIdentities).countDocuments();
       const register = (identity: Record<string, string>) =>
-        graphql(service.url, 'mutation($input: RegisterCandidateInput!) { registerCandidate(input: $input) { publicId } }', { input: { registrationData: { identity } } }, everything);
+        graphql(
+          service.url,
+          'mutation($input: RegisterCandidateInput!) { registerCandidate(input: $input) { publicId } }',
+          { input: { registrationData: { identity } } },
+          everything,
+        );
 
       const email = await register({ email: '\u200bzw.qv71@example.org' });
       const name = await register({ email: 'zw.qv71@example.org', firstName: 'Qvzw\u0000' });
 
-      expect([email.body.errors?.[0]?.extensions?.code, name.body.errors?.[0]?.extensions?.code]).toEqual(['BAD_USER_INPUT', 'BAD_USER_INPUT']);
+      expect([email.body.errors?.[0]?.extensions?.code, name.body.errors?.[0]?.extensions?.code]).toEqual([
+        'BAD_USER_INPUT',
+        'BAD_USER_INPUT',
+      ]);
       expect(email.body.errors?.[0]?.message).toContain('registrationData.identity.email');
       expect(name.body.errors?.[0]?.message).toContain('registrationData.identity.firstName');
       expect(JSON.stringify([email.body, name.body])).not.toMatch(/qv71|Qvzw/);
@@ -458,7 +551,10 @@ describe('GraphQL API when the database fails', () => {
       const { status, body } = await graphql(service.url, '{ countries { isoCode } }', {}, key);
 
       expect(status).toBe(503);
-      expect(body.errors?.[0]).toEqual({ message: 'The service is temporarily unavailable; retry later.', extensions: { code: 'SERVICE_UNAVAILABLE' } });
+      expect(body.errors?.[0]).toEqual({
+        message: 'The service is temporarily unavailable; retry later.',
+        extensions: { code: 'SERVICE_UNAVAILABLE' },
+      });
     } finally {
       await service.stop();
     }

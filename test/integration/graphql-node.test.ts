@@ -30,7 +30,9 @@ describe('GraphQL node and nodes (Global Object Identification)', () => {
       .collection<CandidateDoc>(COLLECTIONS.candidates)
       .findOne({ 'candidateVisaChecks.candidateVisaJobChecks.jobOppPublicId': { $exists: true } });
     candidate = withJob!;
-    jobOppPublicId = candidate.candidateVisaChecks!.flatMap((check) => check.candidateVisaJobChecks ?? []).find((job) => job.jobOppPublicId)!.jobOppPublicId!;
+    jobOppPublicId = candidate
+      .candidateVisaChecks!.flatMap((check) => check.candidateVisaJobChecks ?? [])
+      .find((job) => job.jobOppPublicId)!.jobOppPublicId!;
     savedList = (await service.db.collection<SavedListDoc>(COLLECTIONS.savedLists).findOne({}, { sort: { name: 1 } }))!;
   });
 
@@ -39,9 +41,19 @@ describe('GraphQL node and nodes (Global Object Identification)', () => {
   });
 
   const node = (id: string, key = reader, selection = '__typename id') =>
-    graphql<{ node: Record<string, any> | null }>(service.url, `query($id: ID!) { node(id: $id) { ${selection} } }`, { id }, key);
+    graphql<{ node: Record<string, any> | null }>(
+      service.url,
+      `query($id: ID!) { node(id: $id) { ${selection} } }`,
+      { id },
+      key,
+    );
   const nodes = (ids: string[], key = reader) =>
-    graphql<{ nodes: (Record<string, any> | null)[] }>(service.url, 'query($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }', { ids }, key);
+    graphql<{ nodes: (Record<string, any> | null)[] }>(
+      service.url,
+      'query($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }',
+      { ids },
+      key,
+    );
 
   describe('ids', () => {
     test('when a candidate is searched, then its id is the base64url of "Candidate:<publicId>", and publicId stays as it is', async () => {
@@ -61,24 +73,63 @@ describe('GraphQL node and nodes (Global Object Identification)', () => {
     });
 
     test('when objects of every Node type are read, then no two share an id, and each id is read back by node as the same object', async () => {
-      const { body } = await graphql<{ candidate: any; savedList: any; countries: any[]; languages: any[]; languageLevels: any[]; occupations: any[]; educationLevels: any[] }>(
+      const { body } = await graphql<{
+        candidate: any;
+        savedList: any;
+        countries: any[];
+        languages: any[];
+        languageLevels: any[];
+        occupations: any[];
+        educationLevels: any[];
+      }>(
         service.url,
-        `query($c: PublicId!, $l: PublicId!) {
-          candidate(publicId: $c) { id candidateVisaChecks { candidateVisaJobChecks { jobOpp { id } } } }
-          savedList(publicId: $l) { id }
-          countries { id } languages { id } languageLevels { id } occupations(limit: 20) { id } educationLevels { id }
-        }`,
+        `
+          query ($c: PublicId!, $l: PublicId!) {
+            candidate(publicId: $c) {
+              id
+              candidateVisaChecks {
+                candidateVisaJobChecks {
+                  jobOpp {
+                    id
+                  }
+                }
+              }
+            }
+            savedList(publicId: $l) {
+              id
+            }
+            countries {
+              id
+            }
+            languages {
+              id
+            }
+            languageLevels {
+              id
+            }
+            occupations(limit: 20) {
+              id
+            }
+            educationLevels {
+              id
+            }
+          }
+        `,
         { c: candidate.publicId, l: savedList.publicId },
         reader,
       );
       expect(body.errors).toBeUndefined();
       const data = body.data!;
-      const jobOpp = data.candidate.candidateVisaChecks.flatMap((check: any) => check.candidateVisaJobChecks ?? []).find((job: any) => job.jobOpp).jobOpp;
+      const jobOpp = data.candidate.candidateVisaChecks
+        .flatMap((check: any) => check.candidateVisaJobChecks ?? [])
+        .find((job: any) => job.jobOpp).jobOpp;
       const ids: string[] = [
         data.candidate.id,
         data.savedList.id,
         jobOpp.id,
-        ...[data.countries, data.languages, data.languageLevels, data.occupations, data.educationLevels].flatMap((list) => list.map((item: any) => item.id)),
+        ...[data.countries, data.languages, data.languageLevels, data.occupations, data.educationLevels].flatMap(
+          (list) => list.map((item: any) => item.id),
+        ),
       ];
 
       expect(new Set(ids).size).toBe(ids.length);
@@ -92,7 +143,16 @@ describe('GraphQL node and nodes (Global Object Identification)', () => {
       }
       expect(found.map((item) => item?.id)).toEqual(ids);
       expect(new Set(found.map((item) => item?.__typename))).toEqual(
-        new Set(['Candidate', 'SavedList', 'JobOpportunity', 'Country', 'Language', 'LanguageLevel', 'Occupation', 'EducationLevel']),
+        new Set([
+          'Candidate',
+          'SavedList',
+          'JobOpportunity',
+          'Country',
+          'Language',
+          'LanguageLevel',
+          'Occupation',
+          'EducationLevel',
+        ]),
       );
     });
   });
@@ -107,7 +167,14 @@ describe('GraphQL node and nodes (Global Object Identification)', () => {
       );
       // Three runs: the same operation is compiled by graphql-jit from its second run on.
       const runs = [];
-      for (let run = 0; run < 3; run++) runs.push(await node(toGlobalId('Candidate', candidate.publicId), reader, `... on Candidate { ${CANDIDATE_SELECTION} }`));
+      for (let run = 0; run < 3; run++)
+        runs.push(
+          await node(
+            toGlobalId('Candidate', candidate.publicId),
+            reader,
+            `... on Candidate { ${CANDIDATE_SELECTION} }`,
+          ),
+        );
 
       expect(typed.body.errors).toBeUndefined();
       for (const { body } of runs) {
@@ -117,23 +184,44 @@ describe('GraphQL node and nodes (Global Object Identification)', () => {
     });
 
     test('when a saved list and a country are fetched by node, then their own fields come with them', async () => {
-      const list = await node(toGlobalId('SavedList', savedList.publicId), reader, '... on SavedList { publicId name candidates(limit: 1) { totalElements } }');
+      const list = await node(
+        toGlobalId('SavedList', savedList.publicId),
+        reader,
+        '... on SavedList { publicId name candidates(limit: 1) { totalElements } }',
+      );
       const country = await node(toGlobalId('Country', 'SY'), reader, '... on Country { isoCode name }');
 
-      expect(list.body.data!.node).toEqual({ publicId: savedList.publicId, name: savedList.name, candidates: { totalElements: expect.any(Number) } });
+      expect(list.body.data!.node).toEqual({
+        publicId: savedList.publicId,
+        name: savedList.name,
+        candidates: { totalElements: expect.any(Number) },
+      });
       expect(country.body.data!.node).toEqual({ isoCode: 'SY', name: expect.any(String) });
     });
   });
 
   describe('permissions: an id the key may not read answers as an unknown one', () => {
     test('when a key without READ_CANDIDATE_DATA asks node for a candidate, a saved list or a job opportunity, then each is null without an error, as for unknown ids', async () => {
-      const readable = [toGlobalId('Candidate', candidate.publicId), toGlobalId('SavedList', savedList.publicId), toGlobalId('JobOpportunity', jobOppPublicId)];
-      const unknown = [toGlobalId('Candidate', UNKNOWN_PUBLIC_ID), toGlobalId('SavedList', UNKNOWN_PUBLIC_ID), toGlobalId('JobOpportunity', UNKNOWN_PUBLIC_ID)];
+      const readable = [
+        toGlobalId('Candidate', candidate.publicId),
+        toGlobalId('SavedList', savedList.publicId),
+        toGlobalId('JobOpportunity', jobOppPublicId),
+      ];
+      const unknown = [
+        toGlobalId('Candidate', UNKNOWN_PUBLIC_ID),
+        toGlobalId('SavedList', UNKNOWN_PUBLIC_ID),
+        toGlobalId('JobOpportunity', UNKNOWN_PUBLIC_ID),
+      ];
 
       const forbidden = await nodes(readable, registrar);
       const missing = await nodes(unknown, registrar);
       const single = await node(readable[0], registrar);
-      const typed = await graphql(service.url, 'query($id: PublicId!) { candidate(publicId: $id) { publicId } }', { id: candidate.publicId }, registrar);
+      const typed = await graphql(
+        service.url,
+        'query($id: PublicId!) { candidate(publicId: $id) { publicId } }',
+        { id: candidate.publicId },
+        registrar,
+      );
 
       expect(forbidden.body).toEqual({ data: { nodes: [null, null, null] } });
       expect(missing.body).toEqual(forbidden.body);
@@ -143,19 +231,31 @@ describe('GraphQL node and nodes (Global Object Identification)', () => {
     });
 
     test('when the same key asks node for reference data, then it gets it (the reference lists need only a valid key)', async () => {
-      const { body } = await node(toGlobalId('LanguageLevel', 1), registrar, '__typename ... on LanguageLevel { level }');
+      const { body } = await node(
+        toGlobalId('LanguageLevel', 1),
+        registrar,
+        '__typename ... on LanguageLevel { level }',
+      );
 
       expect(body).toEqual({ data: { node: { __typename: 'LanguageLevel', level: 1 } } });
     });
 
     test('when a key with READ_CANDIDATE_DATA asks for an unknown id of a known type, then the answer is null', async () => {
-      const { body } = await nodes([toGlobalId('Candidate', UNKNOWN_PUBLIC_ID), toGlobalId('Country', 'ZZ'), toGlobalId('EducationLevel', 999)]);
+      const { body } = await nodes([
+        toGlobalId('Candidate', UNKNOWN_PUBLIC_ID),
+        toGlobalId('Country', 'ZZ'),
+        toGlobalId('EducationLevel', 999),
+      ]);
 
       expect(body).toEqual({ data: { nodes: [null, null, null] } });
     });
 
     test('when an id names an existing key under another type, then the answer is null (a candidate id is not a saved list)', async () => {
-      const { body } = await nodes([toGlobalId('SavedList', candidate.publicId), toGlobalId('Candidate', savedList.publicId), toGlobalId('Language', 'SY')]);
+      const { body } = await nodes([
+        toGlobalId('SavedList', candidate.publicId),
+        toGlobalId('Candidate', savedList.publicId),
+        toGlobalId('Language', 'SY'),
+      ]);
 
       expect(body).toEqual({ data: { nodes: [null, null, null] } });
     });
@@ -181,7 +281,9 @@ describe('GraphQL node and nodes (Global Object Identification)', () => {
 
       expect(status).toBe(200);
       expect(body.data).toEqual({ node: null });
-      expect(body.errors).toEqual([expect.objectContaining({ path: ['node'], extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }) })]);
+      expect(body.errors).toEqual([
+        expect.objectContaining({ path: ['node'], extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }) }),
+      ]);
     });
 
     test('when nodes is given 101 ids, or one malformed id among good ones, then it fails with BAD_USER_INPUT and reads nothing', async () => {

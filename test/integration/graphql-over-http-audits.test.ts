@@ -12,7 +12,8 @@ let results: AuditResult[];
 beforeAll(async () => {
   service = await startAppUnderTest({ candidates: 3 });
   const key = await service.key('READ_CANDIDATE_DATA');
-  const withKey: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), 'x-api-key': key } });
+  const withKey: typeof fetch = (input, init) =>
+    fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), 'x-api-key': key } });
   results = [];
   for (const audit of serverAudits({ url: `${service.url}/graphql`, fetchFn: withKey })) results.push(await audit.fn());
 });
@@ -27,7 +28,9 @@ describe('GraphQL over HTTP (graphql-http serverAudits)', () => {
   });
 
   test('when every MUST audit of the specification runs against /graphql, then each passes', () => {
-    const failed = results.filter((result) => result.name.startsWith('MUST') && result.status !== 'ok').map((result) => `${result.name}: ${'reason' in result ? result.reason : ''}`);
+    const failed = results
+      .filter((result) => result.name.startsWith('MUST') && result.status !== 'ok')
+      .map((result) => `${result.name}: ${'reason' in result ? result.reason : ''}`);
 
     expect(failed).toEqual([]);
   });

@@ -60,7 +60,9 @@ async function post(instance: Instance, body: Record<string, unknown>, key = rea
 }
 
 async function get(instance: Instance, params: Record<string, string>, key = reader): Promise<Answer> {
-  const response = await fetch(`${instance.url}/graphql?${new URLSearchParams(params)}`, { headers: { 'x-api-key': key } });
+  const response = await fetch(`${instance.url}/graphql?${new URLSearchParams(params)}`, {
+    headers: { 'x-api-key': key },
+  });
   return { status: response.status, body: (await response.json()) as Answer['body'] };
 }
 
@@ -74,14 +76,17 @@ const storedCount = () => a.app.database.db.collection(PERSISTED_QUERY_COLLECTIO
 
 beforeAll(async () => {
   store = await startStoreUnderTest();
-  const config = loadConfig({}, {
-    port: 0,
-    mongodbUri: store.uri,
-    mongodbDb: testDatabaseName('apq'),
-    logLevel: 'silent',
-    rateLimitReads: READS,
-    graphqlApqMaxEntries: MAX_ENTRIES,
-  });
+  const config = loadConfig(
+    {},
+    {
+      port: 0,
+      mongodbUri: store.uri,
+      mongodbDb: testDatabaseName('apq'),
+      logLevel: 'silent',
+      rateLimitReads: READS,
+      graphqlApqMaxEntries: MAX_ENTRIES,
+    },
+  );
   a = await startInstance(config);
   b = await startInstance(config);
   await seedDemoData(a.app.database.db, { candidates: 5, seed: 5 });
@@ -143,7 +148,12 @@ describe('automatic persisted queries on /graphql', () => {
     const afterwards = await post(a, { extensions: persisted(otherHash) });
 
     expect(mismatch.status).toBe(400);
-    expect(mismatch.body.errors?.[0]).toEqual(expect.objectContaining({ message: expect.stringMatching(/sha does not match/), extensions: { code: 'BAD_REQUEST' } }));
+    expect(mismatch.body.errors?.[0]).toEqual(
+      expect.objectContaining({
+        message: expect.stringMatching(/sha does not match/),
+        extensions: { code: 'BAD_REQUEST' },
+      }),
+    );
     expect(mismatch.body.data ?? null).toBeNull();
     expect(codes(afterwards)).toEqual(['PERSISTED_QUERY_NOT_FOUND']);
     expect(await storedCount()).toBe(0);
@@ -153,7 +163,9 @@ describe('automatic persisted queries on /graphql', () => {
     const answer = await post(a, { extensions: persisted(sha256('{ countries { isoCode } }'), 2) });
 
     expect(answer.status).toBe(400);
-    expect(answer.body.errors?.[0]).toEqual(expect.objectContaining({ message: expect.stringMatching(/version/), extensions: { code: 'BAD_REQUEST' } }));
+    expect(answer.body.errors?.[0]).toEqual(
+      expect.objectContaining({ message: expect.stringMatching(/version/), extensions: { code: 'BAD_REQUEST' } }),
+    );
   });
 
   test('when a query breaks an abuse limit, then it is refused as without the hash and not registered', async () => {
@@ -195,7 +207,10 @@ describe('automatic persisted queries on /graphql', () => {
   });
 
   test('when more queries are registered than GRAPHQL_APQ_MAX_ENTRIES, then the store keeps that many and the earliest registered is gone', async () => {
-    const queries = Array.from({ length: MAX_ENTRIES + 2 }, (_, i) => `{ occupations(limit: ${i + 1}) { isco08Code } }`);
+    const queries = Array.from(
+      { length: MAX_ENTRIES + 2 },
+      (_, i) => `{ occupations(limit: ${i + 1}) { isco08Code } }`,
+    );
     for (const query of queries) {
       const answer = await post(a, { query, extensions: persisted(sha256(query)) });
       expect(answer.body.errors).toBeUndefined();
@@ -231,7 +246,16 @@ describe('automatic persisted queries on /graphql', () => {
   });
 
   test('when GRAPHQL_APQ_MAX_ENTRIES is 0, then a hash is answered PERSISTED_QUERY_NOT_SUPPORTED and nothing is stored', async () => {
-    const config = loadConfig({}, { port: 0, mongodbUri: store.uri, mongodbDb: a.app.database.db.databaseName, logLevel: 'silent', graphqlApqMaxEntries: 0 });
+    const config = loadConfig(
+      {},
+      {
+        port: 0,
+        mongodbUri: store.uri,
+        mongodbDb: a.app.database.db.databaseName,
+        logLevel: 'silent',
+        graphqlApqMaxEntries: 0,
+      },
+    );
     const off = await startInstance(config);
     try {
       const query = '{ countries { isoCode } }';
@@ -249,7 +273,11 @@ describe('automatic persisted queries on /graphql', () => {
 describe('PersistedQueryStore (bounds in time)', () => {
   test('when a query is older than GRAPHQL_APQ_TTL_SECONDS, then it is absent, and the next registration removes it from the store', async () => {
     let now = new Date('2026-01-01T00:00:00Z');
-    const cache = new PersistedQueryStore(new PersistedQueryRepository(a.app.database.db), { maxEntries: 10, ttlSeconds: 60 }, { now: () => now });
+    const cache = new PersistedQueryStore(
+      new PersistedQueryRepository(a.app.database.db),
+      { maxEntries: 10, ttlSeconds: 60 },
+      { now: () => now },
+    );
 
     await cache.set('apq:old', '{ countries { isoCode } }');
     const fresh = await cache.get('apq:old');
@@ -259,6 +287,11 @@ describe('PersistedQueryStore (bounds in time)', () => {
 
     expect(fresh).toBe('{ countries { isoCode } }');
     expect(expired).toBeUndefined();
-    expect(await a.app.database.db.collection(PERSISTED_QUERY_COLLECTION).find({}, { projection: { _id: 1 } }).toArray()).toEqual([{ _id: 'apq:new' }]);
+    expect(
+      await a.app.database.db
+        .collection(PERSISTED_QUERY_COLLECTION)
+        .find({}, { projection: { _id: 1 } })
+        .toArray(),
+    ).toEqual([{ _id: 'apq:new' }]);
   });
 });

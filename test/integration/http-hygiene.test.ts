@@ -18,13 +18,23 @@ const SHORT_TIMEOUT_MS = 1_000;
 /** Upper bound of a timeout answer: the timeout itself plus Node's checking interval, with room for a loaded machine. */
 const TIMEOUT_ANSWER_BOUND_MS = 5 * SHORT_TIMEOUT_MS;
 
-const headerList = (value: string | null) => (value ?? '').split(',').map((item) => item.trim().toLowerCase()).filter((item) => item !== '');
+const headerList = (value: string | null) =>
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim().toLowerCase())
+    .filter((item) => item !== '');
 
 /** Sends the headers and the start of a body whose end never comes, and resolves with the answer. */
-function requestWithUnfinishedBody(url: string, path: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string; ms: number }> {
+function requestWithUnfinishedBody(
+  url: string,
+  path: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string; ms: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const request = http.request(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '1000' } });
+    const request = http.request(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': '1000' },
+    });
     request.once('error', reject);
     request.once('response', (response) => {
       let body = '';
@@ -77,7 +87,7 @@ describe('HTTP hygiene', () => {
       ['GET', '/v1/candidates'],
       ['GET', '/no/such/path'],
       ['POST', '/graphql'],
-    ])('when %s %s is answered, then it carries helmet\'s headers and the strict API policy', async (method, path) => {
+    ])("when %s %s is answered, then it carries helmet's headers and the strict API policy", async (method, path) => {
       const response = await fetch(`${plain.url}${path}`, {
         method,
         headers: { 'content-type': 'application/json' },
@@ -109,16 +119,24 @@ describe('HTTP hygiene', () => {
     const preflight = (url: string, origin: string) =>
       fetch(`${url}/v1/candidates`, {
         method: 'OPTIONS',
-        headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'x-api-key,idempotency-key' },
+        headers: {
+          origin,
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'x-api-key,idempotency-key',
+        },
       });
 
-    test('when an allowed origin sends a preflight, then it may send the API\'s request headers with GET and POST', async () => {
+    test("when an allowed origin sends a preflight, then it may send the API's request headers with GET and POST", async () => {
       const response = await preflight(configured.url, PARTNER);
 
       expect(response.status).toBe(204);
       expect(response.headers.get('access-control-allow-origin')).toBe(PARTNER);
-      expect(headerList(response.headers.get('access-control-allow-headers')).sort()).toEqual(CORS_ALLOWED_HEADERS.map((h) => h.toLowerCase()).sort());
-      expect(headerList(response.headers.get('access-control-allow-methods'))).toEqual(expect.arrayContaining(['get', 'post']));
+      expect(headerList(response.headers.get('access-control-allow-headers')).sort()).toEqual(
+        CORS_ALLOWED_HEADERS.map((h) => h.toLowerCase()).sort(),
+      );
+      expect(headerList(response.headers.get('access-control-allow-methods'))).toEqual(
+        expect.arrayContaining(['get', 'post']),
+      );
       expect(response.headers.get('access-control-allow-credentials')).toBeNull();
       expect(Number(response.headers.get('access-control-max-age'))).toBeGreaterThan(0);
     });
@@ -128,7 +146,9 @@ describe('HTTP hygiene', () => {
 
       expect(response.status).toBe(401);
       expect(response.headers.get('access-control-allow-origin')).toBe(PARTNER);
-      expect(headerList(response.headers.get('access-control-expose-headers')).sort()).toEqual(CORS_EXPOSED_HEADERS.map((h) => h.toLowerCase()).sort());
+      expect(headerList(response.headers.get('access-control-expose-headers')).sort()).toEqual(
+        CORS_EXPOSED_HEADERS.map((h) => h.toLowerCase()).sort(),
+      );
       expect(headerList(response.headers.get('vary'))).toContain('origin');
     });
 
@@ -155,7 +175,11 @@ describe('HTTP hygiene', () => {
     const oversized = JSON.stringify({ query: '{ __typename }', variables: { padding: 'x'.repeat(101 * 1024) } });
 
     test('when a GraphQL request is over 100 kB, then it is refused with 413 before anything runs', async () => {
-      const response = await fetch(`${plain.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: oversized });
+      const response = await fetch(`${plain.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: oversized,
+      });
 
       expect(response.status).toBe(413);
       expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -165,7 +189,11 @@ describe('HTTP hygiene', () => {
     test('when a REST body is over 100 kB, then it is refused with 413', async () => {
       const registrar = await plain.key('REGISTER_CANDIDATES');
 
-      const response = await rest(plain.url, 'POST', '/v1/candidates/register', { key: registrar, rawBody: oversized, headers: { 'content-type': 'application/json' } });
+      const response = await rest(plain.url, 'POST', '/v1/candidates/register', {
+        key: registrar,
+        rawBody: oversized,
+        headers: { 'content-type': 'application/json' },
+      });
 
       expect(response.status).toBe(413);
       expect(response.body.type).toBe(`${PROBLEMS}payload-too-large`);
@@ -180,7 +208,11 @@ describe('HTTP hygiene', () => {
       expect(headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(headers['retry-after']).toMatch(/^\d+$/);
       expect(headers.connection).toBe('close');
-      expect(JSON.parse(body)).toMatchObject({ type: `${PROBLEMS}service-unavailable`, status: 503, detail: expect.stringContaining(`${SHORT_TIMEOUT_MS} ms`) });
+      expect(JSON.parse(body)).toMatchObject({
+        type: `${PROBLEMS}service-unavailable`,
+        status: 503,
+        detail: expect.stringContaining(`${SHORT_TIMEOUT_MS} ms`),
+      });
       expect(ms).toBeLessThan(TIMEOUT_ANSWER_BOUND_MS);
     });
 

@@ -27,7 +27,8 @@ interface Person {
   messagingAppNumber: string;
 }
 
-const REGISTER = 'mutation Register($input: RegisterCandidateInput!) { registerCandidate(input: $input) { message publicId } }';
+const REGISTER =
+  'mutation Register($input: RegisterCandidateInput!) { registerCandidate(input: $input) { message publicId } }';
 
 /**
  * What MongoDB answers when a $jsonSchema validator (an operator's addition) refuses a document:
@@ -43,7 +44,12 @@ function validationFailure(document: Document): MongoServerError {
     code: 121,
     codeName: 'DocumentValidationFailure',
     errmsg: 'Document failed validation',
-    errInfo: { details: { operatorName: '$jsonSchema', schemaRulesNotSatisfied: [{ operatorName: 'properties', propertiesNotSatisfied }] } },
+    errInfo: {
+      details: {
+        operatorName: '$jsonSchema',
+        schemaRulesNotSatisfied: [{ operatorName: 'properties', propertiesNotSatisfied }],
+      },
+    },
   });
 }
 
@@ -100,7 +106,10 @@ describe('log privacy', () => {
   // Well-formed, but no key of the service: a caller's mistyped or stolen key must not be logged either.
   const unknownKey = secret('unknown API key', `cdk_${randomBytes(32).toString('base64url')}`);
 
-  const registration = ({ firstName, lastName, email, ...contact }: Person, overrides: Record<string, unknown> = {}) => ({
+  const registration = (
+    { firstName, lastName, email, ...contact }: Person,
+    overrides: Record<string, unknown> = {},
+  ) => ({
     registrarId: 'privacy-test-org',
     registrationData: {
       identity: { firstName, lastName, email },
@@ -136,13 +145,24 @@ describe('log privacy', () => {
 
     // REST: a registration, then every way of getting it wrong.
     const registered = await post('REST register', registrar, registration(overRest));
-    await post('REST same e-mail in another case', registrar, registration({ ...overRest, email: `  ${overRest.email.toUpperCase()} ` }));
+    await post(
+      'REST same e-mail in another case',
+      registrar,
+      registration({ ...overRest, email: `  ${overRest.email.toUpperCase()} ` }),
+    );
     await post('REST invalid e-mail', registrar, registration({ ...overRest, email: invalidEmail }));
-    await post('REST invalid date of birth', registrar, registration({ ...overRest, email: 'rest-dob@example.org', dob: invalidDob }));
+    await post(
+      'REST invalid date of birth',
+      registrar,
+      registration({ ...overRest, email: 'rest-dob@example.org', dob: invalidDob }),
+    );
     await post(
       'REST unknown reference codes',
       registrar,
-      registration({ ...overRest, email: 'rest-codes@example.org' }, { country: { isoCode: 'QQ' }, candidateOccupations: [{ occupation: { isco08Code: '0000' } }] }),
+      registration(
+        { ...overRest, email: 'rest-codes@example.org' },
+        { country: { isoCode: 'QQ' }, candidateOccupations: [{ occupation: { isco08Code: '0000' } }] },
+      ),
     );
     const malformed = await rest(service.url, 'POST', '/v1/candidates/register', {
       key: registrar,
@@ -154,11 +174,18 @@ describe('log privacy', () => {
 
     // GraphQL: a registration, then every way of getting it wrong.
     const created = await mutate('GraphQL register', { input: registration(overGraphQL) });
-    await mutate('GraphQL same e-mail in another case', { input: registration({ ...overGraphQL, email: ` ${overGraphQL.email.toUpperCase()}` }) });
+    await mutate('GraphQL same e-mail in another case', {
+      input: registration({ ...overGraphQL, email: ` ${overGraphQL.email.toUpperCase()}` }),
+    });
     await mutate('GraphQL invalid e-mail', { input: registration({ ...overGraphQL, email: invalidEmail }) });
-    await mutate('GraphQL impossible date of birth', { input: registration({ ...overGraphQL, email: 'gql-dob@example.org', dob: impossibleDob }) });
+    await mutate('GraphQL impossible date of birth', {
+      input: registration({ ...overGraphQL, email: 'gql-dob@example.org', dob: impossibleDob }),
+    });
     await mutate('GraphQL unknown reference codes', {
-      input: registration({ ...overGraphQL, email: 'gql-codes@example.org' }, { nationality: { isoCode: 'QQ' }, candidateOccupations: [{ occupation: { isco08Code: '0000' } }] }),
+      input: registration(
+        { ...overGraphQL, email: 'gql-codes@example.org' },
+        { nationality: { isoCode: 'QQ' }, candidateOccupations: [{ occupation: { isco08Code: '0000' } }] },
+      ),
     });
     // Values written into the document itself, where graphql-js quotes literals in its validation messages.
     await mutate(
@@ -179,14 +206,25 @@ describe('log privacy', () => {
     const restId = registered.body.publicId as string;
     const graphqlId = created.body.data!.registerCandidate.publicId;
     outcomes['REST read'] = (await rest(service.url, 'GET', `/v1/candidates/${restId}`, { key: registrar })).status;
-    outcomes['REST search'] = (await rest(service.url, 'GET', '/v1/candidates?location=JO&occupation=2221&limit=100', { key: registrar })).status;
-    const read = await graphql(service.url, `query Read($id: PublicId!) { candidate(publicId: $id) { ${fullSelection('Candidate')} } }`, { id: graphqlId }, registrar);
+    outcomes['REST search'] = (
+      await rest(service.url, 'GET', '/v1/candidates?location=JO&occupation=2221&limit=100', { key: registrar })
+    ).status;
+    const read = await graphql(
+      service.url,
+      `query Read($id: PublicId!) { candidate(publicId: $id) { ${fullSelection('Candidate')} } }`,
+      { id: graphqlId },
+      registrar,
+    );
     outcomes['GraphQL read'] = `${read.status} ${read.body.errors?.[0]?.extensions?.code ?? 'ok'}`;
 
     // Unexpected failures of the second app's database: a driver error quoting the identity, then a lost connection.
     // eslint-disable-next-line @typescript-eslint/unbound-method -- called with .call(this) below
     const insertOne = Collection.prototype.insertOne;
-    const refuseIdentities = jest.spyOn(Collection.prototype, 'insertOne').mockImplementation(function (this: Collection, document, options) {
+    const refuseIdentities = jest.spyOn(Collection.prototype, 'insertOne').mockImplementation(function (
+      this: Collection,
+      document,
+      options,
+    ) {
       if (this.dbName === failing.db.databaseName && this.collectionName === COLLECTIONS.candidateIdentities) {
         return Promise.reject(validationFailure(document as Document));
       }
@@ -200,7 +238,8 @@ describe('log privacy', () => {
       });
       outcomes['REST driver error'] = restRefused.status;
       const graphqlRefused = await graphql(failing.url, REGISTER, { input: registration(duringOutage) }, failingKey);
-      outcomes['GraphQL driver error'] = `${graphqlRefused.status} ${graphqlRefused.body.errors?.[0]?.extensions?.code ?? 'ok'}`;
+      outcomes['GraphQL driver error'] =
+        `${graphqlRefused.status} ${graphqlRefused.body.errors?.[0]?.extensions?.code ?? 'ok'}`;
     } finally {
       refuseIdentities.mockRestore();
     }
@@ -250,18 +289,23 @@ describe('log privacy', () => {
   test('when the traffic ran, then the service logged it at level trace: a line per request, and the driver errors with their fields', () => {
     const records = capture.records();
     const requests = records.filter((record) => record.msg === 'request');
-    const driverErrors = records.filter((record) => (record.err as { type?: unknown } | undefined)?.type === 'MongoServerError');
+    const driverErrors = records.filter(
+      (record) => (record.err as { type?: unknown } | undefined)?.type === 'MongoServerError',
+    );
 
     expect(requests.length).toBeGreaterThanOrEqual(Object.keys(outcomes).length);
     expect(requests.filter((record) => Number(record.status) >= 500).length).toBeGreaterThanOrEqual(3);
     expect(driverErrors).toHaveLength(2);
-    for (const { err } of driverErrors) expect(err).toMatchObject({ code: 121, errInfo: '[redacted]', errorResponse: '[redacted]' });
+    for (const { err } of driverErrors)
+      expect(err).toMatchObject({ code: 121, errInfo: '[redacted]', errorResponse: '[redacted]' });
   });
 
   test('when every log line is searched for every identity value and API key (case-insensitively), then none is found', () => {
     const lines = capture.lines();
     const found = lines.flatMap((line, i) =>
-      secrets.filter(({ value }) => line.toLowerCase().includes(value.toLowerCase())).map(({ label }) => `line ${i + 1} holds the ${label}`),
+      secrets
+        .filter(({ value }) => line.toLowerCase().includes(value.toLowerCase()))
+        .map(({ label }) => `line ${i + 1} holds the ${label}`),
     );
 
     expect(lines.length).toBeGreaterThan(0);

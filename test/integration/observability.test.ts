@@ -23,7 +23,9 @@ function parseMetrics(text: string): Sample[] {
     .map((line) => {
       const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
       if (!match) throw new Error(`not a Prometheus sample: ${line}`);
-      const labels = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
+      const labels = Object.fromEntries(
+        [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
+      );
       return { name: match[1], labels, value: Number(match[3]) };
     });
 }
@@ -43,24 +45,30 @@ describe('request ids, request logs and metrics', () => {
   beforeAll(async () => {
     service = await startAppUnderTest({ candidates: 40, seed: 5, captureLogs: capture });
     reader = await service.key('READ_CANDIDATE_DATA');
-    readerId = (await service.db.collection(COLLECTIONS.apiKeys).findOne({ keyHash: hashApiKey(reader) }))!.id as string;
+    readerId = (await service.db.collection(COLLECTIONS.apiKeys).findOne({ keyHash: hashApiKey(reader) }))!
+      .id as string;
   });
 
   afterAll(async () => {
     await service.stop();
   });
 
-  const requestLines = (requestId: string) => capture.records().filter((record) => record.requestId === requestId && record.msg === 'request');
+  const requestLines = (requestId: string) =>
+    capture.records().filter((record) => record.requestId === requestId && record.msg === 'request');
   const scrape = async (target = service) => {
     const response = await fetch(`${target.url}/metrics`);
     expect(response.status).toBe(200);
     return { contentType: response.headers.get('content-type'), text: await response.text() };
   };
-  const someCandidateId = async () => (await service.db.collection(COLLECTIONS.candidates).findOne({}))!.publicId as string;
+  const someCandidateId = async () =>
+    (await service.db.collection(COLLECTIONS.candidates).findOne({}))!.publicId as string;
 
   describe('X-Request-Id', () => {
     test('when the caller sends a plain token, then it is echoed and is the request id of the logs', async () => {
-      const { status, headers } = await rest(service.url, 'GET', '/v1/candidates?limit=1', { key: reader, headers: { 'X-Request-Id': 'partner-7.trace:42_a' } });
+      const { status, headers } = await rest(service.url, 'GET', '/v1/candidates?limit=1', {
+        key: reader,
+        headers: { 'X-Request-Id': 'partner-7.trace:42_a' },
+      });
 
       expect(status).toBe(200);
       expect(headers.get('x-request-id')).toBe('partner-7.trace:42_a');
@@ -73,7 +81,9 @@ describe('request ids, request logs and metrics', () => {
       ['with an @', 'someone@example.org'],
       ['longer than 100 characters', 'x'.repeat(101)],
     ])('when it is %s, then a new UUID is the request id', async (_case, given) => {
-      const response = await fetch(`${service.url}/healthz`, { headers: given === undefined ? {} : { 'X-Request-Id': given } });
+      const response = await fetch(`${service.url}/healthz`, {
+        headers: given === undefined ? {} : { 'X-Request-Id': given },
+      });
 
       const id = response.headers.get('x-request-id');
       expect(id).toMatch(UUID);
@@ -97,7 +107,10 @@ describe('request ids, request logs and metrics', () => {
     test('when a REST request is answered, then ONE info line holds its id, method, route template, status, duration and key id, and nothing else of the request', async () => {
       const publicId = await someCandidateId();
 
-      await rest(service.url, 'GET', `/v1/candidates/${publicId}`, { key: reader, headers: { 'X-Request-Id': 'rest-log-1' } });
+      await rest(service.url, 'GET', `/v1/candidates/${publicId}`, {
+        key: reader,
+        headers: { 'X-Request-Id': 'rest-log-1' },
+      });
 
       const lines = requestLines('rest-log-1');
       expect(lines).toHaveLength(1);
@@ -119,7 +132,10 @@ describe('request ids, request logs and metrics', () => {
     });
 
     test('when a search has a query string, then the line has the route template and not the query', async () => {
-      await rest(service.url, 'GET', '/v1/candidates?location=JO&occupation=2221', { key: reader, headers: { 'X-Request-Id': 'rest-log-2' } });
+      await rest(service.url, 'GET', '/v1/candidates?location=JO&occupation=2221', {
+        key: reader,
+        headers: { 'X-Request-Id': 'rest-log-2' },
+      });
 
       const [line] = requestLines('rest-log-2');
       expect(line).toMatchObject({ route: '/v1/candidates', status: 200 });
@@ -135,14 +151,23 @@ describe('request ids, request logs and metrics', () => {
 
       const lines = requestLines('gql-log-1');
       expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatchObject({ method: 'POST', route: '/graphql', status: 200, apiKeyId: readerId, graphqlOperation: 'CountryCodes' });
+      expect(lines[0]).toMatchObject({
+        method: 'POST',
+        route: '/graphql',
+        status: 200,
+        apiKeyId: readerId,
+        graphqlOperation: 'CountryCodes',
+      });
       expect(JSON.stringify(lines[0])).not.toMatch(new RegExp(`${reader}|isoCode|countries`));
     });
 
     test('when no valid key is sent, then the line has no key id and not the presented key', async () => {
       const wrongKey = `cdk_${'A'.repeat(43)}`;
 
-      const { status } = await rest(service.url, 'GET', '/v1/candidates', { key: wrongKey, headers: { 'X-Request-Id': 'rest-log-401' } });
+      const { status } = await rest(service.url, 'GET', '/v1/candidates', {
+        key: wrongKey,
+        headers: { 'X-Request-Id': 'rest-log-401' },
+      });
 
       const [line] = requestLines('rest-log-401');
       expect(status).toBe(401);
@@ -174,11 +199,20 @@ describe('request ids, request logs and metrics', () => {
       ];
 
       for (const [index, [path, init, route]] of cases.entries()) {
-        const headers = { 'x-api-key': reader, 'x-request-id': `casing-${index}`, 'content-type': 'application/json', 'apollo-require-preflight': 'true' };
+        const headers = {
+          'x-api-key': reader,
+          'x-request-id': `casing-${index}`,
+          'content-type': 'application/json',
+          'apollo-require-preflight': 'true',
+        };
         await (await fetch(`${service.url}${path}`, { ...init, headers })).arrayBuffer();
         expect([path, requestLines(`casing-${index}`).map((line) => line.route)]).toEqual([path, [route]]);
       }
-      const labels = new Set(parseMetrics((await scrape()).text).filter((s) => s.name === 'http_requests_total').map((s) => s.labels.route));
+      const labels = new Set(
+        parseMetrics((await scrape()).text)
+          .filter((s) => s.name === 'http_requests_total')
+          .map((s) => s.labels.route),
+      );
       expect([...labels].filter((label) => label !== 'unmatched' && !ROUTE_LABELS.includes(label))).toEqual([]);
     });
 
@@ -188,16 +222,27 @@ describe('request ids, request logs and metrics', () => {
 
       for (const [index, operation] of operations.entries()) {
         const path = operation.path.replace('{publicId}', publicId).replace(/\{\w+\}/g, 'A'.repeat(22));
-        await rest(service.url, operation.method, path, { key: reader, headers: { 'X-Request-Id': `template-${index}` }, ...(operation.method === 'POST' ? { body: {} } : {}) });
+        await rest(service.url, operation.method, path, {
+          key: reader,
+          headers: { 'X-Request-Id': `template-${index}` },
+          ...(operation.method === 'POST' ? { body: {} } : {}),
+        });
         const template = operation.path.replace(/\{(\w+)\}/g, ':$1');
-        expect([operation.operationId, requestLines(`template-${index}`).map((line) => line.route)]).toEqual([operation.operationId, [template]]);
+        expect([operation.operationId, requestLines(`template-${index}`).map((line) => line.route)]).toEqual([
+          operation.operationId,
+          [template],
+        ]);
         expect(ROUTE_LABELS).toContain(template);
       }
       expect(operations.length).toBeGreaterThanOrEqual(6);
     });
 
     test('when /graphql refuses malformed JSON, then the line still names the /graphql route', async () => {
-      await fetch(`${service.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'gql-malformed' }, body: '{"query": ' });
+      await fetch(`${service.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'gql-malformed' },
+        body: '{"query": ',
+      });
 
       expect(requestLines('gql-malformed')).toEqual([expect.objectContaining({ route: '/graphql', status: 400 })]);
     });
@@ -226,12 +271,18 @@ describe('request ids, request logs and metrics', () => {
       const labels = { route: '/v1/candidates', method: 'GET', status: '200' };
       const before = parseMetrics((await scrape()).text);
 
-      for (const page of [0, 1, 2]) await rest(service.url, 'GET', `/v1/candidates?page=${page}&limit=5`, { key: reader });
+      for (const page of [0, 1, 2])
+        await rest(service.url, 'GET', `/v1/candidates?page=${page}&limit=5`, { key: reader });
 
       const after = parseMetrics((await scrape()).text);
       expect(valueOf(after, 'http_requests_total', labels) - valueOf(before, 'http_requests_total', labels)).toBe(3);
-      expect(valueOf(after, 'http_request_duration_seconds_count', labels) - valueOf(before, 'http_request_duration_seconds_count', labels)).toBe(3);
-      expect(valueOf(after, 'http_request_duration_seconds_sum', labels)).toBeGreaterThan(valueOf(before, 'http_request_duration_seconds_sum', labels));
+      expect(
+        valueOf(after, 'http_request_duration_seconds_count', labels) -
+          valueOf(before, 'http_request_duration_seconds_count', labels),
+      ).toBe(3);
+      expect(valueOf(after, 'http_request_duration_seconds_sum', labels)).toBeGreaterThan(
+        valueOf(before, 'http_request_duration_seconds_sum', labels),
+      );
     });
 
     test('when requests are answered, then the route label is a template or `unmatched`, never a concrete path', async () => {
@@ -241,7 +292,9 @@ describe('request ids, request logs and metrics', () => {
 
       const samples = parseMetrics((await scrape()).text).filter((s) => s.name === 'http_requests_total');
 
-      expect(valueOf(samples, 'http_requests_total', { route: '/v1/candidates/:publicId', status: '200' })).toBeGreaterThanOrEqual(1);
+      expect(
+        valueOf(samples, 'http_requests_total', { route: '/v1/candidates/:publicId', status: '200' }),
+      ).toBeGreaterThanOrEqual(1);
       expect(valueOf(samples, 'http_requests_total', { route: 'unmatched', status: '404' })).toBeGreaterThanOrEqual(1);
       const routes = new Set(samples.map((s) => s.labels.route));
       for (const route of routes) expect(route).toMatch(/^(unmatched|\/[a-z0-9./:A-Z-]*)$/);
@@ -255,7 +308,9 @@ describe('request ids, request logs and metrics', () => {
       await rest(service.url, 'GET', '/v1/candidates?limit=3', { key: reader });
 
       const after = parseMetrics((await scrape()).text);
-      expect(valueOf(after, 'mongodb_commands_total', labels)).toBeGreaterThan(valueOf(before, 'mongodb_commands_total', labels));
+      expect(valueOf(after, 'mongodb_commands_total', labels)).toBeGreaterThan(
+        valueOf(before, 'mongodb_commands_total', labels),
+      );
       expect(valueOf(after, 'mongodb_command_duration_seconds_count', { command: 'find' })).toBeGreaterThan(
         valueOf(before, 'mongodb_command_duration_seconds_count', { command: 'find' }),
       );
@@ -265,12 +320,21 @@ describe('request ids, request logs and metrics', () => {
       const labels = { loader: 'candidates' };
       const before = parseMetrics((await scrape()).text);
 
-      const { body } = await graphql(service.url, '{ candidates(limit: 20) { content { partner { publicId } country { isoCode } } } }', {}, reader);
+      const { body } = await graphql(
+        service.url,
+        '{ candidates(limit: 20) { content { partner { publicId } country { isoCode } } } }',
+        {},
+        reader,
+      );
 
       const after = parseMetrics((await scrape()).text);
       expect(body.errors).toBeUndefined();
-      expect(valueOf(after, 'dataloader_batch_size_count', labels) - valueOf(before, 'dataloader_batch_size_count', labels)).toBe(1);
-      expect(valueOf(after, 'dataloader_batch_size_sum', labels) - valueOf(before, 'dataloader_batch_size_sum', labels)).toBeGreaterThanOrEqual(1);
+      expect(
+        valueOf(after, 'dataloader_batch_size_count', labels) - valueOf(before, 'dataloader_batch_size_count', labels),
+      ).toBe(1);
+      expect(
+        valueOf(after, 'dataloader_batch_size_sum', labels) - valueOf(before, 'dataloader_batch_size_sum', labels),
+      ).toBeGreaterThanOrEqual(1);
     });
 
     test('when the rate limiter counts a rejection, then rate_limit_rejections_total shows it by kind', async () => {

@@ -41,13 +41,22 @@ interface GraphQLAnswer {
   body: { data?: Record<string, any> | null; errors?: { message: string; extensions?: { code?: string } }[] };
 }
 
-async function graphql(url: string, key: string, query: string, variables: Record<string, unknown> = {}): Promise<GraphQLAnswer> {
+async function graphql(
+  url: string,
+  key: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<GraphQLAnswer> {
   const response = await fetch(`${url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': key },
     body: JSON.stringify({ query, variables }),
   });
-  return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as GraphQLAnswer['body'] };
+  return {
+    status: response.status,
+    retryAfter: response.headers.get('retry-after'),
+    body: (await response.json()) as GraphQLAnswer['body'],
+  };
 }
 
 function registration(label: string) {
@@ -110,8 +119,13 @@ describe('database outage: the store is killed and comes back while the service 
     // Arrange: acknowledged writes, over REST, one of them under an Idempotency-Key.
     const registered: string[] = [];
     for (let i = 0; i < 4; i++) {
-      const headers: Record<string, string> = i === 0 ? { 'idempotency-key': `outage-${randomBytes(4).toString('hex')}` } : {};
-      const answer = await rest(url, 'POST', '/v1/candidates/register', { key, body: registration(`before-${i}`), headers });
+      const headers: Record<string, string> =
+        i === 0 ? { 'idempotency-key': `outage-${randomBytes(4).toString('hex')}` } : {};
+      const answer = await rest(url, 'POST', '/v1/candidates/register', {
+        key,
+        body: registration(`before-${i}`),
+        headers,
+      });
       expect(answer.status).toBe(201);
       registered.push(answer.body.publicId as string);
     }

@@ -34,8 +34,17 @@ let service: AppUnderTest;
 let candidateIds: string[];
 
 beforeAll(async () => {
-  service = await startAppUnderTest({ candidates: 20, seed: 7, config: { rateLimitReads: READS, rateLimitWrites: WRITES }, clock });
-  const docs = await service.db.collection('candidates').find({}, { projection: { publicId: 1 } }).limit(3).toArray();
+  service = await startAppUnderTest({
+    candidates: 20,
+    seed: 7,
+    config: { rateLimitReads: READS, rateLimitWrites: WRITES },
+    clock,
+  });
+  const docs = await service.db
+    .collection('candidates')
+    .find({}, { projection: { publicId: 1 } })
+    .limit(3)
+    .toArray();
   candidateIds = docs.map((doc) => String(doc.publicId));
 });
 
@@ -52,8 +61,15 @@ function keyService(db: Db = service.db): ApiKeyService {
   return new ApiKeyService(createApiKeyRepository(db), clock);
 }
 
-async function keyWith(options: { rateLimit?: { reads: number; writes: number }; unlimited?: boolean }, ...permissions: Permission[]) {
-  const { key, record } = await keyService().createKey({ name: 'rate limit test', permissions: permissions.length ? permissions : ['ADMIN'], ...options });
+async function keyWith(
+  options: { rateLimit?: { reads: number; writes: number }; unlimited?: boolean },
+  ...permissions: Permission[]
+) {
+  const { key, record } = await keyService().createKey({
+    name: 'rate limit test',
+    permissions: permissions.length ? permissions : ['ADMIN'],
+    ...options,
+  });
   return { key, id: record.id };
 }
 
@@ -83,7 +99,8 @@ async function gql(query: string, key: string, variables: Record<string, unknown
 }
 
 const search = (key: string) => rest(service.url, 'GET', '/v1/candidates?limit=1', { key });
-const jobMatch = (key: string) => rest(service.url, 'POST', '/v1/candidates/job-match', { key, body: { candidates: [{ publicId: candidateIds[0] }] } });
+const jobMatch = (key: string) =>
+  rest(service.url, 'POST', '/v1/candidates/job-match', { key, body: { candidates: [{ publicId: candidateIds[0] }] } });
 
 async function rejections(kind: string): Promise<number> {
   const metric = await service.app.metrics.rateLimitRejections.get();
@@ -91,7 +108,10 @@ async function rejections(kind: string): Promise<number> {
 }
 
 async function countersOf(apiKeyId: string): Promise<RateLimitWindowDoc[]> {
-  return service.db.collection<RateLimitWindowDoc>(RATE_LIMIT_COLLECTION).find({ apiKeyId }, { projection: { _id: 0 } }).toArray();
+  return service.db
+    .collection<RateLimitWindowDoc>(RATE_LIMIT_COLLECTION)
+    .find({ apiKeyId }, { projection: { _id: 0 } })
+    .toArray();
 }
 
 describe('REST /v1', () => {
@@ -111,7 +131,12 @@ describe('REST /v1', () => {
     const state = parseRateLimit(refused.headers.get('ratelimit'))!;
     expect(refused.status).toBe(429);
     expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(refused.body).toMatchObject({ type: PROBLEM_TYPES.tooManyRequests.type, title: 'Rate limit exceeded', status: 429, instance: '/v1/candidates?limit=1' });
+    expect(refused.body).toMatchObject({
+      type: PROBLEM_TYPES.tooManyRequests.type,
+      title: 'Rate limit exceeded',
+      status: 429,
+      instance: '/v1/candidates?limit=1',
+    });
     expect(refused.body.detail).toContain(`retry after ${state.t} seconds`);
     expect(state).toMatchObject({ kind: 'reads', r: 0 });
     expect(state.t).toBeGreaterThanOrEqual(1);
@@ -160,7 +185,11 @@ describe('REST /v1', () => {
     const { key, id } = await defaultKey('SUBMIT_JOB_MATCHES');
     for (let i = 0; i < WRITES; i++) expect((await jobMatch(key)).status).toBe(201);
 
-    const malformed = await rest(service.url, 'POST', '/v1/candidates/job-match', { key, rawBody: '{not json', headers: { 'content-type': 'application/json' } });
+    const malformed = await rest(service.url, 'POST', '/v1/candidates/job-match', {
+      key,
+      rawBody: '{not json',
+      headers: { 'content-type': 'application/json' },
+    });
 
     expect(malformed.status).toBe(429);
     expect(await service.db.collection('offers').countDocuments({ apiKeyId: id })).toBe(WRITES);
@@ -233,25 +262,54 @@ describe('GraphQL /graphql', () => {
       ['{ candidates(limit: 100) { content { publicId partner { publicId } } } }', {}, 10],
       ['query Page($limit: Int) { candidates(limit: $limit) { totalElements } }', { limit: 55 }, 6],
       ['{ candidates { totalElements } }', {}, 1],
-      ['query Next($first: Int) { candidatesConnection(first: $first) { edges { node { publicId } } } }', { first: 25 }, 3],
+      [
+        'query Next($first: Int) { candidatesConnection(first: $first) { edges { node { publicId } } } }',
+        { first: 25 },
+        3,
+      ],
       [`{ savedList(publicId: "${'A'.repeat(22)}") { name candidates(limit: 50) { totalElements } } }`, {}, 5],
-      [`{ a: candidate(publicId: "${'A'.repeat(22)}") { publicId } b: candidate(publicId: "${'B'.repeat(22)}") { publicId } countries { isoCode } }`, {}, 3],
-      ['fragment Page on Query { candidates(limit: 20) { totalElements } } { ...Page x: candidates(limit: 30) { totalElements } }', {}, 5],
+      [
+        `{ a: candidate(publicId: "${'A'.repeat(22)}") { publicId } b: candidate(publicId: "${'B'.repeat(22)}") { publicId } countries { isoCode } }`,
+        {},
+        3,
+      ],
+      [
+        'fragment Page on Query { candidates(limit: 20) { totalElements } } { ...Page x: candidates(limit: 30) { totalElements } }',
+        {},
+        5,
+      ],
       [`{ node(id: "${nodeId('A')}") { id } }`, {}, 1],
       [`{ nodes(ids: [${Array.from({ length: 11 }, () => `"${nodeId('A')}"`).join(',')}]) { id } }`, {}, 2],
-      ['query Many($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: Array.from({ length: 100 }, () => nodeId('B')) }, 10],
+      [
+        'query Many($ids: [ID!]!) { nodes(ids: $ids) { id } }',
+        { ids: Array.from({ length: 100 }, () => nodeId('B')) },
+        10,
+      ],
     ];
 
     let left = 1000;
     for (const [query, variables, reads] of cases) {
       const answer = await gql(query, key, variables);
       left -= reads;
-      expect([query, answer.status, parseRateLimit(answer.headers.get('ratelimit'))]).toEqual([query, 200, expect.objectContaining({ kind: 'reads', r: left })]);
+      expect([query, answer.status, parseRateLimit(answer.headers.get('ratelimit'))]).toEqual([
+        query,
+        200,
+        expect.objectContaining({ kind: 'reads', r: left }),
+      ]);
     }
-    for (const [path, reads] of [['/v1/candidates?limit=100', 10], ['/v1/candidates', 1], ['/v1/candidates?limit=11&page=2', 2], [`/v1/candidates/by-list/${'A'.repeat(22)}?limit=40`, 4], [`/v1/candidates/${candidateIds[0]}`, 1]] as const) {
+    for (const [path, reads] of [
+      ['/v1/candidates?limit=100', 10],
+      ['/v1/candidates', 1],
+      ['/v1/candidates?limit=11&page=2', 2],
+      [`/v1/candidates/by-list/${'A'.repeat(22)}?limit=40`, 4],
+      [`/v1/candidates/${candidateIds[0]}`, 1],
+    ] as const) {
       const answer = await rest(service.url, 'GET', path, { key });
       left -= reads;
-      expect([path, parseRateLimit(answer.headers.get('ratelimit'))]).toEqual([path, expect.objectContaining({ kind: 'reads', r: left })]);
+      expect([path, parseRateLimit(answer.headers.get('ratelimit'))]).toEqual([
+        path,
+        expect.objectContaining({ kind: 'reads', r: left }),
+      ]);
     }
   });
 
@@ -265,9 +323,14 @@ describe('GraphQL /graphql', () => {
     const restOver = await rest(service.url, 'GET', '/v1/candidates?limit=20', { key });
     const last = await gql('{ candidates(limit: 10) { totalElements } }', key);
 
-    expect([impossible.status, fits.status, over.status, restOver.status, last.status]).toEqual([429, 200, 429, 429, 429]);
+    expect([impossible.status, fits.status, over.status, restOver.status, last.status]).toEqual([
+      429, 200, 429, 429, 429,
+    ]);
     expect(impossible.body.data).toBeUndefined();
-    expect(impossible.body.errors?.[0]).toMatchObject({ message: expect.stringContaining('costs 10 reads, more than the whole read budget'), extensions: { code: 'TOO_MANY_REQUESTS' } });
+    expect(impossible.body.errors?.[0]).toMatchObject({
+      message: expect.stringContaining('costs 10 reads, more than the whole read budget'),
+      extensions: { code: 'TOO_MANY_REQUESTS' },
+    });
     expect(impossible.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(parseRateLimit(impossible.headers.get('ratelimit'))).toMatchObject({ r: READS });
     expect(parseRateLimit(fits.headers.get('ratelimit'))).toMatchObject({ r: 1 });
@@ -285,7 +348,10 @@ describe('GraphQL /graphql', () => {
     expect(refused.status).toBe(429);
     expect(refused.body.data).toBeUndefined();
     expect(refused.body.errors).toEqual([
-      { message: `The read budget of this API key (${READS} per 60 seconds) is spent; retry after ${state.t} seconds.`, extensions: { code: 'TOO_MANY_REQUESTS', retryAfterSeconds: state.t } },
+      {
+        message: `The read budget of this API key (${READS} per 60 seconds) is spent; retry after ${state.t} seconds.`,
+        extensions: { code: 'TOO_MANY_REQUESTS', retryAfterSeconds: state.t },
+      },
     ]);
     expect(state).toMatchObject({ kind: 'reads', r: 0 });
     expect(refused.headers.get('retry-after')).toBe(String(state.t));
@@ -337,7 +403,12 @@ describe('per-key budgets and unlimited keys (keys CLI)', () => {
   async function createWithCli(options: string[], permissions = 'READ_CANDIDATE_DATA'): Promise<string> {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runKeysCli(['create', '--name', 'cli rate limit', '--permissions', permissions, ...options], { out: (l) => out.push(l), err: (l) => err.push(l) }, cliEnv(), clock);
+    const code = await runKeysCli(
+      ['create', '--name', 'cli rate limit', '--permissions', permissions, ...options],
+      { out: (l) => out.push(l), err: (l) => err.push(l) },
+      cliEnv(),
+      clock,
+    );
     expect({ code, err: code === 0 ? [] : err }).toEqual({ code: 0, err: [] });
     return out.at(-1)!;
   }
@@ -394,7 +465,8 @@ describe('per-key budgets and unlimited keys (keys CLI)', () => {
     freshWindow();
     const key = await createWithCli(['--rate-limit', '5/3'], 'SUBMIT_JOB_MATCHES');
     const { id } = await keyService().authenticate(key);
-    const aliases = (n: number) => `mutation Many($input: JobMatchInput!) { ${Array.from({ length: n }, (_, i) => `m${i}: createJobMatch(input: $input) { jobMatchId }`).join(' ')} }`;
+    const aliases = (n: number) =>
+      `mutation Many($input: JobMatchInput!) { ${Array.from({ length: n }, (_, i) => `m${i}: createJobMatch(input: $input) { jobMatchId }`).join(' ')} }`;
     const input = { candidates: [{ publicId: candidateIds[2] }] };
 
     const fifteen = await gql(aliases(15), key, { input });
@@ -404,7 +476,10 @@ describe('per-key budgets and unlimited keys (keys CLI)', () => {
 
     expect(fifteen.status).toBe(429);
     expect(fifteen.body.data).toBeUndefined();
-    expect(fifteen.body.errors?.[0]).toMatchObject({ message: expect.stringContaining('costs 15 writes'), extensions: { code: 'TOO_MANY_REQUESTS' } });
+    expect(fifteen.body.errors?.[0]).toMatchObject({
+      message: expect.stringContaining('costs 15 writes'),
+      extensions: { code: 'TOO_MANY_REQUESTS' },
+    });
     expect(fifteen.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(offersAfterRefusal).toBe(0);
     expect([three.status, fourth.status]).toEqual([200, 429]);
@@ -438,8 +513,17 @@ describe('per-key budgets and unlimited keys (keys CLI)', () => {
   });
 
   test('when the service is asked for both or for a budget out of range, then it refuses with BAD_USER_INPUT', async () => {
-    await expect(keyService().createKey({ name: 'x', permissions: ['ADMIN'], rateLimit: { reads: 1, writes: 1 }, unlimited: true })).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
-    await expect(keyService().createKey({ name: 'x', permissions: ['ADMIN'], rateLimit: { reads: 0, writes: 1 } })).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+    await expect(
+      keyService().createKey({
+        name: 'x',
+        permissions: ['ADMIN'],
+        rateLimit: { reads: 1, writes: 1 },
+        unlimited: true,
+      }),
+    ).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+    await expect(
+      keyService().createKey({ name: 'x', permissions: ['ADMIN'], rateLimit: { reads: 0, writes: 1 } }),
+    ).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
   });
 });
 
@@ -448,7 +532,10 @@ describe('the rate limiter with a fixed clock', () => {
   let clock: Date;
   let limiter: RateLimiter;
   let counter = 0;
-  const aKey = (overrides: { rateLimit?: { reads: number; writes: number }; unlimited?: boolean } = {}) => ({ id: `key_clock${++counter}`, ...overrides });
+  const aKey = (overrides: { rateLimit?: { reads: number; writes: number }; unlimited?: boolean } = {}) => ({
+    id: `key_clock${++counter}`,
+    ...overrides,
+  });
 
   beforeEach(() => {
     clock = at('2030-05-06T12:00:43.200Z');
@@ -499,7 +586,9 @@ describe('the rate limiter with a fixed clock', () => {
     expect(seven).toMatchObject({ cost: 7, remaining: 3, exceeded: false });
     expect(four).toMatchObject({ cost: 4, exceeded: true });
     expect(rejectionOf(impossible)?.message).toMatch(/costs 50 reads, more than the whole read budget .*split it/);
-    expect(rejectionOf(four)?.message).toMatch(/costs 4 reads, more than the read budget .* has left; nothing of it was run/);
+    expect(rejectionOf(four)?.message).toMatch(
+      /costs 4 reads, more than the read budget .* has left; nothing of it was run/,
+    );
   });
 
   test('when a key has its own budgets or is unlimited, then they replace the defaults; an unlimited key stores nothing', async () => {
@@ -511,7 +600,7 @@ describe('the rate limiter with a fixed clock', () => {
     expect(await countersOf(unlimited.id)).toEqual([]);
   });
 
-  test('when a new window starts, then the key\'s ended windows are removed', async () => {
+  test("when a new window starts, then the key's ended windows are removed", async () => {
     const key = aKey();
     await limiter.charge(key, 'reads', 1);
     clock = at('2030-05-06T12:01:10.000Z');
@@ -521,7 +610,8 @@ describe('the rate limiter with a fixed clock', () => {
     await limiter.charge(key, 'reads', 1);
 
     // The removal is not awaited by the charge (it is best effort), so give it a moment.
-    for (let i = 0; i < 50 && (await countersOf(key.id)).length > 1; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let i = 0; i < 50 && (await countersOf(key.id)).length > 1; i++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect((await countersOf(key.id)).map((c) => c.windowStart.toISOString())).toEqual(['2030-05-06T12:05:00.000Z']);
   });
 
@@ -549,7 +639,8 @@ describe('the buffered rate limiter (two instances, a fixed clock, flushes made 
   const instance = (repository: RateLimitRepository = new RateLimitRepository(service.db)) =>
     new RateLimiter(repository, { reads: 10, writes: 2 }, { now: () => clock }, FLUSH_MS);
   const storedCount = async (apiKeyId: string) => (await countersOf(apiKeyId)).reduce((sum, c) => sum + c.count, 0);
-  const admitted = (states: Awaited<ReturnType<RateLimiter['charge']>>[]) => states.filter((state) => !state?.exceeded).length;
+  const admitted = (states: Awaited<ReturnType<RateLimiter['charge']>>[]) =>
+    states.filter((state) => !state?.exceeded).length;
 
   beforeEach(() => {
     // Early in a minute, so that a test can move the clock by minutes' fractions within one window.
@@ -589,7 +680,9 @@ describe('the buffered rate limiter (two instances, a fixed clock, flushes made 
     const four = await limiter.charge(key, 'reads', 4);
 
     expect([seven?.exceeded, four?.exceeded]).toEqual([false, true]);
-    expect(rejectionOf(four)?.message).toMatch(/costs 4 reads, more than the read budget .* has left; nothing of it was run/);
+    expect(rejectionOf(four)?.message).toMatch(
+      /costs 4 reads, more than the read budget .* has left; nothing of it was run/,
+    );
   });
 
   test('when instance A flushed what it spent, then instance B, opening the window, counts it and admits only the rest', async () => {

@@ -53,7 +53,8 @@ describe('read caches', () => {
     await service.stop();
   });
 
-  const get = (path: string, headers: Record<string, string> = {}) => rest(service.url, 'GET', path, { key: reader, headers });
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    rest(service.url, 'GET', path, { key: reader, headers });
 
   test('when the same GET is repeated with no write between, then the repeat reads no candidate and no key, only the epoch', async () => {
     const first = await get(`/v1/candidates/${someId}`);
@@ -68,16 +69,31 @@ describe('read caches', () => {
 
   test('when a candidate registers after a search was answered, then the next search counts it, on REST and GraphQL', async () => {
     const before = await get('/v1/candidates?location=LB&limit=100');
-    const graphqlBefore = await graphql<{ candidates: { totalElements: number } }>(service.url, '{ candidates(filter: {location: ["LB"]}) { totalElements } }', {}, reader);
+    const graphqlBefore = await graphql<{ candidates: { totalElements: number } }>(
+      service.url,
+      '{ candidates(filter: {location: ["LB"]}) { totalElements } }',
+      {},
+      reader,
+    );
 
-    const registered = await rest(service.url, 'POST', '/v1/candidates/register', { key: registrar, body: registration('cache-test@example.org') });
+    const registered = await rest(service.url, 'POST', '/v1/candidates/register', {
+      key: registrar,
+      body: registration('cache-test@example.org'),
+    });
     const after = await get('/v1/candidates?location=LB&limit=100');
-    const graphqlAfter = await graphql<{ candidates: { totalElements: number } }>(service.url, '{ candidates(filter: {location: ["LB"]}) { totalElements } }', {}, reader);
+    const graphqlAfter = await graphql<{ candidates: { totalElements: number } }>(
+      service.url,
+      '{ candidates(filter: {location: ["LB"]}) { totalElements } }',
+      {},
+      reader,
+    );
 
     expect(registered.status).toBe(201);
     expect(after.body.totalElements).toBe(before.body.totalElements + 1);
     expect(after.body.content.map((c: { publicId: string }) => c.publicId)).toContain(registered.body.publicId);
-    expect(graphqlAfter.body.data!.candidates.totalElements).toBe(graphqlBefore.body.data!.candidates.totalElements + 1);
+    expect(graphqlAfter.body.data!.candidates.totalElements).toBe(
+      graphqlBefore.body.data!.candidates.totalElements + 1,
+    );
   });
 
   test('when a candidate is read twice over GraphQL, then the second read takes it from the cache, and the answer is the same', async () => {
@@ -112,7 +128,10 @@ describe('read caches', () => {
     const zippedEtag = zipped.headers.etag!;
     // Plain node:http: fetch turns a conditional request into Cache-Control: no-cache, which must get 200.
     const conditional = await rawGet(`/v1/candidates?limit=5`, { 'if-none-match': etag });
-    const zippedConditional = await rawGet(`/v1/candidates?limit=5`, { 'if-none-match': zippedEtag, 'accept-encoding': 'gzip' });
+    const zippedConditional = await rawGet(`/v1/candidates?limit=5`, {
+      'if-none-match': zippedEtag,
+      'accept-encoding': 'gzip',
+    });
     const otherEncoding = await rawGet(`/v1/candidates?limit=5`, { 'if-none-match': zippedEtag });
     const noCache = await get(`/v1/candidates?limit=5`, { 'if-none-match': etag });
 
@@ -163,7 +182,9 @@ describe('read caches', () => {
 
     let event: { candidatePublicIds: string[]; status: number } | null = null;
     for (let i = 0; i < 100 && event === null; i++) {
-      event = await service.db.collection<{ candidatePublicIds: string[]; status: number }>(AUDIT_COLLECTION).findOne({ requestId: 'cached-answer-audit' });
+      event = await service.db
+        .collection<{ candidatePublicIds: string[]; status: number }>(AUDIT_COLLECTION)
+        .findOne({ requestId: 'cached-answer-audit' });
       if (event === null) await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(returned.length).toBeGreaterThan(0);
@@ -197,7 +218,9 @@ describe('read caches switched off', () => {
   test('when READ_CACHE_ENTRIES and READ_CACHE_MB are 0, then every request reads its key and its candidates', async () => {
     const id = (await service.db.collection<CandidateDoc>(COLLECTIONS.candidates).findOne({}))!.publicId;
     await rest(service.url, 'GET', `/v1/candidates/${id}`, { key: reader });
-    const touched = await collectionsTouched(service, () => rest(service.url, 'GET', `/v1/candidates/${id}`, { key: reader }));
+    const touched = await collectionsTouched(service, () =>
+      rest(service.url, 'GET', `/v1/candidates/${id}`, { key: reader }),
+    );
 
     expect(touched).toContain(COLLECTIONS.apiKeys);
     expect(touched).toContain(COLLECTIONS.candidates);
@@ -211,9 +234,15 @@ describe('read caches under a cold rotation', () => {
 
   beforeAll(async () => {
     // Room for two candidates only, no kept answers, and no rate-limit flush while the test runs.
-    service = await startAppUnderTest({ candidates: 12, seed: 9, config: { readCacheEntries: 2, readCacheMb: 0, rateLimitFlushMs: 60_000 } });
+    service = await startAppUnderTest({
+      candidates: 12,
+      seed: 9,
+      config: { readCacheEntries: 2, readCacheMb: 0, rateLimitFlushMs: 60_000 },
+    });
     reader = await service.key('READ_CANDIDATE_DATA');
-    ids = (await service.db.collection<CandidateDoc>(COLLECTIONS.candidates).find({}).toArray()).map((doc) => doc.publicId);
+    ids = (await service.db.collection<CandidateDoc>(COLLECTIONS.candidates).find({}).toArray()).map(
+      (doc) => doc.publicId,
+    );
   });
 
   afterAll(async () => {
@@ -225,7 +254,8 @@ describe('read caches under a cold rotation', () => {
 
     const touched = await collectionsTouched(service, async () => {
       // The warm-up's candidate comes last, when the two kept since have pushed it out.
-      for (const id of [...ids.slice(1), ids[0]]) expect((await rest(service.url, 'GET', `/v1/candidates/${id}`, { key: reader })).status).toBe(200);
+      for (const id of [...ids.slice(1), ids[0]])
+        expect((await rest(service.url, 'GET', `/v1/candidates/${id}`, { key: reader })).status).toBe(200);
     });
 
     expect(touched.filter((c) => c === COLLECTIONS.candidates)).toHaveLength(ids.length);
@@ -238,7 +268,11 @@ describe('read caches under a cold rotation', () => {
     const alone = new Map<string, string>();
     for (const id of ids) alone.set(id, (await rest(service.url, 'GET', `/v1/candidates/${id}`, { key: reader })).text);
 
-    const together = await Promise.all([...ids, ...ids].map((id) => rest(service.url, 'GET', `/v1/candidates/${id}`, { key: reader }).then((answer) => [id, answer] as const)));
+    const together = await Promise.all(
+      [...ids, ...ids].map((id) =>
+        rest(service.url, 'GET', `/v1/candidates/${id}`, { key: reader }).then((answer) => [id, answer] as const),
+      ),
+    );
 
     for (const [id, answer] of together) {
       expect(answer.status).toBe(200);

@@ -55,7 +55,18 @@ describe.each([
     const logs = appLogDestination(mongodbDb);
     // A short database timeout: a request during the "outage" fails fast (503).
     // Rate-limit counting per request (RATE_LIMIT_FLUSH_MS=0): a buffered flush would add its commands at any moment, not as steps of the registration.
-    const config = loadConfig({}, { port: 0, mongodbUri: `${proxy.uri}&heartbeatFrequencyMS=500`, mongodbDb, logLevel: logs.level, writeLeaseMs: 1, mongodbTimeoutMs: 1000, rateLimitFlushMs: 0 });
+    const config = loadConfig(
+      {},
+      {
+        port: 0,
+        mongodbUri: `${proxy.uri}&heartbeatFrequencyMS=500`,
+        mongodbDb,
+        logLevel: logs.level,
+        writeLeaseMs: 1,
+        mongodbTimeoutMs: 1000,
+        rateLimitFlushMs: 0,
+      },
+    );
     // A clock that moves 1 ms at every reading: with the 1 ms lease, the standalone's check after
     // its second write (has the lease passed?) then runs in every registration, so it is a step of
     // every run and is struck like the others (the wall clock may not have moved). It starts early
@@ -68,7 +79,10 @@ describe.each([
     url = await app.start();
     direct = await MongoClient.connect(store.uri);
     db = direct.db(mongodbDb);
-    ({ key: apiKey } = await new ApiKeyService(createApiKeyRepository(db)).createKey({ name: 'faults', permissions: ['REGISTER_CANDIDATES'] }));
+    ({ key: apiKey } = await new ApiKeyService(createApiKeyRepository(db)).createKey({
+      name: 'faults',
+      permissions: ['REGISTER_CANDIDATES'],
+    }));
     recordSecret(apiKey);
 
     // The second of two clean runs: the first also fills the caches (API key, read epoch).
@@ -96,13 +110,21 @@ describe.each([
   }
 
   function register(email: string, idempotencyKey: string) {
-    const body = { registrarId: 'fault-test', registrationData: { identity: { email, firstName: 'Fault' }, candidateMessage: 'struck' } };
-    return rest(url, 'POST', '/v1/candidates/register', { key: apiKey, body, headers: { 'Idempotency-Key': idempotencyKey } });
+    const body = {
+      registrarId: 'fault-test',
+      registrationData: { identity: { email, firstName: 'Fault' }, candidateMessage: 'struck' },
+    };
+    return rest(url, 'POST', '/v1/candidates/register', {
+      key: apiKey,
+      body,
+      headers: { 'Idempotency-Key': idempotencyKey },
+    });
   }
 
   /** Waits until the service reaches the store again (the driver rediscovers it on its own). */
   async function untilReady(): Promise<void> {
-    if (!(await eventually(async () => (await fetch(`${url}/readyz`)).status === 200))) throw new Error('the service did not reach the store again');
+    if (!(await eventually(async () => (await fetch(`${url}/readyz`)).status === 200)))
+      throw new Error('the service did not reach the store again');
   }
 
   it('when a registration runs without faults, then it sends the writes of both documents', () => {
@@ -112,54 +134,65 @@ describe.each([
 
   /** Waits for the audit record the answer `requestId` is followed by, so it cannot land in the next count. */
   async function untilAudited(requestId: string | null): Promise<void> {
-    await eventually(async () => (await db.collection(AUDIT_COLLECTION).countDocuments({ requestId: requestId ?? '' })) === 1);
+    await eventually(
+      async () => (await db.collection(AUDIT_COLLECTION).countDocuments({ requestId: requestId ?? '' })) === 1,
+    );
   }
 
-  it.each<FaultPoint>(['before', 'after'])('when the fault strikes %s each command, then nothing is half-written and the retry registers the person', async (point) => {
-    const missed: string[] = [];
-    // Step i of the clean run is the n-th command of its name: struck as such, since how many
-    // reads a registration makes depends on what is cached (a run with fewer finds is not
-    // struck at a find it does not make, and must simply succeed); its writes are always there.
-    for (let step = 0; step < steps.length; step++) {
-      // Arrange
-      const name = steps[step];
-      const at = steps.slice(0, step + 1).filter((seen) => seen === name).length;
-      const email = nextEmail();
-      const idempotencyKey = `fault-${label}-${point}-${step}`;
-      proxy.arm({ at, name, point, thenDown: true });
+  it.each<FaultPoint>(['before', 'after'])(
+    'when the fault strikes %s each command, then nothing is half-written and the retry registers the person',
+    async (point) => {
+      const missed: string[] = [];
+      // Step i of the clean run is the n-th command of its name: struck as such, since how many
+      // reads a registration makes depends on what is cached (a run with fewer finds is not
+      // struck at a find it does not make, and must simply succeed); its writes are always there.
+      for (let step = 0; step < steps.length; step++) {
+        // Arrange
+        const name = steps[step];
+        const at = steps.slice(0, step + 1).filter((seen) => seen === name).length;
+        const email = nextEmail();
+        const idempotencyKey = `fault-${label}-${point}-${step}`;
+        proxy.arm({ at, name, point, thenDown: true });
 
-      // Act
-      const first = await register(email, idempotencyKey);
-      // The last step (the audit record) comes after the answer: struck there, or the run ended first.
-      const requestId = first.headers.get('x-request-id') ?? '';
-      const audited = async () => (await db.collection(AUDIT_COLLECTION).countDocuments({ requestId })) === 1;
-      const reached = () => proxy.counted.filter((seen) => seen === name).length >= at;
-      await eventually(async () => proxy.struck || (!reached() && (await audited())));
-      const struck = reached() ? await eventually(() => proxy.struck) : proxy.struck;
-      const firstCommands = [...proxy.counted];
-      proxy.arm();
-      if (!struck) {
-        missed.push(`${name} #${at}`);
-        expect(first.status).toBe(201);
+        // Act
+        const first = await register(email, idempotencyKey);
+        // The last step (the audit record) comes after the answer: struck there, or the run ended first.
+        const requestId = first.headers.get('x-request-id') ?? '';
+        const audited = async () => (await db.collection(AUDIT_COLLECTION).countDocuments({ requestId })) === 1;
+        const reached = () => proxy.counted.filter((seen) => seen === name).length >= at;
+        await eventually(async () => proxy.struck || (!reached() && (await audited())));
+        const struck = reached() ? await eventually(() => proxy.struck) : proxy.struck;
+        const firstCommands = [...proxy.counted];
+        proxy.arm();
+        if (!struck) {
+          missed.push(`${name} #${at}`);
+          expect(first.status).toBe(201);
+        }
+        await untilReady();
+        // A standalone has no transactions: a fault between the two writes leaves an identity
+        // alone until the retry clears it; with transactions there is never one.
+        if (!standalone) await expectWholeRegistrations(db);
+        const retry = await register(email, idempotencyKey);
+        await untilAudited(retry.headers.get('x-request-id'));
+
+        // Assert
+        const where = `fault ${point} ${name} #${at} (${firstCommands.join(', ')}): first answer ${first.status}, retry ${retry.status} ${retry.text}`;
+        expect({ where, status: retry.status }).toEqual({ where, status: 201 });
+        if (first.status === 201)
+          expect({ where, publicId: retry.body.publicId }).toEqual({ where, publicId: first.body.publicId });
+        const identities = await db
+          .collection(COLLECTIONS.candidateIdentities)
+          .countDocuments({ emailNormalised: email });
+        const candidates = await db
+          .collection(COLLECTIONS.candidates)
+          .countDocuments({ publicId: retry.body.publicId });
+        expect({ where, identities, candidates }).toEqual({ where, identities: 1, candidates: 1 });
+        await expectWholeRegistrations(db);
       }
-      await untilReady();
-      // A standalone has no transactions: a fault between the two writes leaves an identity
-      // alone until the retry clears it; with transactions there is never one.
-      if (!standalone) await expectWholeRegistrations(db);
-      const retry = await register(email, idempotencyKey);
-      await untilAudited(retry.headers.get('x-request-id'));
 
-      // Assert
-      const where = `fault ${point} ${name} #${at} (${firstCommands.join(', ')}): first answer ${first.status}, retry ${retry.status} ${retry.text}`;
-      expect({ where, status: retry.status }).toEqual({ where, status: 201 });
-      if (first.status === 201) expect({ where, publicId: retry.body.publicId }).toEqual({ where, publicId: first.body.publicId });
-      const identities = await db.collection(COLLECTIONS.candidateIdentities).countDocuments({ emailNormalised: email });
-      const candidates = await db.collection(COLLECTIONS.candidates).countDocuments({ publicId: retry.body.publicId });
-      expect({ where, identities, candidates }).toEqual({ where, identities: 1, candidates: 1 });
-      await expectWholeRegistrations(db);
-    }
-
-    // Every write was struck; at most a read a cached run no longer made was not.
-    expect(missed.filter((step) => !step.startsWith('find'))).toEqual([]);
-  }, 120_000);
+      // Every write was struck; at most a read a cached run no longer made was not.
+      expect(missed.filter((step) => !step.startsWith('find'))).toEqual([]);
+    },
+    120_000,
+  );
 });

@@ -63,7 +63,9 @@ describe('GET /v1/candidates/{publicId} and /v1/candidates/by-list/{publicListId
     test('when the candidate exists, then every recorded field comes, with educationType in maxEducationLevel and no partner', async () => {
       const stored = await richCandidate();
 
-      const { status, headers, body } = await rest(service.url, 'GET', `/v1/candidates/${stored.publicId}`, { key: reader });
+      const { status, headers, body } = await rest(service.url, 'GET', `/v1/candidates/${stored.publicId}`, {
+        key: reader,
+      });
 
       expect(status).toBe(200);
       expect(headers.get('content-type')).toMatch(/^application\/json/);
@@ -121,7 +123,9 @@ describe('GET /v1/candidates/{publicId} and /v1/candidates/by-list/{publicListId
     test('when a query parameter is sent, then the answer is 400 (the operation has none)', async () => {
       const stored = await richCandidate();
 
-      const { status, body } = await rest(service.url, 'GET', `/v1/candidates/${stored.publicId}?fields=all`, { key: reader });
+      const { status, body } = await rest(service.url, 'GET', `/v1/candidates/${stored.publicId}?fields=all`, {
+        key: reader,
+      });
 
       expect(status).toBe(400);
       expect(body.detail).toContain('fields is not a parameter');
@@ -141,13 +145,21 @@ describe('GET /v1/candidates/{publicId} and /v1/candidates/by-list/{publicListId
   });
 
   describe('candidates of a saved list', () => {
-    const largest = async () => (await savedLists().find({}).toArray()).sort((a, b) => b.candidatePublicIds.length - a.candidatePublicIds.length)[0];
+    const largest = async () =>
+      (await savedLists().find({}).toArray()).sort(
+        (a, b) => b.candidatePublicIds.length - a.candidatePublicIds.length,
+      )[0];
 
     test('when a page of a list is read, then it keeps the list order and gives true totals for the whole list', async () => {
       const list = await largest();
       const ids = list.candidatePublicIds;
 
-      const { status, body } = await rest<Page>(service.url, 'GET', `/v1/candidates/by-list/${list.publicId}?page=1&limit=3`, { key: reader });
+      const { status, body } = await rest<Page>(
+        service.url,
+        'GET',
+        `/v1/candidates/by-list/${list.publicId}?page=1&limit=3`,
+        { key: reader },
+      );
 
       expect(status).toBe(200);
       expect(body.totalElements).toBe(ids.length);
@@ -162,7 +174,12 @@ describe('GET /v1/candidates/{publicId} and /v1/candidates/by-list/{publicListId
 
       const seen: string[] = [];
       for (let page = 0; ; page++) {
-        const { body } = await rest<Page>(service.url, 'GET', `/v1/candidates/by-list/${list.publicId}?limit=40&page=${page}`, { key: reader });
+        const { body } = await rest<Page>(
+          service.url,
+          'GET',
+          `/v1/candidates/by-list/${list.publicId}?limit=40&page=${page}`,
+          { key: reader },
+        );
         if (body.content.length === 0) break;
         seen.push(...body.content.map((c) => c.publicId));
       }
@@ -198,7 +215,12 @@ describe('GET /v1/candidates/{publicId} and /v1/candidates/by-list/{publicListId
     test('when a page past the end of the list is read, then content is empty and the totals are true', async () => {
       const list = await largest();
 
-      const { status, body } = await rest<Page>(service.url, 'GET', `/v1/candidates/by-list/${list.publicId}?page=50&limit=100`, { key: reader });
+      const { status, body } = await rest<Page>(
+        service.url,
+        'GET',
+        `/v1/candidates/by-list/${list.publicId}?page=50&limit=100`,
+        { key: reader },
+      );
 
       expect(status).toBe(200);
       expect(body).toEqual({
@@ -239,12 +261,17 @@ describe('GET /v1/candidates/{publicId} and /v1/candidates/by-list/{publicListId
       ['?limit=0', 'limit'],
       ['?page=-1', 'page'],
       ['?page=-1&limit=101', 'page must be an integer >= 0; limit'],
-    ])('when no list has the id and the parameters are %s, then the answer is 400 naming %s: input is checked before anything is looked up', async (query, parameter) => {
-      const { status, body } = await rest(service.url, 'GET', `/v1/candidates/by-list/${UNKNOWN_ID}${query}`, { key: reader });
+    ])(
+      'when no list has the id and the parameters are %s, then the answer is 400 naming %s: input is checked before anything is looked up',
+      async (query, parameter) => {
+        const { status, body } = await rest(service.url, 'GET', `/v1/candidates/by-list/${UNKNOWN_ID}${query}`, {
+          key: reader,
+        });
 
-      expect([status, body.type]).toEqual([400, `${PROBLEMS}invalid-parameter`]);
-      expect(body.detail).toContain(parameter);
-    });
+        expect([status, body.type]).toEqual([400, `${PROBLEMS}invalid-parameter`]);
+        expect(body.detail).toContain(parameter);
+      },
+    );
 
     test('when no key or a key without READ_CANDIDATE_DATA is sent, then the answer is 401 or 403', async () => {
       const list = await largest();

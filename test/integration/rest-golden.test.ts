@@ -89,9 +89,19 @@ function goldenRequests(): string[] {
   const demo = generateDemoData({ candidates: DEMO_CANDIDATES, seed: GOLDEN_SEED });
   const ids = demo.candidates.map((c) => c.publicId);
   const lists = demo.savedLists.map((l) => l.publicId);
-  const occupations = [...new Set(demo.candidates.flatMap((c) => (c.candidateOccupations ?? []).flatMap((o) => (o.occupation ? [o.occupation.isco08Code] : []))))].sort();
-  const countries = [...new Set(demo.candidates.map((c) => c.countryIsoCode).filter((c): c is string => typeof c === 'string'))].sort();
-  const nationalities = [...new Set(demo.candidates.map((c) => c.nationalityIsoCode).filter((c): c is string => typeof c === 'string'))].sort();
+  const occupations = [
+    ...new Set(
+      demo.candidates.flatMap((c) =>
+        (c.candidateOccupations ?? []).flatMap((o) => (o.occupation ? [o.occupation.isco08Code] : [])),
+      ),
+    ),
+  ].sort();
+  const countries = [
+    ...new Set(demo.candidates.map((c) => c.countryIsoCode).filter((c): c is string => typeof c === 'string')),
+  ].sort();
+  const nationalities = [
+    ...new Set(demo.candidates.map((c) => c.nationalityIsoCode).filter((c): c is string => typeof c === 'string')),
+  ].sort();
   const search = (query: string) => `/v1/candidates${query}`;
   return [
     // search without filter: pages, sizes, past the end, deep pages
@@ -119,8 +129,12 @@ function goldenRequests(): string[] {
     search(`?occupation=${occupations[1]},${occupations[2]},${occupations[3]}&limit=100`),
     search('?occupation=2221&includeEmployed=true&limit=100'),
     search(`?location=${countries[0]},${countries[1]}&nationality=${nationalities.slice(0, 4).join(',')}&limit=100`),
-    search(`?location=${countries.slice(0, 5).join(',')}&occupation=${occupations.slice(0, 20).join(',')}&limit=10&page=1`),
-    search(`?location=${countries.slice(0, 50).join(',')}&nationality=${nationalities.slice(0, 50).join(',')}&occupation=${occupations.slice(0, 50).join(',')}&includeEmployed=true&limit=25&page=1`),
+    search(
+      `?location=${countries.slice(0, 5).join(',')}&occupation=${occupations.slice(0, 20).join(',')}&limit=10&page=1`,
+    ),
+    search(
+      `?location=${countries.slice(0, 50).join(',')}&nationality=${nationalities.slice(0, 50).join(',')}&occupation=${occupations.slice(0, 50).join(',')}&includeEmployed=true&limit=25&page=1`,
+    ),
     search(`?occupation=${occupations.join(',')}`),
     search('?location=JO&nationality=SY&occupation=2221&includeEmployed=true'),
     search('?location=XX'),
@@ -187,9 +201,14 @@ describe.each([
     // As the repositories store them (with the derived `listed` field searches select on).
     const handMade = handMadeCandidates().map(toStoredCandidate);
     await service.db.collection<StoredCandidateDoc>(COLLECTIONS.candidates).insertMany(handMade);
-    await service.db
-      .collection(COLLECTIONS.savedLists)
-      .insertOne(aSavedList({ publicId: id(50), name: 'Golden ✓', candidatePublicIds: [id(2), 'unknownCandidateIdAAAAA', id(1), id(3), id(4)], createdDate: new Date(Date.UTC(2025, 0, 1)) }));
+    await service.db.collection(COLLECTIONS.savedLists).insertOne(
+      aSavedList({
+        publicId: id(50),
+        name: 'Golden ✓',
+        candidatePublicIds: [id(2), 'unknownCandidateIdAAAAA', id(1), id(3), id(4)],
+        createdDate: new Date(Date.UTC(2025, 0, 1)),
+      }),
+    );
     reader = await service.key('READ_CANDIDATE_DATA');
   });
 
@@ -200,12 +219,22 @@ describe.each([
   test('when the requests of the fixture are sent over the fixed data set, then every answer is the recorded one, byte for byte', async () => {
     const answers: GoldenAnswer[] = [];
     for (const request of goldenRequests()) {
-      const { status, headers, text } = await rest(service.url, 'GET', request, { key: reader, headers: { 'accept-encoding': 'identity' } });
+      const { status, headers, text } = await rest(service.url, 'GET', request, {
+        key: reader,
+        headers: { 'accept-encoding': 'identity' },
+      });
       answers.push(answerOf(request, status, headers.get('content-type'), text));
     }
 
     if (UPDATE && graphqlJit) {
-      const fixture: GoldenFixture = { dataSet: { seed: GOLDEN_SEED, demoCandidates: DEMO_CANDIDATES, handMade: handMadeCandidates().map((c) => c.publicId) }, answers };
+      const fixture: GoldenFixture = {
+        dataSet: {
+          seed: GOLDEN_SEED,
+          demoCandidates: DEMO_CANDIDATES,
+          handMade: handMadeCandidates().map((c) => c.publicId),
+        },
+        answers,
+      };
       fs.mkdirSync(path.dirname(FIXTURE), { recursive: true });
       fs.writeFileSync(FIXTURE, `${JSON.stringify(fixture, null, 1)}\n`);
       console.log(`UPDATE_GOLDEN=1: ${answers.length} answers written to ${path.relative(process.cwd(), FIXTURE)}`);
@@ -213,12 +242,20 @@ describe.each([
     }
     if (UPDATE) return;
     const recorded = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')) as GoldenFixture;
-    expect(recorded.dataSet).toEqual({ seed: GOLDEN_SEED, demoCandidates: DEMO_CANDIDATES, handMade: handMadeCandidates().map((c) => c.publicId) });
+    expect(recorded.dataSet).toEqual({
+      seed: GOLDEN_SEED,
+      demoCandidates: DEMO_CANDIDATES,
+      handMade: handMadeCandidates().map((c) => c.publicId),
+    });
     expect(answers.map((a) => a.request)).toEqual(recorded.answers.map((a) => a.request));
     answers.forEach((answer, i) => {
       const expected = recorded.answers[i];
       // The body first when both have it: a failure then shows where the bytes differ.
-      if (expected.body !== undefined) expect({ request: answer.request, body: answer.body }).toEqual({ request: expected.request, body: expected.body });
+      if (expected.body !== undefined)
+        expect({ request: answer.request, body: answer.body }).toEqual({
+          request: expected.request,
+          body: expected.body,
+        });
       expect(answer).toEqual(expected);
     });
   });

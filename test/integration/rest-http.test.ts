@@ -88,7 +88,12 @@ describe('HTTP behaviour of /v1: problems, methods, media types, sizes', () => {
 
       expect(status).toBe(405);
       expect(headers.get('allow')).toBe(allow);
-      expect(body).toMatchObject({ type: `${PROBLEMS}method-not-allowed`, title: 'Method not allowed', status: 405, instance: path });
+      expect(body).toMatchObject({
+        type: `${PROBLEMS}method-not-allowed`,
+        title: 'Method not allowed',
+        status: 405,
+        instance: path,
+      });
     });
 
     test.each(['/v1', '/v1/candidate', `/v1/candidates/${SOME_ID}/offers`, `/v1/candidates/by-list/${SOME_ID}/more`])(
@@ -101,12 +106,18 @@ describe('HTTP behaviour of /v1: problems, methods, media types, sizes', () => {
       },
     );
 
-    test.each(['/v1/candidates/%ZZ', '/v1/candidates/by-list/%E0%A4%A'])('when the path %s is not valid percent-encoding, then the answer is 400', async (path) => {
-      const { status, body } = await rest(service.url, 'GET', path, { key: admin });
+    test.each(['/v1/candidates/%ZZ', '/v1/candidates/by-list/%E0%A4%A'])(
+      'when the path %s is not valid percent-encoding, then the answer is 400',
+      async (path) => {
+        const { status, body } = await rest(service.url, 'GET', path, { key: admin });
 
-      expect(status).toBe(400);
-      expect(body).toMatchObject({ type: `${PROBLEMS}invalid-parameter`, instance: path.replace(/%(?![0-9A-F]{2})/g, '%25') });
-    });
+        expect(status).toBe(400);
+        expect(body).toMatchObject({
+          type: `${PROBLEMS}invalid-parameter`,
+          instance: path.replace(/%(?![0-9A-F]{2})/g, '%25'),
+        });
+      },
+    );
 
     test('when the request line holds characters a URI may not, then instance is still a valid URI reference', async () => {
       const { status, body } = await rest(service.url, 'GET', '/v1/candidates?location=LB|JO&x={1}', { key: admin });
@@ -146,17 +157,27 @@ describe('HTTP behaviour of /v1: problems, methods, media types, sizes', () => {
     });
 
     test('when the content type has parameters and another case, then JSON is still accepted', async () => {
-      const { status } = await post({ 'Content-Type': 'Application/JSON; charset=UTF-8' }, JSON.stringify({ candidates: [{ publicId }] }));
+      const { status } = await post(
+        { 'Content-Type': 'Application/JSON; charset=UTF-8' },
+        JSON.stringify({ candidates: [{ publicId }] }),
+      );
 
       expect(status).toBe(201);
     });
 
     test('when the JSON is malformed, then the answer is 400 and the body is not quoted', async () => {
       recordSecret('secret-value@example.org');
-      const { status, body, text } = await post({ 'Content-Type': 'application/json' }, '{"candidates": [ {"publicId": "secret-value@example.org" ');
+      const { status, body, text } = await post(
+        { 'Content-Type': 'application/json' },
+        '{"candidates": [ {"publicId": "secret-value@example.org" ',
+      );
 
       expect(status).toBe(400);
-      expect(body).toMatchObject({ type: `${PROBLEMS}malformed-json`, title: 'Malformed JSON body', detail: 'The request body is not valid JSON.' });
+      expect(body).toMatchObject({
+        type: `${PROBLEMS}malformed-json`,
+        title: 'Malformed JSON body',
+        detail: 'The request body is not valid JSON.',
+      });
       expect(text).not.toContain('secret-value');
     });
 
@@ -186,7 +207,10 @@ describe('HTTP behaviour of /v1: problems, methods, media types, sizes', () => {
     });
 
     test('when a POST carries a query parameter, then the answer is 400 naming it', async () => {
-      const { status, body } = await rest(service.url, 'POST', '/v1/candidates/job-match?dryRun=true', { key: admin, body: { candidates: [{ publicId }] } });
+      const { status, body } = await rest(service.url, 'POST', '/v1/candidates/job-match?dryRun=true', {
+        key: admin,
+        body: { candidates: [{ publicId }] },
+      });
 
       expect(status).toBe(400);
       expect(body.detail).toContain('dryRun is not a parameter');
@@ -203,8 +227,14 @@ describe('HTTP behaviour of /v1: problems, methods, media types, sizes', () => {
     });
 
     test('when a request names an X-Request-Id, then it is echoed; otherwise one is made', async () => {
-      const given = await rest(service.url, 'GET', '/v1/candidates?limit=1', { key: admin, headers: { 'X-Request-Id': 'trace-123' } });
-      const made = await rest(service.url, 'GET', '/v1/candidates?limit=1', { key: admin, headers: { 'X-Request-Id': 'not ok <script>' } });
+      const given = await rest(service.url, 'GET', '/v1/candidates?limit=1', {
+        key: admin,
+        headers: { 'X-Request-Id': 'trace-123' },
+      });
+      const made = await rest(service.url, 'GET', '/v1/candidates?limit=1', {
+        key: admin,
+        headers: { 'X-Request-Id': 'not ok <script>' },
+      });
 
       expect(given.headers.get('x-request-id')).toBe('trace-123');
       expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
@@ -212,7 +242,12 @@ describe('HTTP behaviour of /v1: problems, methods, media types, sizes', () => {
 
     test('when execution fails on corrupt stored data, then the answer is a 500 that reveals nothing', async () => {
       const corrupt = 'CorruptCorruptCorrupt0';
-      await service.db.collection(COLLECTIONS.candidates).insertOne({ publicId: corrupt, createdDate: new Date(), status: 'ACTIVE', candidateOccupations: 'not a list' });
+      await service.db.collection(COLLECTIONS.candidates).insertOne({
+        publicId: corrupt,
+        createdDate: new Date(),
+        status: 'ACTIVE',
+        candidateOccupations: 'not a list',
+      });
 
       const { status, body, text } = await rest(service.url, 'GET', `/v1/candidates/${corrupt}`, { key: admin });
 
@@ -237,26 +272,33 @@ describe('/v1 when the database fails', () => {
     await service.stop();
   });
 
-  test.each(OPERATIONS)('when %s %s cannot reach the database, then the answer is a 503 problem revealing nothing', async (method, path) => {
-    const body = {
-      '/v1/candidates/job-match': { candidates: [{ publicId: SOME_ID }] },
-      '/v1/candidates/offer-to-assist': { candidates: [{ publicId: SOME_ID }], reason: 'OTHER' },
-      '/v1/candidates/register': { registrationData: { identity: { email: 'down@example.org' } } },
-    }[path];
-    recordSecret('down@example.org');
+  test.each(OPERATIONS)(
+    'when %s %s cannot reach the database, then the answer is a 503 problem revealing nothing',
+    async (method, path) => {
+      const body = {
+        '/v1/candidates/job-match': { candidates: [{ publicId: SOME_ID }] },
+        '/v1/candidates/offer-to-assist': { candidates: [{ publicId: SOME_ID }], reason: 'OTHER' },
+        '/v1/candidates/register': { registrationData: { identity: { email: 'down@example.org' } } },
+      }[path];
+      recordSecret('down@example.org');
 
-    const response = await rest(service.url, method, path, { key, headers: { 'X-Request-Id': 'outage-1' }, ...(method === 'POST' ? { body } : {}) });
+      const response = await rest(service.url, method, path, {
+        key,
+        headers: { 'X-Request-Id': 'outage-1' },
+        ...(method === 'POST' ? { body } : {}),
+      });
 
-    expect(response.status).toBe(503);
-    expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
-    expect(response.body).toEqual({
-      type: `${PROBLEMS}service-unavailable`,
-      title: 'Service unavailable',
-      status: 503,
-      detail: 'The service is temporarily unavailable; retry later.',
-      instance: path,
-    });
-  });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(response.body).toEqual({
+        type: `${PROBLEMS}service-unavailable`,
+        title: 'Service unavailable',
+        status: 503,
+        detail: 'The service is temporarily unavailable; retry later.',
+        instance: path,
+      });
+    },
+  );
 });
 
 describe('persisted operations at start-up', () => {

@@ -28,7 +28,9 @@ describe('Idempotency-Key on the POSTs of /v1', () => {
   beforeAll(async () => {
     service = await startAppUnderTest({ candidates: CANDIDATE_COUNT, seed: 14, clock });
     actor = await service.key('SUBMIT_JOB_MATCHES', 'OFFER_CANDIDATE_SERVICES', 'REGISTER_CANDIDATES');
-    ids = (await service.db.collection<CandidateDoc>(COLLECTIONS.candidates).find({}, { limit: 3 }).toArray()).map((c) => c.publicId);
+    ids = (await service.db.collection<CandidateDoc>(COLLECTIONS.candidates).find({}, { limit: 3 }).toArray()).map(
+      (c) => c.publicId,
+    );
   });
 
   afterAll(async () => {
@@ -39,7 +41,11 @@ describe('Idempotency-Key on the POSTs of /v1', () => {
   const records = () => service.db.collection<IdempotencyRecord>(IDEMPOTENCY_COLLECTION);
   const newKey = () => `retry-${++sequence}-${Date.now()}`;
   const jobMatch = (idempotencyKey: string | undefined, body: unknown, key = actor, url = service.url) =>
-    rest(url, 'POST', '/v1/candidates/job-match', { key, body, headers: idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey } });
+    rest(url, 'POST', '/v1/candidates/job-match', {
+      key,
+      body,
+      headers: idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey },
+    });
 
   test('when a request is repeated with the same key and body, then the first response is replayed and recorded once', async () => {
     const key = newKey();
@@ -150,7 +156,11 @@ describe('Idempotency-Key on the POSTs of /v1', () => {
     const body = { registrarId: 'org-1', registrationData: { identity: { email: 'idempotent@example.org' } } };
     recordSecret(body.registrationData.identity.email);
     const register = (idempotencyKey: string) =>
-      rest(service.url, 'POST', '/v1/candidates/register', { key: actor, body, headers: { 'Idempotency-Key': idempotencyKey } });
+      rest(service.url, 'POST', '/v1/candidates/register', {
+        key: actor,
+        body,
+        headers: { 'Idempotency-Key': idempotencyKey },
+      });
 
     const first = await register(key);
     const again = await register(key);
@@ -191,7 +201,9 @@ describe('Idempotency-Key on the POSTs of /v1', () => {
   });
 
   test('when a key of 255 printable characters is sent, then it is accepted', async () => {
-    const { status } = await jobMatch(`${newKey()}-${'x'.repeat(255)}`.slice(-255), { candidates: [{ publicId: ids[0] }] });
+    const { status } = await jobMatch(`${newKey()}-${'x'.repeat(255)}`.slice(-255), {
+      candidates: [{ publicId: ids[0] }],
+    });
 
     expect(status).toBe(201);
   });
@@ -213,7 +225,8 @@ describe('Idempotency-Key on the POSTs of /v1', () => {
   test('when an earlier attempt holds the key, then a repeat is 409 while its lease runs and runs once the lease has passed', async () => {
     const key = newKey();
     const body = { candidates: [{ publicId: ids[2] }] };
-    const apiKeyId = (await service.db.collection(COLLECTIONS.apiKeys).findOne({ keyHash: hashApiKey(actor) }))!.id as string;
+    const apiKeyId = (await service.db.collection(COLLECTIONS.apiKeys).findOne({ keyHash: hashApiKey(actor) }))!
+      .id as string;
     const held: IdempotencyRecord = {
       apiKeyId,
       keyHash: sha256(key),
@@ -237,15 +250,21 @@ describe('Idempotency-Key on the POSTs of /v1', () => {
   });
 
   test('when an attempt answers 5xx or throws, then nothing is kept and a retry runs', async () => {
-    const idempotency = new Idempotency(new IdempotencyRepository(service.db), createLogger({ logLevel: 'silent' }), 60_000);
+    const idempotency = new Idempotency(
+      new IdempotencyRepository(service.db),
+      createLogger({ logLevel: 'silent' }),
+      60_000,
+    );
     const request = { apiKeyId: 'key_unit', key: newKey(), fingerprint: 'f' };
     let runs = 0;
 
     const unavailable = await idempotency.run(request, async () => ({ status: (++runs, 503), body: {} }));
-    const thrown = await idempotency.run(request, async () => {
-      runs++;
-      throw new Error('boom');
-    }).catch((error: Error) => error.message);
+    const thrown = await idempotency
+      .run(request, async () => {
+        runs++;
+        throw new Error('boom');
+      })
+      .catch((error: Error) => error.message);
     const retried = await idempotency.run(request, async () => ({ status: (++runs, 201), body: { ok: true } }));
 
     expect(unavailable).toEqual({ response: { status: 503, body: {} }, replayed: false });

@@ -36,7 +36,8 @@ describe('GET /v1/candidates (findCandidates)', () => {
   });
 
   const candidates = () => service.db.collection<CandidateDoc>(COLLECTIONS.candidates);
-  const search = (query = '', key = reader) => rest<Page & Partial<Problem>>(service.url, 'GET', `/v1/candidates${query}`, { key });
+  const search = (query = '', key = reader) =>
+    rest<Page & Partial<Problem>>(service.url, 'GET', `/v1/candidates${query}`, { key });
   const notEmployed = { status: { $ne: 'EMPLOYED' as const } };
 
   describe('authentication and permission', () => {
@@ -125,7 +126,13 @@ describe('GET /v1/candidates (findCandidates)', () => {
       const { status, body } = await search('?page=1000&limit=10');
 
       expect(status).toBe(200);
-      expect(body).toEqual({ content: [], totalElements: total, totalPages: Math.ceil(total / 10), size: 10, number: 1000 });
+      expect(body).toEqual({
+        content: [],
+        totalElements: total,
+        totalPages: Math.ceil(total / 10),
+        size: 10,
+        number: 1000,
+      });
     });
 
     test('when paging through every candidate, then the pages concatenate to the whole set in (createdDate, publicId) order', async () => {
@@ -135,7 +142,9 @@ describe('GET /v1/candidates (findCandidates)', () => {
         if (body.content.length === 0) break;
         seen.push(...body.content.map((c) => c.publicId));
       }
-      const ordered = await candidates().find({}, { sort: { createdDate: 1, publicId: 1 }, projection: { publicId: 1 } }).toArray();
+      const ordered = await candidates()
+        .find({}, { sort: { createdDate: 1, publicId: 1 }, projection: { publicId: 1 } })
+        .toArray();
 
       expect(seen).toEqual(ordered.map((c) => c.publicId));
     });
@@ -166,13 +175,20 @@ describe('GET /v1/candidates (findCandidates)', () => {
 
       expect(expected).toBeGreaterThan(0);
       expect(body.totalElements).toBe(expected);
-      expect(body.content.every((c) => ['SY', 'AF'].includes((c.nationality as { isoCode: string }).isoCode))).toBe(true);
+      expect(body.content.every((c) => ['SY', 'AF'].includes((c.nationality as { isoCode: string }).isoCode))).toBe(
+        true,
+      );
     });
 
     test('when occupation codes are given, then a candidate with any occupation of those codes matches', async () => {
-      const [sample] = await candidates().find({ 'candidateOccupations.1': { $exists: true }, ...notEmployed }, { limit: 1 }).toArray();
+      const [sample] = await candidates()
+        .find({ 'candidateOccupations.1': { $exists: true }, ...notEmployed }, { limit: 1 })
+        .toArray();
       const code = sample.candidateOccupations![1].occupation!.isco08Code;
-      const expected = await candidates().countDocuments({ 'candidateOccupations.occupation.isco08Code': { $in: [code, '9999'] }, ...notEmployed });
+      const expected = await candidates().countDocuments({
+        'candidateOccupations.occupation.isco08Code': { $in: [code, '9999'] },
+        ...notEmployed,
+      });
 
       const { body } = await search(`?occupation=${code},9999&limit=100`);
 
@@ -181,7 +197,9 @@ describe('GET /v1/candidates (findCandidates)', () => {
     });
 
     test('when several parameters are given, then they are ANDed', async () => {
-      const [sample] = await candidates().find({ 'candidateOccupations.0': { $exists: true }, ...notEmployed }, { limit: 1 }).toArray();
+      const [sample] = await candidates()
+        .find({ 'candidateOccupations.0': { $exists: true }, ...notEmployed }, { limit: 1 })
+        .toArray();
       const code = sample.candidateOccupations![0].occupation!.isco08Code;
       const expected = await candidates().countDocuments({
         countryIsoCode: sample.countryIsoCode,
@@ -252,7 +270,9 @@ describe('GET /v1/candidates (findCandidates)', () => {
 
       expect(nullPaths(body)).toEqual([]);
       expect(body.content.filter((c) => 'partner' in c)).toEqual([]);
-      const levels = body.content.flatMap((c) => (c.maxEducationLevel ? [c.maxEducationLevel as Record<string, unknown>] : []));
+      const levels = body.content.flatMap((c) =>
+        c.maxEducationLevel ? [c.maxEducationLevel as Record<string, unknown>] : [],
+      );
       expect(levels.length).toBeGreaterThan(0);
       for (const level of levels) expect(Object.keys(level).sort()).toEqual(['level', 'status']);
     });

@@ -40,14 +40,17 @@ async function startInstance(config: Config): Promise<Instance> {
 
 beforeAll(async () => {
   store = await startStoreUnderTest();
-  const config = loadConfig({}, {
-    port: 0,
-    mongodbUri: store.uri,
-    mongodbDb: testDatabaseName('scale_out'),
-    logLevel: 'silent',
-    rateLimitReads: READS,
-    rateLimitWrites: WRITES,
-  });
+  const config = loadConfig(
+    {},
+    {
+      port: 0,
+      mongodbUri: store.uri,
+      mongodbDb: testDatabaseName('scale_out'),
+      logLevel: 'silent',
+      rateLimitReads: READS,
+      rateLimitWrites: WRITES,
+    },
+  );
   a = await startInstance(config);
   b = await startInstance(config);
   await seedDemoData(a.app.database.db, { candidates: 10, seed: 3 });
@@ -141,12 +144,21 @@ test('when requests of one key alternate between the instances, then they draw o
   }
 
   expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 429]);
-  expect(answers.map((answer) => /r=(\d+)/.exec(answer.headers.get('ratelimit') ?? '')?.[1])).toEqual(['2', '1', '0', '0']);
+  expect(answers.map((answer) => /r=(\d+)/.exec(answer.headers.get('ratelimit') ?? '')?.[1])).toEqual([
+    '2',
+    '1',
+    '0',
+    '0',
+  ]);
 });
 
 test('when a POST with an Idempotency-Key was answered by A, then B replays that answer and nothing is recorded twice', async () => {
   const { key, id } = await aKey('SUBMIT_JOB_MATCHES');
-  const request = { key, body: { candidates: [{ publicId: candidateIds[0] }] }, headers: { 'Idempotency-Key': 'scale-out-1' } };
+  const request = {
+    key,
+    body: { candidates: [{ publicId: candidateIds[0] }] },
+    headers: { 'Idempotency-Key': 'scale-out-1' },
+  };
 
   const first = await rest(a.url, 'POST', '/v1/candidates/job-match', request);
   const replay = await rest(b.url, 'POST', '/v1/candidates/job-match', request);
@@ -173,7 +185,9 @@ test('when a key is revoked through instance A, then instance B refuses it on it
 
   expect(restAnswer.status).toBe(401);
   expect(graphqlAnswer.status).toBe(401);
-  expect(((await graphqlAnswer.json()) as { errors: { extensions: { code: string } }[] }).errors[0].extensions.code).toBe('UNAUTHENTICATED');
+  expect(
+    ((await graphqlAnswer.json()) as { errors: { extensions: { code: string } }[] }).errors[0].extensions.code,
+  ).toBe('UNAUTHENTICATED');
 });
 
 test('when both instances answer one key, then one audit trail holds the events of both, readable through either', async () => {

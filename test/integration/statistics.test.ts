@@ -41,7 +41,7 @@ function dataSet(): CandidateDoc[] {
     if (occupations.length > 0 && next() < 0.2) occupations.push(occupations[0]);
     const languages = [...new Set(Array.from({ length: Math.floor(next() * 3) }, () => pick(['ar', 'en', 'fr'])))];
     const candidate = aCandidate({
-      createdDate: new Date(Date.UTC(pick([2021, 2022, 2023, 2024]), Math.floor(next() * 12), 1 + i % 28)),
+      createdDate: new Date(Date.UTC(pick([2021, 2022, 2023, 2024]), Math.floor(next() * 12), 1 + (i % 28))),
       status: pick<CandidateStatus>(['ACTIVE', 'ACTIVE', 'ACTIVE', 'PENDING', 'EMPLOYED']),
       countryIsoCode: pick(['LB', 'LB', 'JO']),
       nationalityIsoCode: pick(['SY', 'SY', 'IQ', 'AF']),
@@ -61,18 +61,31 @@ function dataSet(): CandidateDoc[] {
     else delete candidate.yearOfBirth;
     candidates.push(candidate);
   }
-  for (let i = 0; i < 6; i++) candidates.push(aCandidate({ countryIsoCode: 'TR', nationalityIsoCode: 'AF', status: 'ACTIVE' }));
+  for (let i = 0; i < 6; i++)
+    candidates.push(aCandidate({ countryIsoCode: 'TR', nationalityIsoCode: 'AF', status: 'ACTIVE' }));
   candidates.push(aCandidate({ countryIsoCode: 'TR', nationalityIsoCode: 'AF', status: 'EMPLOYED' }));
   return candidates;
 }
 
 const DATA = dataSet();
 
-type Dimension = 'LOCATION' | 'NATIONALITY' | 'OCCUPATION' | 'STATUS' | 'GENDER' | 'EDUCATION_LEVEL' | 'LANGUAGE' | 'YEAR_OF_ARRIVAL' | 'REGISTRATION_YEAR' | 'AGE_BAND';
+type Dimension =
+  | 'LOCATION'
+  | 'NATIONALITY'
+  | 'OCCUPATION'
+  | 'STATUS'
+  | 'GENDER'
+  | 'EDUCATION_LEVEL'
+  | 'LANGUAGE'
+  | 'YEAR_OF_ARRIVAL'
+  | 'REGISTRATION_YEAR'
+  | 'AGE_BAND';
 
 /** The codes a candidate has in a dimension, as the SDL defines them (the test's own statement of the rule). */
 function codesOf(candidate: CandidateDoc, dimension: Dimension): string[] {
-  const one = (value: string | number | null | undefined): string[] => [value === undefined || value === null ? 'UNKNOWN' : String(value)];
+  const one = (value: string | number | null | undefined): string[] => [
+    value === undefined || value === null ? 'UNKNOWN' : String(value),
+  ];
   const many = (values: string[]): string[] => (values.length === 0 ? ['UNKNOWN'] : [...new Set(values)]);
   switch (dimension) {
     case 'LOCATION':
@@ -115,7 +128,8 @@ function selected(filter: Filter, includeEmployed: boolean): CandidateDoc[] {
       (includeEmployed || c.status !== 'EMPLOYED') &&
       (!filter.location || filter.location.includes(c.countryIsoCode!)) &&
       (!filter.nationality || filter.nationality.includes(c.nationalityIsoCode!)) &&
-      (!filter.occupation || (c.candidateOccupations ?? []).some((o) => filter.occupation!.includes(o.occupation!.isco08Code))),
+      (!filter.occupation ||
+        (c.candidateOccupations ?? []).some((o) => filter.occupation!.includes(o.occupation!.isco08Code))),
   );
 }
 
@@ -124,8 +138,10 @@ function trueCounts(filter: Filter, includeEmployed: boolean, groupBy: Dimension
   const counts = new Map<string, number>();
   for (const candidate of selected(filter, includeEmployed)) {
     let combinations: string[][] = [[]];
-    for (const dimension of groupBy) combinations = combinations.flatMap((prefix) => codesOf(candidate, dimension).map((code) => [...prefix, code]));
-    for (const combination of combinations) counts.set(combination.join('|'), (counts.get(combination.join('|')) ?? 0) + 1);
+    for (const dimension of groupBy)
+      combinations = combinations.flatMap((prefix) => codesOf(candidate, dimension).map((code) => [...prefix, code]));
+    for (const combination of combinations)
+      counts.set(combination.join('|'), (counts.get(combination.join('|')) ?? 0) + 1);
   }
   return counts;
 }
@@ -152,7 +168,10 @@ describe('candidateStatistics', () => {
   let analyst: string;
 
   beforeAll(async () => {
-    service = await startAppUnderTest({ clock: { now: () => NOW }, config: { statisticsMinCell: MIN_CELL, statisticsRounding: ROUNDING } });
+    service = await startAppUnderTest({
+      clock: { now: () => NOW },
+      config: { statisticsMinCell: MIN_CELL, statisticsRounding: ROUNDING },
+    });
     await new CandidateRepository(service.db).insertMany(DATA);
     analyst = await service.key('READ_STATISTICS');
   });
@@ -161,10 +180,17 @@ describe('candidateStatistics', () => {
     await service.stop();
   });
 
-  const statistics = (variables: { filter?: Filter; includeEmployed?: boolean; groupBy: Dimension[] }, key = analyst): Promise<GraphQLResponse<{ candidateStatistics: Statistics }>> =>
+  const statistics = (
+    variables: { filter?: Filter; includeEmployed?: boolean; groupBy: Dimension[] },
+    key = analyst,
+  ): Promise<GraphQLResponse<{ candidateStatistics: Statistics }>> =>
     graphql<{ candidateStatistics: Statistics }>(service.url, QUERY, variables, key);
 
-  async function published(variables: { filter?: Filter; includeEmployed?: boolean; groupBy: Dimension[] }): Promise<Statistics> {
+  async function published(variables: {
+    filter?: Filter;
+    includeEmployed?: boolean;
+    groupBy: Dimension[];
+  }): Promise<Statistics> {
     const { body } = await statistics(variables);
     expect(body.errors).toBeUndefined();
     return body.data!.candidateStatistics;
@@ -173,9 +199,18 @@ describe('candidateStatistics', () => {
   /** What the answer must be, from the true counts. */
   function expected(filter: Filter, includeEmployed: boolean, groupBy: Dimension[]) {
     const counts = trueCounts(filter, includeEmployed, groupBy);
-    const cells = new Map([...counts].filter(([, count]) => count >= MIN_CELL).map(([codes, count]) => [codes, Math.max(rounded(count), MIN_CELL)]));
+    const cells = new Map(
+      [...counts]
+        .filter(([, count]) => count >= MIN_CELL)
+        .map(([codes, count]) => [codes, Math.max(rounded(count), MIN_CELL)]),
+    );
     const total = selected(filter, includeEmployed).length;
-    return { cells, suppressed: [...counts.values()].filter((count) => count < MIN_CELL).length, total: Math.max(rounded(total), MIN_CELL), counts };
+    return {
+      cells,
+      suppressed: [...counts.values()].filter((count) => count < MIN_CELL).length,
+      total: Math.max(rounded(total), MIN_CELL),
+      counts,
+    };
   }
 
   function assertPublished(answer: Statistics, filter: Filter, includeEmployed: boolean, groupBy: Dimension[]): void {
@@ -192,11 +227,24 @@ describe('candidateStatistics', () => {
     }
     // Ordered by published count, then by the codes.
     const order = answer.cells.map((cell) => [cell.count, cell.values.map((value) => value.code)] as const);
-    const sorted = [...order].sort((a, b) => b[0] - a[0] || (a[1].join('|') < b[1].join('|') ? -1 : a[1].join('|') > b[1].join('|') ? 1 : 0));
+    const sorted = [...order].sort(
+      (a, b) => b[0] - a[0] || (a[1].join('|') < b[1].join('|') ? -1 : a[1].join('|') > b[1].join('|') ? 1 : 0),
+    );
     expect(order).toEqual(sorted);
   }
 
-  test.each<Dimension>(['LOCATION', 'NATIONALITY', 'OCCUPATION', 'STATUS', 'GENDER', 'EDUCATION_LEVEL', 'LANGUAGE', 'YEAR_OF_ARRIVAL', 'REGISTRATION_YEAR', 'AGE_BAND'])(
+  test.each<Dimension>([
+    'LOCATION',
+    'NATIONALITY',
+    'OCCUPATION',
+    'STATUS',
+    'GENDER',
+    'EDUCATION_LEVEL',
+    'LANGUAGE',
+    'YEAR_OF_ARRIVAL',
+    'REGISTRATION_YEAR',
+    'AGE_BAND',
+  ])(
     'when counted by %s, then every published count is the true count rounded to 5, and cells under 10 are withheld and counted',
     async (dimension) => {
       // Act
@@ -221,15 +269,23 @@ describe('candidateStatistics', () => {
     ['OCCUPATION by LANGUAGE (two multi-valued dimensions)', {}, false, ['OCCUPATION', 'LANGUAGE']],
     ['NATIONALITY by AGE_BAND, in LB, EMPLOYED included', { location: ['LB'] }, true, ['NATIONALITY', 'AGE_BAND']],
     ['OCCUPATION by GENDER, filtered on occupation', { occupation: ['2221', '7126'] }, false, ['OCCUPATION', 'GENDER']],
-    ['LANGUAGE by REGISTRATION_YEAR, filtered on nationality and occupation', { nationality: ['SY', 'IQ'], occupation: ['2211', '5120'] }, false, ['LANGUAGE', 'REGISTRATION_YEAR']],
-  ])('when two dimensions are combined (%s), then each cell counts the candidates with both values, under the same rules', async (_name, filter, includeEmployed, groupBy) => {
-    // Act
-    const answer = await published({ filter, includeEmployed, groupBy });
+    [
+      'LANGUAGE by REGISTRATION_YEAR, filtered on nationality and occupation',
+      { nationality: ['SY', 'IQ'], occupation: ['2211', '5120'] },
+      false,
+      ['LANGUAGE', 'REGISTRATION_YEAR'],
+    ],
+  ])(
+    'when two dimensions are combined (%s), then each cell counts the candidates with both values, under the same rules',
+    async (_name, filter, includeEmployed, groupBy) => {
+      // Act
+      const answer = await published({ filter, includeEmployed, groupBy });
 
-    // Assert
-    assertPublished(answer, filter, includeEmployed, groupBy);
-    expect(answer.cells.length).toBeGreaterThan(0);
-  });
+      // Assert
+      assertPublished(answer, filter, includeEmployed, groupBy);
+      expect(answer.cells.length).toBeGreaterThan(0);
+    },
+  );
 
   test('when the same query runs again, then the answer is the same (no noise to average away)', async () => {
     // Act
@@ -267,10 +323,20 @@ describe('candidateStatistics', () => {
     expect(selected({ location: ['TR'] }, false)).toHaveLength(6);
 
     // Act
-    const answers = await Promise.all([published({ filter: { location: ['TR'] }, groupBy: ['GENDER'] }), published({ filter: { location: ['TR'] }, groupBy: [] })]);
+    const answers = await Promise.all([
+      published({ filter: { location: ['TR'] }, groupBy: ['GENDER'] }),
+      published({ filter: { location: ['TR'] }, groupBy: [] }),
+    ]);
 
     // Assert
-    for (const answer of answers) expect(answer).toEqual({ total: null, cells: [], suppressedCells: 0, minimumCellSize: MIN_CELL, rounding: ROUNDING });
+    for (const answer of answers)
+      expect(answer).toEqual({
+        total: null,
+        cells: [],
+        suppressedCells: 0,
+        minimumCellSize: MIN_CELL,
+        rounding: ROUNDING,
+      });
   });
 
   test('when cells are published, then they carry labels from the reference data', async () => {
@@ -293,7 +359,12 @@ describe('candidateStatistics', () => {
       const reads = await Promise.all([
         graphql(service.url, '{ candidates { totalElements content { publicId } } }', {}, analyst),
         graphql(service.url, '{ candidatesConnection(first: 1) { totalCount } }', {}, analyst),
-        graphql(service.url, 'query($id: PublicId!) { candidate(publicId: $id) { publicId } }', { id: someone }, analyst),
+        graphql(
+          service.url,
+          'query($id: PublicId!) { candidate(publicId: $id) { publicId } }',
+          { id: someone },
+          analyst,
+        ),
       ]);
       const restSearch = await rest(service.url, 'GET', '/v1/candidates', { key: analyst });
       const restById = await rest(service.url, 'GET', `/v1/candidates/${someone}`, { key: analyst });
@@ -341,10 +412,16 @@ describe('candidateStatistics', () => {
     const apiKeyId = String(record!.id);
 
     // Act
-    const answer = await statistics({ filter: { nationality: ['sy', ' IQ'], occupation: ['2221'] }, groupBy: ['LOCATION', 'GENDER'] }, key);
+    const answer = await statistics(
+      { filter: { nationality: ['sy', ' IQ'], occupation: ['2221'] }, groupBy: ['LOCATION', 'GENDER'] },
+      key,
+    );
     let events: AuditEventDoc[] = [];
     for (let round = 0; round < 100 && events.length === 0; round++) {
-      events = await service.db.collection<AuditEventDoc>(AUDIT_COLLECTION).find({ apiKeyId }, { projection: { _id: 0 } }).toArray();
+      events = await service.db
+        .collection<AuditEventDoc>(AUDIT_COLLECTION)
+        .find({ apiKeyId }, { projection: { _id: 0 } })
+        .toArray();
       if (events.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     }
 
@@ -352,16 +429,38 @@ describe('candidateStatistics', () => {
     expect(answer.body.errors).toBeUndefined();
     expect(events).toHaveLength(1);
     const [event] = events;
-    expect(event).toMatchObject({ apiKeyId, transport: 'GRAPHQL', operation: 'Stats', rootFields: ['Query.candidateStatistics'], candidatePublicIds: [], status: 200 });
+    expect(event).toMatchObject({
+      apiKeyId,
+      transport: 'GRAPHQL',
+      operation: 'Stats',
+      rootFields: ['Query.candidateStatistics'],
+      candidatePublicIds: [],
+      status: 200,
+    });
     // Timed by the app's clock, as the age bands are.
     expect(event.time).toEqual(NOW);
     expect(event.statisticsQueries).toEqual([
-      { locations: [], nationalities: ['SY', 'IQ'], occupations: ['2221'], includeEmployed: false, groupBy: ['LOCATION', 'GENDER'] },
+      {
+        locations: [],
+        nationalities: ['SY', 'IQ'],
+        occupations: ['2221'],
+        includeEmployed: false,
+        groupBy: ['LOCATION', 'GENDER'],
+      },
     ]);
     // Nothing of the answer is kept: the event has the usual fields and the query, nothing else.
-    expect(Object.keys(event).sort()).toEqual(
-      ['apiKeyId', 'candidatePublicIds', 'eventId', 'operation', 'requestId', 'rootFields', 'statisticsQueries', 'status', 'time', 'transport'],
-    );
+    expect(Object.keys(event).sort()).toEqual([
+      'apiKeyId',
+      'candidatePublicIds',
+      'eventId',
+      'operation',
+      'requestId',
+      'rootFields',
+      'statisticsQueries',
+      'status',
+      'time',
+      'transport',
+    ]);
     expect(answer.body.data!.candidateStatistics.total).toEqual(expect.any(Number));
 
     // The ADMIN view of the trail shows it too.
@@ -372,7 +471,9 @@ describe('candidateStatistics', () => {
       { id: apiKeyId },
       admin,
     );
-    expect(trail.body.data!.auditEvents.edges.map((edge) => edge.node.statisticsQueries)).toEqual([event.statisticsQueries]);
+    expect(trail.body.data!.auditEvents.edges.map((edge) => edge.node.statisticsQueries)).toEqual([
+      event.statisticsQueries,
+    ]);
   });
 
   test.each<[string, Record<string, unknown>]>([

@@ -69,7 +69,12 @@ describe('property: bodies of the REST POSTs', () => {
       if (status !== 201) throw new Error(`the canary registration was answered ${status}`);
       canaries.push(...canary.values);
     }
-    existingIds = (await service.db.collection<CandidateDoc>(COLLECTIONS.candidates).find({}, { projection: { _id: 0, publicId: 1 } }).toArray()).map((c) => c.publicId);
+    existingIds = (
+      await service.db
+        .collection<CandidateDoc>(COLLECTIONS.candidates)
+        .find({}, { projection: { _id: 0, publicId: 1 } })
+        .toArray()
+    ).map((c) => c.publicId);
   });
 
   afterAll(async () => {
@@ -78,7 +83,12 @@ describe('property: bodies of the REST POSTs', () => {
 
   const offers = () => service.db.collection<OfferDoc>(COLLECTIONS.offers);
   const post = (operation: Operation, body: Buffer, headers: Record<string, string> = {}) =>
-    exchange(service.url, { method: 'POST', target: `/v1/candidates/${operation}`, headers: { 'x-api-key': admin, 'content-type': 'application/json', ...headers }, body });
+    exchange(service.url, {
+      method: 'POST',
+      target: `/v1/candidates/${operation}`,
+      headers: { 'x-api-key': admin, 'content-type': 'application/json', ...headers },
+      body,
+    });
 
   /** The body as the server's JSON parser sees it (lone surrogates, invalid UTF-8, 1e309 and all). */
   const asParsed = (bytes: Buffer): HostileJson => JSON.parse(bytes.toString('utf8')) as HostileJson;
@@ -86,7 +96,14 @@ describe('property: bodies of the REST POSTs', () => {
   /** Every value at `candidates[*].publicId` is a public id string (only then may the lookup run). */
   const idsAreWellFormed = (body: HostileJson): boolean => {
     const candidates = valueAt(body, 'candidates');
-    return Array.isArray(candidates) && candidates.every((_, i) => typeof valueAt(body, 'candidates', i, 'publicId') === 'string' && PUBLIC_ID.test(valueAt(body, 'candidates', i, 'publicId') as string));
+    return (
+      Array.isArray(candidates) &&
+      candidates.every(
+        (_, i) =>
+          typeof valueAt(body, 'candidates', i, 'publicId') === 'string' &&
+          PUBLIC_ID.test(valueAt(body, 'candidates', i, 'publicId') as string),
+      )
+    );
   };
 
   /** What a 201 of a job match or an offer must mean: a record of exactly the existing candidates sent. */
@@ -94,12 +111,16 @@ describe('property: bodies of the REST POSTs', () => {
     if (ex.status !== 201) return [];
     const answer = ex.json as { jobMatchId?: string; offerId?: string };
     const offer = await offers().findOne({ publicId: answer.jobMatchId ?? answer.offerId ?? '' });
-    const sent = (valueAt(body, 'candidates') as HostileJson[]).map((_, i) => valueAt(body, 'candidates', i, 'publicId'));
+    const sent = (valueAt(body, 'candidates') as HostileJson[]).map((_, i) =>
+      valueAt(body, 'candidates', i, 'publicId'),
+    );
     const stored = offer?.candidates.map((c) => c.publicId) ?? [];
     const failures: string[] = [];
     if (offer === null) failures.push('a 201 without a stored record');
-    if (stored.some((id) => typeof id !== 'string' || !existingIds.includes(id))) failures.push(`a record of something else than existing candidates: ${JSON.stringify(offer?.candidates)}`);
-    if (JSON.stringify([...new Set(stored)].sort()) !== JSON.stringify([...new Set(sent as string[])].sort())) failures.push(`stored ${JSON.stringify(stored)}, sent ${JSON.stringify(sent)}`);
+    if (stored.some((id) => typeof id !== 'string' || !existingIds.includes(id)))
+      failures.push(`a record of something else than existing candidates: ${JSON.stringify(offer?.candidates)}`);
+    if (JSON.stringify([...new Set(stored)].sort()) !== JSON.stringify([...new Set(sent as string[])].sort()))
+      failures.push(`stored ${JSON.stringify(stored)}, sent ${JSON.stringify(sent)}`);
     return failures.map((f) => `${f}\n  ${describeRequest(ex.request)}`);
   }
 
@@ -124,20 +145,33 @@ describe('property: bodies of the REST POSTs', () => {
 
   test('when a job match body carries hostile values anywhere, then no 5xx, every error is a problem, and only well-formed existing ids are ever recorded', async () => {
     await checkProperty(
-      fc.asyncProperty(jobMatchBody(), fc.array(mutation(hostile()), { maxLength: 3 }), idempotencyKey, async (skeleton, mutations, key) => {
-        const bytes = jsonBytes(mutate(skeleton, mutations));
-        const ex = await post('job-match', bytes, key === undefined ? {} : { 'idempotency-key': key });
-        const body = asParsed(bytes);
+      fc.asyncProperty(
+        jobMatchBody(),
+        fc.array(mutation(hostile()), { maxLength: 3 }),
+        idempotencyKey,
+        async (skeleton, mutations, key) => {
+          const bytes = jsonBytes(mutate(skeleton, mutations));
+          const ex = await post('job-match', bytes, key === undefined ? {} : { 'idempotency-key': key });
+          const body = asParsed(bytes);
 
-        expectNone([
-          ...restFailures(ex, [201, 400, 404, 409, 413, 422]),
-          ...identityLeaks(ex, canaries),
-          ...prototypeIntact(),
-          ...(idsAreWellFormed(body) || [400, 413].includes(ex.status) ? [] : [`a ${ex.status} for ids that are not all public id strings (an operator reached the lookup)\n  ${describeRequest(ex.request)}\n  → ${ex.text.slice(0, 300)}`]),
-          ...(bytes.length > BODY_LIMIT_BYTES ? (ex.status === 413 ? [] : [`a ${ex.status} for a body of ${bytes.length} bytes`]) : []),
-          ...(await recordFailures(ex, body)),
-        ]);
-      }),
+          expectNone([
+            ...restFailures(ex, [201, 400, 404, 409, 413, 422]),
+            ...identityLeaks(ex, canaries),
+            ...prototypeIntact(),
+            ...(idsAreWellFormed(body) || [400, 413].includes(ex.status)
+              ? []
+              : [
+                  `a ${ex.status} for ids that are not all public id strings (an operator reached the lookup)\n  ${describeRequest(ex.request)}\n  → ${ex.text.slice(0, 300)}`,
+                ]),
+            ...(bytes.length > BODY_LIMIT_BYTES
+              ? ex.status === 413
+                ? []
+                : [`a ${ex.status} for a body of ${bytes.length} bytes`]
+              : []),
+            ...(await recordFailures(ex, body)),
+          ]);
+        },
+      ),
       fuzzParameters(120, 4_000),
     );
   }, 20_000);
@@ -153,7 +187,11 @@ describe('property: bodies of the REST POSTs', () => {
           ...restFailures(ex, [201, 400, 404, 413]),
           ...identityLeaks(ex, canaries),
           ...prototypeIntact(),
-          ...(idsAreWellFormed(body) || [400, 413].includes(ex.status) ? [] : [`a ${ex.status} for ids that are not all public id strings\n  ${describeRequest(ex.request)}\n  → ${ex.text.slice(0, 300)}`]),
+          ...(idsAreWellFormed(body) || [400, 413].includes(ex.status)
+            ? []
+            : [
+                `a ${ex.status} for ids that are not all public id strings\n  ${describeRequest(ex.request)}\n  → ${ex.text.slice(0, 300)}`,
+              ]),
           ...(await recordFailures(ex, body)),
         ]);
       }),
@@ -163,21 +201,34 @@ describe('property: bodies of the REST POSTs', () => {
 
   test('when a registration carries hostile values anywhere, then no 5xx, the e-mail is never an operator, and neither the answer nor a read of the new candidate holds an identity value', async () => {
     await checkProperty(
-      fc.asyncProperty(registration(), fc.array(mutation(hostile()), { maxLength: 3 }), async ({ body: skeleton, values }, mutations) => {
-        const bytes = jsonBytes(mutate(skeleton, mutations));
-        const ex = await post('register', bytes);
-        const body = asParsed(bytes);
-        const failures = [...restFailures(ex, [201, 400, 409, 413]), ...identityLeaks(ex, [...canaries, ...values]), ...prototypeIntact()];
-        const email = valueAt(body, 'registrationData', 'identity', 'email');
-        if (typeof email !== 'string' && ![400, 413].includes(ex.status)) failures.push(`a ${ex.status} for an e-mail that is not a string: ${describeRequest(ex.request)}`);
-        if (ex.status === 201) {
-          recordSecret(...values);
-          canaries.push(...values);
-          const read = await exchange(service.url, { method: 'GET', target: `/v1/candidates/${(ex.json as { publicId: string }).publicId}`, headers: { 'x-api-key': admin } });
-          failures.push(...restFailures(read, [200]), ...identityLeaks(read, canaries));
-        }
-        expectNone(failures);
-      }),
+      fc.asyncProperty(
+        registration(),
+        fc.array(mutation(hostile()), { maxLength: 3 }),
+        async ({ body: skeleton, values }, mutations) => {
+          const bytes = jsonBytes(mutate(skeleton, mutations));
+          const ex = await post('register', bytes);
+          const body = asParsed(bytes);
+          const failures = [
+            ...restFailures(ex, [201, 400, 409, 413]),
+            ...identityLeaks(ex, [...canaries, ...values]),
+            ...prototypeIntact(),
+          ];
+          const email = valueAt(body, 'registrationData', 'identity', 'email');
+          if (typeof email !== 'string' && ![400, 413].includes(ex.status))
+            failures.push(`a ${ex.status} for an e-mail that is not a string: ${describeRequest(ex.request)}`);
+          if (ex.status === 201) {
+            recordSecret(...values);
+            canaries.push(...values);
+            const read = await exchange(service.url, {
+              method: 'GET',
+              target: `/v1/candidates/${(ex.json as { publicId: string }).publicId}`,
+              headers: { 'x-api-key': admin },
+            });
+            failures.push(...restFailures(read, [200]), ...identityLeaks(read, canaries));
+          }
+          expectNone(failures);
+        },
+      ),
       fuzzParameters(100, 4_000),
     );
   }, 20_000);
@@ -203,11 +254,53 @@ describe('property: bodies of the REST POSTs', () => {
 
   test('when a body is around the 100 kB limit (long notes, many candidates, many list items, many fields), then the answer is a 400 or 413 by size and rules, never a 5xx', async () => {
     const big = fc.oneof(
-      longText(1_000, 120_000).map((text) => ['job-match', { candidates: [{ publicId: 'AAAAAAAAAAAAAAAAAAAAAA' }], additionalNotes: text }] as const),
-      fc.integer({ min: 90, max: 3_500 }).map((n) => ['job-match', { candidates: Array.from({ length: n }, (_, i) => ({ publicId: `${String(i).padStart(6, '0')}AAAAAAAAAAAAAAAA` })) }] as const),
-      fc.integer({ min: 51, max: 4_000 }).map((n) => ['register', { registrationData: { identity: { email: 'many@example.org' }, candidateSkills: Array.from({ length: n }, () => ({ skill: 'x' })) } }] as const),
-      fc.integer({ min: 100, max: 8_000 }).map((n) => ['offer-to-assist', objectOf([['reason', 'OTHER'], ['candidates', []], ...Array.from({ length: n }, (_, i) => [`f${i}`, i] as const)])] as const),
-      longText(90_000, 110_000).map((text) => ['register', { registrationData: { identity: { email: `${text.slice(0, 64)}@example.org`, firstName: text } } }] as const),
+      longText(1_000, 120_000).map(
+        (text) =>
+          ['job-match', { candidates: [{ publicId: 'AAAAAAAAAAAAAAAAAAAAAA' }], additionalNotes: text }] as const,
+      ),
+      fc.integer({ min: 90, max: 3_500 }).map(
+        (n) =>
+          [
+            'job-match',
+            {
+              candidates: Array.from({ length: n }, (_, i) => ({
+                publicId: `${String(i).padStart(6, '0')}AAAAAAAAAAAAAAAA`,
+              })),
+            },
+          ] as const,
+      ),
+      fc.integer({ min: 51, max: 4_000 }).map(
+        (n) =>
+          [
+            'register',
+            {
+              registrationData: {
+                identity: { email: 'many@example.org' },
+                candidateSkills: Array.from({ length: n }, () => ({ skill: 'x' })),
+              },
+            },
+          ] as const,
+      ),
+      fc
+        .integer({ min: 100, max: 8_000 })
+        .map(
+          (n) =>
+            [
+              'offer-to-assist',
+              objectOf([
+                ['reason', 'OTHER'],
+                ['candidates', []],
+                ...Array.from({ length: n }, (_, i) => [`f${i}`, i] as const),
+              ]),
+            ] as const,
+        ),
+      longText(90_000, 110_000).map(
+        (text) =>
+          [
+            'register',
+            { registrationData: { identity: { email: `${text.slice(0, 64)}@example.org`, firstName: text } } },
+          ] as const,
+      ),
     );
     await checkProperty(
       fc.asyncProperty(big, async ([operation, body]) => {
@@ -244,22 +337,64 @@ describe('property: bodies of the REST POSTs', () => {
       ),
       { nil: undefined },
     );
-    const encoding = fc.option(fc.constantFrom('gzip', 'gzip (not compressed)', 'deflate (not compressed)', 'br (not compressed)', 'identity', 'x-unknown', 'gzip, gzip'), { nil: undefined });
+    const encoding = fc.option(
+      fc.constantFrom(
+        'gzip',
+        'gzip (not compressed)',
+        'deflate (not compressed)',
+        'br (not compressed)',
+        'identity',
+        'x-unknown',
+        'gzip, gzip',
+      ),
+      { nil: undefined },
+    );
     const payload = fc.oneof(
       jobMatchBody().map((body) => jsonBytes(body)),
-      invalidUtf8Bytes.map((bytes) => Buffer.concat([Buffer.from('{"candidates":[{"publicId":"'), Buffer.from(bytes), Buffer.from('"}]}')])),
-      invalidUtf8Bytes.map((bytes) => Buffer.concat([Buffer.from('{"candidates":'), Buffer.from(bytes), Buffer.from('}')])),
-      fc.constantFrom(Buffer.from(''), Buffer.from('null'), Buffer.from('[]'), Buffer.from('"x"'), Buffer.from('{"candidates":[],}'), Buffer.from('\ufeff{}'), Buffer.from('{"a":1}{"b":2}')),
+      invalidUtf8Bytes.map((bytes) =>
+        Buffer.concat([Buffer.from('{"candidates":[{"publicId":"'), Buffer.from(bytes), Buffer.from('"}]}')]),
+      ),
+      invalidUtf8Bytes.map((bytes) =>
+        Buffer.concat([Buffer.from('{"candidates":'), Buffer.from(bytes), Buffer.from('}')]),
+      ),
+      fc.constantFrom(
+        Buffer.from(''),
+        Buffer.from('null'),
+        Buffer.from('[]'),
+        Buffer.from('"x"'),
+        Buffer.from('{"candidates":[],}'),
+        Buffer.from('\ufeff{}'),
+        Buffer.from('{"a":1}{"b":2}'),
+      ),
     );
     await checkProperty(
-      fc.asyncProperty(fc.constantFrom(...OPERATIONS), contentType, encoding, payload, async (operation, type, enc, raw) => {
-        const compressed = enc === 'gzip' || enc === 'gzip, gzip';
-        const body = compressed ? gzipSync(enc === 'gzip, gzip' ? gzipSync(raw) : raw) : raw;
-        const headers: Record<string, string> = { 'x-api-key': admin, ...(type === undefined ? {} : { 'content-type': type }), ...(enc === undefined ? {} : { 'content-encoding': enc.split(' (')[0] }) };
-        const ex = await exchange(service.url, { method: 'POST', target: `/v1/candidates/${operation}`, headers, body });
+      fc.asyncProperty(
+        fc.constantFrom(...OPERATIONS),
+        contentType,
+        encoding,
+        payload,
+        async (operation, type, enc, raw) => {
+          const compressed = enc === 'gzip' || enc === 'gzip, gzip';
+          const body = compressed ? gzipSync(enc === 'gzip, gzip' ? gzipSync(raw) : raw) : raw;
+          const headers: Record<string, string> = {
+            'x-api-key': admin,
+            ...(type === undefined ? {} : { 'content-type': type }),
+            ...(enc === undefined ? {} : { 'content-encoding': enc.split(' (')[0] }),
+          };
+          const ex = await exchange(service.url, {
+            method: 'POST',
+            target: `/v1/candidates/${operation}`,
+            headers,
+            body,
+          });
 
-        expectNone([...restFailures(ex, [201, 400, 404, 409, 413, 415]), ...identityLeaks(ex, canaries), ...prototypeIntact()]);
-      }),
+          expectNone([
+            ...restFailures(ex, [201, 400, 404, 409, 413, 415]),
+            ...identityLeaks(ex, canaries),
+            ...prototypeIntact(),
+          ]);
+        },
+      ),
       fuzzParameters(120, 3_000),
     );
   }, 15_000);
@@ -279,7 +414,16 @@ describe('property: bodies of the REST POSTs', () => {
   }, 15_000);
 
   test('when a string holds invalid UTF-8 or unicode edge cases at an id, an e-mail or a code, then it is refused as input, never a 5xx', async () => {
-    const odd = fc.oneof(invalidUtf8Bytes.map((bytes) => new InvalidUtf8(bytes) as HostileJson), edgeText, fc.constantFrom('\ud800', 'ＡＡＡＡＡＡＡＡＡＡＡＡＡＡＡＡＡＡＡＡＡＡ', 'AAAAAAAAAAAAAAAAAAAAA\u0301', 'AAAAAAAAAAAAAAAAAAAAA\u200b'));
+    const odd = fc.oneof(
+      invalidUtf8Bytes.map((bytes) => new InvalidUtf8(bytes) as HostileJson),
+      edgeText,
+      fc.constantFrom(
+        '\ud800',
+        'ＡＡＡＡＡＡＡＡＡＡＡＡＡＡＡＡＡＡＡＡＡＡ',
+        'AAAAAAAAAAAAAAAAAAAAA\u0301',
+        'AAAAAAAAAAAAAAAAAAAAA\u200b',
+      ),
+    );
     const place = fc.constantFrom(
       ['job-match', ['candidates', 0, 'publicId']] as const,
       ['offer-to-assist', ['candidates', 0, 'couponCode']] as const,
@@ -289,18 +433,32 @@ describe('property: bodies of the REST POSTs', () => {
       ['register', ['registrationData', 'dob']] as const,
     );
     await checkProperty(
-      fc.asyncProperty(place, odd, registration(), async ([operation, path], value, { body: registrationBody, values }) => {
-        const base: HostileJson =
-          operation === 'register' ? registrationBody : objectOf([['candidates', [{ publicId: existingIds[0], couponCode: 'C-1' }]], ['reason', 'OTHER']]);
-        const body = setAt(operation === 'job-match' ? objectOf([['candidates', [{ publicId: existingIds[0] }]]]) : base, path, value);
-        const ex = await post(operation, jsonBytes(body));
+      fc.asyncProperty(
+        place,
+        odd,
+        registration(),
+        async ([operation, path], value, { body: registrationBody, values }) => {
+          const base: HostileJson =
+            operation === 'register'
+              ? registrationBody
+              : objectOf([
+                  ['candidates', [{ publicId: existingIds[0], couponCode: 'C-1' }]],
+                  ['reason', 'OTHER'],
+                ]);
+          const body = setAt(
+            operation === 'job-match' ? objectOf([['candidates', [{ publicId: existingIds[0] }]]]) : base,
+            path,
+            value,
+          );
+          const ex = await post(operation, jsonBytes(body));
 
-        expectNone([...restFailures(ex, [201, 400, 409]), ...identityLeaks(ex, [...canaries, ...values])]);
-        if (ex.status === 201 && operation === 'register') {
-          recordSecret(...values);
-          canaries.push(...values);
-        }
-      }),
+          expectNone([...restFailures(ex, [201, 400, 409]), ...identityLeaks(ex, [...canaries, ...values])]);
+          if (ex.status === 201 && operation === 'register') {
+            recordSecret(...values);
+            canaries.push(...values);
+          }
+        },
+      ),
       fuzzParameters(60, 2_000),
     );
   }, 15_000);

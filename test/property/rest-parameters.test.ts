@@ -42,7 +42,10 @@ const INT32_MAX = 2 ** 31 - 1;
 const SEARCH_PARAMETERS = ['page', 'limit', 'location', 'nationality', 'occupation', 'includeEmployed'] as const;
 const POST_ONLY_SEGMENTS = ['job-match', 'offer-to-assist', 'register'];
 
-type Doc = Pick<CandidateDoc, 'publicId' | 'createdDate' | 'status' | 'countryIsoCode' | 'nationalityIsoCode' | 'candidateOccupations'>;
+type Doc = Pick<
+  CandidateDoc,
+  'publicId' | 'createdDate' | 'status' | 'countryIsoCode' | 'nationalityIsoCode' | 'candidateOccupations'
+>;
 
 interface Page {
   content: { publicId: string }[];
@@ -75,7 +78,10 @@ describe('property: query and path parameters of the REST GETs', () => {
     canaryIds = [];
     for (const canary of registered) {
       recordSecret(...canary.values);
-      const { status, body } = await rest<{ publicId: string }>(service.url, 'POST', '/v1/candidates/register', { key: registrar, body: canary.body });
+      const { status, body } = await rest<{ publicId: string }>(service.url, 'POST', '/v1/candidates/register', {
+        key: registrar,
+        body: canary.body,
+      });
       if (status !== 201) throw new Error(`the canary registration was answered ${status}`);
       canaryIds.push(body.publicId);
     }
@@ -85,12 +91,38 @@ describe('property: query and path parameters of the REST GETs', () => {
 
     const all = await service.db
       .collection<CandidateDoc>(COLLECTIONS.candidates)
-      .find({}, { projection: { _id: 0, publicId: 1, createdDate: 1, status: 1, countryIsoCode: 1, nationalityIsoCode: 1, candidateOccupations: 1 } })
+      .find(
+        {},
+        {
+          projection: {
+            _id: 0,
+            publicId: 1,
+            createdDate: 1,
+            status: 1,
+            countryIsoCode: 1,
+            nationalityIsoCode: 1,
+            candidateOccupations: 1,
+          },
+        },
+      )
       .toArray();
     docs = inSearchOrder(all);
-    lists = await service.db.collection<SavedListDoc>(COLLECTIONS.savedLists).find({}, { projection: { _id: 0 } }).toArray();
-    countries = [...new Set(docs.flatMap((d) => [d.countryIsoCode, d.nationalityIsoCode]).filter((c): c is string => c !== undefined))];
-    occupations = [...new Set(docs.flatMap((d) => (d.candidateOccupations ?? []).map((o) => o.occupation?.isco08Code)).filter((c): c is string => c !== undefined))];
+    lists = await service.db
+      .collection<SavedListDoc>(COLLECTIONS.savedLists)
+      .find({}, { projection: { _id: 0 } })
+      .toArray();
+    countries = [
+      ...new Set(
+        docs.flatMap((d) => [d.countryIsoCode, d.nationalityIsoCode]).filter((c): c is string => c !== undefined),
+      ),
+    ];
+    occupations = [
+      ...new Set(
+        docs
+          .flatMap((d) => (d.candidateOccupations ?? []).map((o) => o.occupation?.isco08Code))
+          .filter((c): c is string => c !== undefined),
+      ),
+    ];
   });
 
   afterAll(async () => {
@@ -106,7 +138,8 @@ describe('property: query and path parameters of the REST GETs', () => {
    */
   function expectedAnswer(target: string): { status: 400 } | { status: 200; page: Page } {
     const query = new URL(target, 'http://localhost').searchParams;
-    if ([...query.keys()].some((name) => !(SEARCH_PARAMETERS as readonly string[]).includes(name))) return { status: 400 };
+    if ([...query.keys()].some((name) => !(SEARCH_PARAMETERS as readonly string[]).includes(name)))
+      return { status: 400 };
     if (SEARCH_PARAMETERS.some((name) => query.getAll(name).length > 1)) return { status: 400 };
     const integer = (name: string, fallback: number): number => {
       const raw = query.get(name);
@@ -126,7 +159,16 @@ describe('property: query and path parameters of the REST GETs', () => {
     });
     if (expected.invalid !== undefined) return { status: 400 };
     const content = expected.ids.map((publicId) => ({ publicId }));
-    return { status: 200, page: { content, totalElements: expected.totalElements, totalPages: expected.totalPages, size: limit, number: page === 0 ? 0 : page } };
+    return {
+      status: 200,
+      page: {
+        content,
+        totalElements: expected.totalElements,
+        totalPages: expected.totalPages,
+        size: limit,
+        number: page === 0 ? 0 : page,
+      },
+    };
   }
 
   function searchFailures(ex: Exchange): string[] {
@@ -134,9 +176,20 @@ describe('property: query and path parameters of the REST GETs', () => {
     const where = `\n  ${describeRequest(ex.request)}\n  → ${ex.status} ${ex.text.slice(0, 300)}`;
     if (ex.status !== expected.status) return [`status ${ex.status}, the rules give ${expected.status}${where}`];
     if (expected.status !== 200) return [];
-    const summary = (p: Page) => JSON.stringify({ totalElements: p.totalElements, totalPages: p.totalPages, size: p.size, number: p.number, ids: p.content.map((c) => c.publicId) });
+    const summary = (p: Page) =>
+      JSON.stringify({
+        totalElements: p.totalElements,
+        totalPages: p.totalPages,
+        size: p.size,
+        number: p.number,
+        ids: p.content.map((c) => c.publicId),
+      });
     const [got, wanted] = [summary(ex.json as Page), summary(expected.page)];
-    return got === wanted ? [] : [`the page is not the one the filter gives (a wider or other result):\n  got      ${got.slice(0, 400)}\n  expected ${wanted.slice(0, 400)}${where}`];
+    return got === wanted
+      ? []
+      : [
+          `the page is not the one the filter gives (a wider or other result):\n  got      ${got.slice(0, 400)}\n  expected ${wanted.slice(0, 400)}${where}`,
+        ];
   }
 
   // -------------------------------------------------------------------------------------------
@@ -151,13 +204,31 @@ describe('property: query and path parameters of the REST GETs', () => {
   };
   /** A code as a client might type it: lower case, padded with spaces (also non-breaking ones). */
   const typedCode = (kind: 'country' | 'occupation') =>
-    fc.tuple(code(kind), fc.constantFrom('as is', 'as is', 'lower', 'spaces', 'nbsp', 'tab')).map(([c, how]) =>
-      how === 'lower' ? c.toLowerCase() : how === 'spaces' ? ` ${c} ` : how === 'nbsp' ? `\u00a0${c}` : how === 'tab' ? `\t${c}` : c,
-    );
+    fc
+      .tuple(code(kind), fc.constantFrom('as is', 'as is', 'lower', 'spaces', 'nbsp', 'tab'))
+      .map(([c, how]) =>
+        how === 'lower'
+          ? c.toLowerCase()
+          : how === 'spaces'
+            ? ` ${c} `
+            : how === 'nbsp'
+              ? `\u00a0${c}`
+              : how === 'tab'
+                ? `\t${c}`
+                : c,
+      );
   const codeList = (kind: 'country' | 'occupation') =>
     fc.oneof(
-      { weight: 12, arbitrary: fc.array(typedCode(kind), { minLength: 1, maxLength: 5 }).map((codes) => codes.join(',')) },
-      { weight: 1, arbitrary: fc.uniqueArray(fc.stringMatching(/^[A-Z]{2}$/), { minLength: 45, maxLength: 60 }).map((codes) => codes.join(',')) },
+      {
+        weight: 12,
+        arbitrary: fc.array(typedCode(kind), { minLength: 1, maxLength: 5 }).map((codes) => codes.join(',')),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .uniqueArray(fc.stringMatching(/^[A-Z]{2}$/), { minLength: 45, maxLength: 60 })
+          .map((codes) => codes.join(',')),
+      },
       { weight: 1, arbitrary: fc.constantFrom(',', ',,JO,', '', ' ', 'JO,,LB') },
     );
   const canary = () => fc.constantFrom(...canaries);
@@ -165,7 +236,10 @@ describe('property: query and path parameters of the REST GETs', () => {
   const value = () =>
     fc.oneof(
       { weight: 3, arbitrary: fc.oneof(codeList('country'), codeList('occupation')) },
-      { weight: 2, arbitrary: fc.oneof(fc.integer({ min: -3, max: 120 }).map(String), fc.constantFrom(...NUMERIC_TEXTS)) },
+      {
+        weight: 2,
+        arbitrary: fc.oneof(fc.integer({ min: -3, max: 120 }).map(String), fc.constantFrom(...NUMERIC_TEXTS)),
+      },
       { weight: 1, arbitrary: fc.constantFrom('true', 'false', 'TRUE', 'yes', '1', '') },
       { weight: 2, arbitrary: edgeText },
       { weight: 1, arbitrary: anyUnits },
@@ -174,7 +248,11 @@ describe('property: query and path parameters of the REST GETs', () => {
     );
   const operatorName = () =>
     fc
-      .tuple(fc.constantFrom(...SEARCH_PARAMETERS), fc.constantFrom(...MONGO_OPERATORS), fc.constantFrom('[op]', '[][op]', '.op', '[op][]', '[0][op]'))
+      .tuple(
+        fc.constantFrom(...SEARCH_PARAMETERS),
+        fc.constantFrom(...MONGO_OPERATORS),
+        fc.constantFrom('[op]', '[][op]', '.op', '[op][]', '[0][op]'),
+      )
       .map(([name, op, style]) => `${name}${style.replace('op', op)}`);
   const name = () =>
     fc.oneof(
@@ -187,15 +265,35 @@ describe('property: query and path parameters of the REST GETs', () => {
           .tuple(fc.constantFrom(...PROTOTYPE_KEYS), fc.constantFrom('', '[location]', '[prototype][limit]', '.page'))
           .map(([key, suffix]) => `${key}${suffix}`),
       },
-      { weight: 1, arbitrary: fc.constantFrom('LIMIT', 'Location', ' page', 'page ', 'limit[]', 'location[]', '', 'include_employed') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          'LIMIT',
+          'Location',
+          ' page',
+          'page ',
+          'limit[]',
+          'location[]',
+          '',
+          'include_employed',
+        ),
+      },
       { weight: 1, arbitrary: anyUnits },
     );
   const encoding = () => fc.constantFrom<QueryEncoding>('utf8', 'minimal', 'minimal', 'broken');
   /** One pair as sent: encoded name and value (already-encoded invalid UTF-8 at times), or a bare name. */
   const pair = () =>
     fc.oneof(
-      { weight: 8, arbitrary: fc.tuple(name(), value(), encoding()).map(([n, v, e]) => [encodeQueryPart(n, e === 'broken' ? 'minimal' : e), encodeQueryPart(v, e)] as const) },
-      { weight: 1, arbitrary: fc.tuple(name(), percentEncodedBytes).map(([n, v]) => [encodeQueryPart(n, 'utf8'), v] as const) },
+      {
+        weight: 8,
+        arbitrary: fc
+          .tuple(name(), value(), encoding())
+          .map(([n, v, e]) => [encodeQueryPart(n, e === 'broken' ? 'minimal' : e), encodeQueryPart(v, e)] as const),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.tuple(name(), percentEncodedBytes).map(([n, v]) => [encodeQueryPart(n, 'utf8'), v] as const),
+      },
       { weight: 1, arbitrary: name().map((n) => [encodeQueryPart(n, 'utf8'), undefined] as const) },
     );
 
@@ -206,18 +304,39 @@ describe('property: query and path parameters of the REST GETs', () => {
       const odd = fc.oneof(edgeText, anyUnits, fc.constantFrom(...canaries));
       switch (parameter) {
         case 'page':
-          return fc.oneof({ weight: 16, arbitrary: fc.integer({ min: -1, max: 4 }).map(String) }, { weight: 2, arbitrary: fc.constantFrom(...NUMERIC_TEXTS) }, { weight: 1, arbitrary: odd });
+          return fc.oneof(
+            { weight: 16, arbitrary: fc.integer({ min: -1, max: 4 }).map(String) },
+            { weight: 2, arbitrary: fc.constantFrom(...NUMERIC_TEXTS) },
+            { weight: 1, arbitrary: odd },
+          );
         case 'limit':
-          return fc.oneof({ weight: 16, arbitrary: fc.integer({ min: 0, max: 101 }).map(String) }, { weight: 2, arbitrary: fc.constantFrom(...NUMERIC_TEXTS) }, { weight: 1, arbitrary: odd });
+          return fc.oneof(
+            { weight: 16, arbitrary: fc.integer({ min: 0, max: 101 }).map(String) },
+            { weight: 2, arbitrary: fc.constantFrom(...NUMERIC_TEXTS) },
+            { weight: 1, arbitrary: odd },
+          );
         case 'includeEmployed':
-          return fc.oneof({ weight: 16, arbitrary: fc.constantFrom('true', 'false') }, { weight: 2, arbitrary: fc.constantFrom('TRUE', '1', 'yes', '', 'false ') }, { weight: 1, arbitrary: odd });
+          return fc.oneof(
+            { weight: 16, arbitrary: fc.constantFrom('true', 'false') },
+            { weight: 2, arbitrary: fc.constantFrom('TRUE', '1', 'yes', '', 'false ') },
+            { weight: 1, arbitrary: odd },
+          );
         default:
-          return fc.oneof({ weight: 16, arbitrary: codeList(parameter === 'occupation' ? 'occupation' : 'country') }, { weight: 1, arbitrary: odd });
+          return fc.oneof(
+            { weight: 16, arbitrary: codeList(parameter === 'occupation' ? 'occupation' : 'country') },
+            { weight: 1, arbitrary: odd },
+          );
       }
     };
     const query = fc
       .uniqueArray(fc.constantFrom(...SEARCH_PARAMETERS), { maxLength: SEARCH_PARAMETERS.length })
-      .chain((names) => fc.tuple(...names.map((n) => fc.tuple(fc.constant(n), typedValue(n), fc.constantFrom<QueryEncoding>('utf8', 'minimal')))))
+      .chain((names) =>
+        fc.tuple(
+          ...names.map((n) =>
+            fc.tuple(fc.constant(n), typedValue(n), fc.constantFrom<QueryEncoding>('utf8', 'minimal')),
+          ),
+        ),
+      )
       .map((pairs) => queryString(pairs.map(([n, v, e]) => [n, encodeQueryPart(v, e)] as const)));
     await checkProperty(
       fc.asyncProperty(query, async (q) => {
@@ -244,23 +363,38 @@ describe('property: query and path parameters of the REST GETs', () => {
     const injectedName = fc.oneof(
       operatorName(),
       fc.constantFrom(...MONGO_OPERATORS),
-      fc.tuple(fc.constantFrom(...PROTOTYPE_KEYS), fc.constantFrom(...SEARCH_PARAMETERS)).map(([key, parameter]) => `${key}[${parameter}]`),
+      fc
+        .tuple(fc.constantFrom(...PROTOTYPE_KEYS), fc.constantFrom(...SEARCH_PARAMETERS))
+        .map(([key, parameter]) => `${key}[${parameter}]`),
     );
     const operand = fc.oneof(fc.constantFrom('XX', 'JO', '0', '', 'null', '.*', 'true', 'sleep(5000)'), edgeText);
     await checkProperty(
-      fc.asyncProperty(injectedName, operand, fc.constantFrom<QueryEncoding>('minimal', 'utf8'), fc.boolean(), async (injected, v, enc, alsoPlain) => {
-        const plain = alsoPlain ? `${injected.split(/[[.]/)[0]}=XX&` : '';
-        const ex = await get(`/v1/candidates?${plain}${encodeQueryPart(injected, enc)}=${encodeQueryPart(v, 'utf8')}`);
+      fc.asyncProperty(
+        injectedName,
+        operand,
+        fc.constantFrom<QueryEncoding>('minimal', 'utf8'),
+        fc.boolean(),
+        async (injected, v, enc, alsoPlain) => {
+          const plain = alsoPlain ? `${injected.split(/[[.]/)[0]}=XX&` : '';
+          const ex = await get(
+            `/v1/candidates?${plain}${encodeQueryPart(injected, enc)}=${encodeQueryPart(v, 'utf8')}`,
+          );
 
-        expectNone([...restFailures(ex, [400]), ...identityLeaks(ex, canaries)]);
-        expect((ex.json as { detail: string }).detail).toMatch(/is not a parameter of this operation/);
-      }),
+          expectNone([...restFailures(ex, [400]), ...identityLeaks(ex, canaries)]);
+          expect((ex.json as { detail: string }).detail).toMatch(/is not a parameter of this operation/);
+        },
+      ),
       fuzzParameters(100, 3_000),
     );
   }, 15_000);
 
   test('when the operator example of the issue is sent (location[$ne]=XX), then the answer is a 400, not all candidates', async () => {
-    for (const target of ['/v1/candidates?location[$ne]=XX', '/v1/candidates?location%5B%24ne%5D=XX', '/v1/candidates?page[$gt]=0', '/v1/candidates?location[$regex]=.*']) {
+    for (const target of [
+      '/v1/candidates?location[$ne]=XX',
+      '/v1/candidates?location%5B%24ne%5D=XX',
+      '/v1/candidates?page[$gt]=0',
+      '/v1/candidates?location[$regex]=.*',
+    ]) {
       const ex = await get(target);
 
       expectNone(restFailures(ex, [400]));
@@ -273,7 +407,20 @@ describe('property: query and path parameters of the REST GETs', () => {
       { weight: 2, arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{22}$/) },
       { weight: 1, arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{20,24}$/) },
       { weight: 1, arbitrary: fc.constantFrom(...POST_ONLY_SEGMENTS, 'by-list', '.', '..', '%2e%2e', 'job%2Dmatch') },
-      { weight: 3, arbitrary: fc.tuple(fc.oneof(edgeText, anyUnits, fc.constantFrom(...canaries), fc.constantFrom('{"$ne":null}', '[$ne]', '$where')), encoding()).map(([s, e]) => encodeQueryPart(s, e).replace(/\//g, '%2F').replace(/\?/g, '%3F') || '%20') },
+      {
+        weight: 3,
+        arbitrary: fc
+          .tuple(
+            fc.oneof(
+              edgeText,
+              anyUnits,
+              fc.constantFrom(...canaries),
+              fc.constantFrom('{"$ne":null}', '[$ne]', '$where'),
+            ),
+            encoding(),
+          )
+          .map(([s, e]) => encodeQueryPart(s, e).replace(/\//g, '%2F').replace(/\?/g, '%3F') || '%20'),
+      },
       { weight: 1, arbitrary: percentEncodedBytes },
     );
     const query = fc.option(fc.constantFrom('?x=1', '?publicId[$ne]=x', '?', '?__proto__[a]=1'), { nil: '' });
@@ -283,7 +430,10 @@ describe('property: query and path parameters of the REST GETs', () => {
 
         expectNone([...restFailures(ex, [200, 400, 404, 405]), ...identityLeaks(ex, canaries)]);
         const expected = expectedById(s, q);
-        if (ex.status !== expected) throw new Error(`status ${ex.status}, the rules give ${expected}: ${describeRequest(ex.request)} → ${ex.text.slice(0, 300)}`);
+        if (ex.status !== expected)
+          throw new Error(
+            `status ${ex.status}, the rules give ${expected}: ${describeRequest(ex.request)} → ${ex.text.slice(0, 300)}`,
+          );
         if (ex.status === 200) expect((ex.json as { publicId: string }).publicId).toBe(decodeURIComponent(s));
       }),
       fuzzParameters(150, 4_000),
@@ -308,18 +458,28 @@ describe('property: query and path parameters of the REST GETs', () => {
     const listId = fc.oneof(
       { weight: 3, arbitrary: fc.constantFrom(...lists.map((l) => l.publicId)) },
       { weight: 1, arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{22}$/) },
-      { weight: 2, arbitrary: fc.tuple(fc.oneof(edgeText, anyUnits, fc.constantFrom('{"$ne":null}', '$where', '[$gt]')), encoding()).map(([s, e]) => encodeQueryPart(s, e).replace(/\//g, '%2F').replace(/\?/g, '%3F') || '%20') },
+      {
+        weight: 2,
+        arbitrary: fc
+          .tuple(fc.oneof(edgeText, anyUnits, fc.constantFrom('{"$ne":null}', '$where', '[$gt]')), encoding())
+          .map(([s, e]) => encodeQueryPart(s, e).replace(/\//g, '%2F').replace(/\?/g, '%3F') || '%20'),
+      },
     );
     const paging = fc.array(
       fc.tuple(
-        fc.oneof(fc.constantFrom('page', 'limit'), fc.constantFrom('page[$gt]', 'limit[$ne]', '__proto__[page]', 'location')),
+        fc.oneof(
+          fc.constantFrom('page', 'limit'),
+          fc.constantFrom('page[$gt]', 'limit[$ne]', '__proto__[page]', 'location'),
+        ),
         fc.oneof(fc.integer({ min: -2, max: 110 }).map(String), fc.constantFrom(...NUMERIC_TEXTS), edgeText),
       ),
       { maxLength: 3 },
     );
     await checkProperty(
       fc.asyncProperty(listId, paging, async (id, pairs) => {
-        const ex = await get(`/v1/candidates/by-list/${id}?${queryString(pairs.map(([n, v]) => [encodeQueryPart(n, 'minimal'), encodeQueryPart(v, 'utf8')]))}`);
+        const ex = await get(
+          `/v1/candidates/by-list/${id}?${queryString(pairs.map(([n, v]) => [encodeQueryPart(n, 'minimal'), encodeQueryPart(v, 'utf8')]))}`,
+        );
 
         expectNone([...restFailures(ex, [200, 400, 404]), ...identityLeaks(ex, canaries)]);
         if (ex.status === 200) {
@@ -361,7 +521,12 @@ describe('property: query and path parameters of the REST GETs', () => {
       const where = fc.constantFrom('query value', 'query name', 'path');
       await checkProperty(
         fc.asyncProperty(rawValue, where, async (raw, at) => {
-          const target = at === 'path' ? `/v1/candidates/${raw}` : at === 'query name' ? `/v1/candidates?${raw}=JO` : `/v1/candidates?location=${raw}`;
+          const target =
+            at === 'path'
+              ? `/v1/candidates/${raw}`
+              : at === 'query name'
+                ? `/v1/candidates?${raw}=JO`
+                : `/v1/candidates?location=${raw}`;
           const ex = await get(target);
 
           expectNone(restFailures(ex, [400]));

@@ -1,6 +1,12 @@
 import { loadConfig } from '../../src/config';
 import { runKeysCli } from '../../src/keys-cli';
-import { DataDirectoryInUseError, openStore, startInProcessStore, type EmbeddedRun, type InProcessStore } from '../../src/store/open-store';
+import {
+  DataDirectoryInUseError,
+  openStore,
+  startInProcessStore,
+  type EmbeddedRun,
+  type InProcessStore,
+} from '../../src/store/open-store';
 import { makeTempDir } from './helpers';
 
 /**
@@ -28,18 +34,21 @@ describe('openStore on an embedded data directory', () => {
     ['a child process (the service)', quietChild],
     ['a worker thread (the seed CLI)', { run: 'worker' }],
     ['this thread (the keys CLI)', { run: 'in-process' }],
-  ])('when the data directory is held by a running store and the store is to run in %s, then opening rejects with DataDirectoryInUseError', async (_, embedded) => {
-    // Arrange
-    const config = loadConfig({ DATA_DIR: temp.dir });
-    holder = await startInProcessStore(config.dataDir);
+  ])(
+    'when the data directory is held by a running store and the store is to run in %s, then opening rejects with DataDirectoryInUseError',
+    async (_, embedded) => {
+      // Arrange
+      const config = loadConfig({ DATA_DIR: temp.dir });
+      holder = await startInProcessStore(config.dataDir);
 
-    // Act
-    const opening = openStore(config, { embedded });
+      // Act
+      const opening = openStore(config, { embedded });
 
-    // Assert
-    await expect(opening).rejects.toBeInstanceOf(DataDirectoryInUseError);
-    await expect(opening).rejects.toMatchObject({ dataDir: config.dataDir, pid: process.pid });
-  });
+      // Assert
+      await expect(opening).rejects.toBeInstanceOf(DataDirectoryInUseError);
+      await expect(opening).rejects.toMatchObject({ dataDir: config.dataDir, pid: process.pid });
+    },
+  );
 
   it('when the store that held the data directory has closed, then it opens, and is free again once closed', async () => {
     // Arrange
@@ -67,11 +76,17 @@ describe('openStore on an embedded data directory', () => {
     const err: string[] = [];
 
     // Act
-    const code = await runKeysCli(['list'], { out: () => undefined, err: (line) => err.push(line) }, { DATA_DIR: temp.dir });
+    const code = await runKeysCli(
+      ['list'],
+      { out: () => undefined, err: (line) => err.push(line) },
+      { DATA_DIR: temp.dir },
+    );
 
     // Assert
     expect(code).toBe(1);
-    expect(err.join('\n')).toContain(`the embedded store on DATA_DIR=${config.dataDir} is in use by process ${process.pid}`);
+    expect(err.join('\n')).toContain(
+      `the embedded store on DATA_DIR=${config.dataDir} is in use by process ${process.pid}`,
+    );
     expect(err.join('\n')).toContain('Stop the service');
   });
 });

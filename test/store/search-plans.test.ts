@@ -1,6 +1,11 @@
 import { MongoClient, type Db, type Document } from 'mongodb';
 import type { CandidateDoc, CandidateStatus, StoredCandidateDoc } from '../../src/candidates/candidate-document';
-import { CANDIDATE_ORDER, CandidateRepository, searchQuery, type CandidateSearchFilter } from '../../src/candidates/candidate-repository';
+import {
+  CANDIDATE_ORDER,
+  CandidateRepository,
+  searchQuery,
+  type CandidateSearchFilter,
+} from '../../src/candidates/candidate-repository';
 import { COLLECTIONS, ensureIndexes, INDEXES } from '../../src/indexes';
 import { aCandidate, at } from '../support/builders';
 import { startStoreUnderTest, type StoreUnderTest } from '../support/store-under-test';
@@ -39,7 +44,11 @@ function candidates(): CandidateDoc[] {
       status,
       countryIsoCode: pick(COUNTRIES),
       nationalityIsoCode: pick(NATIONALITIES),
-      candidateOccupations: codes.map((isco08Code) => ({ occupation: { isco08Code }, yearsExperience: 1, candidateJobExperiences: [] })),
+      candidateOccupations: codes.map((isco08Code) => ({
+        occupation: { isco08Code },
+        yearsExperience: 1,
+        candidateJobExperiences: [],
+      })),
     });
   });
 }
@@ -53,7 +62,8 @@ function combinations(): CandidateSearchFilter[] {
   for (const locations of choices(COUNTRIES)) {
     for (const nationalities of choices(NATIONALITIES)) {
       for (const occupations of choices(OCCUPATIONS)) {
-        for (const includeEmployed of [false, true]) filters.push({ locations, nationalities, occupations, includeEmployed });
+        for (const includeEmployed of [false, true])
+          filters.push({ locations, nationalities, occupations, includeEmployed });
       }
     }
   }
@@ -62,27 +72,40 @@ function combinations(): CandidateSearchFilter[] {
 
 function describeFilter(filter: CandidateSearchFilter): string {
   const part = (name: string, codes: Codes): string => (codes ? `${name}=${codes.join(',')}` : '');
-  const parts = [part('location', filter.locations), part('nationality', filter.nationalities), part('occupation', filter.occupations)].filter(Boolean);
+  const parts = [
+    part('location', filter.locations),
+    part('nationality', filter.nationalities),
+    part('occupation', filter.occupations),
+  ].filter(Boolean);
   return `${parts.join('&') || 'no filter'}${filter.includeEmployed ? ' +employed' : ''}`;
 }
 
 /** Brute force: the candidates a filter selects, in search order. */
 function expectedMatches(all: readonly CandidateDoc[], filter: CandidateSearchFilter): CandidateDoc[] {
-  const within = (codes: Codes, value: string | undefined): boolean => !codes || (value !== undefined && codes.includes(value));
+  const within = (codes: Codes, value: string | undefined): boolean =>
+    !codes || (value !== undefined && codes.includes(value));
   return all
     .filter(
       (c) =>
         (filter.includeEmployed || c.status !== 'EMPLOYED') &&
         within(filter.locations, c.countryIsoCode) &&
         within(filter.nationalities, c.nationalityIsoCode) &&
-        (!filter.occupations || (c.candidateOccupations ?? []).some((o) => filter.occupations!.includes(o.occupation!.isco08Code))),
+        (!filter.occupations ||
+          (c.candidateOccupations ?? []).some((o) => filter.occupations!.includes(o.occupation!.isco08Code))),
     )
-    .sort((a, b) => a.createdDate.getTime() - b.createdDate.getTime() || (a.publicId < b.publicId ? -1 : a.publicId > b.publicId ? 1 : 0));
+    .sort(
+      (a, b) =>
+        a.createdDate.getTime() - b.createdDate.getTime() ||
+        (a.publicId < b.publicId ? -1 : a.publicId > b.publicId ? 1 : 0),
+    );
 }
 
 /** Every stage of an explained plan, depth first. */
 function stagesOf(plan: Document): Document[] {
-  const inner = [...(plan.inputStage ? [plan.inputStage as Document] : []), ...((plan.inputStages as Document[] | undefined) ?? [])];
+  const inner = [
+    ...(plan.inputStage ? [plan.inputStage as Document] : []),
+    ...((plan.inputStages as Document[] | undefined) ?? []),
+  ];
   return [plan, ...inner.flatMap(stagesOf)];
 }
 
@@ -100,7 +123,10 @@ describe('search plans on the embedded store', () => {
     store = await startStoreUnderTest();
     client = await MongoClient.connect(store.uri);
     db = client.db(`search_plans_${process.pid}`);
-    await ensureIndexes(db, INDEXES.filter((index) => index.collection === COLLECTIONS.candidates));
+    await ensureIndexes(
+      db,
+      INDEXES.filter((index) => index.collection === COLLECTIONS.candidates),
+    );
     await new CandidateRepository(db).insertMany(all);
   }, 120_000);
 
@@ -113,34 +139,45 @@ describe('search plans on the embedded store', () => {
   it.each([
     ['no filter +employed', { includeEmployed: true }],
     ['location=LB,TR', { locations: ['LB', 'TR'], includeEmployed: false }],
-    ['location=LB,TR&occupation=7126,2512 +employed', { locations: ['LB', 'TR'], occupations: ['7126', '2512'], includeEmployed: true }],
-  ] as const)('when the page after a cursor position is read with %s, then the merged index walk starts at the position and reads about one page', async (_name, filter: CandidateSearchFilter) => {
-    // Arrange: a position in the middle of the matches (as a cursor of candidatesConnection holds it)
-    const expected = expectedMatches(all, filter);
-    const after = expected[Math.floor(expected.length / 2)];
-    const repo = new CandidateRepository(db);
+    [
+      'location=LB,TR&occupation=7126,2512 +employed',
+      { locations: ['LB', 'TR'], occupations: ['7126', '2512'], includeEmployed: true },
+    ],
+  ] as const)(
+    'when the page after a cursor position is read with %s, then the merged index walk starts at the position and reads about one page',
+    async (_name, filter: CandidateSearchFilter) => {
+      // Arrange: a position in the middle of the matches (as a cursor of candidatesConnection holds it)
+      const expected = expectedMatches(all, filter);
+      const after = expected[Math.floor(expected.length / 2)];
+      const repo = new CandidateRepository(db);
 
-    // Act
-    const page = await repo.searchAfter(filter, { createdDate: after.createdDate, publicId: after.publicId }, LIMIT);
-    const keyset = { $or: [{ createdDate: { $gt: after.createdDate } }, { createdDate: after.createdDate, publicId: { $gt: after.publicId } }] };
-    const explained = await db
-      .collection<StoredCandidateDoc>(COLLECTIONS.candidates)
-      .find({ $and: [searchQuery(filter), keyset] })
-      .sort(CANDIDATE_ORDER)
-      .limit(LIMIT)
-      .explain('executionStats');
+      // Act
+      const page = await repo.searchAfter(filter, { createdDate: after.createdDate, publicId: after.publicId }, LIMIT);
+      const keyset = {
+        $or: [
+          { createdDate: { $gt: after.createdDate } },
+          { createdDate: after.createdDate, publicId: { $gt: after.publicId } },
+        ],
+      };
+      const explained = await db
+        .collection<StoredCandidateDoc>(COLLECTIONS.candidates)
+        .find({ $and: [searchQuery(filter), keyset] })
+        .sort(CANDIDATE_ORDER)
+        .limit(LIMIT)
+        .explain('executionStats');
 
-    // Assert
-    const index = expected.indexOf(after);
-    expect(page.map((c) => c.publicId)).toEqual(expected.slice(index + 1, index + 1 + LIMIT).map((c) => c.publicId));
-    const plan = explained.queryPlanner.winningPlan as Document;
-    expect(indexNamesOf(plan).size).toBe(1);
-    expect(stagesOf(plan).map((stage) => stage.stage)).not.toContain('SORT');
-    const stats = explained.executionStats as Document;
-    // The keyset's own ties (candidates of the same createdDate before the position) and, for
-    // several occupations, repeated entries, are read too: a few pages at most, never the rest.
-    expect(stats.totalDocsExamined).toBeLessThanOrEqual(4 * LIMIT);
-  });
+      // Assert
+      const index = expected.indexOf(after);
+      expect(page.map((c) => c.publicId)).toEqual(expected.slice(index + 1, index + 1 + LIMIT).map((c) => c.publicId));
+      const plan = explained.queryPlanner.winningPlan as Document;
+      expect(indexNamesOf(plan).size).toBe(1);
+      expect(stagesOf(plan).map((stage) => stage.stage)).not.toContain('SORT');
+      const stats = explained.executionStats as Document;
+      // The keyset's own ties (candidates of the same createdDate before the position) and, for
+      // several occupations, repeated entries, are read too: a few pages at most, never the rest.
+      expect(stats.totalDocsExamined).toBeLessThanOrEqual(4 * LIMIT);
+    },
+  );
 
   it.each(combinations().map((filter) => [describeFilter(filter), filter] as const))(
     'when a deep page is searched with %s, then one index is walked in order, skipped on keys, only the page is fetched, and the count reads no document',
@@ -154,14 +191,31 @@ describe('search plans on the embedded store', () => {
       // of the requested occupations has an entry in each code's range (a multikey index).
       const walked = expected.slice(0, skip + LIMIT);
       const repeatedEntries = filter.occupations
-        ? walked.reduce((sum, c) => sum + (c.candidateOccupations ?? []).filter((o) => filter.occupations!.includes(o.occupation!.isco08Code)).length - 1, 0)
+        ? walked.reduce(
+            (sum, c) =>
+              sum +
+              (c.candidateOccupations ?? []).filter((o) => filter.occupations!.includes(o.occupation!.isco08Code))
+                .length -
+              1,
+            0,
+          )
         : 0;
 
       // Act
       const page = await new CandidateRepository(db).search(filter, { skip, limit: LIMIT });
-      const found = await candidatesCollection.find(query).sort(CANDIDATE_ORDER).skip(skip).limit(LIMIT).explain('executionStats');
-      const counted = await db.command({ explain: { count: COLLECTIONS.candidates, query }, verbosity: 'executionStats' });
-      const countedAsDriver = await candidatesCollection.aggregate([{ $match: query }, { $group: { _id: 1, n: { $sum: 1 } } }]).explain('executionStats');
+      const found = await candidatesCollection
+        .find(query)
+        .sort(CANDIDATE_ORDER)
+        .skip(skip)
+        .limit(LIMIT)
+        .explain('executionStats');
+      const counted = await db.command({
+        explain: { count: COLLECTIONS.candidates, query },
+        verbosity: 'executionStats',
+      });
+      const countedAsDriver = await candidatesCollection
+        .aggregate([{ $match: query }, { $group: { _id: 1, n: { $sum: 1 } } }])
+        .explain('executionStats');
 
       // Assert: the answer itself
       expect(expected.length).toBeGreaterThan(2 * LIMIT);

@@ -46,8 +46,12 @@ describe('seed CLI on an embedded data directory', () => {
     try {
       const db = client.db(config.mongodbDb);
       expect(await db.collection(COLLECTIONS.candidates).countDocuments()).toBe(120);
-      const indexNames = (await db.collection(COLLECTIONS.candidates).listIndexes().toArray()).map((index) => index.name as string);
-      const expected = INDEXES.filter((index) => index.collection === COLLECTIONS.candidates).map((index) => index.options.name);
+      const indexNames = (await db.collection(COLLECTIONS.candidates).listIndexes().toArray()).map(
+        (index) => index.name as string,
+      );
+      const expected = INDEXES.filter((index) => index.collection === COLLECTIONS.candidates).map(
+        (index) => index.options.name,
+      );
       expect(indexNames).toEqual(expect.arrayContaining(expected));
     } finally {
       await client.close();

@@ -40,13 +40,16 @@ export async function startAppUnderTest(options: AppUnderTestOptions = {}): Prom
   const mongodbDb = testDatabaseName('app');
   // Every app logs to the run's files (searched for recorded secrets after the run), or to nowhere.
   const logs = appLogDestination(mongodbDb, options.captureLogs);
-  const config = loadConfig({}, {
-    port: 0,
-    mongodbUri: store.uri,
-    mongodbDb,
-    logLevel: logs.level,
-    ...options.config,
-  });
+  const config = loadConfig(
+    {},
+    {
+      port: 0,
+      mongodbUri: store.uri,
+      mongodbDb,
+      logLevel: logs.level,
+      ...options.config,
+    },
+  );
   const app = await createApp(config, createLogger(config, logs.destination), options.clock);
   const db = app.database.db;
   if (options.candidates !== undefined) {
@@ -72,7 +75,10 @@ export async function startAppUnderTest(options: AppUnderTestOptions = {}): Prom
 
 export interface GraphQLResponse<T = Record<string, unknown>> {
   status: number;
-  body: { data?: T | null; errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string; [k: string]: unknown } }[] };
+  body: {
+    data?: T | null;
+    errors?: { message: string; path?: (string | number)[]; extensions?: { code?: string; [k: string]: unknown } }[];
+  };
 }
 
 /** One GraphQL request over HTTP, as a client app sends it. */

@@ -40,10 +40,15 @@ export async function checkProperty<Ts>(property: fc.IAsyncProperty<Ts>, paramet
   const details = await fc.check(property, parameters);
   if (details.failed) {
     const cause: unknown = 'errorInstance' in details ? details.errorInstance : undefined;
-    throw new Error(`${fc.defaultReportMessage(details)}\n\nCause:\n${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    throw new Error(
+      `${fc.defaultReportMessage(details)}\n\nCause:\n${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
   }
   if (details.interrupted) {
-    console.warn(`fast-check: the time budget stopped the property after ${details.numRuns} of ${parameters.numRuns ?? 100} runs (a slow or busy machine).`);
+    console.warn(
+      `fast-check: the time budget stopped the property after ${details.numRuns} of ${parameters.numRuns ?? 100} runs (a slow or busy machine).`,
+    );
   }
 }
 
@@ -72,7 +77,8 @@ export class InvalidUtf8 {
   }
 }
 
-export type HostileJson = null | boolean | number | string | RawJson | InvalidUtf8 | HostileJson[] | { [key: string]: HostileJson };
+export type HostileJson =
+  null | boolean | number | string | RawJson | InvalidUtf8 | HostileJson[] | { [key: string]: HostileJson };
 
 /** The bytes of `value` as a JSON text; objects keep own `__proto__` keys (build them with Object.fromEntries). */
 export function jsonBytes(value: HostileJson): Buffer {
@@ -112,10 +118,38 @@ export function objectOf(entries: readonly (readonly [string, HostileJson])[]): 
 // ---------------------------------------------------------------------------------------------
 // Hostile values
 
-export const MONGO_OPERATORS = ['$gt', '$gte', '$lt', '$ne', '$eq', '$in', '$nin', '$exists', '$regex', '$where', '$expr', '$or', '$and', '$not', '$elemMatch', '$function', '$lookup', '$set'] as const;
+export const MONGO_OPERATORS = [
+  '$gt',
+  '$gte',
+  '$lt',
+  '$ne',
+  '$eq',
+  '$in',
+  '$nin',
+  '$exists',
+  '$regex',
+  '$where',
+  '$expr',
+  '$or',
+  '$and',
+  '$not',
+  '$elemMatch',
+  '$function',
+  '$lookup',
+  '$set',
+] as const;
 
 /** Keys that pollute a prototype when a parser or a merge copies them naively. */
-export const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf', '__defineGetter__', 'isPrototypeOf'] as const;
+export const PROTOTYPE_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'hasOwnProperty',
+  'toString',
+  'valueOf',
+  '__defineGetter__',
+  'isPrototypeOf',
+] as const;
 
 /** `{ "$ne": null }` and its kin, as a client that hopes the value reaches a query unchanged sends them. */
 export function operatorObject(realIds: readonly string[] = []): fc.Arbitrary<HostileJson> {
@@ -136,7 +170,12 @@ export function operatorObject(realIds: readonly string[] = []): fc.Arbitrary<Ho
   );
   return fc.oneof(
     fc.tuple(fc.constantFrom(...MONGO_OPERATORS), operand).map(([op, value]) => objectOf([[op, value]])),
-    fc.constant(objectOf([['$regex', '.*'], ['$options', 'si']])),
+    fc.constant(
+      objectOf([
+        ['$regex', '.*'],
+        ['$options', 'si'],
+      ]),
+    ),
     fc.constant(objectOf([['$function', { body: 'function () { return true; }', args: [], lang: 'js' }]])),
     fc.constant(objectOf([['$expr', { $eq: [1, 1] }]])),
   );
@@ -144,7 +183,17 @@ export function operatorObject(realIds: readonly string[] = []): fc.Arbitrary<Ho
 
 /** Objects carrying prototype-pollution keys, e.g. `{"__proto__": {"isAdmin": true}}`. */
 export const prototypePollution: fc.Arbitrary<HostileJson> = fc
-  .tuple(fc.constantFrom(...PROTOTYPE_KEYS), fc.constantFrom<HostileJson>({ isAdmin: true }, { permissions: ['ADMIN'] }, { prototype: { polluted: 1 } }, 'x', 1, null))
+  .tuple(
+    fc.constantFrom(...PROTOTYPE_KEYS),
+    fc.constantFrom<HostileJson>(
+      { isAdmin: true },
+      { permissions: ['ADMIN'] },
+      { prototype: { polluted: 1 } },
+      'x',
+      1,
+      null,
+    ),
+  )
   .map(([key, value]) => objectOf([[key, value]]));
 
 /** Numbers at the edges of JSON and of JavaScript, as JSON text. */
@@ -168,43 +217,152 @@ export const NUMBER_LITERALS = [
   '0.1',
 ] as const;
 
-export const numberLiteral: fc.Arbitrary<HostileJson> = fc.constantFrom(...NUMBER_LITERALS).map((text) => new RawJson(text, text));
+export const numberLiteral: fc.Arbitrary<HostileJson> = fc
+  .constantFrom(...NUMBER_LITERALS)
+  .map((text) => new RawJson(text, text));
 
 /** Texts that parse (or fail to parse) as numbers in surprising ways. */
 export const NUMERIC_TEXTS = [
-  '1e309', '-0', '+0', '-1', '0', '00', '007', 'NaN', 'Infinity', '-Infinity', '0x10', '0b1', '0o7', '1_000', '1,000',
-  '1.', '.5', '1.0', '1e2', ' 1', '1 ', '\t1', '2147483647', '2147483648', '-2147483648', '9007199254740993',
-  '99999999999999999999999999999', '١٢', '１', '²', 'null', 'undefined', 'true', '[]', '{}',
+  '1e309',
+  '-0',
+  '+0',
+  '-1',
+  '0',
+  '00',
+  '007',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '0x10',
+  '0b1',
+  '0o7',
+  '1_000',
+  '1,000',
+  '1.',
+  '.5',
+  '1.0',
+  '1e2',
+  ' 1',
+  '1 ',
+  '\t1',
+  '2147483647',
+  '2147483648',
+  '-2147483648',
+  '9007199254740993',
+  '99999999999999999999999999999',
+  '١٢',
+  '１',
+  '²',
+  'null',
+  'undefined',
+  'true',
+  '[]',
+  '{}',
 ] as const;
 
 /** Strings whose code points are what breaks naive handling: case mapping, width, direction, surrogates, controls. */
 export const UNICODE_EDGES = [
-  '', ' ', '\u0000', '\u0001\u001f', '\u007f', '\u00a0JO\u00a0', '\u200bJO', 'J\u200dO', '\ufeffJO', '\u202eOJ', 'ＪＯ', 'ıt', 'ß', 'İ', 'ǅ',
-  'ﬀ', 'e\u0301', '\ud800', '\udfff', '\ud83d\ude00', '👨‍👩‍👧', '\uffff', '\ufffd', '\u2028', '\u2029', 'Ⅻ', 'ك', 'ليبيا', '中国', 'jo', ' JO ',
+  '',
+  ' ',
+  '\u0000',
+  '\u0001\u001f',
+  '\u007f',
+  '\u00a0JO\u00a0',
+  '\u200bJO',
+  'J\u200dO',
+  '\ufeffJO',
+  '\u202eOJ',
+  'ＪＯ',
+  'ıt',
+  'ß',
+  'İ',
+  'ǅ',
+  'ﬀ',
+  'e\u0301',
+  '\ud800',
+  '\udfff',
+  '\ud83d\ude00',
+  '👨‍👩‍👧',
+  '\uffff',
+  '\ufffd',
+  '\u2028',
+  '\u2029',
+  'Ⅻ',
+  'ك',
+  'ليبيا',
+  '中国',
+  'jo',
+  ' JO ',
 ] as const;
 
 /** Strings an attacker tries where a code or an id is expected. */
 export const INJECTION_TEXTS = [
-  '$ne', '$gt', '{"$ne":null}', '{"$gt":""}', '[$ne]', '.*', '^.*$', '(', '[', '\\', '*', '?', '%', '%00', '%ZZ', "' OR '1'='1",
-  '"; sleep(5000); "', 'this.a == this.a', 'function(){return true}', '<script>alert(1)</script>', '../../etc/passwd', '${7*7}', '{{7*7}}',
-  '__proto__', 'constructor', '[object Object]', 'undefined', 'null',
+  '$ne',
+  '$gt',
+  '{"$ne":null}',
+  '{"$gt":""}',
+  '[$ne]',
+  '.*',
+  '^.*$',
+  '(',
+  '[',
+  '\\',
+  '*',
+  '?',
+  '%',
+  '%00',
+  '%ZZ',
+  "' OR '1'='1",
+  '"; sleep(5000); "',
+  'this.a == this.a',
+  'function(){return true}',
+  '<script>alert(1)</script>',
+  '../../etc/passwd',
+  '${7*7}',
+  '{{7*7}}',
+  '__proto__',
+  'constructor',
+  '[object Object]',
+  'undefined',
+  'null',
 ] as const;
 
 /** Any of the hand-picked texts above. */
-export const edgeText: fc.Arbitrary<string> = fc.constantFrom<string>(...UNICODE_EDGES, ...INJECTION_TEXTS, ...NUMERIC_TEXTS);
+export const edgeText: fc.Arbitrary<string> = fc.constantFrom<string>(
+  ...UNICODE_EDGES,
+  ...INJECTION_TEXTS,
+  ...NUMERIC_TEXTS,
+);
 
 /** Strings of any UTF-16 code units, lone surrogates included, short. */
-export const anyUnits: fc.Arbitrary<string> = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((u) => String.fromCharCode(u)), maxLength: 12 });
+export const anyUnits: fc.Arbitrary<string> = fc.string({
+  unit: fc.integer({ min: 0, max: 0xffff }).map((u) => String.fromCharCode(u)),
+  maxLength: 12,
+});
 
 /** Long strings, of one repeated character (ASCII or multi-byte) so that their size is predictable (a hostile value holds them as RawJson, which prints short). */
 export function longText(minLength: number, maxLength: number): fc.Arbitrary<string> {
-  return fc.tuple(fc.integer({ min: minLength, max: maxLength }), fc.constantFrom('a', 'é', '€', '😀', '\u0000', ' ')).map(([n, c]) => c.repeat(n));
+  return fc
+    .tuple(fc.integer({ min: minLength, max: maxLength }), fc.constantFrom('a', 'é', '€', '😀', '\u0000', ' '))
+    .map(([n, c]) => c.repeat(n));
 }
 
 /** Bytes that are not valid UTF-8 (overlong forms, lone continuation bytes, encoded surrogates, truncations), with ASCII around them. */
 export const invalidUtf8Bytes: fc.Arbitrary<number[]> = fc
   .tuple(
-    fc.constantFrom([0xff], [0xfe, 0xff], [0xc3, 0x28], [0x80], [0xbf], [0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x82], [0xf0, 0x9f, 0x98]),
+    fc.constantFrom(
+      [0xff],
+      [0xfe, 0xff],
+      [0xc3, 0x28],
+      [0x80],
+      [0xbf],
+      [0xc0, 0xaf],
+      [0xe0, 0x80, 0xaf],
+      [0xed, 0xa0, 0x80],
+      [0xf4, 0x90, 0x80, 0x80],
+      [0xe2, 0x82],
+      [0xf0, 0x9f, 0x98],
+    ),
     fc.array(fc.integer({ min: 0x61, max: 0x7a }), { maxLength: 4 }),
   )
   .map(([bad, ascii]) => [...ascii, ...bad, ...ascii]);
@@ -220,7 +378,9 @@ export function deeplyNested(minDepth: number, maxDepth: number): fc.Arbitrary<H
 }
 
 /** Any hostile value: the thing sent where a well-typed value belongs. */
-export function hostileValue(options: { realIds?: readonly string[]; canaries?: fc.Arbitrary<string> } = {}): fc.Arbitrary<HostileJson> {
+export function hostileValue(
+  options: { realIds?: readonly string[]; canaries?: fc.Arbitrary<string> } = {},
+): fc.Arbitrary<HostileJson> {
   const leaves: fc.Arbitrary<HostileJson>[] = [
     operatorObject(options.realIds),
     prototypePollution,
@@ -229,7 +389,9 @@ export function hostileValue(options: { realIds?: readonly string[]; canaries?: 
     anyUnits,
     invalidUtf8Bytes.map((bytes) => new InvalidUtf8(bytes)),
     fc.constantFrom<HostileJson>(null, true, false, 0, -1, [], {}, [null], ['JO'], [{}]),
-    longText(1_000, 5_000).map((text) => new RawJson(JSON.stringify(text), `${text.length} × ${JSON.stringify(text[0])}`)),
+    longText(1_000, 5_000).map(
+      (text) => new RawJson(JSON.stringify(text), `${text.length} × ${JSON.stringify(text[0])}`),
+    ),
     deeplyNested(10, 12_000),
   ];
   if (options.canaries) leaves.push(options.canaries);
@@ -275,7 +437,9 @@ export function mutate(body: HostileJson, mutations: readonly Mutation[]): Hosti
 }
 
 function isPlainObject(v: HostileJson): v is { [key: string]: HostileJson } {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof RawJson) && !(v instanceof InvalidUtf8);
+  return (
+    v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof RawJson) && !(v instanceof InvalidUtf8)
+  );
 }
 
 function structuredCopy(v: HostileJson): HostileJson {
@@ -297,7 +461,8 @@ function replaceAt(v: HostileJson, path: Path, apply: (current: HostileJson) => 
   if (path.length === 0) return apply(v);
   const [head, ...rest] = path;
   if (Array.isArray(v)) return v.map((item, i) => (i === head ? replaceAt(item, rest, apply) : item));
-  if (isPlainObject(v)) return objectOf(Object.entries(v).map(([k, item]) => [k, k === head ? replaceAt(item, rest, apply) : item]));
+  if (isPlainObject(v))
+    return objectOf(Object.entries(v).map(([k, item]) => [k, k === head ? replaceAt(item, rest, apply) : item]));
   return v;
 }
 
@@ -306,7 +471,13 @@ export function valueAt(body: HostileJson, ...path: (string | number)[]): Hostil
   let current: HostileJson | undefined = body;
   for (const part of path) {
     if (Array.isArray(current) && typeof part === 'number') current = current[part];
-    else if (current !== undefined && isPlainObject(current) && typeof part === 'string' && Object.hasOwn(current, part)) current = current[part];
+    else if (
+      current !== undefined &&
+      isPlainObject(current) &&
+      typeof part === 'string' &&
+      Object.hasOwn(current, part)
+    )
+      current = current[part];
     else return undefined;
   }
   return current;
@@ -322,29 +493,61 @@ export function setAt(body: HostileJson, path: readonly (string | number)[], val
 
 /** Ids that exist (mostly) or have the right form but name nothing. */
 export function someId(existingIds: readonly string[]): fc.Arbitrary<string> {
-  return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...existingIds) }, { weight: 1, arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{22}$/) });
+  return fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...existingIds) },
+    { weight: 1, arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{22}$/) },
+  );
 }
 
 /** `{ candidates: [{ publicId }…], additionalNotes? }` */
 export function jobMatchInput(existingIds: readonly string[], notes: fc.Arbitrary<string>): fc.Arbitrary<HostileJson> {
   return fc
     .tuple(fc.array(someId(existingIds), { minLength: 1, maxLength: 4 }), fc.option(notes, { nil: undefined }))
-    .map(([ids, note]) => objectOf([['candidates', ids.map((publicId) => ({ publicId }))], ...(note === undefined ? [] : [['additionalNotes', note] as const])]));
+    .map(([ids, note]) =>
+      objectOf([
+        ['candidates', ids.map((publicId) => ({ publicId }))],
+        ...(note === undefined ? [] : [['additionalNotes', note] as const]),
+      ]),
+    );
 }
 
-export const OFFER_REASONS = ['JOB_OPPORTUNITY', 'EDUCATION_SERVICE', 'MIGRATION_SERVICE', 'FINANCIAL_SUPPORT_SERVICE', 'SETTLEMENT_SERVICE', 'OTHER'] as const;
+export const OFFER_REASONS = [
+  'JOB_OPPORTUNITY',
+  'EDUCATION_SERVICE',
+  'MIGRATION_SERVICE',
+  'FINANCIAL_SUPPORT_SERVICE',
+  'SETTLEMENT_SERVICE',
+  'OTHER',
+] as const;
 
 /** `{ candidates: [{ publicId, couponCode? }…], reason, additionalNotes? }` */
-export function offerToAssistInput(existingIds: readonly string[], notes: fc.Arbitrary<string>): fc.Arbitrary<HostileJson> {
+export function offerToAssistInput(
+  existingIds: readonly string[],
+  notes: fc.Arbitrary<string>,
+): fc.Arbitrary<HostileJson> {
   return fc
     .tuple(
-      fc.array(fc.tuple(someId(existingIds), fc.option(fc.oneof(fc.stringMatching(/^[A-Z0-9-]{1,12}$/), edgeText), { nil: undefined })), { minLength: 1, maxLength: 4 }),
-      fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...OFFER_REASONS) }, { weight: 1, arbitrary: fc.constantFrom('other', '', 'JOB_OPPORTUNITY ') }),
+      fc.array(
+        fc.tuple(
+          someId(existingIds),
+          fc.option(fc.oneof(fc.stringMatching(/^[A-Z0-9-]{1,12}$/), edgeText), { nil: undefined }),
+        ),
+        { minLength: 1, maxLength: 4 },
+      ),
+      fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom(...OFFER_REASONS) },
+        { weight: 1, arbitrary: fc.constantFrom('other', '', 'JOB_OPPORTUNITY ') },
+      ),
       fc.option(notes, { nil: undefined }),
     )
     .map(([items, reason, note]) =>
       objectOf([
-        ['candidates', items.map(([publicId, couponCode]): HostileJson => (couponCode === undefined ? { publicId } : { publicId, couponCode }))],
+        [
+          'candidates',
+          items.map(([publicId, couponCode]): HostileJson =>
+            couponCode === undefined ? { publicId } : { publicId, couponCode },
+          ),
+        ],
         ['reason', reason],
         ...(note === undefined ? [] : [['additionalNotes', note] as const]),
       ]),
@@ -353,10 +556,12 @@ export function offerToAssistInput(existingIds: readonly string[], notes: fc.Arb
 
 /** A registration with fresh identity canaries (`identityCanary`), and those values to look for. */
 export function registrationInput(): fc.Arbitrary<{ body: HostileJson; values: string[] }> {
-  return fc.tuple(fc.stringMatching(/^[a-z][a-z0-9]{7}$/), fc.constantFrom('JO', 'jo', ' LB ', 'XX', 'SY')).map(([tag, country]) => {
-    const canary = identityCanary(`f${tag}`, { country: { isoCode: country } });
-    return { body: canary.body as unknown as HostileJson, values: canary.values };
-  });
+  return fc
+    .tuple(fc.stringMatching(/^[a-z][a-z0-9]{7}$/), fc.constantFrom('JO', 'jo', ' LB ', 'XX', 'SY'))
+    .map(([tag, country]) => {
+      const canary = identityCanary(`f${tag}`, { country: { isoCode: country } });
+      return { body: canary.body as unknown as HostileJson, values: canary.values };
+    });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -372,7 +577,11 @@ export interface SearchableCandidate {
   candidateOccupations?: { occupation?: { isco08Code?: string } }[];
 }
 
-const CODE_PATTERNS: Record<string, RegExp> = { location: /^[A-Z]{2}$/, nationality: /^[A-Z]{2}$/, occupation: /^\d{4}$/ };
+const CODE_PATTERNS: Record<string, RegExp> = {
+  location: /^[A-Z]{2}$/,
+  nationality: /^[A-Z]{2}$/,
+  occupation: /^\d{4}$/,
+};
 
 /**
  * What a search must answer, by the rules of the README: codes trimmed, upper-cased, blank ones
@@ -382,7 +591,12 @@ const CODE_PATTERNS: Record<string, RegExp> = { location: /^[A-Z]{2}$/, national
  */
 export function expectedSearch(
   candidates: readonly SearchableCandidate[],
-  args: { filter: Partial<Record<'location' | 'nationality' | 'occupation', readonly string[]>>; includeEmployed: boolean; page: number; limit: number },
+  args: {
+    filter: Partial<Record<'location' | 'nationality' | 'occupation', readonly string[]>>;
+    includeEmployed: boolean;
+    page: number;
+    limit: number;
+  },
 ): { invalid: string } | { invalid?: undefined; totalElements: number; totalPages: number; ids: string[] } {
   if (!Number.isSafeInteger(args.page) || args.page < 0) return { invalid: 'page' };
   if (!Number.isSafeInteger(args.limit) || args.limit < 1 || args.limit > 100) return { invalid: 'limit' };
@@ -398,7 +612,8 @@ export function expectedSearch(
       (args.includeEmployed || c.status !== 'EMPLOYED') &&
       (!filter.location || filter.location.includes(c.countryIsoCode ?? '')) &&
       (!filter.nationality || filter.nationality.includes(c.nationalityIsoCode ?? '')) &&
-      (!filter.occupation || (c.candidateOccupations ?? []).some((o) => filter.occupation!.includes(o.occupation?.isco08Code ?? ''))),
+      (!filter.occupation ||
+        (c.candidateOccupations ?? []).some((o) => filter.occupation!.includes(o.occupation?.isco08Code ?? ''))),
   );
   const start = args.page * args.limit;
   return {
@@ -410,7 +625,11 @@ export function expectedSearch(
 
 /** Candidates in search order: createdDate, then publicId. */
 export function inSearchOrder<T extends SearchableCandidate>(candidates: readonly T[]): T[] {
-  return [...candidates].sort((a, b) => a.createdDate.getTime() - b.createdDate.getTime() || (a.publicId < b.publicId ? -1 : a.publicId > b.publicId ? 1 : 0));
+  return [...candidates].sort(
+    (a, b) =>
+      a.createdDate.getTime() - b.createdDate.getTime() ||
+      (a.publicId < b.publicId ? -1 : a.publicId > b.publicId ? 1 : 0),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -463,7 +682,11 @@ export interface IdentityCanary {
  * digits) makes them unique, and no demo value or generated id contains it by chance.
  */
 export function identityCanary(tag: string, profile: Record<string, unknown> = {}): IdentityCanary {
-  const digits = [...tag].map((c) => c.charCodeAt(0) % 10).join('').padEnd(7, '7').slice(0, 7);
+  const digits = [...tag]
+    .map((c) => c.charCodeAt(0) % 10)
+    .join('')
+    .padEnd(7, '7')
+    .slice(0, 7);
   // 1931 to 1959: no date of the demo data is that old, so the full date cannot be met by chance.
   const dob = `${1931 + (Number(digits.slice(0, 2)) % 29)}-0${1 + (Number(digits[2]) % 9)}-1${digits[3]}`;
   const identity = {
@@ -557,7 +780,9 @@ export function exchange(baseUrl: string, request: RawRequest, timeoutMs = 8_000
         resolve({ request, status: res.statusCode ?? 0, headers: res.headers, text, json });
       });
     });
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms (a hang): ${describeRequest(request)}`)));
+    req.setTimeout(timeoutMs, () =>
+      req.destroy(new Error(`no answer within ${timeoutMs} ms (a hang): ${describeRequest(request)}`)),
+    );
     req.on('error', reject);
     req.end(request.body);
   });
@@ -565,8 +790,12 @@ export function exchange(baseUrl: string, request: RawRequest, timeoutMs = 8_000
 
 /** The request for a failure message: method, target and the start of the body. */
 export function describeRequest(request: RawRequest): string {
-  const target = request.target.length > 300 ? `${request.target.slice(0, 300)}… (${request.target.length} bytes)` : request.target;
-  const body = request.body === undefined ? '' : ` body(${request.body.length} bytes): ${request.body.subarray(0, 300).toString('latin1')}`;
+  const target =
+    request.target.length > 300 ? `${request.target.slice(0, 300)}… (${request.target.length} bytes)` : request.target;
+  const body =
+    request.body === undefined
+      ? ''
+      : ` body(${request.body.length} bytes): ${request.body.subarray(0, 300).toString('latin1')}`;
   return `${request.method} ${JSON.stringify(target)}${body}`;
 }
 
@@ -605,17 +834,23 @@ export function restFailures(ex: Exchange, expected: readonly number[]): string[
 function problemFailures(ex: Exchange): string[] {
   const failures: string[] = [];
   if (!/^application\/problem\+json(;|$)/.test(ex.headers['content-type'] ?? '')) {
-    failures.push(`a ${ex.status} whose content type is ${ex.headers['content-type'] ?? '(none)'}, not application/problem+json`);
+    failures.push(
+      `a ${ex.status} whose content type is ${ex.headers['content-type'] ?? '(none)'}, not application/problem+json`,
+    );
     return failures;
   }
   const body = ex.json as Record<string, unknown> | undefined;
-  if (body === undefined || body === null || typeof body !== 'object') return [...failures, 'a problem whose body is not a JSON object'];
+  if (body === undefined || body === null || typeof body !== 'object')
+    return [...failures, 'a problem whose body is not a JSON object'];
   const members = Object.keys(body).sort();
-  if (members.join() !== PROBLEM_MEMBERS.join()) failures.push(`a problem with members ${members.join(', ')}, expected ${PROBLEM_MEMBERS.join(', ')}`);
+  if (members.join() !== PROBLEM_MEMBERS.join())
+    failures.push(`a problem with members ${members.join(', ')}, expected ${PROBLEM_MEMBERS.join(', ')}`);
   for (const name of ['type', 'title', 'detail', 'instance']) {
-    if (typeof body[name] !== 'string' || body[name] === '') failures.push(`a problem whose ${name} is not a non-empty string`);
+    if (typeof body[name] !== 'string' || body[name] === '')
+      failures.push(`a problem whose ${name} is not a non-empty string`);
   }
-  if (body.status !== ex.status) failures.push(`a problem whose status member is ${String(body.status)}, the response ${ex.status}`);
+  if (body.status !== ex.status)
+    failures.push(`a problem whose status member is ${String(body.status)}, the response ${ex.status}`);
   return failures;
 }
 
@@ -630,7 +865,9 @@ export function identityLeaks(ex: Exchange, canaries: readonly string[]): string
   const found = canariesIn(checked, canaries);
   if (echoedTarget) {
     const target = safeDecode(ex.request.target).toLowerCase();
-    found.push(...canariesIn(safeDecode(String(body.instance)), canaries).filter((c) => !target.includes(c.toLowerCase())));
+    found.push(
+      ...canariesIn(safeDecode(String(body.instance)), canaries).filter((c) => !target.includes(c.toLowerCase())),
+    );
   }
   return found.map((value) => `identity value ${JSON.stringify(value)} in the answer\n  ${describeExchange(ex)}`);
 }
@@ -658,14 +895,19 @@ export function graphqlFailures(ex: Exchange, codes: readonly string[]): string[
   if (/^application\/problem\+json/.test(ex.headers['content-type'] ?? '')) {
     failures.push(...problemFailures(ex));
   } else {
-    const body = ex.json as { data?: unknown; errors?: { message?: unknown; extensions?: Record<string, unknown> }[] } | undefined;
-    if (body === undefined || typeof body !== 'object' || body === null) failures.push('a GraphQL answer that is not a JSON object');
+    const body = ex.json as
+      { data?: unknown; errors?: { message?: unknown; extensions?: Record<string, unknown> }[] } | undefined;
+    if (body === undefined || typeof body !== 'object' || body === null)
+      failures.push('a GraphQL answer that is not a JSON object');
     else {
-      if (ex.status !== 200 && !(Array.isArray(body.errors) && body.errors.length > 0)) failures.push(`a ${ex.status} without errors`);
+      if (ex.status !== 200 && !(Array.isArray(body.errors) && body.errors.length > 0))
+        failures.push(`a ${ex.status} without errors`);
       for (const error of body.errors ?? []) {
         const code = error.extensions?.code;
-        if (typeof code !== 'string' || !codes.includes(code)) failures.push(`an error with code ${String(code)}: ${String(error.message)}`);
-        if (error.extensions?.stacktrace !== undefined || error.extensions?.exception !== undefined) failures.push('an error with a stack trace');
+        if (typeof code !== 'string' || !codes.includes(code))
+          failures.push(`an error with code ${String(code)}: ${String(error.message)}`);
+        if (error.extensions?.stacktrace !== undefined || error.extensions?.exception !== undefined)
+          failures.push('an error with a stack trace');
       }
     }
   }
@@ -682,8 +924,11 @@ const POLLUTION_PROBES = ['isAdmin', 'permissions', 'polluted', 'prototype', 'a'
 export function prototypeIntact(): string[] {
   const probe: Record<string, unknown> = {};
   const failures: string[] = [];
-  if (Object.getOwnPropertyNames(Object.prototype).sort().join() !== OBJECT_PROTOTYPE_NAMES) failures.push('Object.prototype has new properties (prototype pollution)');
-  for (const name of POLLUTION_PROBES) if (probe[name] !== undefined) failures.push(`({}).${name} is ${JSON.stringify(probe[name])} (prototype pollution)`);
+  if (Object.getOwnPropertyNames(Object.prototype).sort().join() !== OBJECT_PROTOTYPE_NAMES)
+    failures.push('Object.prototype has new properties (prototype pollution)');
+  for (const name of POLLUTION_PROBES)
+    if (probe[name] !== undefined)
+      failures.push(`({}).${name} is ${JSON.stringify(probe[name])} (prototype pollution)`);
   return failures;
 }
 

@@ -1,10 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type {
-  CandidateDoc,
-  JobOpportunityDoc,
-  OfferDoc,
-  SavedListDoc,
-} from '../../src/candidates/candidate-document';
+import type { CandidateDoc, JobOpportunityDoc, OfferDoc, SavedListDoc } from '../../src/candidates/candidate-document';
 import type { CandidateIdentityDoc } from '../../src/candidates/identity-document';
 import { newPublicId } from '../../src/common/public-id';
 

@@ -41,7 +41,16 @@ export interface CommandProxy {
 }
 
 /** Commands of connection set-up and monitoring: not steps of a request, never counted. */
-const NOT_COUNTED = new Set(['hello', 'isMaster', 'ismaster', 'ping', 'buildInfo', 'buildinfo', 'endSessions', 'killCursors']);
+const NOT_COUNTED = new Set([
+  'hello',
+  'isMaster',
+  'ismaster',
+  'ping',
+  'buildInfo',
+  'buildinfo',
+  'endSessions',
+  'killCursors',
+]);
 
 /**
  * A TCP proxy between the service and the store (on TCP or a Unix socket) that reads the wire protocol, counts the

@@ -42,7 +42,8 @@ export function testLogDirectory(): string | undefined {
 export function recordSecret(...values: string[]): void {
   const directory = testLogDirectory();
   for (const value of values) {
-    if (value.trim().length < SHORTEST_SECRET) throw new Error(`recordSecret: a secret needs at least ${SHORTEST_SECRET} characters to be searched for`);
+    if (value.trim().length < SHORTEST_SECRET)
+      throw new Error(`recordSecret: a secret needs at least ${SHORTEST_SECRET} characters to be searched for`);
   }
   if (directory === undefined || values.length === 0) return;
   const source = path.basename(currentTestPath() ?? 'test/support');
@@ -74,7 +75,10 @@ export class LogCapture implements DestinationStream {
  * app (level debug), and, when a test reads the logs, its capture too (level trace). Without a
  * run directory and a capture, nothing is logged.
  */
-export function appLogDestination(label: string, capture?: LogCapture): { level: 'trace' | 'debug' | 'silent'; destination: DestinationStream } {
+export function appLogDestination(
+  label: string,
+  capture?: LogCapture,
+): { level: 'trace' | 'debug' | 'silent'; destination: DestinationStream } {
   const directory = testLogDirectory();
   const file = directory && path.join(directory, `${process.pid}-${label}${LOG_FILE_SUFFIX}`);
   // appendFileSync: a line logged after the app stopped (a late request) still lands, and no descriptor is left open.

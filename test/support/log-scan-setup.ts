@@ -12,7 +12,10 @@ const STALE_MS = 24 * 60 * 60 * 1000;
  */
 export default function createTestLogDirectory(): void {
   removeStaleRuns();
-  const directory = path.join(TEST_LOGS_ROOT, `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const directory = path.join(
+    TEST_LOGS_ROOT,
+    `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}-${randomBytes(4).toString('hex')}`,
+  );
   fs.mkdirSync(directory, { recursive: true });
   process.env[TEST_LOG_DIR_VARIABLE] = directory;
 }

@@ -12,7 +12,10 @@ export default function scanTestLogs(): void {
   const directory = process.env[TEST_LOG_DIR_VARIABLE];
   if (!directory || !fs.existsSync(directory)) return;
   const files = fs.readdirSync(directory).sort();
-  const secrets = readSecrets(directory, files.filter((file) => file.endsWith(SECRETS_FILE_SUFFIX)));
+  const secrets = readSecrets(
+    directory,
+    files.filter((file) => file.endsWith(SECRETS_FILE_SUFFIX)),
+  );
 
   let scanned = 0;
   const findings: string[] = [];

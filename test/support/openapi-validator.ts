@@ -34,7 +34,18 @@ const JSON_MEDIA_TYPE = 'application/json';
 const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
 /** The keywords of an OpenAPI document's root: known to ajv so that the root compiles in strict mode. */
-const OPENAPI_ROOT_KEYWORDS = ['openapi', 'info', 'jsonSchemaDialect', 'servers', 'paths', 'webhooks', 'components', 'security', 'tags', 'externalDocs'];
+const OPENAPI_ROOT_KEYWORDS = [
+  'openapi',
+  'info',
+  'jsonSchemaDialect',
+  'servers',
+  'paths',
+  'webhooks',
+  'components',
+  'security',
+  'tags',
+  'externalDocs',
+];
 
 type Json = Record<string, unknown>;
 
@@ -145,7 +156,8 @@ function validatorAt(pointer: string): ValidateFunction {
 function describeError(error: ErrorObject): string {
   const where = error.instancePath === '' ? 'body' : `body${error.instancePath}`;
   const params = error.params as Record<string, unknown>;
-  if (error.keyword === 'additionalProperties') return `${where} has an undeclared property "${String(params.additionalProperty)}"`;
+  if (error.keyword === 'additionalProperties')
+    return `${where} has an undeclared property "${String(params.additionalProperty)}"`;
   if (error.keyword === 'enum') return `${where} ${error.message ?? ''}: ${JSON.stringify(params.allowedValues)}`;
   return `${where} ${error.message ?? 'is invalid'}`;
 }
@@ -163,7 +175,13 @@ function operationsOf(template: string): OpenApiOperation[] {
   const item = (load().document.paths as Record<string, Json>)[template];
   return HTTP_METHODS.filter((method) => item[method] !== undefined).map((method) => {
     const operation = item[method] as Json;
-    return { method, template, operationId: String(operation.operationId), pointer: pointerOf('paths', template, method), operation };
+    return {
+      method,
+      template,
+      operationId: String(operation.operationId),
+      pointer: pointerOf('paths', template, method),
+      operation,
+    };
   });
 }
 
@@ -178,7 +196,9 @@ function segmentsOf(requestPath: string): string[] {
  * The path template a concrete path falls under. Literal segments win over parameters, from
  * the left: `/v1/candidates/job-match` is that path, not `/v1/candidates/{publicId}`.
  */
-export function matchTemplate(requestPath: string): { template: string; pathParameters: Record<string, string> } | undefined {
+export function matchTemplate(
+  requestPath: string,
+): { template: string; pathParameters: Record<string, string> } | undefined {
   const segments = segmentsOf(requestPath);
   let best: { template: string; pathParameters: Record<string, string>; rank: string } | undefined;
   for (const template of Object.keys(load().document.paths as Json)) {
@@ -222,7 +242,11 @@ export function matchRoute(method: string, requestPath: string): RouteMatch {
     operations.find((candidate) => candidate.method === wanted) ??
     (wanted === 'head' ? operations.find((candidate) => candidate.method === 'get') : undefined);
   if (!operation) {
-    return { kind: 'unsupported-method', template: match.template, allowed: operations.map((candidate) => candidate.method.toUpperCase()) };
+    return {
+      kind: 'unsupported-method',
+      template: match.template,
+      allowed: operations.map((candidate) => candidate.method.toUpperCase()),
+    };
   }
   return { kind: 'operation', operation, pathParameters: match.pathParameters };
 }
@@ -251,15 +275,18 @@ function isEmptyBody(body: unknown): boolean {
 /** Problems of a response against a Problem body of the generic routes. */
 function genericProblemProblems(r: ExchangeUnderCheck, expectedStatuses: readonly number[], why: string): string[] {
   const context = `${r.method.toUpperCase()} ${r.path} → ${r.status}`;
-  if (!expectedStatuses.includes(r.status)) return [`${context}: ${why}, so the status must be ${expectedStatuses.join(' or ')}`];
+  if (!expectedStatuses.includes(r.status))
+    return [`${context}: ${why}, so the status must be ${expectedStatuses.join(' or ')}`];
   // A response to HEAD never has a body, whatever its status.
-  if (r.method.toLowerCase() === 'head') return isEmptyBody(r.body) ? [] : [`${context}: a response to HEAD has a body`];
+  if (r.method.toLowerCase() === 'head')
+    return isEmptyBody(r.body) ? [] : [`${context}: a response to HEAD has a body`];
   return problemBodyProblems(r, context, pointerOf('components', 'schemas', 'Problem'));
 }
 
 function problemBodyProblems(r: ExchangeUnderCheck, context: string, schemaPointer: string): string[] {
   const mediaType = mediaTypeOf(r.contentType);
-  if (mediaType !== PROBLEM_MEDIA_TYPE) return [`${context}: content type is ${r.contentType ?? '(none)'}, expected ${PROBLEM_MEDIA_TYPE}`];
+  if (mediaType !== PROBLEM_MEDIA_TYPE)
+    return [`${context}: content type is ${r.contentType ?? '(none)'}, expected ${PROBLEM_MEDIA_TYPE}`];
   const problems = schemaProblems(schemaPointer, r.body, context);
   const status = (r.body as { status?: unknown } | null)?.status;
   if (typeof r.body === 'object' && r.body !== null && status !== undefined && status !== r.status) {
@@ -273,7 +300,8 @@ function problemBodyProblems(r: ExchangeUnderCheck, context: string, schemaPoint
  */
 export function validateResponse(r: ExchangeUnderCheck): string[] {
   const route = matchRoute(r.method, r.path);
-  if (route.kind === 'unknown-path') return genericProblemProblems(r, UNKNOWN_PATH_STATUSES, 'no path of the document matches');
+  if (route.kind === 'unknown-path')
+    return genericProblemProblems(r, UNKNOWN_PATH_STATUSES, 'no path of the document matches');
   if (route.kind === 'unsupported-method') {
     return genericProblemProblems(
       r,
@@ -285,7 +313,9 @@ export function validateResponse(r: ExchangeUnderCheck): string[] {
   const { operation } = route;
   const context = `${r.method.toUpperCase()} ${r.path} (${operation.operationId}) → ${r.status}`;
   const responses = (operation.operation.responses ?? {}) as Json;
-  const key = [String(r.status), `${String(r.status)[0]}XX`, 'default'].find((candidate) => responses[candidate] !== undefined);
+  const key = [String(r.status), `${String(r.status)[0]}XX`, 'default'].find(
+    (candidate) => responses[candidate] !== undefined,
+  );
   if (!key) return [`${context}: status ${r.status} is not declared (declared: ${Object.keys(responses).join(', ')})`];
 
   const response = dereference(`${operation.pointer}${pointerOf('responses', key)}`);
@@ -314,7 +344,11 @@ export function validateRequestBody(operationId: string, body: unknown): string[
   if (!requestBody) return [`${operationId} declares no request body`];
   const content = requestBody.value.content as Json | undefined;
   if (!content?.[JSON_MEDIA_TYPE]) return [`${operationId} declares no ${JSON_MEDIA_TYPE} request body`];
-  return schemaProblems(`${requestBody.pointer}${pointerOf('content', JSON_MEDIA_TYPE, 'schema')}`, body, `${operationId} request`);
+  return schemaProblems(
+    `${requestBody.pointer}${pointerOf('content', JSON_MEDIA_TYPE, 'schema')}`,
+    body,
+    `${operationId} request`,
+  );
 }
 
 /**

@@ -6,18 +6,29 @@ import { COLLECTIONS } from '../../src/indexes';
  * exist, and registered candidates (those with a registrarId, as every registration through the
  * API in these tests has) whose identity does not. Reads only publicIds, never identity data.
  */
-export async function halfWrittenRegistrations(db: Db): Promise<{ identitiesWithoutCandidate: string[]; candidatesWithoutIdentity: string[] }> {
+export async function halfWrittenRegistrations(
+  db: Db,
+): Promise<{ identitiesWithoutCandidate: string[]; candidatesWithoutIdentity: string[] }> {
   const identityIds = (
-    await db.collection(COLLECTIONS.candidateIdentities).find({}, { projection: { _id: 0, candidatePublicId: 1 } }).toArray()
+    await db
+      .collection(COLLECTIONS.candidateIdentities)
+      .find({}, { projection: { _id: 0, candidatePublicId: 1 } })
+      .toArray()
   ).map((doc) => doc.candidatePublicId as string);
   const candidateIds = (
-    await db.collection(COLLECTIONS.candidates).find({ registrarId: { $exists: true } }, { projection: { _id: 0, publicId: 1 } }).toArray()
+    await db
+      .collection(COLLECTIONS.candidates)
+      .find({ registrarId: { $exists: true } }, { projection: { _id: 0, publicId: 1 } })
+      .toArray()
   ).map((doc) => doc.publicId as string);
   const identities = new Set(identityIds);
   const candidates = new Set(
-    (await db.collection(COLLECTIONS.candidates).find({ publicId: { $in: identityIds } }, { projection: { _id: 0, publicId: 1 } }).toArray()).map(
-      (doc) => doc.publicId as string,
-    ),
+    (
+      await db
+        .collection(COLLECTIONS.candidates)
+        .find({ publicId: { $in: identityIds } }, { projection: { _id: 0, publicId: 1 } })
+        .toArray()
+    ).map((doc) => doc.publicId as string),
   );
   return {
     identitiesWithoutCandidate: identityIds.filter((id) => !candidates.has(id)),

@@ -24,7 +24,12 @@ export interface RestResult<T = any> {
  * against the OpenAPI document (schema/rest/openapi.json): a response the document does not
  * allow throws, failing the test that made the request.
  */
-export async function rest<T = any>(url: string, method: string, path: string, options: RestOptions = {}): Promise<RestResult<T>> {
+export async function rest<T = any>(
+  url: string,
+  method: string,
+  path: string,
+  options: RestOptions = {},
+): Promise<RestResult<T>> {
   const headers: Record<string, string> = { ...(options.key !== undefined ? { 'x-api-key': options.key } : {}) };
   let body: string | undefined;
   if (options.rawBody !== undefined) body = options.rawBody;
@@ -41,11 +46,12 @@ export async function rest<T = any>(url: string, method: string, path: string, o
 
   const problems = validateResponse({ method, path, status: response.status, contentType, body: parsed ?? text });
   if (problems.length > 0) {
-    throw new Error(`the response does not conform to the OpenAPI document:\n  ${problems.join('\n  ')}\nbody: ${text.slice(0, 2000)}`);
+    throw new Error(
+      `the response does not conform to the OpenAPI document:\n  ${problems.join('\n  ')}\nbody: ${text.slice(0, 2000)}`,
+    );
   }
   return { status: response.status, headers: response.headers, body: parsed as T, text };
 }
-
 
 /** Paths of every null in a JSON value (the REST layer omits absent fields instead). */
 export function nullPaths(value: unknown, path = '$'): string[] {

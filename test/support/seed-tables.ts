@@ -217,7 +217,11 @@ export class SeedTypes {
       list = true;
       text = text.slice('array of '.length);
     }
-    text = text.split(';')[0].replace(/\([^()]*\)/g, ' ').replace(/\s+/g, ' ').trim();
+    text = text
+      .split(';')[0]
+      .replace(/\([^()]*\)/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
     if (/base64-uuid/.test(raw) || /base64-uuid/.test(row.notes)) return { named: 'PublicId', list, required };
     if (text === 'YNR') return { named: 'YesNo', list, required, enumValues: this.yesNo };
     if (text === 'YNUR') return { named: 'YesNoUnsure', list, required, enumValues: this.yesNoUnsure };
@@ -297,7 +301,8 @@ export function seedTypesOf(seed: string, definitions: SeedTypeDefinitions = see
   return new SeedTypes(
     seed,
     (typeName) =>
-      [...definitions.valueTypes, ...definitions.itemTypes].find((definition) => definition.typeName === typeName)?.rows ?? [],
+      [...definitions.valueTypes, ...definitions.itemTypes].find((definition) => definition.typeName === typeName)
+        ?.rows ?? [],
   );
 }
 

@@ -86,7 +86,9 @@ function acceptsConnections(socket: net.Socket): Promise<boolean> {
 
 /** The file named by the log line saying the demo key was written to it. */
 function demoKeyFileOf(output: string): string | undefined {
-  const record = logRecords(output).find((r) => typeof r.file === 'string' && /demo API key written/.test(String(r.msg)));
+  const record = logRecords(output).find(
+    (r) => typeof r.file === 'string' && /demo API key written/.test(String(r.msg)),
+  );
   return record?.file as string | undefined;
 }
 

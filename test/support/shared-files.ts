@@ -29,7 +29,9 @@ export function missingShared(relative: string, suite: string): string | undefin
   if (existsSync(file)) return undefined;
   const reason = `${file} is absent (a clone of the project without ../shared beside it)`;
   if (process.env.CI === 'true') {
-    throw new Error(`${suite}: ${reason}; CI must run this suite, so ../shared has to be checked out beside the project`);
+    throw new Error(
+      `${suite}: ${reason}; CI must run this suite, so ../shared has to be checked out beside the project`,
+    );
   }
   // Straight to stderr: jest shows no console output of a suite whose tests are all skipped.
   process.stderr.write(`${suite} skipped: ${reason}\n`);

@@ -166,7 +166,9 @@ describe('permissions', () => {
   test('when a key holds the permission or ADMIN, then requirePermission passes', () => {
     const { service } = serviceWithClock();
 
-    expect(() => service.requirePermission({ permissions: ['OFFER_CANDIDATE_SERVICES'] }, 'OFFER_CANDIDATE_SERVICES')).not.toThrow();
+    expect(() =>
+      service.requirePermission({ permissions: ['OFFER_CANDIDATE_SERVICES'] }, 'OFFER_CANDIDATE_SERVICES'),
+    ).not.toThrow();
     expect(() => service.requirePermission({ permissions: ['ADMIN'] }, 'REGISTER_CANDIDATES')).not.toThrow();
   });
 });
@@ -302,7 +304,9 @@ describe('error model', () => {
 
 describe('keys CLI arguments', () => {
   test('when create has a name and permissions, then they are parsed', () => {
-    expect(parseKeysArgs(['create', '--name', 'partner A', '--permissions', 'READ_CANDIDATE_DATA, SUBMIT_JOB_MATCHES'])).toEqual({
+    expect(
+      parseKeysArgs(['create', '--name', 'partner A', '--permissions', 'READ_CANDIDATE_DATA, SUBMIT_JOB_MATCHES']),
+    ).toEqual({
       command: 'create',
       name: 'partner A',
       permissions: ['READ_CANDIDATE_DATA', 'SUBMIT_JOB_MATCHES'],
@@ -366,7 +370,11 @@ describe('keys CLI arguments', () => {
 
   test('when keys are listed, then the table shows id, name, prefix, permissions, dates, rate limit and state', () => {
     const now = new Date('2030-06-01T00:00:00Z');
-    const base = { prefix: 'cdk_abcdef', permissions: ['ADMIN'] as Permission[], createdDate: new Date('2030-01-01T00:00:00Z') };
+    const base = {
+      prefix: 'cdk_abcdef',
+      permissions: ['ADMIN'] as Permission[],
+      createdDate: new Date('2030-01-01T00:00:00Z'),
+    };
 
     const table = formatKeyTable(
       [
@@ -379,7 +387,9 @@ describe('keys CLI arguments', () => {
 
     const lines = table.split('\n');
     expect(lines[0]).toMatch(/^ID\s+NAME\s+PREFIX\s+PERMISSIONS\s+CREATED\s+EXPIRES\s+RATE_LIMIT\s+STATE$/);
-    expect(lines[1]).toMatch(/key_active000000\s+active one\s+cdk_abcdef\s+ADMIN\s+2030-01-01T00:00:00.000Z\s+never\s+default\s+active$/);
+    expect(lines[1]).toMatch(
+      /key_active000000\s+active one\s+cdk_abcdef\s+ADMIN\s+2030-01-01T00:00:00.000Z\s+never\s+default\s+active$/,
+    );
     expect(lines[2]).toMatch(/2030-02-01T00:00:00.000Z\s+default\s+expired$/);
     expect(lines[3]).toMatch(/revoked 2030-03-01T00:00:00.000Z$/);
   });

@@ -61,7 +61,9 @@ function recordRequests(audit: AuditService, requestIds: readonly string[], stat
   const failures = new Map<string, unknown[]>();
   for (const requestId of requestIds) {
     failures.set(requestId, []);
-    audit.record(new RequestAudit('key_batch', 'REST', requestId), status, (error) => failures.get(requestId)!.push(error));
+    audit.record(new RequestAudit('key_batch', 'REST', requestId), status, (error) =>
+      failures.get(requestId)!.push(error),
+    );
   }
   return failures;
 }
@@ -103,7 +105,10 @@ describe('batching', () => {
     recordRequests(audit, ['first', 'second']);
     await jest.advanceTimersByTimeAsync(DEFAULT_AUDIT_FLUSH_DELAY_MS);
 
-    expect(store.calls[0].map((event) => event.time)).toEqual([new Date(Date.UTC(2030, 0, 1, 0, 0, 1)), new Date(Date.UTC(2030, 0, 1, 0, 0, 2))]);
+    expect(store.calls[0].map((event) => event.time)).toEqual([
+      new Date(Date.UTC(2030, 0, 1, 0, 0, 1)),
+      new Date(Date.UTC(2030, 0, 1, 0, 0, 2)),
+    ]);
   });
 
   test('when the default batch size is reached, then the full batch is written at once and the rest waits for the delay', async () => {
@@ -213,11 +218,7 @@ describe('drain', () => {
     store.held[2].resolve();
     await draining;
 
-    expect(store.calls.map(requestIdsOf)).toEqual([
-      ['r-0', 'r-1'],
-      ['r-2', 'r-3'],
-      ['r-4'],
-    ]);
+    expect(store.calls.map(requestIdsOf)).toEqual([['r-0', 'r-1'], ['r-2', 'r-3'], ['r-4']]);
     expect([whileHeld, withOneLeft, drained]).toEqual([false, false, true]);
   });
 
@@ -267,7 +268,13 @@ describe('failed writes', () => {
       ['r-0', 'r-1', 'r-2'],
       ['r-3', 'r-4'],
     ]);
-    expect(Object.fromEntries(failures)).toEqual({ 'r-0': [failure], 'r-1': [failure], 'r-2': [failure], 'r-3': [], 'r-4': [] });
+    expect(Object.fromEntries(failures)).toEqual({
+      'r-0': [failure],
+      'r-1': [failure],
+      'r-2': [failure],
+      'r-3': [],
+      'r-4': [],
+    });
   });
 
   test('when the store refuses some events of a batch, then only those report the error', async () => {
@@ -331,7 +338,9 @@ describe('failed writes', () => {
     });
     const failures: unknown[] = [];
 
-    expect(() => audit.record(new RequestAudit('key_batch', 'REST', 'r-0'), 200, (error) => failures.push(error))).not.toThrow();
+    expect(() =>
+      audit.record(new RequestAudit('key_batch', 'REST', 'r-0'), 200, (error) => failures.push(error)),
+    ).not.toThrow();
 
     expect(failures).toEqual([new Error('no clock')]);
   });

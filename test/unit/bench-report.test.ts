@@ -54,7 +54,14 @@ function report(baselines: Measurement[], bySize: Record<number, Measurement[]>)
     date: new Date(0),
     machine: { cpus: 2, cpuModel: 'test', ramGiB: 1, node: 'v20', kernel: 'Linux' },
     commit: { short: 'abc1234', dirtyFiles: [] },
-    settings: { connections: 50, durationS: 10, warmupS: 3, timeoutS: 30, quietWaitS: 10, sizes: Object.keys(bySize).map(Number) },
+    settings: {
+      connections: 50,
+      durationS: 10,
+      warmupS: 3,
+      timeoutS: 30,
+      quietWaitS: 10,
+      sizes: Object.keys(bySize).map(Number),
+    },
     serviceEnv: {},
     features: { commandMetric: true, keys: { rateLimit: true, unlimited: true } },
     keyKind: 'test',
@@ -85,13 +92,17 @@ const baselines = [
 
 describe('the issue 13 goals of the benchmark report', () => {
   test('when cold by id reaches 0.30 of bare Express at 100k, then the goal is missed with its figure', () => {
-    const lines = coldGoals(report(baselines, { 100_000: [measurement('rest-by-id-cold', '100000', { reqPerS: 3_000, heat: 'cold' })] }));
+    const lines = coldGoals(
+      report(baselines, { 100_000: [measurement('rest-by-id-cold', '100000', { reqPerS: 3_000, heat: 'cold' })] }),
+    );
 
     expect(goal(lines, 'Cold by id')).toMatch(/\*\*MISSED\*\* \(3,000 of 10,000 req\/s = 0\.30/);
   });
 
   test('when cold by id reaches 0.40 of bare Express at 100k, then the goal is met', () => {
-    const lines = coldGoals(report(baselines, { 100_000: [measurement('rest-by-id-cold', '100000', { reqPerS: 4_000, heat: 'cold' })] }));
+    const lines = coldGoals(
+      report(baselines, { 100_000: [measurement('rest-by-id-cold', '100000', { reqPerS: 4_000, heat: 'cold' })] }),
+    );
 
     expect(goal(lines, 'Cold by id')).toContain('**MET**');
   });
@@ -119,18 +130,34 @@ describe('the issue 13 goals of the benchmark report', () => {
 
   test('when the deepest page takes twice the first page alone and 100k is 1.1× 10k, then one latency goal is missed and the other met', () => {
     const pair = (size: string, first: number, deepest: number) => [
-      measurement('rest-search-100-1c-caches-off', size, { reqPerS: 30, p50Ms: first, connections: 1, heat: 'cold, caches off' }),
-      measurement('rest-search-100-1c-deepest-caches-off', size, { reqPerS: 15, p50Ms: deepest, connections: 1, heat: 'cold, caches off' }),
+      measurement('rest-search-100-1c-caches-off', size, {
+        reqPerS: 30,
+        p50Ms: first,
+        connections: 1,
+        heat: 'cold, caches off',
+      }),
+      measurement('rest-search-100-1c-deepest-caches-off', size, {
+        reqPerS: 15,
+        p50Ms: deepest,
+        connections: 1,
+        heat: 'cold, caches off',
+      }),
     ];
 
     const lines = coldGoals(report(baselines, { 10_000: pair('10000', 20, 40), 100_000: pair('100000', 22, 44) }));
 
     expect(goal(lines, 'Cold search, 1 connection: deepest page')).toMatch(/\*\*MISSED\*\* .*= 2\.00×/);
-    expect(goal(lines, 'Cold search, 1 connection, p50 at 100k')).toMatch(/\*\*MET\*\* .*first page: 22 vs 20 ms = 1\.10×.*deepest page: 44 vs 40 ms = 1\.10×/);
+    expect(goal(lines, 'Cold search, 1 connection, p50 at 100k')).toMatch(
+      /\*\*MET\*\* .*first page: 22 vs 20 ms = 1\.10×.*deepest page: 44 vs 40 ms = 1\.10×/,
+    );
   });
 
   test('when registrations at 100k reach 1,100 req/s and every answer is 201, then the goal is met with both ratios', () => {
-    const row = measurement('rest-register', '100000', { reqPerS: 1_100, heat: 'cold', statusCodes: { '201': 14_300 } });
+    const row = measurement('rest-register', '100000', {
+      reqPerS: 1_100,
+      heat: 'cold',
+      statusCodes: { '201': 14_300 },
+    });
 
     const line = goal(coldGoals(report(baselines, { 100_000: [row] })), 'Registrations per second');
 
@@ -140,22 +167,42 @@ describe('the issue 13 goals of the benchmark report', () => {
   });
 
   test('when a registration at 100k is answered 500, then the goal is missed even at enough req/s', () => {
-    const row = measurement('rest-register', '100000', { reqPerS: 1_100, heat: 'cold', statusCodes: { '201': 14_299, '500': 1 }, non2xx: 1 });
+    const row = measurement('rest-register', '100000', {
+      reqPerS: 1_100,
+      heat: 'cold',
+      statusCodes: { '201': 14_299, '500': 1 },
+      non2xx: 1,
+    });
 
-    expect(goal(coldGoals(report(baselines, { 100_000: [row] })), 'Registrations per second')).toMatch(/\*\*MISSED\*\*.*1× 500/);
+    expect(goal(coldGoals(report(baselines, { 100_000: [row] })), 'Registrations per second')).toMatch(
+      /\*\*MISSED\*\*.*1× 500/,
+    );
   });
 
   test('when the cold GraphQL page runs at 0.4 of the same page hot, then the goal is missed', () => {
-    const rows = [measurement('graphql-deep', '10000', { reqPerS: 1_000 }), measurement('graphql-deep-cold', '10000', { reqPerS: 400, heat: 'cold' })];
+    const rows = [
+      measurement('graphql-deep', '10000', { reqPerS: 1_000 }),
+      measurement('graphql-deep-cold', '10000', { reqPerS: 400, heat: 'cold' }),
+    ];
 
-    expect(goal(coldGoals(report(baselines, { 10_000: rows })), 'Cold GraphQL deep page')).toMatch(/\*\*MISSED\*\* \(10,000: 400 vs 1,000 req\/s = 0\.40/);
+    expect(goal(coldGoals(report(baselines, { 10_000: rows })), 'Cold GraphQL deep page')).toMatch(
+      /\*\*MISSED\*\* \(10,000: 400 vs 1,000 req\/s = 0\.40/,
+    );
   });
 
   test('when a cold row had errors and both rows of a ratio were disturbed, then each flag is said once', () => {
     const disturbed = { foreignCores: 1 };
     const rows = [
       { ...measurement('graphql-deep', '10000', { reqPerS: 1_000 }), ...disturbed },
-      { ...measurement('graphql-deep-cold', '10000', { reqPerS: 400, heat: 'cold', statusCodes: { '503': 3 }, non2xx: 3 }), ...disturbed },
+      {
+        ...measurement('graphql-deep-cold', '10000', {
+          reqPerS: 400,
+          heat: 'cold',
+          statusCodes: { '503': 3 },
+          non2xx: 3,
+        }),
+        ...disturbed,
+      },
     ];
 
     const line = goal(coldGoals(report(baselines, { 10_000: rows })), 'Cold GraphQL deep page');
@@ -165,7 +212,11 @@ describe('the issue 13 goals of the benchmark report', () => {
   });
 
   test('when the table is written, then every row says hot or cold, its CPU split, and a cold by-id row its share of the same-body baseline', () => {
-    const row = measurement('rest-by-id-cold', '100000', { reqPerS: 3_000, heat: 'cold', cpuMsPerRequest: { service: 0.4, store: 0.21 } });
+    const row = measurement('rest-by-id-cold', '100000', {
+      reqPerS: 3_000,
+      heat: 'cold',
+      cpuMsPerRequest: { service: 0.4, store: 0.21 },
+    });
 
     const table = resultsTable(report(baselines, { 100_000: [row] }));
     const line = table.split('\n').find((l) => l.startsWith('| rest-by-id-cold '))!;
@@ -180,7 +231,11 @@ describe('the issue 13 goals of the benchmark report', () => {
 describe('the CLI start rows of the benchmark report', () => {
   test('when a size timed npm run keys -- list, then its row gives the median and the range of each command', () => {
     const run = report(baselines, { 10_000: [] });
-    run.sizes[0].cliStart = { npmMs: [1_900, 1_500, 1_600, 2_400, 1_700], nodeMs: [700, 600, 650, 900, 640], rebuilt: false };
+    run.sizes[0].cliStart = {
+      npmMs: [1_900, 1_500, 1_600, 2_400, 1_700],
+      nodeMs: [700, 600, 650, 900, 640],
+      rebuilt: false,
+    };
 
     const table = cliStartTable(run);
 

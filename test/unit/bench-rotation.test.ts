@@ -1,5 +1,13 @@
 import { DemoGenerator } from '../../src/demo/demo-generator';
-import { coldCacheSettings, pagesOf, seededData, shuffled, stridedPages, strideFor, type Rotations } from '../../scripts/bench/rotation';
+import {
+  coldCacheSettings,
+  pagesOf,
+  seededData,
+  shuffled,
+  stridedPages,
+  strideFor,
+  type Rotations,
+} from '../../scripts/bench/rotation';
 import { coldScenarios } from '../../scripts/bench/scenarios';
 
 /** The rotations of the benchmark's cold rows (scripts/bench/rotation.ts): cold only if they are what they claim. */
@@ -16,15 +24,18 @@ describe('the rotations of the cold benchmark rows', () => {
     expect(once).not.toEqual(items);
   });
 
-  test.each([1, 2, 3, 7, 10, 94, 100, 470, 942, 4707])('when %i pages are rotated in a stride, then every page comes once per cycle', (count) => {
-    const next = stridedPages(count);
+  test.each([1, 2, 3, 7, 10, 94, 100, 470, 942, 4707])(
+    'when %i pages are rotated in a stride, then every page comes once per cycle',
+    (count) => {
+      const next = stridedPages(count);
 
-    const cycle = Array.from({ length: count }, () => next());
+      const cycle = Array.from({ length: count }, () => next());
 
-    expect(new Set(cycle).size).toBe(count);
-    expect(Math.max(...cycle)).toBe(count - 1);
-    expect(next()).toBe(cycle[0]);
-  });
+      expect(new Set(cycle).size).toBe(count);
+      expect(Math.max(...cycle)).toBe(count - 1);
+      expect(next()).toBe(cycle[0]);
+    },
+  );
 
   test('when many pages are rotated in a stride, then the second request already goes deep', () => {
     const stride = strideFor(942);
@@ -66,15 +77,25 @@ describe('the rotations of the cold benchmark rows', () => {
 
     expect(caches.entries).toBeLessThan(rotations.ids);
     expect(caches.entries).toBeLessThan(rotations.listed);
-    expect(Math.ceil(caches.entries / 10)).toBeLessThan(Math.min(rotations.pagesOf100, rotations.pagesOf20, rotations.combinedFilters));
+    expect(Math.ceil(caches.entries / 10)).toBeLessThan(
+      Math.min(rotations.pagesOf100, rotations.pagesOf20, rotations.combinedFilters),
+    );
     // Answers at their smallest: a by-id answer of 3 KB, a page of 100 of 250 KB, a filtered page of 5 KB.
-    expect(caches.mb * 2 ** 20).toBeLessThan(Math.min(rotations.ids * 3_000, rotations.pagesOf100 * 250_000, rotations.combinedFilters * 5_000));
+    expect(caches.mb * 2 ** 20).toBeLessThan(
+      Math.min(rotations.ids * 3_000, rotations.pagesOf100 * 250_000, rotations.combinedFilters * 5_000),
+    );
     expect(caches.entries).toBeGreaterThan(0);
     expect(caches.mb).toBeGreaterThan(0);
   });
 
   test('when every rotation is far longer than the default caches hold, then the cold rows keep the defaults', () => {
-    const rotations: Rotations = { ids: 1_000_000, listed: 940_000, pagesOf100: 9_400, pagesOf20: 47_000, combinedFilters: 50_000 };
+    const rotations: Rotations = {
+      ids: 1_000_000,
+      listed: 940_000,
+      pagesOf100: 9_400,
+      pagesOf20: 47_000,
+      combinedFilters: 50_000,
+    };
 
     expect(coldCacheSettings({ entries: 10_000, mb: 64 }, rotations)).toEqual({ entries: 10_000, mb: 64 });
   });
@@ -82,7 +103,12 @@ describe('the rotations of the cold benchmark rows', () => {
   test('when the cold scenarios run, then no request repeats before its rotation has gone round', () => {
     const data = seededData(1500, 1);
     const searchPages = { of100: pagesOf(data.listed, 100), of20: pagesOf(data.listed, 20) };
-    const scenarios = coldScenarios({ apiKey: 'k', everyCandidateId: data.candidateIds, searchPages, combinedFilters: data.combinedFilters });
+    const scenarios = coldScenarios({
+      apiKey: 'k',
+      everyCandidateId: data.candidateIds,
+      searchPages,
+      combinedFilters: data.combinedFilters,
+    });
     const distinct: Record<string, number> = {
       'rest-by-id-cold': data.candidateIds.length,
       'rest-search-100-cold': searchPages.of100,
@@ -98,7 +124,10 @@ describe('the rotations of the cold benchmark rows', () => {
         return `${request.method} ${request.path} ${request.body ?? ''}`;
       });
       expect(scenario.heat).toBe('cold');
-      expect({ key: scenario.key, distinct: new Set(requests).size }).toEqual({ key: scenario.key, distinct: requests.length });
+      expect({ key: scenario.key, distinct: new Set(requests).size }).toEqual({
+        key: scenario.key,
+        distinct: requests.length,
+      });
     }
   });
 });

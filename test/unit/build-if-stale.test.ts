@@ -48,7 +48,10 @@ function write(relative: string, content: string): void {
 
 function walk(directory: string): string[] {
   const entries = fs.readdirSync(directory, { withFileTypes: true });
-  return [directory, ...entries.flatMap((e) => (e.isDirectory() ? walk(path.join(directory, e.name)) : [path.join(directory, e.name)]))];
+  return [
+    directory,
+    ...entries.flatMap((e) => (e.isDirectory() ? walk(path.join(directory, e.name)) : [path.join(directory, e.name)])),
+  ];
 }
 
 function run(): { status: number | null; stderr: string } {
@@ -144,7 +147,9 @@ describe('build-if-stale: the build check before npm start / keys / seed / store
 
 describe('the npm scripts that run the built service and its tools', () => {
   test('when npm start, keys, seed or store run, then their pre-script is the build check, not a full build', () => {
-    const { scripts } = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const { scripts } = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
     for (const name of ['start', 'keys', 'seed', 'store']) {
       expect(scripts[name]).toMatch(/^node /);
       expect(scripts[`pre${name}`]).toBe('node scripts/build-if-stale.mjs');

@@ -18,7 +18,11 @@ function fakeStore(ids: string[], poison?: string) {
       return doc === undefined ? [] : [{ ...doc }];
     });
   };
-  return { docs, fetches, coalesced: (maxIds?: number) => new CoalescedFetch<Doc>(fetch, (doc) => doc.publicId, maxIds) };
+  return {
+    docs,
+    fetches,
+    coalesced: (maxIds?: number) => new CoalescedFetch<Doc>(fetch, (doc) => doc.publicId, maxIds),
+  };
 }
 
 const idsOf = (docs: Doc[]) => docs.map((doc) => doc.publicId).sort();
@@ -65,7 +69,11 @@ describe('coalesced fetches by id', () => {
     expect(failing).toMatchObject({ status: 'rejected', reason: new Error('cannot read bad') });
     expect(fine.status).toBe('fulfilled');
     expect(idsOf((fine as PromiseFulfilledResult<Doc[]>).value)).toEqual(['b', 'c']);
-    expect(store.fetches).toEqual([['a', 'bad', 'b', 'c'], ['a', 'bad'], ['b', 'c']]);
+    expect(store.fetches).toEqual([
+      ['a', 'bad', 'b', 'c'],
+      ['a', 'bad'],
+      ['b', 'c'],
+    ]);
   });
 
   test('when the requests of one turn ask for more ids than one fetch may carry, then they go in chunks', async () => {
@@ -75,6 +83,9 @@ describe('coalesced fetches by id', () => {
     const [first, second] = await Promise.all([fetch.load(['a', 'b', 'c'], 'e1'), fetch.load(['d', 'e'], 'e1')]);
 
     expect(store.fetches).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
-    expect([idsOf(first), idsOf(second)]).toEqual([['a', 'b', 'c'], ['d', 'e']]);
+    expect([idsOf(first), idsOf(second)]).toEqual([
+      ['a', 'b', 'c'],
+      ['d', 'e'],
+    ]);
   });
 });

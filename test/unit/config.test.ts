@@ -16,7 +16,12 @@ describe('configuration', () => {
   });
 
   test('when variables are set, then they are parsed to their types', () => {
-    const config = loadConfig({ PORT: '0', MONGODB_URI: 'mongodb://db:27017', DEMO_CANDIDATES: '15', LOG_LEVEL: 'warn' });
+    const config = loadConfig({
+      PORT: '0',
+      MONGODB_URI: 'mongodb://db:27017',
+      DEMO_CANDIDATES: '15',
+      LOG_LEVEL: 'warn',
+    });
 
     expect(config.port).toBe(0);
     expect(config.mongodbUri).toBe('mongodb://db:27017');

@@ -36,7 +36,11 @@ describe('cursor codec', () => {
     const cursor = legacyCursor([1_700_000_000_000, 'AAAAAAAAQACAAAAAAAAAAQ', 'fp12ab34']);
 
     expect(cursor).toBe(encodeCursor([new Date(1_700_000_000_000), 'AAAAAAAAQACAAAAAAAAAAQ', 'fp12ab34']));
-    expect(decodeCursor(cursor, ['time', 'text', 'text'])).toEqual([new Date(1_700_000_000_000), 'AAAAAAAAQACAAAAAAAAAAQ', 'fp12ab34']);
+    expect(decodeCursor(cursor, ['time', 'text', 'text'])).toEqual([
+      new Date(1_700_000_000_000),
+      'AAAAAAAAQACAAAAAAAAAAQ',
+      'fp12ab34',
+    ]);
   });
 
   test.each([
@@ -56,21 +60,34 @@ describe('cursor codec', () => {
 
   test('when any string is decoded, then it is either undefined or exactly the shape asked for', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.base64String(), fc.jsonValue().map((value) => legacyCursor([value, value]))), (cursor) => {
-        const decoded = decodeCursor(cursor, ['time', 'text']);
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.base64String(),
+          fc.jsonValue().map((value) => legacyCursor([value, value])),
+        ),
+        (cursor) => {
+          const decoded = decodeCursor(cursor, ['time', 'text']);
 
-        if (decoded !== undefined) {
-          expect(decoded).toHaveLength(2);
-          expect(decoded[0]).toBeInstanceOf(Date);
-          expect(typeof decoded[1]).toBe('string');
-        }
-      }),
+          if (decoded !== undefined) {
+            expect(decoded).toHaveLength(2);
+            expect(decoded[0]).toBeInstanceOf(Date);
+            expect(typeof decoded[1]).toBe('string');
+          }
+        },
+      ),
       { seed: 17 },
     );
   });
 });
 
-const admin = { id: 'k1', name: 'admin', prefix: 'k1', permissions: ['ADMIN'], createdDate: new Date(0) } as ApiKeyRecord;
+const admin = {
+  id: 'k1',
+  name: 'admin',
+  prefix: 'k1',
+  permissions: ['ADMIN'],
+  createdDate: new Date(0),
+} as ApiKeyRecord;
 
 async function inputError(run: () => Promise<unknown>): Promise<{ message: string; details: unknown }> {
   const error: unknown = await run().then(
@@ -133,15 +150,23 @@ describe('cursors of candidatesConnection', () => {
 
   test.each([
     ['garbage', () => 'not-a-cursor'],
-    ['a cursor of another filter', async () => (await queries.connection(admin, { first: 1, filter: { location: ['SY'] } })).pageInfo.endCursor!],
+    [
+      'a cursor of another filter',
+      async () => (await queries.connection(admin, { first: 1, filter: { location: ['SY'] } })).pageInfo.endCursor!,
+    ],
     ['a tampered fingerprint', () => legacyCursor([1_700_000_000_000, 'AAAAAAAAQACAAAAAAAAAAQ', 'tampered'])],
     ['a cursor of auditEvents', () => legacyCursor([1_700_000_000_000, 'event-7'])],
-  ])('when candidatesConnection is given %s, then the answer is its input error, as before', async (_label, cursorOf) => {
-    const after = await cursorOf();
+  ])(
+    'when candidatesConnection is given %s, then the answer is its input error, as before',
+    async (_label, cursorOf) => {
+      const after = await cursorOf();
 
-    expect(await inputError(() => queries.connection(admin, { first: 1, filter: { location: ['JO'] }, after }))).toEqual({
-      message: 'Invalid input: after must be a cursor of this connection with the same filter.',
-      details: [{ parameter: 'after', rule: 'a cursor from this connection' }],
-    });
-  });
+      expect(
+        await inputError(() => queries.connection(admin, { first: 1, filter: { location: ['JO'] }, after })),
+      ).toEqual({
+        message: 'Invalid input: after must be a cursor of this connection with the same filter.',
+        details: [{ parameter: 'after', rule: 'a cursor from this connection' }],
+      });
+    },
+  );
 });

@@ -18,27 +18,96 @@ import { findIdentityData } from '../support/builders';
 
 /** Every field of CandidateDoc: the compiler fails here when the document type gains or loses one. */
 const ALL_FIELDS: Record<keyof CandidateDoc, true> = {
-  publicId: true, createdDate: true, status: true, registrarId: true, gender: true, yearOfBirth: true, city: true,
-  countryIsoCode: true, birthCountryIsoCode: true, nationalityIsoCode: true, maritalStatus: true,
-  candidateMessage: true, yearOfArrival: true, homeLocation: true, hostChallenges: true, hostEntryLegally: true,
-  hostEntryYear: true, residenceStatus: true, mediaWillingness: true, howHeardAboutUs: true,
-  contactConsentPlatformPartners: true, contactConsentRegistration: true, refugeeAgencyConsent: true,
-  monitoringEvaluationConsent: true, availDate: true, availImmediate: true, availImmediateJobOps: true,
-  availImmediateReason: true, arrestImprison: true, asylumYear: true, canDrive: true, conflict: true,
-  crimeConvict: true, destLimit: true, drivingLicense: true, drivingLicenseCountryIsoCode: true,
-  drivingLicenseExp: true, familyMove: true, healthIssues: true, covidVaccinated: true, covidVaccinatedDate: true,
-  covidVaccineName: true, covidVaccinatedStatus: true, militaryService: true, militaryWanted: true,
-  militaryStart: true, militaryEnd: true, intRecruitReasons: true, intRecruitRural: true, leftHomeReasons: true,
-  returnedHome: true, returnHomeSafe: true, returnHomeFuture: true, resettleThird: true, visaIssues: true,
-  visaReject: true, workAbroad: true, workPermit: true, workPermitDesired: true, fullIntakeCompletedDate: true,
-  miniIntakeCompletedDate: true, englishAssessmentScoreIelts: true, ieltsScore: true, frenchAssessmentScoreNclc: true,
-  refugeeAgencyRegistered: true, refugeeAgencyStatus: true, refugeeAgencyNotRegStatus: true,
-  reliefAgencyRegistered: true, reliefAgencyNotRegStatus: true, numberDependants: true, partnerRegistered: true,
-  partnerPublicId: true, partnerCitizenship: true, partnerEduLevel: true, partnerEnglish: true,
-  partnerEnglishLevel: true, partnerIelts: true, partnerIeltsScore: true, partnerIeltsYr: true,
-  partnerOccupationIsco08Code: true, maxEducationLevel: true, candidateCertifications: true,
-  candidateCitizenships: true, candidateDestinations: true, candidateEducations: true, candidateExams: true,
-  candidateLanguages: true, candidateOccupations: true, candidateSkills: true, candidateDependants: true,
+  publicId: true,
+  createdDate: true,
+  status: true,
+  registrarId: true,
+  gender: true,
+  yearOfBirth: true,
+  city: true,
+  countryIsoCode: true,
+  birthCountryIsoCode: true,
+  nationalityIsoCode: true,
+  maritalStatus: true,
+  candidateMessage: true,
+  yearOfArrival: true,
+  homeLocation: true,
+  hostChallenges: true,
+  hostEntryLegally: true,
+  hostEntryYear: true,
+  residenceStatus: true,
+  mediaWillingness: true,
+  howHeardAboutUs: true,
+  contactConsentPlatformPartners: true,
+  contactConsentRegistration: true,
+  refugeeAgencyConsent: true,
+  monitoringEvaluationConsent: true,
+  availDate: true,
+  availImmediate: true,
+  availImmediateJobOps: true,
+  availImmediateReason: true,
+  arrestImprison: true,
+  asylumYear: true,
+  canDrive: true,
+  conflict: true,
+  crimeConvict: true,
+  destLimit: true,
+  drivingLicense: true,
+  drivingLicenseCountryIsoCode: true,
+  drivingLicenseExp: true,
+  familyMove: true,
+  healthIssues: true,
+  covidVaccinated: true,
+  covidVaccinatedDate: true,
+  covidVaccineName: true,
+  covidVaccinatedStatus: true,
+  militaryService: true,
+  militaryWanted: true,
+  militaryStart: true,
+  militaryEnd: true,
+  intRecruitReasons: true,
+  intRecruitRural: true,
+  leftHomeReasons: true,
+  returnedHome: true,
+  returnHomeSafe: true,
+  returnHomeFuture: true,
+  resettleThird: true,
+  visaIssues: true,
+  visaReject: true,
+  workAbroad: true,
+  workPermit: true,
+  workPermitDesired: true,
+  fullIntakeCompletedDate: true,
+  miniIntakeCompletedDate: true,
+  englishAssessmentScoreIelts: true,
+  ieltsScore: true,
+  frenchAssessmentScoreNclc: true,
+  refugeeAgencyRegistered: true,
+  refugeeAgencyStatus: true,
+  refugeeAgencyNotRegStatus: true,
+  reliefAgencyRegistered: true,
+  reliefAgencyNotRegStatus: true,
+  numberDependants: true,
+  partnerRegistered: true,
+  partnerPublicId: true,
+  partnerCitizenship: true,
+  partnerEduLevel: true,
+  partnerEnglish: true,
+  partnerEnglishLevel: true,
+  partnerIelts: true,
+  partnerIeltsScore: true,
+  partnerIeltsYr: true,
+  partnerOccupationIsco08Code: true,
+  maxEducationLevel: true,
+  candidateCertifications: true,
+  candidateCitizenships: true,
+  candidateDestinations: true,
+  candidateEducations: true,
+  candidateExams: true,
+  candidateLanguages: true,
+  candidateOccupations: true,
+  candidateSkills: true,
+  candidateDependants: true,
   candidateVisaChecks: true,
 };
 
@@ -47,11 +116,28 @@ const ALL_FIELDS: Record<keyof CandidateDoc, true> = {
  * every other field must be set on most candidates.
  */
 const CONDITIONAL_FIELDS = new Set<keyof CandidateDoc>([
-  'registrarId', 'availImmediateReason', 'drivingLicenseCountryIsoCode', 'drivingLicenseExp', 'covidVaccinatedDate',
-  'covidVaccineName', 'militaryStart', 'militaryEnd', 'fullIntakeCompletedDate', 'ieltsScore',
-  'frenchAssessmentScoreNclc', 'englishAssessmentScoreIelts', 'partnerRegistered', 'partnerPublicId',
-  'partnerCitizenship', 'partnerEduLevel', 'partnerEnglish', 'partnerEnglishLevel', 'partnerIelts',
-  'partnerIeltsScore', 'partnerIeltsYr', 'partnerOccupationIsco08Code',
+  'registrarId',
+  'availImmediateReason',
+  'drivingLicenseCountryIsoCode',
+  'drivingLicenseExp',
+  'covidVaccinatedDate',
+  'covidVaccineName',
+  'militaryStart',
+  'militaryEnd',
+  'fullIntakeCompletedDate',
+  'ieltsScore',
+  'frenchAssessmentScoreNclc',
+  'englishAssessmentScoreIelts',
+  'partnerRegistered',
+  'partnerPublicId',
+  'partnerCitizenship',
+  'partnerEduLevel',
+  'partnerEnglish',
+  'partnerEnglishLevel',
+  'partnerIelts',
+  'partnerIeltsScore',
+  'partnerIeltsYr',
+  'partnerOccupationIsco08Code',
 ]);
 
 const bson = (doc: object): string => Buffer.from(serialize(doc)).toString('hex');
@@ -80,17 +166,20 @@ describe('demo data generator', () => {
     [13, 160, '35b00cbef0100a355a442802912c1abbf817b9edad6e2026bc7dd12da5d2df84'],
     [7, 500, '3df2b2e15fc74d4df4c6d7373527b04ecc29247af9ffc599c113963b469743f8'],
     [4294967295, 333, '8757410dec41dd46cde8e5f64e8c6b2c089f7b8439a2f37e25c266f36bb9fee9'],
-  ])('when seed %i is generated with %i candidates, then its ids and documents are byte for byte those it always gave', (seed, size, sha256) => {
-    const generator = new DemoGenerator({ candidates: size, seed });
+  ])(
+    'when seed %i is generated with %i candidates, then its ids and documents are byte for byte those it always gave',
+    (seed, size, sha256) => {
+      const generator = new DemoGenerator({ candidates: size, seed });
 
-    const hash = createHash('sha256');
-    for (const id of generator.candidatePublicIds()) hash.update(id);
-    for (const doc of generator.jobOpportunities()) hash.update(serialize(doc));
-    for (const doc of generator.candidates()) hash.update(serialize(doc));
-    for (const doc of generator.savedLists()) hash.update(serialize(doc));
+      const hash = createHash('sha256');
+      for (const id of generator.candidatePublicIds()) hash.update(id);
+      for (const doc of generator.jobOpportunities()) hash.update(serialize(doc));
+      for (const doc of generator.candidates()) hash.update(serialize(doc));
+      for (const doc of generator.savedLists()) hash.update(serialize(doc));
 
-    expect(hash.digest('hex')).toBe(sha256);
-  });
+      expect(hash.digest('hex')).toBe(sha256);
+    },
+  );
 
   it('when another seed is generated, then ids and contents differ', () => {
     const first = generateDemoData({ candidates: 100, seed: 1 });
@@ -133,7 +222,11 @@ describe('demo data generator', () => {
   });
 
   it('when the identity check meets identity data, then it reports it (the check can fail)', () => {
-    const leaked = { ...data.candidates[0], candidateMessage: 'write to someone@example.org', phone: '+961 70 123 456' };
+    const leaked = {
+      ...data.candidates[0],
+      candidateMessage: 'write to someone@example.org',
+      phone: '+961 70 123 456',
+    };
 
     expect(findIdentityData(leaked)).toHaveLength(3);
   });
@@ -156,7 +249,12 @@ describe('demo data generator', () => {
     const majors = new Set(educationMajors().map((m) => m.id));
 
     for (const c of data.candidates) {
-      for (const code of [c.countryIsoCode, c.nationalityIsoCode, c.birthCountryIsoCode, c.drivingLicenseCountryIsoCode]) {
+      for (const code of [
+        c.countryIsoCode,
+        c.nationalityIsoCode,
+        c.birthCountryIsoCode,
+        c.drivingLicenseCountryIsoCode,
+      ]) {
         if (code !== undefined) expect(countryCodes).toContain(code);
       }
       for (const code of [
@@ -164,7 +262,9 @@ describe('demo data generator', () => {
         ...(c.candidateDestinations ?? []).map((x) => x.countryIsoCode),
         ...(c.candidateEducations ?? []).map((x) => x.countryIsoCode),
         ...(c.candidateVisaChecks ?? []).map((x) => x.countryIsoCode),
-        ...(c.candidateOccupations ?? []).flatMap((o) => (o.candidateJobExperiences ?? []).map((j) => j.countryIsoCode)),
+        ...(c.candidateOccupations ?? []).flatMap((o) =>
+          (o.candidateJobExperiences ?? []).map((j) => j.countryIsoCode),
+        ),
       ]) {
         expect(countryCodes).toContain(code);
       }

@@ -22,7 +22,9 @@ function depcheck(cwd: string): { status: number | null; violations: string[] } 
   const failure = run.error ?? json.error;
   if (failure) throw failure;
   const report = JSON.parse(json.stdout) as { summary: { violations: Violation[] } };
-  const violations = report.summary.violations.map(({ rule, from, to }) => `${rule.name}: ${from} -> ${to.replace(/^.*node_modules\//, 'node_modules/')}`);
+  const violations = report.summary.violations.map(
+    ({ rule, from, to }) => `${rule.name}: ${from} -> ${to.replace(/^.*node_modules\//, 'node_modules/')}`,
+  );
   return { status: run.status, violations: violations.sort() };
 }
 
@@ -46,7 +48,7 @@ describe('dependency rules of src/ (npm run depcheck)', () => {
     expect(status).not.toBe(0);
   });
 
-  test('when the service\'s src/ is checked, then no rule is broken', () => {
+  test("when the service's src/ is checked, then no rule is broken", () => {
     const { status, violations } = depcheck(ROOT);
 
     expect(violations).toEqual([]);

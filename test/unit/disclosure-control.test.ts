@@ -20,11 +20,18 @@ describe('disclosure control', () => {
     [13, 15],
     [17, 15],
     [18, 20],
-  ])('when the minimum (12) is no multiple of the base (5), then %i is published as %p: never below the minimum, still a multiple of the base', (count, published) => {
-    expect(publishedCount(count, { minimumCellSize: 12, rounding: 5 })).toBe(published);
-  });
+  ])(
+    'when the minimum (12) is no multiple of the base (5), then %i is published as %p: never below the minimum, still a multiple of the base',
+    (count, published) => {
+      expect(publishedCount(count, { minimumCellSize: 12, rounding: 5 })).toBe(published);
+    },
+  );
 
   test('when the base is 1, then counts at or above the minimum are published as they are', () => {
-    expect([2, 3, 47].map((count) => publishedCount(count, { minimumCellSize: 3, rounding: 1 }))).toEqual([null, 3, 47]);
+    expect([2, 3, 47].map((count) => publishedCount(count, { minimumCellSize: 3, rounding: 1 }))).toEqual([
+      null,
+      3,
+      47,
+    ]);
   });
 });

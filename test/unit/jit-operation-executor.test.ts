@@ -32,7 +32,8 @@ function aSchema(): GraphQLSchema {
     resolvers: {
       Query: {
         thing: (_: unknown, { id }: { id: number }) => ({ id, name: `thing ${id}`, mustHave: 'yes' }),
-        things: (_: unknown, { limit }: { limit: number }) => Array.from({ length: limit }, (_x, id) => ({ id, mustHave: 'yes' })),
+        things: (_: unknown, { limit }: { limit: number }) =>
+          Array.from({ length: limit }, (_x, id) => ({ id, mustHave: 'yes' })),
         missing: () => {
           throw notFound;
         },
@@ -63,7 +64,11 @@ describe('the operation executor', () => {
     const results = [await run(source, { id: 1 }), await run(source, { id: 2 }), await run(source, { id: 3 })];
 
     expect(compiled).toHaveBeenCalledTimes(1);
-    expect(results).toEqual([await interpreted(source, { id: 1 }), await interpreted(source, { id: 2 }), await interpreted(source, { id: 3 })]);
+    expect(results).toEqual([
+      await interpreted(source, { id: 1 }),
+      await interpreted(source, { id: 2 }),
+      await interpreted(source, { id: 3 }),
+    ]);
   });
 
   test('when compiled execution is off, then nothing is compiled', async () => {
@@ -113,7 +118,7 @@ describe('the operation executor', () => {
     expect(result.errors![0].originalError).not.toBeInstanceOf(GraphQLError);
   });
 
-  test('when variables cannot be coerced, then the errors are graphql-js\'s own, with the variable definition as node', async () => {
+  test("when variables cannot be coerced, then the errors are graphql-js's own, with the variable definition as node", async () => {
     const source = 'query One($id: Int!) { thing(id: $id) { id } }';
     const expected = await interpreted(source, { id: 'one' });
 
@@ -147,7 +152,9 @@ describe('the operation executor', () => {
     await run(a, {}, small);
     await run(b, {}, small);
 
-    expect(compiled.mock.calls.map((call) => (call[1] as { loc?: { source: { body: string } } }).loc?.source.body)).toEqual([a, b, c, b]);
+    expect(
+      compiled.mock.calls.map((call) => (call[1] as { loc?: { source: { body: string } } }).loc?.source.body),
+    ).toEqual([a, b, c, b]);
   });
 });
 

@@ -8,7 +8,12 @@ import { isInputObjectType } from 'graphql';
 import type { ApiKeyRecord } from '../../src/auth/api-key-repository';
 import type { CandidateRepository } from '../../src/candidates/candidate-repository';
 import type { OfferRepository } from '../../src/candidates/offer-repository';
-import { MAX_CANDIDATES_PER_OFFER, MAX_COUPON_LENGTH, MAX_NOTES_LENGTH, OfferService } from '../../src/candidates/offer-service';
+import {
+  MAX_CANDIDATES_PER_OFFER,
+  MAX_COUPON_LENGTH,
+  MAX_NOTES_LENGTH,
+  OfferService,
+} from '../../src/candidates/offer-service';
 import { publicIdFromUuid } from '../../src/common/public-id';
 import { BadUserInputError } from '../../src/errors';
 import { createSchema } from '../../src/graphql/schema';
@@ -18,10 +23,18 @@ import { RestProblem } from '../../src/http/problem';
 const bodies = createRequestBodies(createSchema());
 
 /** Every candidate exists and every offer is stored: only the rules can refuse. */
-const everyoneExists = { findExistingPublicIds: async (ids: readonly string[]) => new Set(ids) } as unknown as CandidateRepository;
+const everyoneExists = {
+  findExistingPublicIds: async (ids: readonly string[]) => new Set(ids),
+} as unknown as CandidateRepository;
 const stored = { insert: async () => undefined } as unknown as OfferRepository;
 const service = new OfferService(everyoneExists, stored, { now: () => new Date(0) });
-const caller: ApiKeyRecord = { id: 'k1', name: 'rules', prefix: 'k1', permissions: ['ADMIN'], createdDate: new Date(0) };
+const caller: ApiKeyRecord = {
+  id: 'k1',
+  name: 'rules',
+  prefix: 'k1',
+  permissions: ['ADMIN'],
+  createdDate: new Date(0),
+};
 
 const idOf = (i: number) => publicIdFromUuid(`00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
 
@@ -55,9 +68,18 @@ const text = (around: number) =>
   );
 
 const offerBody = fc.record({
-  count: fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: MAX_CANDIDATES_PER_OFFER - 1, max: MAX_CANDIDATES_PER_OFFER + 1 })),
+  count: fc.oneof(
+    fc.integer({ min: 0, max: 3 }),
+    fc.integer({ min: MAX_CANDIDATES_PER_OFFER - 1, max: MAX_CANDIDATES_PER_OFFER + 1 }),
+  ),
   coupon: fc.option(text(MAX_COUPON_LENGTH), { nil: undefined }),
-  notes: fc.option(fc.oneof(text(10), fc.integer({ min: MAX_NOTES_LENGTH - 1, max: MAX_NOTES_LENGTH + 1 }).map((n) => 'n'.repeat(n))), { nil: undefined }),
+  notes: fc.option(
+    fc.oneof(
+      text(10),
+      fc.integer({ min: MAX_NOTES_LENGTH - 1, max: MAX_NOTES_LENGTH + 1 }).map((n) => 'n'.repeat(n)),
+    ),
+    { nil: undefined },
+  ),
 });
 
 describe('offer rules: one source for both transports', () => {
@@ -65,7 +87,10 @@ describe('offer rules: one source for both transports', () => {
     await fc.assert(
       fc.asyncProperty(offerBody, async ({ count, coupon, notes }) => {
         const input = {
-          candidates: Array.from({ length: count }, (_, i) => ({ publicId: idOf(i), ...(i === 0 && coupon !== undefined ? { couponCode: coupon } : {}) })),
+          candidates: Array.from({ length: count }, (_, i) => ({
+            publicId: idOf(i),
+            ...(i === 0 && coupon !== undefined ? { couponCode: coupon } : {}),
+          })),
           reason: 'OTHER' as const,
           ...(notes !== undefined ? { additionalNotes: notes } : {}),
         };
@@ -73,7 +98,10 @@ describe('offer rules: one source for both transports', () => {
         const rest = restVerdict('OfferToAssist', input);
         const core = await serviceVerdict(() => service.offerToAssist(caller, input));
 
-        expect({ rest, input: { count, coupon, notesLength: notes?.length } }).toEqual({ rest: core, input: { count, coupon, notesLength: notes?.length } });
+        expect({ rest, input: { count, coupon, notesLength: notes?.length } }).toEqual({
+          rest: core,
+          input: { count, coupon, notesLength: notes?.length },
+        });
       }),
       { numRuns: 300, seed: 17 },
     );
@@ -109,8 +137,12 @@ describe('offer rules: one source for both transports', () => {
     })();
     const core = await service.offerToAssist(caller, input).catch((error: BadUserInputError) => error.details);
 
-    expect(core).toEqual([{ parameter: 'candidates[0].couponCode', rule: `1 to ${MAX_COUPON_LENGTH} printable characters without spaces` }]);
-    expect(rest).toBe(`Invalid body: candidates[0].couponCode must be 1 to ${MAX_COUPON_LENGTH} printable characters without spaces.`);
+    expect(core).toEqual([
+      { parameter: 'candidates[0].couponCode', rule: `1 to ${MAX_COUPON_LENGTH} printable characters without spaces` },
+    ]);
+    expect(rest).toBe(
+      `Invalid body: candidates[0].couponCode must be 1 to ${MAX_COUPON_LENGTH} printable characters without spaces.`,
+    );
   });
 });
 
@@ -127,6 +159,8 @@ describe('offer rules in the SDL', () => {
       expect(fieldsOf(input).candidates.description).toContain(`1 to ${MAX_CANDIDATES_PER_OFFER}, each once`);
       expect(fieldsOf(input).additionalNotes.description).toContain(`at most ${MAX_NOTES_LENGTH} characters`);
     }
-    expect(fieldsOf('CandidateCouponInput').couponCode.description).toContain(`1 to ${MAX_COUPON_LENGTH} printable ASCII characters without spaces`);
+    expect(fieldsOf('CandidateCouponInput').couponCode.description).toContain(
+      `1 to ${MAX_COUPON_LENGTH} printable ASCII characters without spaces`,
+    );
   });
 });

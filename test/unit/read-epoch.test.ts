@@ -90,7 +90,12 @@ describe('ReadEpoch', () => {
   test('when a read fails, then its waiters get the error and the next request reads again', async () => {
     let fail = true;
     const db = {
-      collection: () => ({ findOne: async () => (fail ? Promise.reject(new Error('store down')) : { _id: 'reads', value: new ObjectId('0123456789abcdef01234567') }) }),
+      collection: () => ({
+        findOne: async () =>
+          fail
+            ? Promise.reject(new Error('store down'))
+            : { _id: 'reads', value: new ObjectId('0123456789abcdef01234567') },
+      }),
     } as unknown as Db;
     const epoch = new ReadEpoch(db);
 
@@ -122,7 +127,7 @@ describe('EpochCache', () => {
     const kept = cache.set('a', 'e1', { list: [{ name: 'x' }] });
 
     expect(() => {
-      (kept.list[0]).name = 'y';
+      kept.list[0].name = 'y';
     }).toThrow(TypeError);
     expect(() => kept.list.push({ name: 'z' })).toThrow(TypeError);
   });

@@ -197,9 +197,14 @@ describe('education majors', () => {
 
 describe('reference collections', () => {
   it('when listed, then exactly the six collection names of the operator contract are there', () => {
-    expect(Object.keys(REFERENCE_COLLECTIONS).sort()).toEqual(
-      ['countries', 'educationLevels', 'educationMajors', 'languageLevels', 'languages', 'occupations'],
-    );
+    expect(Object.keys(REFERENCE_COLLECTIONS).sort()).toEqual([
+      'countries',
+      'educationLevels',
+      'educationMajors',
+      'languageLevels',
+      'languages',
+      'occupations',
+    ]);
   });
 
   it.each(Object.entries(REFERENCE_COLLECTIONS))(

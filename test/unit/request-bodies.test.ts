@@ -39,7 +39,8 @@ function unwrap(type: z.ZodType): { def: ZodDef; optional: boolean } {
   let optional = false;
   for (;;) {
     if (def.type === 'optional' || def.type === 'nullable') optional = true;
-    const inner = def.type === 'pipe' ? def.in : def.type === 'optional' || def.type === 'nullable' ? def.innerType : undefined;
+    const inner =
+      def.type === 'pipe' ? def.in : def.type === 'optional' || def.type === 'nullable' ? def.innerType : undefined;
     if (inner === undefined) return { def, optional };
     def = defOf(inner);
   }
@@ -59,17 +60,23 @@ const SCALAR_KINDS: Record<string, (def: ZodDef) => boolean> = {
 function differences(rest: ZodDef, graphql: GraphQLInputType, path: string): string[] {
   const type = getNullableType(graphql);
   if (isListType(type)) {
-    if (rest.type !== 'array' || rest.element === undefined) return [`${path}: a list in the SDL, ${rest.type} on REST`];
+    if (rest.type !== 'array' || rest.element === undefined)
+      return [`${path}: a list in the SDL, ${rest.type} on REST`];
     return differences(unwrap(rest.element).def, type.ofType, `${path}[]`);
   }
   if (isEnumType(type)) {
     const values = type.getValues().map((value) => value.name);
-    return rest.type === 'enum' && JSON.stringify(Object.values(rest.entries ?? {})) === JSON.stringify(values) ? [] : [`${path}: enum ${type.name} differs`];
+    return rest.type === 'enum' && JSON.stringify(Object.values(rest.entries ?? {})) === JSON.stringify(values)
+      ? []
+      : [`${path}: enum ${type.name} differs`];
   }
   if (isScalarType(type)) {
-    return SCALAR_KINDS[type.name]?.(rest) ? [] : [`${path}: ${type.name} in the SDL, ${rest.type}${rest.format ? ` (${rest.format})` : ''} on REST`];
+    return SCALAR_KINDS[type.name]?.(rest)
+      ? []
+      : [`${path}: ${type.name} in the SDL, ${rest.type}${rest.format ? ` (${rest.format})` : ''} on REST`];
   }
-  if (rest.type !== 'object' || rest.shape === undefined) return [`${path}: ${type.name} in the SDL, ${rest.type} on REST`];
+  if (rest.type !== 'object' || rest.shape === undefined)
+    return [`${path}: ${type.name} in the SDL, ${rest.type} on REST`];
   return objectDifferences(rest.shape, type, path);
 }
 
@@ -83,7 +90,8 @@ function objectDifferences(shape: Record<string, z.ZodType>, type: GraphQLInputO
       continue;
     }
     const { def, optional } = unwrap(shape[name]);
-    if (optional === isNonNullType(field.type)) found.push(`${where}: ${isNonNullType(field.type) ? 'required' : 'optional'} in the SDL, not on REST`);
+    if (optional === isNonNullType(field.type))
+      found.push(`${where}: ${isNonNullType(field.type) ? 'required' : 'optional'} in the SDL, not on REST`);
     found.push(...differences(def, field.type, where));
   }
   const isReference = type.name.endsWith('RefInput');
@@ -102,13 +110,18 @@ const INPUT_TYPES: Record<MutationName, string> = {
 };
 
 describe('REST bodies against the SDL input types', () => {
-  test.each(Object.entries(INPUT_TYPES) as [MutationName, string][])('when the body of %s is compared with %s, then they have the same fields, kinds and required fields', (name, inputName) => {
-    const input = schema.getType(inputName);
-    if (!isInputObjectType(input)) throw new Error(`${inputName} is not an input type`);
-    const { def } = unwrap(bodies[name]);
+  test.each(Object.entries(INPUT_TYPES) as [MutationName, string][])(
+    'when the body of %s is compared with %s, then they have the same fields, kinds and required fields',
+    (name, inputName) => {
+      const input = schema.getType(inputName);
+      if (!isInputObjectType(input)) throw new Error(`${inputName} is not an input type`);
+      const { def } = unwrap(bodies[name]);
 
-    expect(def.shape === undefined ? ['the body is not an object'] : objectDifferences(def.shape, input, '')).toEqual([]);
-  });
+      expect(def.shape === undefined ? ['the body is not an object'] : objectDifferences(def.shape, input, '')).toEqual(
+        [],
+      );
+    },
+  );
 
   test('when an SDL input type and a REST body differ, then the comparison names the difference', () => {
     const input = schema.getType('CandidateCouponInput');
@@ -117,6 +130,8 @@ describe('REST bodies against the SDL input types', () => {
     const candidate = unwrap(defOf(def.shape!.candidates).element!).def;
 
     // The job match's candidate has no couponCode: compared with the offer's candidate, that shows.
-    expect(objectDifferences(candidate.shape!, input, 'candidates[]')).toEqual(['candidates[].couponCode: in the SDL, not in the REST body']);
+    expect(objectDifferences(candidate.shape!, input, 'candidates[]')).toEqual([
+      'candidates[].couponCode: in the SDL, not in the REST body',
+    ]);
   });
 });

@@ -98,11 +98,14 @@ function checkOutputField(
   const named = getNamedType(field.type);
   const shape = unwrap(field.type);
   const where = `${typeName}.${fieldName}`;
-  if (expected.named && named.name !== expected.named) problems.push(`${where} is ${named.name}, seed says ${expected.named}`);
+  if (expected.named && named.name !== expected.named)
+    problems.push(`${where} is ${named.name}, seed says ${expected.named}`);
   if (expected.enumValues) {
     if (!isEnumType(named)) problems.push(`${where} is ${named.name}, seed says an enum`);
     else if (enumValuesOf(named).join() !== [...expected.enumValues].sort().join())
-      problems.push(`${where} (${named.name}) has values ${enumValuesOf(named).join()}, seed says ${expected.enumValues.join()}`);
+      problems.push(
+        `${where} (${named.name}) has values ${enumValuesOf(named).join()}, seed says ${expected.enumValues.join()}`,
+      );
   }
   if (shape.list !== expected.list) problems.push(`${where} list: ${shape.list}, seed: ${expected.list}`);
   if (shape.list && !shape.itemNonNull) problems.push(`${where} must have non-null items`);
@@ -199,7 +202,9 @@ describe('GraphQL schema (schema/*.graphql)', () => {
             // `employerEntity | object | anonymised employer: country (Country), …`
             const objectName = getNamedType(field.type).name;
             for (const inner of parseInlineFields(inlineObject[1])) {
-              problems.push(...checkOutputField(schema, objectName, inner.name, seedTypes.interpret(objectName, inner), 'contract'));
+              problems.push(
+                ...checkOutputField(schema, objectName, inner.name, seedTypes.interpret(objectName, inner), 'contract'),
+              );
             }
           }
         }
@@ -257,14 +262,17 @@ describe('GraphQL schema (schema/*.graphql)', () => {
       const output = objectType(schema, outputName).getFields();
       const problems: string[] = [];
       const names = (fields: object) => Object.keys(fields).sort().join();
-      if (names(input) !== names(output)) problems.push(`${inputName} has ${names(input)}, ${outputName} has ${names(output)}`);
+      if (names(input) !== names(output))
+        problems.push(`${inputName} has ${names(input)}, ${outputName} has ${names(output)}`);
       for (const [name, outputField] of Object.entries(output)) {
         const inputField = input[name];
         if (!inputField) continue;
         const outputNamed = getNamedType(outputField.type).name;
         const inputNamed = getNamedType(inputField.type).name;
-        if (inputNamed !== inputNameFor(outputNamed)) problems.push(`${inputName}.${name} is ${inputNamed}, expected ${inputNameFor(outputNamed)}`);
-        if (unwrap(inputField.type).list !== unwrap(outputField.type).list) problems.push(`${inputName}.${name} list shape differs`);
+        if (inputNamed !== inputNameFor(outputNamed))
+          problems.push(`${inputName}.${name} is ${inputNamed}, expected ${inputNameFor(outputNamed)}`);
+        if (unwrap(inputField.type).list !== unwrap(outputField.type).list)
+          problems.push(`${inputName}.${name} list shape differs`);
         if (inputNamed === `${outputNamed}Input`) problems.push(...mirrorProblems(inputNamed, outputNamed));
       }
       return problems;
@@ -305,8 +313,10 @@ describe('GraphQL schema (schema/*.graphql)', () => {
           }
           const outputNamed = getNamedType(outputField.type).name;
           const inputNamed = getNamedType(inputField.type).name;
-          if (inputNamed !== inputNameFor(outputNamed)) problems.push(`RegistrationDataInput.${name} is ${inputNamed}, expected ${inputNameFor(outputNamed)}`);
-          if (unwrap(inputField.type).list !== unwrap(outputField.type).list) problems.push(`RegistrationDataInput.${name} list shape differs`);
+          if (inputNamed !== inputNameFor(outputNamed))
+            problems.push(`RegistrationDataInput.${name} is ${inputNamed}, expected ${inputNameFor(outputNamed)}`);
+          if (unwrap(inputField.type).list !== unwrap(outputField.type).list)
+            problems.push(`RegistrationDataInput.${name} list shape differs`);
           if (inputNamed === `${outputNamed}Input`) problems.push(...mirrorProblems(inputNamed, outputNamed));
         }
       }
@@ -320,7 +330,9 @@ describe('GraphQL schema (schema/*.graphql)', () => {
         .flatMap((row) => {
           const expected = seedTypes.interpret('RegistrationDataInput', row);
           const actual = getNamedType(registration.getFields()[row.name].type).name;
-          return actual === expected.named ? [] : [`RegistrationDataInput.${row.name} is ${actual}, seed says ${expected.named}`];
+          return actual === expected.named
+            ? []
+            : [`RegistrationDataInput.${row.name} is ${actual}, seed says ${expected.named}`];
         });
 
       expect(problems).toEqual([]);
@@ -352,21 +364,26 @@ describe('GraphQL schema (schema/*.graphql)', () => {
       { section: '### 4.6', field: 'registerCandidate' },
     ];
 
-    it.each(mutations)('when the seed defines $section, then Mutation.$field takes one input with the body fields and returns the 201 fields', ({ section, field }) => {
-      const text = sectionOf(seed, section);
-      const tableRows = firstTableOf(text);
-      const bodyNames = tableRows.length > 0 ? tableRows.map((row) => row.name) : backtickNames(text, 'Request body');
-      const resultNames = backtickNames(text, '201 body');
-      const mutation = objectType(schema, 'Mutation').getFields()[field];
+    it.each(mutations)(
+      'when the seed defines $section, then Mutation.$field takes one input with the body fields and returns the 201 fields',
+      ({ section, field }) => {
+        const text = sectionOf(seed, section);
+        const tableRows = firstTableOf(text);
+        const bodyNames = tableRows.length > 0 ? tableRows.map((row) => row.name) : backtickNames(text, 'Request body');
+        const resultNames = backtickNames(text, '201 body');
+        const mutation = objectType(schema, 'Mutation').getFields()[field];
 
-      expect(mutation.args.map((arg) => `${arg.name}: ${String(arg.type)}`)).toEqual([expect.stringMatching(/^input: \w+Input!$/)]);
-      const input = inputType(schema, getNamedType(mutation.args[0].type).name);
-      expect(Object.keys(input.getFields()).sort()).toEqual([...bodyNames].sort());
-      const result = objectType(schema, getNamedType(mutation.type).name);
-      expect(isNonNullType(mutation.type)).toBe(true);
-      expect(Object.keys(result.getFields()).sort()).toEqual([...resultNames].sort());
-      for (const name of resultNames) expect(isNonNullType(result.getFields()[name].type)).toBe(true);
-    });
+        expect(mutation.args.map((arg) => `${arg.name}: ${String(arg.type)}`)).toEqual([
+          expect.stringMatching(/^input: \w+Input!$/),
+        ]);
+        const input = inputType(schema, getNamedType(mutation.args[0].type).name);
+        expect(Object.keys(input.getFields()).sort()).toEqual([...bodyNames].sort());
+        const result = objectType(schema, getNamedType(mutation.type).name);
+        expect(isNonNullType(mutation.type)).toBe(true);
+        expect(Object.keys(result.getFields()).sort()).toEqual([...resultNames].sort());
+        for (const name of resultNames) expect(isNonNullType(result.getFields()[name].type)).toBe(true);
+      },
+    );
 
     it('when job match and offer to assist name candidates, then each item carries publicId: PublicId! (offer: and an optional couponCode)', () => {
       const itemOf = (inputName: string) =>
@@ -374,7 +391,9 @@ describe('GraphQL schema (schema/*.graphql)', () => {
 
       expect(String(inputType(schema, 'JobMatchInput').getFields().candidates.type)).toBe('[CandidateRefInput!]!');
       expect(String(itemOf('JobMatchInput').publicId.type)).toBe('PublicId!');
-      expect(String(inputType(schema, 'OfferToAssistInput').getFields().candidates.type)).toBe('[CandidateCouponInput!]!');
+      expect(String(inputType(schema, 'OfferToAssistInput').getFields().candidates.type)).toBe(
+        '[CandidateCouponInput!]!',
+      );
       expect(String(itemOf('OfferToAssistInput').publicId.type)).toBe('PublicId!');
       expect(String(itemOf('OfferToAssistInput').couponCode.type)).toBe('String');
     });
@@ -397,16 +416,24 @@ describe('GraphQL schema (schema/*.graphql)', () => {
   describe('queries', () => {
     const query = () => objectType(schema, 'Query').getFields();
     const signature = (fieldName: string) =>
-      query()[fieldName].args.map((arg) => `${arg.name}: ${String(arg.type)}${arg.defaultValue === undefined ? '' : ` = ${JSON.stringify(arg.defaultValue)}`}`);
+      query()[fieldName].args.map(
+        (arg) =>
+          `${arg.name}: ${String(arg.type)}${arg.defaultValue === undefined ? '' : ` = ${JSON.stringify(arg.defaultValue)}`}`,
+      );
 
     it('when candidates are searched, then the arguments and defaults follow GET /v1/candidates', () => {
-      expect(signature('candidates')).toEqual(['filter: CandidateFilter', 'includeEmployed: Boolean = false', 'page: Int = 0', 'limit: Int = 10']);
-      expect(String(query().candidates.type)).toBe('CandidatePage!');
-      expect(Object.entries(inputType(schema, 'CandidateFilter').getFields()).map(([name, field]) => `${name}: ${String(field.type)}`)).toEqual([
-        'location: [String!]',
-        'nationality: [String!]',
-        'occupation: [String!]',
+      expect(signature('candidates')).toEqual([
+        'filter: CandidateFilter',
+        'includeEmployed: Boolean = false',
+        'page: Int = 0',
+        'limit: Int = 10',
       ]);
+      expect(String(query().candidates.type)).toBe('CandidatePage!');
+      expect(
+        Object.entries(inputType(schema, 'CandidateFilter').getFields()).map(
+          ([name, field]) => `${name}: ${String(field.type)}`,
+        ),
+      ).toEqual(['location: [String!]', 'nationality: [String!]', 'occupation: [String!]']);
     });
 
     it('when one candidate or saved list is fetched, then it is by PublicId and nullable', () => {
@@ -421,10 +448,9 @@ describe('GraphQL schema (schema/*.graphql)', () => {
 
       expect(String(fields.publicId.type)).toBe('PublicId!');
       expect(fields.name).toBeDefined();
-      expect(fields.candidates.args.map((arg) => `${arg.name}: ${String(arg.type)} = ${String(arg.defaultValue)}`)).toEqual([
-        'page: Int = 0',
-        'limit: Int = 10',
-      ]);
+      expect(
+        fields.candidates.args.map((arg) => `${arg.name}: ${String(arg.type)} = ${String(arg.defaultValue)}`),
+      ).toEqual(['page: Int = 0', 'limit: Int = 10']);
       expect(String(fields.candidates.type)).toBe('CandidatePage!');
     });
 
@@ -437,16 +463,27 @@ describe('GraphQL schema (schema/*.graphql)', () => {
       ]);
       expect(String(query().candidatesConnection.type)).toBe('CandidateConnection!');
       const fieldTypes = (name: string) =>
-        Object.entries(objectType(schema, name).getFields()).map(([fieldName, field]) => `${fieldName}: ${String(field.type)}`);
-      expect(fieldTypes('CandidateConnection')).toEqual(['edges: [CandidateEdge!]!', 'pageInfo: PageInfo!', 'totalCount: Int!']);
+        Object.entries(objectType(schema, name).getFields()).map(
+          ([fieldName, field]) => `${fieldName}: ${String(field.type)}`,
+        );
+      expect(fieldTypes('CandidateConnection')).toEqual([
+        'edges: [CandidateEdge!]!',
+        'pageInfo: PageInfo!',
+        'totalCount: Int!',
+      ]);
       expect(fieldTypes('CandidateEdge')).toEqual(['cursor: String!', 'node: Candidate!']);
       expect(fieldTypes('PageInfo')).toEqual(['hasNextPage: Boolean!', 'endCursor: String']);
     });
 
     it('when reference data is listed, then every reference type has its list query', () => {
-      const lists = ['countries', 'languages', 'languageLevels', 'occupations', 'educationLevels', 'educationMajors'].map(
-        (name) => `${name}: ${String(query()[name]?.type)}`,
-      );
+      const lists = [
+        'countries',
+        'languages',
+        'languageLevels',
+        'occupations',
+        'educationLevels',
+        'educationMajors',
+      ].map((name) => `${name}: ${String(query()[name]?.type)}`);
 
       expect(lists).toEqual([
         'countries: [Country!]!',
@@ -489,12 +526,15 @@ describe('GraphQL schema (schema/*.graphql)', () => {
         if (isObjectType(type)) {
           for (const field of Object.values(type.getFields())) {
             if (!field.description?.trim()) undocumented.push(`${type.name}.${field.name}`);
-            for (const arg of field.args) if (!arg.description?.trim()) undocumented.push(`${type.name}.${field.name}(${arg.name})`);
+            for (const arg of field.args)
+              if (!arg.description?.trim()) undocumented.push(`${type.name}.${field.name}(${arg.name})`);
           }
         } else if (isInputObjectType(type)) {
-          for (const field of Object.values(type.getFields())) if (!field.description?.trim()) undocumented.push(`${type.name}.${field.name}`);
+          for (const field of Object.values(type.getFields()))
+            if (!field.description?.trim()) undocumented.push(`${type.name}.${field.name}`);
         } else if (isEnumType(type)) {
-          for (const value of type.getValues()) if (!value.description?.trim()) undocumented.push(`${type.name}.${value.name}`);
+          for (const value of type.getValues())
+            if (!value.description?.trim()) undocumented.push(`${type.name}.${value.name}`);
         }
       }
 

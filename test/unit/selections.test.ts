@@ -8,12 +8,18 @@ import { fragmentsOf, selectedFields, spreadFragmentNames } from '../../src/grap
 
 function operationOf(source: string) {
   const document = parse(source);
-  const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const operation = document.definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
   if (operation === undefined) throw new Error('no operation');
   return { document, operation, fragments: fragmentsOf(document) };
 }
 
-const names = (fields: ReturnType<typeof selectedFields>) => fields.map(({ field, typeCondition }) => `${field.alias?.value ?? field.name.value}${typeCondition ? `@${typeCondition}` : ''}`);
+const names = (fields: ReturnType<typeof selectedFields>) =>
+  fields.map(
+    ({ field, typeCondition }) =>
+      `${field.alias?.value ?? field.name.value}${typeCondition ? `@${typeCondition}` : ''}`,
+  );
 
 describe('selection walker', () => {
   test('when fields are selected directly, in inline fragments and in nested spreads, then each is found in document order with its innermost type condition', () => {
@@ -32,13 +38,22 @@ describe('selection walker', () => {
     const { operation, fragments } = operationOf('query { ...F ...F x { y } } fragment F on Query { a }');
 
     expect(names(selectedFields([operation.selectionSet], fragments))).toEqual(['a@Query', 'x']);
-    expect(names(selectedFields([operation.selectionSet], fragments, { spreads: 'each' }))).toEqual(['a@Query', 'a@Query', 'x']);
+    expect(names(selectedFields([operation.selectionSet], fragments, { spreads: 'each' }))).toEqual([
+      'a@Query',
+      'a@Query',
+      'x',
+    ]);
   });
 
   test('when fragments spread each other in a cycle (a document validation refuses), then the walk still ends', () => {
-    const { operation, fragments } = operationOf('query { ...A } fragment A on Query { a ...B } fragment B on Query { b ...A }');
+    const { operation, fragments } = operationOf(
+      'query { ...A } fragment A on Query { a ...B } fragment B on Query { b ...A }',
+    );
 
-    expect(names(selectedFields([operation.selectionSet], fragments, { spreads: 'each' }))).toEqual(['a@Query', 'b@Query']);
+    expect(names(selectedFields([operation.selectionSet], fragments, { spreads: 'each' }))).toEqual([
+      'a@Query',
+      'b@Query',
+    ]);
     expect(spreadFragmentNames([operation.selectionSet], fragments)).toEqual(['A', 'B']);
   });
 
@@ -46,7 +61,9 @@ describe('selection walker', () => {
     const { operation, fragments } = operationOf('query { a ...Missing }');
     const spread: string[] = [];
 
-    expect(names(selectedFields([operation.selectionSet], fragments, { onSpread: (name) => spread.push(name) }))).toEqual(['a']);
+    expect(
+      names(selectedFields([operation.selectionSet], fragments, { onSpread: (name) => spread.push(name) })),
+    ).toEqual(['a']);
     expect(spread).toEqual(['Missing']);
   });
 

@@ -23,7 +23,11 @@ describe('start banner and the demo key', () => {
     const terminal = output(true);
     const logs = new LogCapture();
 
-    showStartBanner(URL, { createdKey: KEY }, { output: terminal, dataDir, logger: createLogger({ logLevel: 'trace' }, logs) });
+    showStartBanner(
+      URL,
+      { createdKey: KEY },
+      { output: terminal, dataDir, logger: createLogger({ logLevel: 'trace' }, logs) },
+    );
 
     expect(terminal.text()).toContain(`Demo API key (shown only now): ${KEY}`);
     expect(fs.existsSync(path.join(dataDir, DEMO_KEY_FILE))).toBe(false);
@@ -34,7 +38,11 @@ describe('start banner and the demo key', () => {
     const pipe = output(false);
     const logs = new LogCapture();
 
-    showStartBanner(URL, { createdKey: KEY }, { output: pipe, dataDir, logger: createLogger({ logLevel: 'trace' }, logs) });
+    showStartBanner(
+      URL,
+      { createdKey: KEY },
+      { output: pipe, dataDir, logger: createLogger({ logLevel: 'trace' }, logs) },
+    );
 
     const file = path.join(dataDir, DEMO_KEY_FILE);
     expect(fs.readFileSync(file, 'utf8').trim()).toBe(KEY);
@@ -42,7 +50,9 @@ describe('start banner and the demo key', () => {
     expect(pipe.text()).not.toContain(KEY);
     expect(pipe.text()).toContain(file);
     expect(logs.lines().join('\n')).not.toContain(KEY);
-    expect(logs.records()).toContainEqual(expect.objectContaining({ file, msg: expect.stringMatching(/demo API key written/) }));
+    expect(logs.records()).toContainEqual(
+      expect.objectContaining({ file, msg: expect.stringMatching(/demo API key written/) }),
+    );
   });
 
   test('when the key file exists with a wider mode, then writing a new key leaves it 0600 and holding only the new key', () => {
@@ -50,7 +60,11 @@ describe('start banner and the demo key', () => {
     fs.writeFileSync(file, 'an older, longer content that must not survive\n', { mode: 0o644 });
     fs.chmodSync(file, 0o644);
 
-    showStartBanner(URL, { createdKey: KEY }, { output: output(false), dataDir, logger: createLogger({ logLevel: 'silent' }) });
+    showStartBanner(
+      URL,
+      { createdKey: KEY },
+      { output: output(false), dataDir, logger: createLogger({ logLevel: 'silent' }) },
+    );
 
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(fs.readFileSync(file, 'utf8')).toBe(`${KEY}\n`);

@@ -40,13 +40,15 @@ function parseArguments(args: readonly string[]): CliOptions {
       options.standalone = true;
     } else if (arg === '--port') {
       const port = Number(args[++i]);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port needs a number from 0 to 65535`);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new UsageError(`--port needs a number from 0 to 65535`);
       options.port = port;
       portGiven = true;
     } else if (arg === '--socket') {
       const socketPath = args[++i];
       if (!socketPath?.endsWith('.sock')) throw new UsageError('--socket needs a path ending in .sock');
-      if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES) throw new UsageError(`--socket: the path is longer than ${MAX_SOCKET_PATH_BYTES} bytes`);
+      if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES)
+        throw new UsageError(`--socket: the path is longer than ${MAX_SOCKET_PATH_BYTES} bytes`);
       options.socketPath = socketPath;
     } else if (arg === '--durable-marks') {
       const file = args[++i];
@@ -88,9 +90,13 @@ async function main(): Promise<void> {
     ...(options.durableMarks === undefined ? {} : { durableMarks: options.durableMarks }),
   });
   if (!options.socketPath) {
-    log('warn', 'listening on a TCP port without authentication: every local user can read and write every collection, identity data included; use --socket <path> to let only this user in', {
-      port: store.port,
-    });
+    log(
+      'warn',
+      'listening on a TCP port without authentication: every local user can read and write every collection, identity data included; use --socket <path> to let only this user in',
+      {
+        port: store.port,
+      },
+    );
   }
 
   let stopping = false;

@@ -57,7 +57,8 @@ export class Connection {
         }
         const reply = await runCommand({ ...request.query, $db: db }, this.runtime, this.id);
         // OP_REPLY carries a document value; cursor replies are never produced for OP_QUERY.
-        const document = reply instanceof Uint8Array ? { ok: 0, errmsg: 'cursor commands need OP_MSG', code: 352 } : reply;
+        const document =
+          reply instanceof Uint8Array ? { ok: 0, errmsg: 'cursor commands need OP_MSG', code: 352 } : reply;
         this.send(encodeOpReply(this.nextRequestId++, header.requestId, document));
         return;
       }
@@ -72,7 +73,10 @@ export class Connection {
 
   private abort(error: unknown): void {
     if (this.socket.destroyed) return;
-    this.runtime.log('warn', 'closing connection after a malformed message', { connectionId: this.id, error: String(error) });
+    this.runtime.log('warn', 'closing connection after a malformed message', {
+      connectionId: this.id,
+      error: String(error),
+    });
     this.socket.destroy();
   }
 }

@@ -56,13 +56,17 @@ function isFailedMessage(message: unknown): message is FailedMessage {
  */
 function cliCommand(): { script: string; execArgv: string[] } {
   if (__filename.endsWith('.ts')) {
-    return { script: path.join(__dirname, 'cli.ts'), execArgv: ['--import', pathToFileURL(require.resolve('tsx')).href] };
+    return {
+      script: path.join(__dirname, 'cli.ts'),
+      execArgv: ['--import', pathToFileURL(require.resolve('tsx')).href],
+    };
   }
   return { script: path.join(__dirname, 'cli.js'), execArgv: [] };
 }
 
 function exited(child: ChildProcess): Promise<StoreExit> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  if (child.exitCode !== null || child.signalCode !== null)
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
@@ -83,7 +87,12 @@ function waitUntilReady(child: ChildProcess): Promise<ReadyMessage> {
       const settle = (): void => {
         cleanup();
         if (failed?.inUse) reject(new DataDirectoryInUseError(failed.inUse.dataDir, failed.inUse.pid));
-        else reject(new Error(`embedded store exited before it was ready (code ${code}, signal ${signal}); see its log on stderr`));
+        else
+          reject(
+            new Error(
+              `embedded store exited before it was ready (code ${code}, signal ${signal}); see its log on stderr`,
+            ),
+          );
       };
       // A message sent just before exiting may still be in the channel: it is read before the channel closes.
       if (child.connected) child.once('disconnect', settle);
@@ -112,7 +121,8 @@ export async function spawnEmbeddedStore(options: {
   /** test only: the store's --durable-marks */
   durableMarks?: string;
 }): Promise<EmbeddedStoreProcess> {
-  const ownSocket = options.socket === undefined ? storeSocket(options.memory ? undefined : (options.dbPath ?? '.data/')) : undefined;
+  const ownSocket =
+    options.socket === undefined ? storeSocket(options.memory ? undefined : (options.dbPath ?? '.data/')) : undefined;
   const socket = options.socket ?? ownSocket!;
   const { script, execArgv } = cliCommand();
   const args = [

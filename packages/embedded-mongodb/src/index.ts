@@ -74,7 +74,8 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
   const host = socketPath ?? options.host ?? DEFAULT_HOST;
   const dbPath = options.dbPath === undefined ? undefined : path.resolve(options.dbPath);
   const runtime = new StoreRuntime(log, host, dbPath, options.standalone === true);
-  const dataDirectory = dbPath === undefined ? undefined : await DataDirectory.open(dbPath, runtime.catalog, log, options.durableMarks);
+  const dataDirectory =
+    dbPath === undefined ? undefined : await DataDirectory.open(dbPath, runtime.catalog, log, options.durableMarks);
   runtime.journal = dataDirectory?.journal;
 
   const server = new WireServer(runtime);

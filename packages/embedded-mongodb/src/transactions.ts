@@ -98,7 +98,12 @@ export class Transactions {
 
   /** True when `command` belongs to a transaction (or ends one). */
   static isTransactionCommand(name: string, command: Document): boolean {
-    return command.autocommit === false || command.startTransaction === true || name === 'commitTransaction' || name === 'abortTransaction';
+    return (
+      command.autocommit === false ||
+      command.startTransaction === true ||
+      name === 'commitTransaction' ||
+      name === 'abortTransaction'
+    );
   }
 
   /**
@@ -107,23 +112,32 @@ export class Transactions {
    */
   runInTransaction(name: string, command: Document, run: () => CommandResult | Promise<CommandResult>): CommandResult {
     const txnNumber = txnNumberOf(command);
-    if (txnNumber === undefined) throw new CommandError('InvalidOptions', 'a command in a transaction needs a txnNumber');
-    if (command.autocommit !== false) throw new CommandError('InvalidOptions', "'autocommit' field must be false when running a transaction");
+    if (txnNumber === undefined)
+      throw new CommandError('InvalidOptions', 'a command in a transaction needs a txnNumber');
+    if (command.autocommit !== false)
+      throw new CommandError('InvalidOptions', "'autocommit' field must be false when running a transaction");
     const session = this.session(command);
     const transaction = this.transactionFor(session, name, command, txnNumber);
 
     if (name === 'commitTransaction') return this.commit(transaction);
     if (name === 'abortTransaction') {
-      if (transaction.state === 'committed') throw new CommandError('TransactionCommitted', `Transaction ${txnNumber} has been committed.`);
+      if (transaction.state === 'committed')
+        throw new CommandError('TransactionCommitted', `Transaction ${txnNumber} has been committed.`);
       transaction.state = 'aborted';
       transaction.changes.length = 0;
       return { ok: 1 };
     }
     if (!ALLOWED_IN_TRANSACTION.has(name)) {
       this.abort(transaction);
-      throw new CommandError('OperationNotSupportedInTransaction', `Cannot run '${name}' in a multi-document transaction.`);
+      throw new CommandError(
+        'OperationNotSupportedInTransaction',
+        `Cannot run '${name}' in a multi-document transaction.`,
+      );
     }
-    const only = ONE_COLLECTION_COMMANDS.has(name) && typeof command[name] === 'string' ? { db: String(command.$db), c: command[name] } : undefined;
+    const only =
+      ONE_COLLECTION_COMMANDS.has(name) && typeof command[name] === 'string'
+        ? { db: String(command.$db), c: command[name] }
+        : undefined;
     if (name === 'insert' && only) {
       const staged = this.stageInsert(transaction, command, only);
       if (staged) return staged;
@@ -135,7 +149,11 @@ export class Transactions {
    * Runs a command outside transactions. A retryable write repeated with the (lsid, txnNumber)
    * of the last one gets that write's reply instead of running twice, as on a replica set.
    */
-  async runOutsideTransaction(name: string, command: Document, run: () => CommandResult | Promise<CommandResult>): Promise<CommandResult> {
+  async runOutsideTransaction(
+    name: string,
+    command: Document,
+    run: () => CommandResult | Promise<CommandResult>,
+  ): Promise<CommandResult> {
     const txnNumber = txnNumberOf(command);
     if (txnNumber === undefined || !RETRYABLE_WRITES.has(name) || command.lsid === undefined) return run();
     const session = this.session(command);
@@ -156,7 +174,8 @@ export class Transactions {
   /** The session of `command.lsid`, started on first use. */
   private session(command: Document): Session {
     const key = sessionKey(command.lsid);
-    if (key === undefined) throw new CommandError('InvalidOptions', 'a transaction or retryable write needs a session (lsid)');
+    if (key === undefined)
+      throw new CommandError('InvalidOptions', 'a transaction or retryable write needs a session (lsid)');
     let session = this.sessions.get(key);
     if (!session) {
       this.forgetIdleSessions();
@@ -171,10 +190,17 @@ export class Transactions {
     const current = session.transaction;
     if (command.startTransaction === true) {
       if (current && current.txnNumber > txnNumber) {
-        throw new CommandError('TransactionTooOld', `Cannot start transaction ${txnNumber} on session because a newer transaction ${current.txnNumber} has already started.`);
+        throw new CommandError(
+          'TransactionTooOld',
+          `Cannot start transaction ${txnNumber} on session because a newer transaction ${current.txnNumber} has already started.`,
+        );
       }
       if (current && current.txnNumber === txnNumber) {
-        throw new CommandError('ConflictingOperationInProgress', `Cannot start transaction ${txnNumber}: it has already started.`, TRANSIENT);
+        throw new CommandError(
+          'ConflictingOperationInProgress',
+          `Cannot start transaction ${txnNumber}: it has already started.`,
+          TRANSIENT,
+        );
       }
       // A newer transaction on the session ends the one before it, as on MongoDB.
       const started: Transaction = { txnNumber, state: 'active', changes: [] };
@@ -182,7 +208,11 @@ export class Transactions {
       return started;
     }
     if (!current || current.txnNumber !== txnNumber || current.state === 'aborted') {
-      throw new CommandError('NoSuchTransaction', `Transaction with { txnNumber: ${txnNumber} } has been aborted or was never started.`, TRANSIENT);
+      throw new CommandError(
+        'NoSuchTransaction',
+        `Transaction with { txnNumber: ${txnNumber} } has been aborted or was never started.`,
+        TRANSIENT,
+      );
     }
     if (current.state === 'committed' && name !== 'commitTransaction' && name !== 'abortTransaction') {
       throw new CommandError('TransactionCommitted', `Transaction ${txnNumber} has been committed.`);
@@ -191,7 +221,11 @@ export class Transactions {
   }
 
   /** `only`: the collection the command reads and writes, when it touches no other. */
-  private runCommand(transaction: Transaction, run: () => CommandResult | Promise<CommandResult>, only?: Namespace): CommandResult {
+  private runCommand(
+    transaction: Transaction,
+    run: () => CommandResult | Promise<CommandResult>,
+    only?: Namespace,
+  ): CommandResult {
     const applied = this.reapply(transaction, only);
     const made: TransactionChange[] = [];
     let reply: CommandResult;
@@ -206,7 +240,8 @@ export class Transactions {
     }
     this.takeBack([...applied, ...made]);
     // A write error ends the transaction, as on MongoDB; the driver's abort then finds nothing.
-    if (!(reply instanceof Uint8Array) && Array.isArray(reply.writeErrors) && reply.writeErrors.length > 0) this.abort(transaction);
+    if (!(reply instanceof Uint8Array) && Array.isArray(reply.writeErrors) && reply.writeErrors.length > 0)
+      this.abort(transaction);
     else transaction.changes.push(...made);
     return reply;
   }
@@ -351,7 +386,11 @@ function capture(into: TransactionChange[]): ChangeLog {
       if (change.t === 'put') into.push({ t: 'put', db: change.db, c: change.c, d: change.d, before });
       else if (change.t === 'del') into.push({ t: 'del', db: change.db, c: change.c, id: change.id, before: before! });
       else if (change.t === 'createCollection') into.push(change);
-      else throw new CommandError('OperationNotSupportedInTransaction', `Cannot run '${change.t}' in a multi-document transaction.`);
+      else
+        throw new CommandError(
+          'OperationNotSupportedInTransaction',
+          `Cannot run '${change.t}' in a multi-document transaction.`,
+        );
     },
   };
 }
@@ -363,7 +402,11 @@ function sameVersion(current: StoredRecord | undefined, before: Uint8Array | und
 
 function conflictOrError(error: unknown): unknown {
   if (error instanceof WriteConflict || (error instanceof CommandError && error.codeName === 'DuplicateKey')) {
-    return new CommandError('WriteConflict', 'Write conflict during plan execution and yielding is disabled.', TRANSIENT);
+    return new CommandError(
+      'WriteConflict',
+      'Write conflict during plan execution and yielding is disabled.',
+      TRANSIENT,
+    );
   }
   return error;
 }

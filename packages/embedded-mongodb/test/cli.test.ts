@@ -8,8 +8,13 @@ import { MongoClient } from 'mongodb';
 const CLI = path.resolve(__dirname, '../src/cli.ts');
 
 /** Runs the store CLI from source; resolves with its exit code and output once it exits. */
-function runCli(args: string[], onStdoutLine?: (line: string, stop: () => void) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', pathToFileURL(require.resolve('tsx')).href, CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function runCli(
+  args: string[],
+  onStdoutLine?: (line: string, stop: () => void) => void,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', pathToFileURL(require.resolve('tsx')).href, CLI, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   let firstLineSeen = false;
@@ -60,7 +65,12 @@ describe('store CLI', () => {
     // Assert: one warn line naming the port of the URI it printed.
     const port = Number(/:(\d+)\//.exec(stdout)?.[1]);
     const warnings = logLines(stderr).filter((line) => line.level === 'warn');
-    expect(warnings).toEqual([expect.objectContaining({ port, msg: expect.stringMatching(/TCP port without authentication: every local user/) })]);
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        port,
+        msg: expect.stringMatching(/TCP port without authentication: every local user/),
+      }),
+    ]);
     expect(code).toBe(0);
   });
 

@@ -43,12 +43,24 @@ function makeDocument(id: number): Document {
 const ifNull = (path: string) => ({ $ifNull: [`$${path}`, null] });
 
 const PIPELINES: Array<{ name: string; stages: Document[] }> = [
-  { name: 'one scalar key', stages: [{ $match: { status: { $in: ['ACTIVE', 'PENDING'] } } }, { $group: { _id: { k0: ifNull('country') }, n: { $sum: 1 } } }] },
+  {
+    name: 'one scalar key',
+    stages: [
+      { $match: { status: { $in: ['ACTIVE', 'PENDING'] } } },
+      { $group: { _id: { k0: ifNull('country') }, n: { $sum: 1 } } },
+    ],
+  },
   {
     name: 'two scalar keys, a filter on the array',
-    stages: [{ $match: { 'jobs.job.code': { $in: ['C1', 'C2'] }, status: 'ACTIVE' } }, { $group: { _id: { k0: ifNull('country'), k1: ifNull('born') } , n: { $sum: 1 } } }],
+    stages: [
+      { $match: { 'jobs.job.code': { $in: ['C1', 'C2'] }, status: 'ACTIVE' } },
+      { $group: { _id: { k0: ifNull('country'), k1: ifNull('born') }, n: { $sum: 1 } } },
+    ],
   },
-  { name: 'the year of a date', stages: [{ $match: { country: 'LB' } }, { $group: { _id: { k0: { $year: '$created' } }, n: { $sum: 1 } } }] },
+  {
+    name: 'the year of a date',
+    stages: [{ $match: { country: 'LB' } }, { $group: { _id: { k0: { $year: '$created' } }, n: { $sum: 1 } } }],
+  },
   {
     name: 'the unwound array with a scalar key',
     stages: [
@@ -97,24 +109,30 @@ describe('embedded store: grouped counts from index entries', () => {
     }
   });
 
-  it.each(PIPELINES)('when a grouped count ($name) runs over a covering index, then the index answers it and gives what mingo gives without one', ({ stages }) => {
-    // Act
-    const { query, rest } = splitPipeline(stages);
-    const covered = coveredGroupCount(indexed, query, rest);
-    const withIndex = runAggregation(catalog, { db: 'covered', collection: 'indexed' }, stages).docs;
-    const withoutIndex = runAggregation(catalog, { db: 'covered', collection: 'plain' }, stages).docs;
+  it.each(PIPELINES)(
+    'when a grouped count ($name) runs over a covering index, then the index answers it and gives what mingo gives without one',
+    ({ stages }) => {
+      // Act
+      const { query, rest } = splitPipeline(stages);
+      const covered = coveredGroupCount(indexed, query, rest);
+      const withIndex = runAggregation(catalog, { db: 'covered', collection: 'indexed' }, stages).docs;
+      const withoutIndex = runAggregation(catalog, { db: 'covered', collection: 'plain' }, stages).docs;
 
-    // Assert
-    expect(covered).toBeDefined();
-    expect(withoutIndex.length).toBeGreaterThan(1);
-    expect(canonical(covered!)).toEqual(canonical(withoutIndex));
-    expect(canonical(withIndex)).toEqual(canonical(withoutIndex));
-  });
+      // Assert
+      expect(covered).toBeDefined();
+      expect(withoutIndex.length).toBeGreaterThan(1);
+      expect(canonical(covered!)).toEqual(canonical(withoutIndex));
+      expect(canonical(withIndex)).toEqual(canonical(withoutIndex));
+    },
+  );
 
   it('when the key is an array not unwound, or a filter is on no index, then the index does not answer and mingo does', () => {
     // Arrange
     const groupedArray = [{ $match: {} }, { $group: { _id: { k0: ifNull('jobs.job.code') }, n: { $sum: 1 } } }];
-    const unindexedFilter = [{ $match: { 'jobs.years': 2 } }, { $group: { _id: { k0: ifNull('country') }, n: { $sum: 1 } } }];
+    const unindexedFilter = [
+      { $match: { 'jobs.years': 2 } },
+      { $group: { _id: { k0: ifNull('country') }, n: { $sum: 1 } } },
+    ];
 
     for (const stages of [groupedArray, unindexedFilter]) {
       // Act

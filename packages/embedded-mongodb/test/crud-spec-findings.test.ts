@@ -88,9 +88,13 @@ describe('embedded store: MongoDB answers the CRUD spec suite checks', () => {
 
     // Act
     const projected = await items
-      .aggregate([{ $match: { _id: 1 } }, { $project: { _id: 0, x: '$$x', y: '$$y' } }], { let: { x: 'foo', y: { $literal: '$bar' } } })
+      .aggregate([{ $match: { _id: 1 } }, { $project: { _id: 0, x: '$$x', y: '$$y' } }], {
+        let: { x: 'foo', y: { $literal: '$bar' } },
+      })
       .toArray();
-    await items.updateMany({ _id: 2 }, [{ $set: { y: '$$y', sum: '$$sum' } }], { let: { y: { $literal: '$bar' }, sum: { $add: [1, 2] } } });
+    await items.updateMany({ _id: 2 }, [{ $set: { y: '$$y', sum: '$$sum' } }], {
+      let: { y: { $literal: '$bar' }, sum: { $add: [1, 2] } },
+    });
 
     // Assert
     expect(projected).toEqual([{ x: 'foo', y: '$bar' }]);
@@ -103,8 +107,12 @@ describe('embedded store: MongoDB answers the CRUD spec suite checks', () => {
     await items.insertOne({ _id: 1, foo: {} });
 
     // Act
-    const dollar = await items.updateOne({ _id: 1 }, [{ $replaceWith: { $setField: { field: { $literal: '$a' }, value: 1, input: '$$ROOT' } } }]);
-    const dotted = await items.updateOne({ _id: 1 }, [{ $replaceWith: { $setField: { field: { $literal: 'a.b' }, value: 2, input: '$$ROOT' } } }]);
+    const dollar = await items.updateOne({ _id: 1 }, [
+      { $replaceWith: { $setField: { field: { $literal: '$a' }, value: 1, input: '$$ROOT' } } },
+    ]);
+    const dotted = await items.updateOne({ _id: 1 }, [
+      { $replaceWith: { $setField: { field: { $literal: 'a.b' }, value: 2, input: '$$ROOT' } } },
+    ]);
 
     // Assert
     expect([dollar.modifiedCount, dotted.modifiedCount]).toEqual([1, 1]);
@@ -141,7 +149,9 @@ describe('embedded store: MongoDB answers the CRUD spec suite checks', () => {
     await items.insertMany([{ _id: 1 }, { _id: 2 }]);
 
     // Act
-    const error = await serverError(items.aggregate([{ $out: 'copies' }], { readConcern: { level: 'linearizable' } }).toArray());
+    const error = await serverError(
+      items.aggregate([{ $out: 'copies' }], { readConcern: { level: 'linearizable' } }).toArray(),
+    );
     const missing = await db.listCollections({ name: 'copies' }).toArray();
     await items.aggregate([{ $out: 'copies' }], { readConcern: { level: 'majority' } }).toArray();
 
@@ -220,7 +230,9 @@ describe('embedded store: limits and refusals where MongoDB versions differ', ()
 
   it('when a create names viewOn, then it is refused as not supported and no view exists', async () => {
     // Act
-    const error = await serverError(db.createCollection('words_view', { viewOn: 'words', pipeline: [{ $match: { _id: { $gt: 1 } } }] }));
+    const error = await serverError(
+      db.createCollection('words_view', { viewOn: 'words', pipeline: [{ $match: { _id: { $gt: 1 } } }] }),
+    );
 
     // Assert
     expect(error.code).toBe(115);
@@ -231,30 +243,56 @@ describe('embedded store: limits and refusals where MongoDB versions differ', ()
 
   it.each([
     ['find', (c: CollationOptions) => db.collection<AnyId>('words').find({ x: 'PING' }, { collation: c }).toArray()],
-    ['countDocuments', (c: CollationOptions) => db.collection<AnyId>('words').countDocuments({ x: 'PING' }, { collation: c })],
+    [
+      'countDocuments',
+      (c: CollationOptions) => db.collection<AnyId>('words').countDocuments({ x: 'PING' }, { collation: c }),
+    ],
     ['distinct', (c: CollationOptions) => db.collection<AnyId>('words').distinct('x', {}, { collation: c })],
-    ['aggregate', (c: CollationOptions) => db.collection<AnyId>('words').aggregate([{ $match: { x: 'PING' } }], { collation: c }).toArray()],
-    ['updateOne', (c: CollationOptions) => db.collection<AnyId>('words').updateOne({ x: 'PING' }, { $set: { y: 1 } }, { collation: c })],
+    [
+      'aggregate',
+      (c: CollationOptions) =>
+        db
+          .collection<AnyId>('words')
+          .aggregate([{ $match: { x: 'PING' } }], { collation: c })
+          .toArray(),
+    ],
+    [
+      'updateOne',
+      (c: CollationOptions) =>
+        db.collection<AnyId>('words').updateOne({ x: 'PING' }, { $set: { y: 1 } }, { collation: c }),
+    ],
     ['deleteMany', (c: CollationOptions) => db.collection<AnyId>('words').deleteMany({ x: 'PING' }, { collation: c })],
-    ['findOneAndDelete', (c: CollationOptions) => db.collection<AnyId>('words').findOneAndDelete({ x: 'PING' }, { collation: c })],
-    ['createIndex', (c: CollationOptions) => db.collection<AnyId>('words').createIndex({ x: 1 }, { unique: true, collation: c })],
+    [
+      'findOneAndDelete',
+      (c: CollationOptions) => db.collection<AnyId>('words').findOneAndDelete({ x: 'PING' }, { collation: c }),
+    ],
+    [
+      'createIndex',
+      (c: CollationOptions) => db.collection<AnyId>('words').createIndex({ x: 1 }, { unique: true, collation: c }),
+    ],
     ['createCollection', (c: CollationOptions) => db.createCollection('collated', { collation: c })],
-  ])('when %s asks for a case-insensitive collation, then it is refused as not supported and nothing changes', async (_name, run) => {
-    // Act
-    const error = await serverError(run({ locale: 'en_US', strength: 2 }));
+  ])(
+    'when %s asks for a case-insensitive collation, then it is refused as not supported and nothing changes',
+    async (_name, run) => {
+      // Act
+      const error = await serverError(run({ locale: 'en_US', strength: 2 }));
 
-    // Assert
-    expect(error.code).toBe(115);
-    expect(error.message).toMatch(/simple collation/);
-    expect(await db.collection<AnyId>('words').find({}).sort({ _id: 1 }).toArray()).toEqual([
-      { _id: 1, x: 'ping' },
-      { _id: 2, x: 'pong' },
-    ]);
-  });
+      // Assert
+      expect(error.code).toBe(115);
+      expect(error.message).toMatch(/simple collation/);
+      expect(await db.collection<AnyId>('words').find({}).sort({ _id: 1 }).toArray()).toEqual([
+        { _id: 1, x: 'ping' },
+        { _id: 2, x: 'pong' },
+      ]);
+    },
+  );
 
   it('when a query names the simple collation, then it runs as without one', async () => {
     // Act
-    const found = await db.collection<AnyId>('words').find({ x: 'ping' }, { collation: { locale: 'simple' } }).toArray();
+    const found = await db
+      .collection<AnyId>('words')
+      .find({ x: 'ping' }, { collation: { locale: 'simple' } })
+      .toArray();
 
     // Assert
     expect(found).toEqual([{ _id: 1, x: 'ping' }]);
@@ -263,10 +301,12 @@ describe('embedded store: limits and refusals where MongoDB versions differ', ()
   it('when a bulk write has a collated statement after a plain one, then the command is refused whole', async () => {
     // Act
     const error = await serverError(
-      db.collection<AnyId>('words').bulkWrite([
-        { deleteOne: { filter: { _id: 1 } } },
-        { deleteOne: { filter: { x: 'PONG' }, collation: { locale: 'en_US', strength: 2 } } },
-      ]),
+      db
+        .collection<AnyId>('words')
+        .bulkWrite([
+          { deleteOne: { filter: { _id: 1 } } },
+          { deleteOne: { filter: { x: 'PONG' }, collation: { locale: 'en_US', strength: 2 } } },
+        ]),
     );
 
     // Assert
@@ -276,7 +316,9 @@ describe('embedded store: limits and refusals where MongoDB versions differ', ()
 
   it('when an update statement carries sort (MongoDB 8.0), then the 7.0 store refuses the unknown field', async () => {
     // Act
-    const error = await serverError(db.command({ update: 'words', updates: [{ q: { _id: { $gt: 0 } }, u: { $set: { y: 1 } }, sort: { _id: -1 } }] }));
+    const error = await serverError(
+      db.command({ update: 'words', updates: [{ q: { _id: { $gt: 0 } }, u: { $set: { y: 1 } }, sort: { _id: -1 } }] }),
+    );
 
     // Assert
     expect(error.code).toBe(40415);
@@ -286,7 +328,12 @@ describe('embedded store: limits and refusals where MongoDB versions differ', ()
 
   it('when a pipeline uses $listLocalSessions, then it is refused as not supported (not as an unknown stage)', async () => {
     // Act
-    const error = await serverError(client.db('admin').aggregate([{ $listLocalSessions: {} }]).toArray());
+    const error = await serverError(
+      client
+        .db('admin')
+        .aggregate([{ $listLocalSessions: {} }])
+        .toArray(),
+    );
 
     // Assert
     expect(error.code).toBe(115);

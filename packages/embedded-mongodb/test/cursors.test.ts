@@ -53,7 +53,10 @@ describe('embedded store cursors', () => {
 
     // Act
     const killed = await client.db('cursors').command({ killCursors: 'items', cursors: [id] });
-    const error = await client.db('cursors').command({ getMore: id, collection: 'items' }).catch((e: unknown) => e);
+    const error = await client
+      .db('cursors')
+      .command({ getMore: id, collection: 'items' })
+      .catch((e: unknown) => e);
 
     // Assert
     expect(killed.cursorsKilled.map(Number)).toEqual([Number(id)]);
@@ -67,7 +70,10 @@ describe('embedded store cursors', () => {
 
     // Act
     const rest = await client.db('cursors').command({ getMore: id, collection: 'items', batchSize: 10 });
-    const error = await client.db('cursors').command({ getMore: id, collection: 'items' }).catch((e: unknown) => e);
+    const error = await client
+      .db('cursors')
+      .command({ getMore: id, collection: 'items' })
+      .catch((e: unknown) => e);
 
     // Assert
     expect(rest.cursor.nextBatch).toHaveLength(5);

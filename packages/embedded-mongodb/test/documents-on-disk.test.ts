@@ -23,7 +23,13 @@ import { makeTempDir } from './helpers';
 const DB = 'disk';
 
 function person(id: number): Document {
-  return { _id: id, email: `p${id}@example.org`, country: ['UA', 'SY', 'AF'][id % 3], visits: id % 7, joined: new Date(Date.UTC(2025, 0, 1 + (id % 28))) };
+  return {
+    _id: id,
+    email: `p${id}@example.org`,
+    country: ['UA', 'SY', 'AF'][id % 3],
+    visits: id % 7,
+    joined: new Date(Date.UTC(2025, 0, 1 + (id % 28))),
+  };
 }
 
 function records(collection: Collection): StoredRecord[] {
@@ -31,7 +37,12 @@ function records(collection: Collection): StoredRecord[] {
 }
 
 function byCountry(collection: Collection, country: string): unknown[] {
-  const { records: found } = runQuery(collection, { filter: { country }, sort: parseSort({ joined: -1, _id: 1 }), skip: 0, limit: 0 });
+  const { records: found } = runQuery(collection, {
+    filter: { country },
+    sort: parseSort({ joined: -1, _id: 1 }),
+    skip: 0,
+    limit: 0,
+  });
   return found.map((record) => record.doc);
 }
 

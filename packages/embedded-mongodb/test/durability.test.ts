@@ -32,14 +32,21 @@ describe('embedded store durability', () => {
   /** Writes a mix of acknowledged changes and returns the documents the collection must hold. */
   async function writeAcknowledgedChanges(people: Collection<Person>, from: number): Promise<Map<number, Person>> {
     const expected = new Map<number, Person>();
-    const person = (id: number): Person => ({ _id: id, email: `person${id}@example.org`, visits: 0, tags: [`t${id % 5}`] });
+    const person = (id: number): Person => ({
+      _id: id,
+      email: `person${id}@example.org`,
+      visits: 0,
+      tags: [`t${id % 5}`],
+    });
     // Concurrent single inserts (they share journal fsyncs) and batched inserts.
     await Promise.all(Array.from({ length: 150 }, (_, i) => people.insertOne(person(from + i))));
     await people.insertMany(Array.from({ length: 150 }, (_, i) => person(from + 150 + i)));
     for (let i = 0; i < 300; i++) expected.set(from + i, person(from + i));
 
     await Promise.all(
-      Array.from({ length: 100 }, (_, i) => people.updateOne({ _id: from + i }, { $inc: { visits: 1 }, $set: { note: `updated ${i}` } })),
+      Array.from({ length: 100 }, (_, i) =>
+        people.updateOne({ _id: from + i }, { $inc: { visits: 1 }, $set: { note: `updated ${i}` } }),
+      ),
     );
     for (let i = 0; i < 100; i++) Object.assign(expected.get(from + i)!, { visits: 1, note: `updated ${i}` });
 
@@ -101,6 +108,8 @@ describe('embedded store durability', () => {
     // Assert
     expect(sizeBefore).toBeGreaterThan(0);
     await expectExactly(people, new Map([...first, ...second]));
-    await expect(people.insertOne({ _id: 20_000, email: 'person1001@example.org' })).rejects.toMatchObject({ code: 11000 });
+    await expect(people.insertOne({ _id: 20_000, email: 'person1001@example.org' })).rejects.toMatchObject({
+      code: 11000,
+    });
   });
 });

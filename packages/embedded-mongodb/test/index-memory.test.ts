@@ -46,7 +46,11 @@ const INDEX_RUN: Document[] = [
   { key: { 'occupations.code': 1, status: 1, createdDate: 1, publicId: 1 }, name: 'search_occupation_status' },
   { key: { createdDate: -1, publicId: -1 }, name: 'createdDate_publicId' },
   { key: { nickname: 1 }, name: 'nickname_sparse', sparse: true },
-  { key: { countryIsoCode: 1, createdDate: 1 }, name: 'active_by_country', partialFilterExpression: { status: 'active' } },
+  {
+    key: { countryIsoCode: 1, createdDate: 1 },
+    name: 'active_by_country',
+    partialFilterExpression: { status: 'active' },
+  },
 ];
 
 /** A journal like the one seeding writes: a unique index first, documents, then a run of indexes. */
@@ -96,7 +100,12 @@ function describeIndexes(collection: Collection): Document[] {
 }
 
 function candidateIds(catalog: Catalog, filter: Document, sort: Document): unknown[] {
-  const { records } = runQuery(catalog.getCollection(DB, 'candidates')!, { filter, sort: parseSort(sort), skip: 0, limit: 0 });
+  const { records } = runQuery(catalog.getCollection(DB, 'candidates')!, {
+    filter,
+    sort: parseSort(sort),
+    skip: 0,
+    limit: 0,
+  });
   return records.map((record) => record.doc._id);
 }
 
@@ -126,7 +135,9 @@ describe('index memory', () => {
 
     // Assert
     for (const name of ['candidates', 'countries']) {
-      expect(describeIndexes(replayed.getCollection(DB, name)!)).toEqual(describeIndexes(expected.getCollection(DB, name)!));
+      expect(describeIndexes(replayed.getCollection(DB, name)!)).toEqual(
+        describeIndexes(expected.getCollection(DB, name)!),
+      );
     }
     const candidates = replayed.getCollection(DB, 'candidates')!;
     const names = candidates.indexList().map((index) => index.name);
@@ -134,7 +145,10 @@ describe('index memory', () => {
     expect(candidates.getIndex('search_occupation_status')!.multikey).toBe(true);
     const queries = [
       { filter: { status: 'active', countryIsoCode: 'SY' }, sort: { createdDate: -1, publicId: -1 } },
-      { filter: { 'occupations.code': { $in: ['O1', 'O9'] }, status: 'placed' }, sort: { createdDate: 1, publicId: 1 } },
+      {
+        filter: { 'occupations.code': { $in: ['O1', 'O9'] }, status: 'placed' },
+        sort: { createdDate: 1, publicId: 1 },
+      },
       { filter: { nickname: { $exists: true } }, sort: { nickname: 1 } },
       { filter: { status: 'active', countryIsoCode: null }, sort: { createdDate: 1, _id: 1 } },
     ];

@@ -45,8 +45,13 @@ describe('embedded store index use', () => {
 
   it('when $in queries an indexed field inside an array of subdocuments, then only about the matching documents are examined', async () => {
     // Act
-    const explained = await candidates.find({ 'candidateOccupations.occupation.isco08Code': { $in: wanted } }).explain('executionStats');
-    const found = await candidates.find({ 'candidateOccupations.occupation.isco08Code': { $in: wanted } }).sort({ _id: 1 }).toArray();
+    const explained = await candidates
+      .find({ 'candidateOccupations.occupation.isco08Code': { $in: wanted } })
+      .explain('executionStats');
+    const found = await candidates
+      .find({ 'candidateOccupations.occupation.isco08Code': { $in: wanted } })
+      .sort({ _id: 1 })
+      .toArray();
 
     // Assert
     const stats = explained.executionStats as Document;
@@ -60,8 +65,13 @@ describe('embedded store index use', () => {
 
   it('when the same $in queries a field without an index, then every document is examined and the same documents come back', async () => {
     // Act
-    const explained = await candidates.find({ 'unindexedOccupations.occupation.code': { $in: wanted } }).explain('executionStats');
-    const found = await candidates.find({ 'unindexedOccupations.occupation.code': { $in: wanted } }).sort({ _id: 1 }).toArray();
+    const explained = await candidates
+      .find({ 'unindexedOccupations.occupation.code': { $in: wanted } })
+      .explain('executionStats');
+    const found = await candidates
+      .find({ 'unindexedOccupations.occupation.code': { $in: wanted } })
+      .sort({ _id: 1 })
+      .toArray();
 
     // Assert
     const stats = explained.executionStats as Document;
@@ -100,7 +110,10 @@ describe('embedded store index use', () => {
 function idsWithAnyCode(codes: readonly string[]): number[] {
   const ids: number[] = [];
   for (let i = 0; i < DOCUMENTS; i++) {
-    if ((candidate(i).candidateOccupations as Document[]).some((o) => codes.includes(o.occupation.isco08Code as string))) ids.push(i);
+    if (
+      (candidate(i).candidateOccupations as Document[]).some((o) => codes.includes(o.occupation.isco08Code as string))
+    )
+      ids.push(i);
   }
   return ids;
 }

@@ -1,4 +1,15 @@
-import { Binary, BSONRegExp, Decimal128, Double, deserialize, Int32, Long, ObjectId, serialize, type Document } from 'bson';
+import {
+  Binary,
+  BSONRegExp,
+  Decimal128,
+  Double,
+  deserialize,
+  Int32,
+  Long,
+  ObjectId,
+  serialize,
+  type Document,
+} from 'bson';
 import { compileBsonProjection, compileProjection } from '../src/engine/projection';
 
 /**
@@ -10,7 +21,10 @@ const documents: Document[] = [
     _id: new ObjectId('0123456789abcdef01234567'),
     name: 'Ada',
     address: { city: 'London', zip: 'N1' },
-    skills: [{ code: 'MATH', level: 5 }, { code: 'CODE', level: 4 }],
+    skills: [
+      { code: 'MATH', level: 5 },
+      { code: 'CODE', level: 4 },
+    ],
     empty: [],
     nothing: null,
     binary: new Binary(Buffer.from([1, 2, 3]), 4),
@@ -22,7 +36,7 @@ const documents: Document[] = [
     unicode: 'Zürich 東京 😀',
   },
   { name: 'no id', skills: [] },
-  { _id: 2, 'héllo': 'wörld', name: 'second', nothing: null },
+  { _id: 2, héllo: 'wörld', name: 'second', nothing: null },
   {},
 ];
 
@@ -32,24 +46,27 @@ describe('projection of stored BSON', () => {
     [{ name: true, skills: 1 }],
     [{ _id: 0, name: 1, address: 1 }],
     [{ _id: false, skills: 1, name: 1, missing: 1 }],
-    [{ _id: 1, unicode: 1, 'héllo': 1 }],
+    [{ _id: 1, unicode: 1, héllo: 1 }],
     [{ _id: 1 }],
     [{ nothing: 1, empty: 1, binary: 1, regex: 1, int32: 1, long: 1, decimal: 1, when: 1 }],
     [{ _id: 0, absent: 1 }],
     [{ _id: 0 }],
     [{ name: 0, skills: 0 }],
-  ])('when the projection is %j, then the bytes decode to what the general projection answers, in the same order', (projection) => {
-    const onBytes = compileBsonProjection(projection, {});
-    const general = compileProjection(projection, {});
-    for (const doc of documents) {
-      const expected = general(deserialize(serialize(doc)));
+  ])(
+    'when the projection is %j, then the bytes decode to what the general projection answers, in the same order',
+    (projection) => {
+      const onBytes = compileBsonProjection(projection, {});
+      const general = compileProjection(projection, {});
+      for (const doc of documents) {
+        const expected = general(deserialize(serialize(doc)));
 
-      const projected = deserialize(onBytes(serialize(doc)), { promoteLongs: false, promoteValues: false });
+        const projected = deserialize(onBytes(serialize(doc)), { promoteLongs: false, promoteValues: false });
 
-      expect(projected).toEqual(deserialize(serialize(expected), { promoteLongs: false, promoteValues: false }));
-      expect(Object.keys(projected)).toEqual(Object.keys(expected));
-    }
-  });
+        expect(projected).toEqual(deserialize(serialize(expected), { promoteLongs: false, promoteValues: false }));
+        expect(Object.keys(projected)).toEqual(Object.keys(expected));
+      }
+    },
+  );
 
   test('when a top-level inclusion is applied, then the kept elements are the stored bytes (types as stored), not a re-encoding', () => {
     // A double holding an integer decodes to a number that would encode as int32; MongoDB keeps the double.
@@ -60,8 +77,13 @@ describe('projection of stored BSON', () => {
     expect(Buffer.from(projected)).toEqual(serialize({ count: new Double(3) }));
   });
 
-  test.each([[{ 'address.city': 1 }], [{ name: 1, skills: 0 }], [{ skills: { $slice: 1 } }], [{ name: '$address.city' }]])(
-    'when the projection %j is more than top-level inclusions, then it is still MongoDB\'s (through the general projection)',
+  test.each([
+    [{ 'address.city': 1 }],
+    [{ name: 1, skills: 0 }],
+    [{ skills: { $slice: 1 } }],
+    [{ name: '$address.city' }],
+  ])(
+    "when the projection %j is more than top-level inclusions, then it is still MongoDB's (through the general projection)",
     (projection) => {
       const onBytes = compileBsonProjection(projection, {});
       const general = compileProjection(projection, {});

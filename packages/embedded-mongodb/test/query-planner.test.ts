@@ -62,9 +62,23 @@ const FILTERS: Array<() => Document> = [
 ];
 
 /** Sorts end in a unique field, so every plan must produce the very same order. */
-const SORTS: Array<Document | undefined> = [undefined, { d: -1 }, { d: 1 }, { a: 1, d: 1 }, { a: -1, d: -1 }, { 'b.c': 1, a: -1, d: 1 }, { _id: -1 }];
+const SORTS: Array<Document | undefined> = [
+  undefined,
+  { d: -1 },
+  { d: 1 },
+  { a: 1, d: 1 },
+  { a: -1, d: -1 },
+  { 'b.c': 1, a: -1, d: 1 },
+  { _id: -1 },
+];
 
-function ids(collection: Collection, filter: Document, sort: Document | undefined, skip: number, limit: number): unknown[] {
+function ids(
+  collection: Collection,
+  filter: Document,
+  sort: Document | undefined,
+  skip: number,
+  limit: number,
+): unknown[] {
   return runQuery(collection, { filter, sort: parseSort(sort), skip, limit }).records.map((record) => record.doc._id);
 }
 
@@ -130,7 +144,12 @@ describe('query planner', () => {
 
     for (let round = 0; round < 150; round++) {
       const filter = { g: { $in: [int(6), int(6), int(6), int(6)] } };
-      const sort = parseSort(pick([{ d: 1, _id: 1 }, { d: -1, _id: -1 }]));
+      const sort = parseSort(
+        pick([
+          { d: 1, _id: 1 },
+          { d: -1, _id: -1 },
+        ]),
+      );
       const skip = int(3000);
       const limit = pick([1, 7, 100]);
 
@@ -140,7 +159,10 @@ describe('query planner', () => {
 
       // Assert
       const described = JSON.stringify({ filter, sort, skip, limit });
-      expect({ query: described, ids: records.map((record) => record.doc._id) }).toEqual({ query: described, ids: expected });
+      expect({ query: described, ids: records.map((record) => record.doc._id) }).toEqual({
+        query: described,
+        ids: expected,
+      });
       expect(stats.plan.kind === 'ixscan' && stats.plan.mergeFrom).toBe(1);
       expect(stats.docsExamined).toBe(expected.length);
     }
@@ -189,7 +211,13 @@ describe('query planner', () => {
     const pinned = { 'tags.code': 'X2', a: { $in: [1, 2, 3, 4] } };
     const several = { 'tags.code': { $in: ['X1', 'X2'] }, a: { $in: [1, 2, 3, 4] } };
     const matches = (filter: Document) => runQuery(plain, { filter, skip: 0, limit: 0 }).records.length;
-    const withBoth = plain.count && runQuery(plain, { filter: { $and: [{ 'tags.code': 'X1' }, { 'tags.code': 'X2' }], a: { $in: [1, 2, 3, 4] } }, skip: 0, limit: 0 }).records.length;
+    const withBoth =
+      plain.count &&
+      runQuery(plain, {
+        filter: { $and: [{ 'tags.code': 'X1' }, { 'tags.code': 'X2' }], a: { $in: [1, 2, 3, 4] } },
+        skip: 0,
+        limit: 0,
+      }).records.length;
 
     // Act
     const countedPinned = countMatches(indexed, { filter: pinned, skip: 0, limit: 0 });

@@ -29,8 +29,23 @@ describe('embedded store query semantics', () => {
     await db.dropDatabase();
     people = db.collection<Keyed>('people');
     await people.insertMany([
-      { _id: 1, name: 'Ada', address: { city: 'London', zip: 'N1' }, skills: [{ code: 'MATH', level: 5 }, { code: 'CODE', level: 4 }], teamId: 10 },
-      { _id: 2, name: 'Grace', address: { city: 'New York', zip: '10001' }, skills: [{ code: 'CODE', level: 5 }], teamId: 20 },
+      {
+        _id: 1,
+        name: 'Ada',
+        address: { city: 'London', zip: 'N1' },
+        skills: [
+          { code: 'MATH', level: 5 },
+          { code: 'CODE', level: 4 },
+        ],
+        teamId: 10,
+      },
+      {
+        _id: 2,
+        name: 'Grace',
+        address: { city: 'New York', zip: '10001' },
+        skills: [{ code: 'CODE', level: 5 }],
+        teamId: 20,
+      },
     ]);
     await db.collection<Keyed>('teams').insertMany([
       { _id: 10, title: 'Engines' },
@@ -44,15 +59,28 @@ describe('embedded store query semantics', () => {
     const stored = await people.findOne({ _id: 1 });
 
     // Assert
-    expect(projected).toEqual({ _id: 1, name: 'Ada', address: { city: 'London' }, skills: [{ code: 'MATH' }, { code: 'CODE' }], teamId: 10 });
+    expect(projected).toEqual({
+      _id: 1,
+      name: 'Ada',
+      address: { city: 'London' },
+      skills: [{ code: 'MATH' }, { code: 'CODE' }],
+      teamId: 10,
+    });
     expect(stored?.address).toEqual({ city: 'London', zip: 'N1' });
-    expect(stored?.skills).toEqual([{ code: 'MATH', level: 5 }, { code: 'CODE', level: 4 }]);
+    expect(stored?.skills).toEqual([
+      { code: 'MATH', level: 5 },
+      { code: 'CODE', level: 4 },
+    ]);
   });
 
   it('when a pipeline rewrites nested fields and unwinds arrays, then the stored documents are untouched', async () => {
     // Act
     const rows = await people
-      .aggregate([{ $addFields: { 'address.city': 'Nowhere' } }, { $unwind: { path: '$skills', includeArrayIndex: 'position' } }, { $sort: { _id: 1, position: 1 } }])
+      .aggregate([
+        { $addFields: { 'address.city': 'Nowhere' } },
+        { $unwind: { path: '$skills', includeArrayIndex: 'position' } },
+        { $sort: { _id: 1, position: 1 } },
+      ])
       .toArray();
     const stored = await people.find({}).sort({ _id: 1 }).toArray();
 
@@ -66,7 +94,11 @@ describe('embedded store query semantics', () => {
   it('when $lookup joins another collection of the database, then each document carries its matches', async () => {
     // Act
     const rows = await people
-      .aggregate([{ $lookup: { from: 'teams', localField: 'teamId', foreignField: '_id', as: 'team' } }, { $project: { name: 1, team: '$team.title' } }, { $sort: { _id: 1 } }])
+      .aggregate([
+        { $lookup: { from: 'teams', localField: 'teamId', foreignField: '_id', as: 'team' } },
+        { $project: { name: 1, team: '$team.title' } },
+        { $sort: { _id: 1 } },
+      ])
       .toArray();
 
     // Assert
@@ -78,7 +110,17 @@ describe('embedded store query semantics', () => {
 
   it('when $facet counts and pages in one pass, then both facets come back', async () => {
     // Act
-    const [result] = await people.aggregate([{ $match: { 'skills.code': 'CODE' } }, { $facet: { total: [{ $count: 'n' }], page: [{ $sort: { name: -1 } }, { $limit: 1 }, { $project: { name: 1 } }] } }]).toArray();
+    const [result] = await people
+      .aggregate([
+        { $match: { 'skills.code': 'CODE' } },
+        {
+          $facet: {
+            total: [{ $count: 'n' }],
+            page: [{ $sort: { name: -1 } }, { $limit: 1 }, { $project: { name: 1 } }],
+          },
+        },
+      ])
+      .toArray();
 
     // Assert
     expect(result).toEqual({ total: [{ n: 2 }], page: [{ _id: 2, name: 'Grace' }] });
@@ -89,22 +131,38 @@ describe('embedded store query semantics', () => {
     await people.updateOne({ _id: 1 }, { $inc: { 'skills.$[s].level': 1 } }, { arrayFilters: [{ 's.code': 'CODE' }] });
 
     // Assert
-    expect((await people.findOne({ _id: 1 }))?.skills).toEqual([{ code: 'MATH', level: 5 }, { code: 'CODE', level: 5 }]);
+    expect((await people.findOne({ _id: 1 }))?.skills).toEqual([
+      { code: 'MATH', level: 5 },
+      { code: 'CODE', level: 5 },
+    ]);
   });
 
   it('when an update is a pipeline, then it computes the new values from the document', async () => {
     // Act
-    const result = await people.updateMany({}, [{ $set: { label: { $concat: ['$name', ' (', '$address.city', ')'] } } }]);
+    const result = await people.updateMany({}, [
+      { $set: { label: { $concat: ['$name', ' (', '$address.city', ')'] } } },
+    ]);
 
     // Assert
     expect(result.modifiedCount).toBe(2);
-    expect((await people.find({}).sort({ _id: 1 }).toArray()).map((doc) => doc.label)).toEqual(['Ada (London)', 'Grace (New York)']);
+    expect((await people.find({}).sort({ _id: 1 }).toArray()).map((doc) => doc.label)).toEqual([
+      'Ada (London)',
+      'Grace (New York)',
+    ]);
   });
 
   it('when an upsert inserts, then $setOnInsert and the filter equalities shape the new document', async () => {
     // Act
-    await people.updateOne({ name: 'Linus', 'address.city': 'Helsinki' }, { $set: { teamId: 30 }, $setOnInsert: { createdBy: 'upsert' } }, { upsert: true });
-    await people.updateOne({ name: 'Linus' }, { $set: { teamId: 31 }, $setOnInsert: { createdBy: 'second' } }, { upsert: true });
+    await people.updateOne(
+      { name: 'Linus', 'address.city': 'Helsinki' },
+      { $set: { teamId: 30 }, $setOnInsert: { createdBy: 'upsert' } },
+      { upsert: true },
+    );
+    await people.updateOne(
+      { name: 'Linus' },
+      { $set: { teamId: 31 }, $setOnInsert: { createdBy: 'second' } },
+      { upsert: true },
+    );
 
     // Assert
     const linus = await people.findOne({ name: 'Linus' }, { projection: { _id: 0 } });
@@ -122,7 +180,11 @@ describe('embedded store query semantics', () => {
 
   it('when findOneAndUpdate sorts and projects, then it updates the first in order and returns the projected new version', async () => {
     // Act
-    const updated = await people.findOneAndUpdate({}, { $set: { flagged: true } }, { sort: { name: -1 }, projection: { name: 1, flagged: 1 }, returnDocument: 'after' });
+    const updated = await people.findOneAndUpdate(
+      {},
+      { $set: { flagged: true } },
+      { sort: { name: -1 }, projection: { name: 1, flagged: 1 }, returnDocument: 'after' },
+    );
 
     // Assert
     expect(updated).toEqual({ _id: 2, name: 'Grace', flagged: true });

@@ -1,5 +1,25 @@
-import { Binary, BSONRegExp, Code, Decimal128, deserialize, Double, Int32, Long, MaxKey, MinKey, ObjectId, serialize, Timestamp } from 'bson';
-import { documentFieldOffset, embeddedDocument, fieldNames, withDocumentField, withoutTopLevelFields } from '../src/engine/raw-bson';
+import {
+  Binary,
+  BSONRegExp,
+  Code,
+  Decimal128,
+  deserialize,
+  Double,
+  Int32,
+  Long,
+  MaxKey,
+  MinKey,
+  ObjectId,
+  serialize,
+  Timestamp,
+} from 'bson';
+import {
+  documentFieldOffset,
+  embeddedDocument,
+  fieldNames,
+  withDocumentField,
+  withoutTopLevelFields,
+} from '../src/engine/raw-bson';
 
 /** A document with an element of every type the store may hold, so skipping each is exercised. */
 const everyType = {

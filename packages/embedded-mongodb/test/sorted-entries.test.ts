@@ -58,7 +58,12 @@ describe('SortedEntries (chunked sorted list behind every index)', () => {
       const expected = reference.filter((item) => item.key >= low && item.key <= high);
       expect(collect(entries, low, high, false)).toEqual(expected);
       expect(collect(entries, low, high, true)).toEqual([...expected].reverse());
-      expect(entries.countRange((item) => item.key >= low, (item) => item.key <= high)).toBe(expected.length);
+      expect(
+        entries.countRange(
+          (item) => item.key >= low,
+          (item) => item.key <= high,
+        ),
+      ).toBe(expected.length);
     }
   });
 
@@ -83,7 +88,11 @@ describe('SortedEntries (chunked sorted list behind every index)', () => {
       const skip = Math.floor(next() * (expected.length + 10));
 
       // Act
-      const cursor = entries.cursor((item) => item.key >= low, (item) => item.key <= high, reverse);
+      const cursor = entries.cursor(
+        (item) => item.key >= low,
+        (item) => item.key <= high,
+        reverse,
+      );
       const skipped = cursor.skip(skip);
       const rest: Item[] = [];
       for (let item = cursor.current; item !== undefined && rest.length < 700; item = cursor.current) {

@@ -66,7 +66,10 @@ describe('embedded store stored documents', () => {
 
   async function expectIndexesAnswerAsAScan(collection: Collection<Thing>): Promise<void> {
     for (const { filter, hint } of QUERIES) {
-      const scanned = await collection.find(filter, { hint: { $natural: 1 } }).sort({ _id: 1 }).toArray();
+      const scanned = await collection
+        .find(filter, { hint: { $natural: 1 } })
+        .sort({ _id: 1 })
+        .toArray();
       const indexed = await collection.find(filter, { hint }).sort({ _id: 1 }).toArray();
       expect(indexed).toEqual(scanned);
       expect(scanned.length).toBeGreaterThan(0);
@@ -108,7 +111,10 @@ describe('embedded store stored documents', () => {
     await expectIndexesAnswerAsAScan(collection);
     collection = await open(); // loads the snapshot
     await expectIndexesAnswerAsAScan(collection);
-    expect((await collection.listIndexes().toArray()).map((index) => index.name)).toEqual(['_id_', ...INDEXES.map((index) => index.name)]);
+    expect((await collection.listIndexes().toArray()).map((index) => index.name)).toEqual([
+      '_id_',
+      ...INDEXES.map((index) => index.name),
+    ]);
   });
 });
 

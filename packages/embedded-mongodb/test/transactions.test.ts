@@ -70,7 +70,9 @@ describe('embedded store transactions', () => {
     await session.endSession();
 
     // Assert
-    expect(await db.collection<Person>('people').find().toArray()).toEqual([{ _id: 1, email: 'existing@example.org', visits: 0 }]);
+    expect(await db.collection<Person>('people').find().toArray()).toEqual([
+      { _id: 1, email: 'existing@example.org', visits: 0 },
+    ]);
     expect(await db.listCollections({ name: 'profiles' }).toArray()).toEqual([]);
   });
 
@@ -154,14 +156,18 @@ describe('embedded store transactions', () => {
 
     // Assert
     await expect(secondCommit).rejects.toMatchObject({ code: 112, codeName: 'WriteConflict' });
-    await secondCommit.catch((error: MongoServerError) => expect(error.hasErrorLabel('TransientTransactionError')).toBe(true));
+    await secondCommit.catch((error: MongoServerError) =>
+      expect(error.hasErrorLabel('TransientTransactionError')).toBe(true),
+    );
     const rerun = second.withTransaction(async () => {
       await people.insertOne({ _id: 11, email: 'race@example.org' }, { session: second });
     });
     await expect(rerun).rejects.toMatchObject({ code: 11000 });
     await first.endSession();
     await second.endSession();
-    expect(await people.find({ email: 'race@example.org' }).toArray()).toEqual([{ _id: 10, email: 'race@example.org' }]);
+    expect(await people.find({ email: 'race@example.org' }).toArray()).toEqual([
+      { _id: 10, email: 'race@example.org' },
+    ]);
   });
 
   it('when another writer changes a document a transaction changed, then the transaction aborts and the other write stands', async () => {
@@ -198,7 +204,9 @@ describe('embedded store transactions', () => {
     // Assert
     await expect(commit).rejects.toMatchObject({ code: 112, codeName: 'WriteConflict' });
     await session.endSession();
-    expect(await people.find({ email: 'taken@example.org' }).toArray()).toEqual([{ _id: 21, email: 'taken@example.org' }]);
+    expect(await people.find({ email: 'taken@example.org' }).toArray()).toEqual([
+      { _id: 21, email: 'taken@example.org' },
+    ]);
     expect(await visits.countDocuments()).toBe(0);
   });
 
@@ -246,7 +254,11 @@ describe('embedded store transactions', () => {
   it('when a write is retried with the session and txnNumber of one already applied, then it gets the first reply and is not applied twice', async () => {
     // Arrange: what the driver sends again after a network error cost it the reply (retryable writes).
     const session = client.startSession();
-    const command = { update: 'people', updates: [{ q: { _id: 1 }, u: { $inc: { visits: 1 } } }], txnNumber: Long.fromNumber(7) };
+    const command = {
+      update: 'people',
+      updates: [{ q: { _id: 1 }, u: { $inc: { visits: 1 } } }],
+      txnNumber: Long.fromNumber(7),
+    };
 
     // Act
     const first = await db.command(command, { session });
@@ -264,7 +276,12 @@ describe('embedded store transactions', () => {
     const hello = await client.db('admin').command({ hello: 1 });
 
     // Assert
-    expect(hello).toMatchObject({ isWritablePrimary: true, setName: 'embedded', secondary: false, logicalSessionTimeoutMinutes: 30 });
+    expect(hello).toMatchObject({
+      isWritablePrimary: true,
+      setName: 'embedded',
+      secondary: false,
+      logicalSessionTimeoutMinutes: 30,
+    });
     expect(hello.hosts).toEqual([`127.0.0.1:${store.port}`]);
   });
 

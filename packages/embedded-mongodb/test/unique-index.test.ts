@@ -41,7 +41,9 @@ describe('embedded store unique indexes', () => {
     );
     expect(error).toBeInstanceOf(MongoServerError);
     expect(error).toMatchObject({ code: 11000, keyPattern: { email: 1 }, keyValue: { email } });
-    expect((error as Error).message).toContain(`E11000 duplicate key error collection: unique_index.users index: email_1 dup key: { email: "${email}" }`);
+    expect((error as Error).message).toContain(
+      `E11000 duplicate key error collection: unique_index.users index: email_1 dup key: { email: "${email}" }`,
+    );
   }
 
   it('when a document with a taken value is inserted, then it fails with E11000 and nothing changes', async () => {
@@ -85,7 +87,11 @@ describe('embedded store unique indexes', () => {
     const before = await contents();
 
     // Act
-    const write = users.findOneAndUpdate({ _id: 1 }, { $set: { email: 'grace@example.org' } }, { returnDocument: 'after' });
+    const write = users.findOneAndUpdate(
+      { _id: 1 },
+      { $set: { email: 'grace@example.org' } },
+      { returnDocument: 'after' },
+    );
 
     // Assert
     await expectDuplicateKey(write, 'grace@example.org');
@@ -119,7 +125,9 @@ describe('embedded store unique indexes', () => {
     await users.insertOne({ _id: 3, email: 'other@example.org', name: 'Ada' });
 
     // Act: the first index alone could be built
-    const error = await users.createIndexes([{ key: { name: 1, _id: 1 } }, { key: { name: 1 }, unique: true }]).catch((e: unknown) => e);
+    const error = await users
+      .createIndexes([{ key: { name: 1, _id: 1 } }, { key: { name: 1 }, unique: true }])
+      .catch((e: unknown) => e);
 
     // Assert: as in MongoDB, the indexes of one command are built together
     expect(error).toMatchObject({ code: 11000 });

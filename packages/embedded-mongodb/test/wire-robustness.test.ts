@@ -53,7 +53,10 @@ describe('embedded store wire protocol robustness', () => {
   beforeAll(async () => {
     store = await startStoreUnderTest();
     client = await MongoClient.connect(store.uri);
-    await client.db('wire').collection<{ _id: number; name: string }>('things').insertOne({ _id: 1, name: 'still here' });
+    await client
+      .db('wire')
+      .collection<{ _id: number; name: string }>('things')
+      .insertOne({ _id: 1, name: 'still here' });
   });
 
   afterAll(async () => {
@@ -66,16 +69,30 @@ describe('embedded store wire protocol robustness', () => {
     ['an oversized length', header(0x7fffffff, 2013)],
     ['a negative length', header(-5, 2013)],
     ['an unknown opCode', Buffer.concat([header(21, 9999), Buffer.alloc(5)])],
-    ['an OP_MSG whose body is not BSON', Buffer.concat([header(16 + 4 + 1 + 8, 2013), Buffer.alloc(4), Buffer.from([0]), Buffer.from([50, 0, 0, 0, 1, 2, 3, 4])])],
-  ])('when a client sends %s, then only that connection is closed and other clients keep working', async (_label, bytes) => {
-    // Act
-    const outcome = await exchange(store.uri, bytes);
+    [
+      'an OP_MSG whose body is not BSON',
+      Buffer.concat([
+        header(16 + 4 + 1 + 8, 2013),
+        Buffer.alloc(4),
+        Buffer.from([0]),
+        Buffer.from([50, 0, 0, 0, 1, 2, 3, 4]),
+      ]),
+    ],
+  ])(
+    'when a client sends %s, then only that connection is closed and other clients keep working',
+    async (_label, bytes) => {
+      // Act
+      const outcome = await exchange(store.uri, bytes);
 
-    // Assert
-    expect(outcome.closedByServer).toBe(true);
-    expect(await client.db('wire').command({ ping: 1 })).toMatchObject({ ok: 1 });
-    expect(await client.db('wire').collection<{ _id: number; name: string }>('things').findOne({ _id: 1 })).toEqual({ _id: 1, name: 'still here' });
-  });
+      // Assert
+      expect(outcome.closedByServer).toBe(true);
+      expect(await client.db('wire').command({ ping: 1 })).toMatchObject({ ok: 1 });
+      expect(await client.db('wire').collection<{ _id: number; name: string }>('things').findOne({ _id: 1 })).toEqual({
+        _id: 1,
+        name: 'still here',
+      });
+    },
+  );
 
   it('when a legacy OP_QUERY isMaster arrives, then it is answered with an OP_REPLY', async () => {
     // Arrange
@@ -95,7 +112,10 @@ describe('embedded store wire protocol robustness', () => {
 
   it('when an unknown command is sent, then it answers ok: 0 with code 59 CommandNotFound', async () => {
     // Act
-    const error = await client.db('wire').command({ definitelyNotACommand: 1 }).catch((e: unknown) => e);
+    const error = await client
+      .db('wire')
+      .command({ definitelyNotACommand: 1 })
+      .catch((e: unknown) => e);
 
     // Assert
     expect(error).toBeInstanceOf(MongoServerError);

@@ -38,7 +38,10 @@ const RESOLVED = new Set(Object.keys(Candidate));
  * is harmless). Undefined (read everything) when a resolver of Candidate is not in
  * CANDIDATE_RESOLVER_SOURCES (projecting then could hide what it reads).
  */
-export function candidateFieldsOf(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>, path: readonly string[]): string[] | undefined {
+export function candidateFieldsOf(
+  info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>,
+  path: readonly string[],
+): string[] | undefined {
   let level: readonly FieldNode[] = info.fieldNodes;
   for (const name of path) level = subfields(level, info.fragments).filter((field) => field.name.value === name);
   const fields = new Set(ALWAYS);
@@ -53,7 +56,10 @@ export function candidateFieldsOf(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 
 }
 
 /** The fields selected directly below these field nodes, through fragments of any depth. */
-function subfields(nodes: readonly FieldNode[], fragments: Readonly<Record<string, FragmentDefinitionNode>>): FieldNode[] {
+function subfields(
+  nodes: readonly FieldNode[],
+  fragments: Readonly<Record<string, FragmentDefinitionNode>>,
+): FieldNode[] {
   return selectedFieldNodes(
     nodes.map((node) => node.selectionSet),
     fragments,

@@ -78,7 +78,8 @@ export function createOperationExecutor(schema: GraphQLSchema, options: Operatio
   const cache = new LruCache<string, CacheEntry>(options.cacheSize ?? DEFAULT_CACHE_SIZE);
   const compileAfter = options.compileAfter ?? DEFAULT_COMPILE_AFTER;
 
-  const interpreted = (document: DocumentNode, operationName: string | null | undefined): PreparedOperation =>
+  const interpreted =
+    (document: DocumentNode, operationName: string | null | undefined): PreparedOperation =>
     async (variableValues, contextValue) =>
       execute({ schema, document, operationName, variableValues: variableValues ?? undefined, contextValue });
 
@@ -92,7 +93,8 @@ export function createOperationExecutor(schema: GraphQLSchema, options: Operatio
     prepare,
     async execute(request) {
       const { document, operationName, variableValues, contextValue } = request;
-      if (!options.compiled) return execute({ schema, document, operationName, variableValues: variableValues ?? undefined, contextValue });
+      if (!options.compiled)
+        return execute({ schema, document, operationName, variableValues: variableValues ?? undefined, contextValue });
       const key = `${operationName ?? ''}\u0000${request.source ?? print(document)}`;
       let entry = cache.get(key);
       if (entry === undefined) {
@@ -125,12 +127,19 @@ export function attachOperationExecutor(schema: GraphQLSchema, options: Operatio
  * The executor attached to `schema`; a schema built outside `createApp` (tests of one
  * transport) gets one with `options` (default: compiled, as GRAPHQL_JIT's default).
  */
-export function operationExecutorOf(schema: GraphQLSchema, options: OperationExecutorOptions = { compiled: true }): OperationExecutor {
+export function operationExecutorOf(
+  schema: GraphQLSchema,
+  options: OperationExecutorOptions = { compiled: true },
+): OperationExecutor {
   return executors.get(schema) ?? attachOperationExecutor(schema, options);
 }
 
 /** The compiled form of an operation, or undefined when graphql-jit cannot compile it (graphql-js then runs it). */
-function compile(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): PreparedOperation | undefined {
+function compile(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+): PreparedOperation | undefined {
   const operation = getOperationAST(document, operationName);
   if (operation == null) return undefined; // graphql-js reports the missing or ambiguous operation
   let compiled: CompiledQuery | ExecutionResult;
@@ -140,8 +149,10 @@ function compile(schema: GraphQLSchema, document: DocumentNode, operationName: s
     return undefined;
   }
   if (!isCompiledQuery(compiled)) return undefined;
-  const interpretedRun = (variableValues: Readonly<Record<string, unknown>> | null | undefined, contextValue: unknown) =>
-    execute({ schema, document, operationName, variableValues: variableValues ?? undefined, contextValue });
+  const interpretedRun = (
+    variableValues: Readonly<Record<string, unknown>> | null | undefined,
+    contextValue: unknown,
+  ) => execute({ schema, document, operationName, variableValues: variableValues ?? undefined, contextValue });
   return async (variableValues, contextValue) => {
     const coerced = coerceVariables(schema, operation, variableValues);
     if ('errors' in coerced) return { errors: coerced.errors };
@@ -159,7 +170,9 @@ function coerceVariables(
   operation: OperationDefinitionNode,
   variableValues: Readonly<Record<string, unknown>> | null | undefined,
 ): { values: Record<string, unknown> } | { errors: readonly GraphQLError[] } {
-  const result = getVariableValues(schema, operation.variableDefinitions ?? [], variableValues ?? {}, { maxErrors: 50 });
+  const result = getVariableValues(schema, operation.variableDefinitions ?? [], variableValues ?? {}, {
+    maxErrors: 50,
+  });
   return result.errors ? { errors: result.errors } : { values: result.coerced };
 }
 

@@ -10,10 +10,13 @@ export const Candidate: CandidateResolvers = {
   nationality: (candidate, _args, { reference }) => reference.find('countries', candidate.nationalityIsoCode),
   drivingLicenseCountry: (candidate, _args, { reference }) =>
     reference.find('countries', candidate.drivingLicenseCountryIsoCode),
-  maxEducationLevel: (candidate, _args, { reference }) => reference.find('educationLevels', candidate.maxEducationLevel),
+  maxEducationLevel: (candidate, _args, { reference }) =>
+    reference.find('educationLevels', candidate.maxEducationLevel),
   partnerEduLevel: (candidate, _args, { reference }) => reference.find('educationLevels', candidate.partnerEduLevel),
-  partnerEnglishLevel: (candidate, _args, { reference }) => reference.find('languageLevels', candidate.partnerEnglishLevel),
+  partnerEnglishLevel: (candidate, _args, { reference }) =>
+    reference.find('languageLevels', candidate.partnerEnglishLevel),
   partnerOccupation: (candidate, _args, { reference }) =>
     reference.find('occupations', candidate.partnerOccupationIsco08Code),
-  partner: (candidate, _args, { loaders, audit }) => auditedCandidate(audit, loadOptional(loaders.candidates, candidate.partnerPublicId)),
+  partner: (candidate, _args, { loaders, audit }) =>
+    auditedCandidate(audit, loadOptional(loaders.candidates, candidate.partnerPublicId)),
 };

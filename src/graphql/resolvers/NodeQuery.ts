@@ -25,15 +25,30 @@ export const NodeQuery: QueryResolvers = {
  * lists). A permission the key lacks answers null, as an unknown id does: `node` must not tell
  * which ids exist to a key that may not read them.
  */
-async function find({ type, key }: GlobalIdTarget, { apiKey, services, loaders, reference, audit }: GraphQLContext): Promise<TaggedNode | null> {
-  const tagged = (value: ResolversParentTypes['Node'] | null): TaggedNode | null => (value === null ? null : { ...value, __typename: type });
+async function find(
+  { type, key }: GlobalIdTarget,
+  { apiKey, services, loaders, reference, audit }: GraphQLContext,
+): Promise<TaggedNode | null> {
+  const tagged = (value: ResolversParentTypes['Node'] | null): TaggedNode | null =>
+    value === null ? null : { ...value, __typename: type };
   switch (type) {
     case 'Candidate':
-      return tagged(await unlessForbidden(() => auditedCandidate(audit, services.candidateQueries.findCandidate(apiKey, key, (id) => loaders.candidates.load(id)))));
+      return tagged(
+        await unlessForbidden(() =>
+          auditedCandidate(
+            audit,
+            services.candidateQueries.findCandidate(apiKey, key, (id) => loaders.candidates.load(id)),
+          ),
+        ),
+      );
     case 'SavedList':
       return tagged(await unlessForbidden(() => services.candidateQueries.findSavedList(apiKey, key)));
     case 'JobOpportunity':
-      return tagged(await unlessForbidden(() => services.candidateQueries.findJobOpportunity(apiKey, key, (id) => loaders.jobOpportunities.load(id))));
+      return tagged(
+        await unlessForbidden(() =>
+          services.candidateQueries.findJobOpportunity(apiKey, key, (id) => loaders.jobOpportunities.load(id)),
+        ),
+      );
     case 'Country':
       return tagged(reference.find('countries', key));
     case 'Language':

@@ -13,7 +13,10 @@ export const Query: QueryResolvers = {
   candidatesConnection: (_parent, args, { apiKey, services }, info) =>
     services.candidateQueries.connection(apiKey, args, candidateFieldsOf(info, ['edges', 'node'])),
   candidate: (_parent, { publicId }, { apiKey, services, loaders, audit }) =>
-    auditedCandidate(audit, services.candidateQueries.findCandidate(apiKey, publicId, (id) => loaders.candidates.load(id))),
+    auditedCandidate(
+      audit,
+      services.candidateQueries.findCandidate(apiKey, publicId, (id) => loaders.candidates.load(id)),
+    ),
   savedList: (_parent, { publicId }, { apiKey, services }) => services.candidateQueries.findSavedList(apiKey, publicId),
   countries: (_parent, _args, { services }) => services.reference.list('countries'),
   languages: (_parent, _args, { services }) => services.reference.list('languages'),

@@ -18,7 +18,10 @@ export async function auditedCandidate<T extends { publicId: string }>(
 }
 
 /** The list form of auditedCandidate. */
-export function auditedCandidates<T extends { publicId: string }>(audit: RequestAudit, candidates: readonly T[]): readonly T[] {
+export function auditedCandidates<T extends { publicId: string }>(
+  audit: RequestAudit,
+  candidates: readonly T[],
+): readonly T[] {
   audit.addCandidates(candidates.map((candidate) => candidate.publicId));
   return candidates;
 }

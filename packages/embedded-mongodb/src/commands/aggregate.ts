@@ -31,7 +31,8 @@ function parsePipeline(command: Document, db: string): PipelineArguments {
     throw new CommandError('CommandNotSupported', '$merge is not supported by the embedded store; use $out');
   }
   const outAt = pipeline.findIndex((stage) => stage !== null && typeof stage === 'object' && '$out' in stage);
-  if (outAt >= 0 && outAt !== pipeline.length - 1) throw new CommandError('BadValue', '$out can only be the final stage in the pipeline');
+  if (outAt >= 0 && outAt !== pipeline.length - 1)
+    throw new CommandError('BadValue', '$out can only be the final stage in the pipeline');
   if (outAt < 0) return { collection, stages: pipeline };
   // As mongod: a write stage cannot honour a linearizable read (it is not a read of one primary's majority).
   if ((command.readConcern as Document | undefined)?.level === 'linearizable') {
@@ -45,20 +46,42 @@ export function explainAggregate(command: Document, context: CommandContext, ver
   const args = parsePipeline(command, context.db);
   const options = evaluationOptions(command);
   const { query, rest } = splitPipeline(args.stages);
-  const { docs, stats } = runAggregation(context.runtime.catalog, { db: context.db, collection: args.collection }, args.stages, options, true);
+  const { docs, stats } = runAggregation(
+    context.runtime.catalog,
+    { db: context.db, collection: args.collection },
+    args.stages,
+    options,
+    true,
+  );
   const namespace = `${context.db}.${args.collection ?? '$cmd.aggregate'}`;
   const extra = rest.length > 0 ? { stages: rest } : {};
-  return explainReply(namespace, command, verbosity, { ...query, ...options }, stats ?? MISSING_COLLECTION_STATS, docs.length, extra);
+  return explainReply(
+    namespace,
+    command,
+    verbosity,
+    { ...query, ...options },
+    stats ?? MISSING_COLLECTION_STATS,
+    docs.length,
+    extra,
+  );
 }
 
 const aggregate: CommandHandler = (command, context) => {
   if (command.explain === true) return explainAggregate(command, context, 'queryPlanner');
   if (command.cursor === undefined) {
-    throw new CommandError('FailedToParse', "The 'cursor' option is required, except for aggregate with the explain argument");
+    throw new CommandError(
+      'FailedToParse',
+      "The 'cursor' option is required, except for aggregate with the explain argument",
+    );
   }
   const args = parsePipeline(command, context.db);
   const { catalog } = context.runtime;
-  const { docs } = runAggregation(catalog, { db: context.db, collection: args.collection }, args.stages, evaluationOptions(command));
+  const { docs } = runAggregation(
+    catalog,
+    { db: context.db, collection: args.collection },
+    args.stages,
+    evaluationOptions(command),
+  );
   if (args.out) replaceCollectionContents(catalog, args.out, docs);
   const namespace = `${context.db}.${args.collection ?? '$cmd.aggregate'}`;
   return firstBatchReply(context, namespace, args.out ? [] : docs, { batchSize: cursorBatchSize(command) });

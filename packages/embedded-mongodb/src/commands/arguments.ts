@@ -10,7 +10,10 @@ function typeName(value: unknown): string {
 }
 
 function wrongType(field: string, expected: string, value: unknown): CommandError {
-  return new CommandError('TypeMismatch', `BSON field '${field}' is the wrong type '${typeName(value)}', expected type '${expected}'`);
+  return new CommandError(
+    'TypeMismatch',
+    `BSON field '${field}' is the wrong type '${typeName(value)}', expected type '${expected}'`,
+  );
 }
 
 /** The collection a command names in its first field. */
@@ -38,7 +41,8 @@ export function requiredArray(command: Document, field: string): unknown[] {
 export function optionalInteger(command: Document, field: string): number | undefined {
   const value = command[field] as unknown;
   if (value === undefined || value === null) return undefined;
-  const number = typeof value === 'number' ? value : Number((value as { toNumber?: () => number }).toNumber?.() ?? Number.NaN);
+  const number =
+    typeof value === 'number' ? value : Number((value as { toNumber?: () => number }).toNumber?.() ?? Number.NaN);
   if (!Number.isFinite(number)) throw wrongType(field, 'long', value);
   return Math.trunc(number);
 }
@@ -57,7 +61,10 @@ export function nonNegativeInteger(command: Document, field: string): number {
 export function assertSimpleCollation(command: Document, field = 'collation'): void {
   const collation = optionalDocument(command, field);
   if (collation && collation.locale !== 'simple') {
-    throw new CommandError('CommandNotSupported', `the embedded store supports only the simple collation, not locale '${String(collation.locale)}'`);
+    throw new CommandError(
+      'CommandNotSupported',
+      `the embedded store supports only the simple collation, not locale '${String(collation.locale)}'`,
+    );
   }
 }
 

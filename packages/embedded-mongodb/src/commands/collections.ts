@@ -7,15 +7,37 @@ import type { CommandHandler } from './context';
 import { cursorBatchSize, firstBatchReply } from './cursor-replies';
 
 /** Command fields that are not collection options (generic arguments every command may carry). */
-const GENERIC_ARGUMENTS = new Set(['create', '$db', 'lsid', 'txnNumber', '$readPreference', '$clusterTime', 'writeConcern', 'comment', 'apiVersion', 'apiStrict', 'apiDeprecationErrors', 'maxTimeMS']);
+const GENERIC_ARGUMENTS = new Set([
+  'create',
+  '$db',
+  'lsid',
+  'txnNumber',
+  '$readPreference',
+  '$clusterTime',
+  'writeConcern',
+  'comment',
+  'apiVersion',
+  'apiStrict',
+  'apiDeprecationErrors',
+  'maxTimeMS',
+]);
 
 /**
  * Collection options the store does not honour; refused rather than stored and ignored (a
  * validator that validates nothing, a view read as an empty collection, a collation not applied).
  */
 const UNSUPPORTED_OPTIONS = [
-  'viewOn', 'pipeline', 'timeseries', 'clusteredIndex', 'encryptedFields', 'capped', 'validator', 'validationLevel', 'validationAction',
-  'changeStreamPreAndPostImages', 'expireAfterSeconds',
+  'viewOn',
+  'pipeline',
+  'timeseries',
+  'clusteredIndex',
+  'encryptedFields',
+  'capped',
+  'validator',
+  'validationLevel',
+  'validationAction',
+  'changeStreamPreAndPostImages',
+  'expireAfterSeconds',
 ];
 
 function describeCollection(collection: Collection): Document {
@@ -39,7 +61,11 @@ const listCollections: CommandHandler = (command, context) => {
 const create: CommandHandler = (command, { runtime, db }) => {
   const name = collectionArgument(command, 'create');
   const unsupported = UNSUPPORTED_OPTIONS.find((option) => option in command);
-  if (unsupported) throw new CommandError('CommandNotSupported', `the embedded store does not support the collection option '${unsupported}'`);
+  if (unsupported)
+    throw new CommandError(
+      'CommandNotSupported',
+      `the embedded store does not support the collection option '${unsupported}'`,
+    );
   assertSimpleCollation(command);
   const options: Document = {};
   for (const [key, value] of Object.entries(command)) if (!GENERIC_ARGUMENTS.has(key)) options[key] = value;
@@ -50,10 +76,14 @@ const create: CommandHandler = (command, { runtime, db }) => {
 /** collMod changes validators, views and index options, none of which the store has. */
 const collMod: CommandHandler = (command, { runtime, db }) => {
   const name = collectionArgument(command, 'collMod');
-  if (!runtime.catalog.getCollection(db, name)) throw new CommandError('NamespaceNotFound', `ns does not exist: ${db}.${name}`);
+  if (!runtime.catalog.getCollection(db, name))
+    throw new CommandError('NamespaceNotFound', `ns does not exist: ${db}.${name}`);
   const changes = Object.keys(command).filter((key) => key !== 'collMod' && !GENERIC_ARGUMENTS.has(key));
   if (changes.length === 0) return { ok: 1 };
-  throw new CommandError('CommandNotSupported', `the embedded store does not support collMod of ${changes.map((key) => `'${key}'`).join(', ')}`);
+  throw new CommandError(
+    'CommandNotSupported',
+    `the embedded store does not support collMod of ${changes.map((key) => `'${key}'`).join(', ')}`,
+  );
 };
 
 const drop: CommandHandler = (command, { runtime, db }) => {

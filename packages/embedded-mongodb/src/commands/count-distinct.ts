@@ -3,7 +3,13 @@ import { CommandError } from '../errors';
 import { valuesAtPath } from '../engine/path-values';
 import { countMatches, runQuery } from '../engine/query-executor';
 import { compareValues } from '../engine/value-order';
-import { collectionArgument, evaluationOptions, nonNegativeInteger, optionalDocument, optionalInteger } from './arguments';
+import {
+  collectionArgument,
+  evaluationOptions,
+  nonNegativeInteger,
+  optionalDocument,
+  optionalInteger,
+} from './arguments';
 import type { CommandHandler } from './context';
 
 const count: CommandHandler = (command, { runtime, db }) => {
@@ -12,7 +18,10 @@ const count: CommandHandler = (command, { runtime, db }) => {
   const filter = optionalDocument(command, 'query') ?? {};
   const skip = nonNegativeInteger(command, 'skip');
   const limit = Math.abs(optionalInteger(command, 'limit') ?? 0);
-  return { n: countMatches(collection, { filter, skip, limit, hint: command.hint, ...evaluationOptions(command) }), ok: 1 };
+  return {
+    n: countMatches(collection, { filter, skip, limit, hint: command.hint, ...evaluationOptions(command) }),
+    ok: 1,
+  };
 };
 
 /** Values of a path across documents, arrays contributing their elements, without repeats. */
@@ -30,12 +39,25 @@ function distinctValues(docs: readonly Document[], path: string): unknown[] {
 const distinct: CommandHandler = (command, { runtime, db }) => {
   const name = collectionArgument(command, 'distinct');
   const key = command.key as unknown;
-  if (typeof key !== 'string' || key.length === 0) throw new CommandError('TypeMismatch', "distinct 'key' must be a non-empty string");
+  if (typeof key !== 'string' || key.length === 0)
+    throw new CommandError('TypeMismatch', "distinct 'key' must be a non-empty string");
   const collection = runtime.catalog.getCollection(db, name);
   if (!collection) return { values: [], ok: 1 };
   const filter = optionalDocument(command, 'query') ?? {};
-  const { records } = runQuery(collection, { filter, skip: 0, limit: 0, hint: command.hint, ...evaluationOptions(command) });
-  return { values: distinctValues(records.map((record) => record.doc), key), ok: 1 };
+  const { records } = runQuery(collection, {
+    filter,
+    skip: 0,
+    limit: 0,
+    hint: command.hint,
+    ...evaluationOptions(command),
+  });
+  return {
+    values: distinctValues(
+      records.map((record) => record.doc),
+      key,
+    ),
+    ok: 1,
+  };
 };
 
 export const countDistinctCommands: Record<string, CommandHandler> = { count, distinct };

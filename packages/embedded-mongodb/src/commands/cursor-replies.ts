@@ -21,7 +21,8 @@ export function cursorBatchSize(command: Document): number | undefined {
 }
 
 export function batchSizeValue(value: number | undefined): number | undefined {
-  if (value !== undefined && value < 0) throw new CommandError('BadValue', `batchSize must be non-negative, not ${value}`);
+  if (value !== undefined && value < 0)
+    throw new CommandError('BadValue', `batchSize must be non-negative, not ${value}`);
   return value;
 }
 
@@ -29,7 +30,12 @@ export function batchSizeValue(value: number | undefined): number | undefined {
  * Replies with the first batch of a result; the rest stays in a server cursor for getMore.
  * Exhausted (or single-batch) results answer cursor id 0 and keep nothing open.
  */
-export function firstBatchReply<T = Document>(context: CommandContext, ns: string, items: readonly T[], options: FirstBatchOptions<T> = {}): Uint8Array {
+export function firstBatchReply<T = Document>(
+  context: CommandContext,
+  ns: string,
+  items: readonly T[],
+  options: FirstBatchOptions<T> = {},
+): Uint8Array {
   const { cursors } = context.runtime;
   const cursor = cursors.open(ns, items, options.encode ?? (SERIALIZED as (item: T) => Uint8Array));
   const batch = cursor.nextBatch(options.batchSize ?? DEFAULT_FIRST_BATCH);

@@ -10,7 +10,9 @@ export function storageSize(collections: readonly Collection[]): number {
 
 const listDatabases: CommandHandler = (command, { runtime }) => {
   const { catalog } = runtime;
-  const all = catalog.databaseNames().map((name) => ({ name, sizeOnDisk: storageSize(catalog.collections(name)), empty: false }));
+  const all = catalog
+    .databaseNames()
+    .map((name) => ({ name, sizeOnDisk: storageSize(catalog.collections(name)), empty: false }));
   const matches = compileFilter(optionalDocument(command, 'filter') ?? {});
   const databases = all.filter(matches);
   const totalSize = databases.reduce((sum, db) => sum + db.sizeOnDisk, 0);

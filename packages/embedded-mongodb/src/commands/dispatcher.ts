@@ -45,7 +45,10 @@ async function execute(body: Document, runtime: StoreRuntime, connectionId: numb
     // A standalone: txnNumber alone (a retryable write) is accepted and ignored; a transaction
     // is refused up front, as a standalone mongod does, rather than half applied.
     if (body.startTransaction === true || body.autocommit === false) {
-      throw new CommandError('IllegalOperation', 'Transaction numbers are only allowed on a replica set member or mongos');
+      throw new CommandError(
+        'IllegalOperation',
+        'Transaction numbers are only allowed on a replica set member or mongos',
+      );
     }
     return run();
   }
@@ -82,7 +85,10 @@ export async function runCommand(body: Document, runtime: StoreRuntime, connecti
   } catch (error) {
     const commandError = asCommandError(error);
     if (commandError.codeName === 'InternalError') {
-      runtime.log('error', 'command failed unexpectedly', { command: Object.keys(body)[0], error: error instanceof Error ? error.stack : String(error) });
+      runtime.log('error', 'command failed unexpectedly', {
+        command: Object.keys(body)[0],
+        error: error instanceof Error ? error.stack : String(error),
+      });
     }
     reply = commandError.toReply();
   }

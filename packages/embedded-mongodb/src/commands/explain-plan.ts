@@ -74,7 +74,11 @@ function describeCount(stats: ExecutionStats, request: QueryRequest): Document {
     if (Object.keys(request.filter).length === 0) return { stage: 'RECORD_STORE_FAST_COUNT' };
     return { stage: 'COUNT', inputStage: { stage: 'COLLSCAN', filter: request.filter, direction: 'forward' } };
   }
-  if (!plan.exact) return { stage: 'COUNT', inputStage: { stage: 'FETCH', filter: request.filter, inputStage: ixscanStage(plan, plan.ranges) } };
+  if (!plan.exact)
+    return {
+      stage: 'COUNT',
+      inputStage: { stage: 'FETCH', filter: request.filter, inputStage: ixscanStage(plan, plan.ranges) },
+    };
   if (plan.ranges.length === 1 && !plan.index.multikey) {
     return { stage: 'COUNT', inputStage: { ...ixscanStage(plan, plan.ranges), stage: 'COUNT_SCAN' } };
   }
@@ -92,17 +96,28 @@ export function describePlan(stats: ExecutionStats, request: QueryRequest): Docu
   const { plan } = stats;
   const sortPattern: Document = {};
   for (const field of request.sort ?? []) sortPattern[field.path] = field.direction;
-  const skip = (inner: Document): Document => (request.skip > 0 ? { stage: 'SKIP', skipAmount: request.skip, inputStage: inner } : inner);
+  const skip = (inner: Document): Document =>
+    request.skip > 0 ? { stage: 'SKIP', skipAmount: request.skip, inputStage: inner } : inner;
   let stage: Document;
   if (plan.kind === 'collscan') {
     stage = { stage: 'COLLSCAN', filter: request.filter, direction: 'forward' };
   } else if (stats.skippedOnKeys) {
     stage = { stage: 'FETCH', inputStage: skip(indexWalk(plan, sortPattern)) };
   } else {
-    stage = { stage: 'FETCH', ...(plan.exact ? {} : { filter: request.filter }), inputStage: indexWalk(plan, sortPattern) };
+    stage = {
+      stage: 'FETCH',
+      ...(plan.exact ? {} : { filter: request.filter }),
+      inputStage: indexWalk(plan, sortPattern),
+    };
   }
   const sortedInMemory = request.sort && !(plan.kind === 'ixscan' && plan.providesSort);
-  if (sortedInMemory) stage = { stage: 'SORT', sortPattern, ...(request.limit > 0 ? { limitAmount: request.skip + request.limit } : {}), inputStage: stage };
+  if (sortedInMemory)
+    stage = {
+      stage: 'SORT',
+      sortPattern,
+      ...(request.limit > 0 ? { limitAmount: request.skip + request.limit } : {}),
+      inputStage: stage,
+    };
   if (!stats.skippedOnKeys) stage = skip(stage);
   return request.limit > 0 ? { stage: 'LIMIT', limitAmount: request.limit, inputStage: stage } : stage;
 }
@@ -134,8 +149,19 @@ export function explainReply(
       executionTimeMillis: stats.executionTimeMillis,
       totalKeysExamined: stats.keysExamined,
       totalDocsExamined: stats.docsExamined,
-      executionStages: { ...winningPlan, nReturned, docsExamined: stats.docsExamined, keysExamined: stats.keysExamined },
+      executionStages: {
+        ...winningPlan,
+        nReturned,
+        docsExamined: stats.docsExamined,
+        keysExamined: stats.keysExamined,
+      },
     };
   }
-  return { ...reply, ...extra, command, serverInfo: { host: '127.0.0.1', version: SERVER_VERSION, gitVersion: 'embedded' }, ok: 1 };
+  return {
+    ...reply,
+    ...extra,
+    command,
+    serverInfo: { host: '127.0.0.1', version: SERVER_VERSION, gitVersion: 'embedded' },
+    ok: 1,
+  };
 }

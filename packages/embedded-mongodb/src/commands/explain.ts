@@ -4,7 +4,13 @@ import type { QueryRequest } from '../engine/query-executor';
 import { countWithStats, runQuery } from '../engine/query-executor';
 import { parseSort } from '../engine/sort';
 import { explainAggregate } from './aggregate';
-import { collectionArgument, evaluationOptions, nonNegativeInteger, optionalDocument, optionalInteger } from './arguments';
+import {
+  collectionArgument,
+  evaluationOptions,
+  nonNegativeInteger,
+  optionalDocument,
+  optionalInteger,
+} from './arguments';
 import type { CommandContext, CommandHandler } from './context';
 import { explainReply, MISSING_COLLECTION_STATS } from './explain-plan';
 import { parseFind } from './find';
@@ -20,7 +26,8 @@ interface ExplainedRead {
 function firstStatement(command: Document, field: string): Document {
   const statements = command[field] as unknown;
   const first = Array.isArray(statements) ? (statements[0] as unknown) : undefined;
-  if (first === null || typeof first !== 'object') throw new CommandError('BadValue', `explain of ${field} needs one statement`);
+  if (first === null || typeof first !== 'object')
+    throw new CommandError('BadValue', `explain of ${field} needs one statement`);
   return first;
 }
 
@@ -46,25 +53,47 @@ const READS: Record<string, (command: Document) => ExplainedRead> = {
   }),
   distinct: (command) => ({
     collection: collectionArgument(command, 'distinct'),
-    request: { filter: optionalDocument(command, 'query') ?? {}, skip: 0, limit: 0, hint: command.hint, ...evaluationOptions(command) },
+    request: {
+      filter: optionalDocument(command, 'query') ?? {},
+      skip: 0,
+      limit: 0,
+      hint: command.hint,
+      ...evaluationOptions(command),
+    },
   }),
   update: (command) => {
     const statement = firstStatement(command, 'updates');
     return {
       collection: collectionArgument(command, 'update'),
-      request: { filter: optionalDocument(statement, 'q') ?? {}, skip: 0, limit: statement.multi === true ? 0 : 1, hint: statement.hint },
+      request: {
+        filter: optionalDocument(statement, 'q') ?? {},
+        skip: 0,
+        limit: statement.multi === true ? 0 : 1,
+        hint: statement.hint,
+      },
     };
   },
   delete: (command) => {
     const statement = firstStatement(command, 'deletes');
     return {
       collection: collectionArgument(command, 'delete'),
-      request: { filter: optionalDocument(statement, 'q') ?? {}, skip: 0, limit: statement.limit === 1 ? 1 : 0, hint: statement.hint },
+      request: {
+        filter: optionalDocument(statement, 'q') ?? {},
+        skip: 0,
+        limit: statement.limit === 1 ? 1 : 0,
+        hint: statement.hint,
+      },
     };
   },
   findAndModify: (command) => ({
     collection: collectionArgument(command, 'findAndModify'),
-    request: { filter: optionalDocument(command, 'query') ?? {}, sort: parseSort(command.sort), skip: 0, limit: 1, hint: command.hint },
+    request: {
+      filter: optionalDocument(command, 'query') ?? {},
+      sort: parseSort(command.sort),
+      skip: 0,
+      limit: 1,
+      hint: command.hint,
+    },
   }),
 };
 
@@ -77,7 +106,14 @@ function explainRead(inner: Document, context: CommandContext, verbosity: unknow
     return explainReply(namespace, inner, verbosity, read.request, counted?.stats ?? MISSING_COLLECTION_STATS, 0);
   }
   const result = collection ? runQuery(collection, read.request) : undefined;
-  return explainReply(namespace, inner, verbosity, read.request, result?.stats ?? MISSING_COLLECTION_STATS, result?.records.length ?? 0);
+  return explainReply(
+    namespace,
+    inner,
+    verbosity,
+    read.request,
+    result?.stats ?? MISSING_COLLECTION_STATS,
+    result?.records.length ?? 0,
+  );
 }
 
 const explain: CommandHandler = (command, context) => {

@@ -11,9 +11,11 @@ const findAndModify: CommandHandler = (command, { runtime, db }) => {
   const name = collectionArgument(command, Object.keys(command)[0]);
   const remove = command.remove === true;
   const upsert = command.upsert === true;
-  if (remove && command.update !== undefined) throw new CommandError('FailedToParse', 'Cannot specify both an update and remove=true');
+  if (remove && command.update !== undefined)
+    throw new CommandError('FailedToParse', 'Cannot specify both an update and remove=true');
   if (remove && upsert) throw new CommandError('FailedToParse', 'Cannot specify both upsert=true and remove=true');
-  if (!remove && command.update === undefined) throw new CommandError('FailedToParse', 'Either an update or remove=true must be specified');
+  if (!remove && command.update === undefined)
+    throw new CommandError('FailedToParse', 'Either an update or remove=true must be specified');
 
   const options = evaluationOptions(command);
   const selection: Selection = {

@@ -2,7 +2,13 @@ import type { Document } from 'bson';
 import { compileBsonProjection } from '../engine/projection';
 import { runQuery, type QueryRequest } from '../engine/query-executor';
 import { parseSort } from '../engine/sort';
-import { collectionArgument, evaluationOptions, nonNegativeInteger, optionalDocument, optionalInteger } from './arguments';
+import {
+  collectionArgument,
+  evaluationOptions,
+  nonNegativeInteger,
+  optionalDocument,
+  optionalInteger,
+} from './arguments';
 import type { CommandHandler } from './context';
 import { batchSizeValue, firstBatchReply } from './cursor-replies';
 

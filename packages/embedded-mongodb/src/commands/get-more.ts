@@ -18,7 +18,10 @@ const getMore: CommandHandler = (command, context) => {
   const cursor = cursors.get(id);
   if (!cursor) throw new CommandError('CursorNotFound', `cursor id ${id} not found`);
   if (cursor.ns !== ns) {
-    throw new CommandError('Unauthorized', `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`);
+    throw new CommandError(
+      'Unauthorized',
+      `Requested getMore on namespace '${ns}', but cursor belongs to a different namespace ${cursor.ns}`,
+    );
   }
   const batch = cursor.nextBatch(batchSizeValue(optionalInteger(command, 'batchSize')) || Infinity);
   if (cursor.exhausted) cursors.close(id);
@@ -33,7 +36,13 @@ const killCursors: CommandHandler = (command, context) => {
     const id = cursorId(value);
     (context.runtime.cursors.close(id) ? killed : notFound).push(Long.fromNumber(id));
   }
-  const reply: Document = { cursorsKilled: killed, cursorsNotFound: notFound, cursorsAlive: [], cursorsUnknown: [], ok: 1 };
+  const reply: Document = {
+    cursorsKilled: killed,
+    cursorsNotFound: notFound,
+    cursorsAlive: [],
+    cursorsUnknown: [],
+    ok: 1,
+  };
   return reply;
 };
 

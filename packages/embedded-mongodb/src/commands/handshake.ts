@@ -28,7 +28,15 @@ const LOGICAL_SESSION_TIMEOUT_MINUTES = SESSION_TIMEOUT_MINUTES;
  */
 function replicaSetFields(context: CommandContext): Document {
   const me = context.runtime.address;
-  return { setName: REPLICA_SET_NAME, setVersion: 1, hosts: [me], primary: me, me, secondary: false, electionId: ELECTION_ID };
+  return {
+    setName: REPLICA_SET_NAME,
+    setVersion: 1,
+    hosts: [me],
+    primary: me,
+    me,
+    secondary: false,
+    electionId: ELECTION_ID,
+  };
 }
 
 function helloReply(context: CommandContext, legacy: boolean, command: Document): Document {

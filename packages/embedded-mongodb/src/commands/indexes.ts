@@ -61,7 +61,8 @@ const dropIndexes: CommandHandler = (command, { runtime, db }) => {
   );
   for (const indexName of names) {
     if (indexName === ID_INDEX_NAME) throw new CommandError('InvalidOptions', 'cannot drop _id index');
-    if (!collection.getIndex(indexName)) throw new CommandError('IndexNotFound', `index not found with name [${indexName}]`);
+    if (!collection.getIndex(indexName))
+      throw new CommandError('IndexNotFound', `index not found with name [${indexName}]`);
   }
   for (const indexName of names) collection.dropIndex(indexName);
   return { nIndexesWas, ok: 1 };

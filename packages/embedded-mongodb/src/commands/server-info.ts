@@ -16,11 +16,18 @@ const serverStatus: CommandHandler = (_command, { runtime }) => {
     uptime: Math.floor(uptimeMillis / 1000),
     uptimeMillis,
     localTime: new Date(),
-    connections: { current: runtime.connections.current, available: 1000, totalCreated: runtime.connections.totalCreated },
+    connections: {
+      current: runtime.connections.current,
+      available: 1000,
+      totalCreated: runtime.connections.totalCreated,
+    },
     mem: { bits: 64, resident: Math.round(memory.rss / MEGABYTE), virtual: Math.round(memory.rss / MEGABYTE) },
     metrics: { cursor: { open: { total: runtime.cursors.size } } },
     transactions: { currentActive: runtime.transactions?.active ?? 0 },
-    storageEngine: { name: runtime.dbPath ? 'embedded-journal' : 'embedded-memory', persistent: runtime.dbPath !== undefined },
+    storageEngine: {
+      name: runtime.dbPath ? 'embedded-journal' : 'embedded-memory',
+      persistent: runtime.dbPath !== undefined,
+    },
     ok: 1,
   };
 };
@@ -35,7 +42,10 @@ const getParameter: CommandHandler = (command) => {
 
 const getCmdLineOpts: CommandHandler = (_command, { runtime }) => ({
   argv: ['embedded-store'],
-  parsed: { net: { bindIp: runtime.host, port: runtime.port }, ...(runtime.dbPath ? { storage: { dbPath: runtime.dbPath } } : {}) },
+  parsed: {
+    net: { bindIp: runtime.host, port: runtime.port },
+    ...(runtime.dbPath ? { storage: { dbPath: runtime.dbPath } } : {}),
+  },
   ok: 1,
 });
 

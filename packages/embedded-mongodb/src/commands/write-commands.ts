@@ -2,12 +2,29 @@ import type { Document } from 'bson';
 import { parseUpdateSpec } from '../engine/update-document';
 import { deleteDocuments, prepareInsert, updateDocuments } from '../engine/write-operations';
 import { asCommandError, CommandError } from '../errors';
-import { assertSimpleCollation, collectionArgument, evaluationOptions, optionalDocument, requiredArray } from './arguments';
+import {
+  assertSimpleCollation,
+  collectionArgument,
+  evaluationOptions,
+  optionalDocument,
+  requiredArray,
+} from './arguments';
 import type { CommandHandler } from './context';
 
 /** The fields of update and delete statements in MongoDB 7.0 (`sort` came in 8.0). */
 const STATEMENT_FIELDS = {
-  updates: new Set(['q', 'u', 'c', 'arrayFilters', 'hint', 'multi', 'upsert', 'upsertSupplied', 'collation', 'sampleId']),
+  updates: new Set([
+    'q',
+    'u',
+    'c',
+    'arrayFilters',
+    'hint',
+    'multi',
+    'upsert',
+    'upsertSupplied',
+    'collation',
+    'sampleId',
+  ]),
   deletes: new Set(['q', 'limit', 'hint', 'collation', 'sampleId']),
 } as const;
 
@@ -20,8 +37,13 @@ function checkStatements(field: keyof typeof STATEMENT_FIELDS, statements: reado
   for (const statement of statements) {
     if (statement === null || typeof statement !== 'object' || Array.isArray(statement)) continue;
     const unknown = Object.keys(statement).find((key) => !STATEMENT_FIELDS[field].has(key));
-    if (unknown) throw new CommandError('Location40415', `BSON field '${verb}.${field}.${unknown}' is an unknown field.`);
-    if ('c' in statement) throw new CommandError('CommandNotSupported', `the embedded store does not support '${verb}.${field}.c' (statement constants); use 'let'`);
+    if (unknown)
+      throw new CommandError('Location40415', `BSON field '${verb}.${field}.${unknown}' is an unknown field.`);
+    if ('c' in statement)
+      throw new CommandError(
+        'CommandNotSupported',
+        `the embedded store does not support '${verb}.${field}.c' (statement constants); use 'let'`,
+      );
     assertSimpleCollation(statement);
   }
 }
@@ -97,7 +119,13 @@ const update: CommandHandler = (command, { runtime, db }) => {
       upserted.push({ index, _id: outcome.upserted._id });
     }
   });
-  return { n, nModified, ...(upserted.length > 0 ? { upserted } : {}), ...(writeErrors.length > 0 ? { writeErrors } : {}), ok: 1 };
+  return {
+    n,
+    nModified,
+    ...(upserted.length > 0 ? { upserted } : {}),
+    ...(writeErrors.length > 0 ? { writeErrors } : {}),
+    ok: 1,
+  };
 };
 
 const remove: CommandHandler = (command, { runtime, db }) => {
@@ -107,7 +135,8 @@ const remove: CommandHandler = (command, { runtime, db }) => {
   const writeErrors = runStatements(command, 'deletes', (raw) => {
     const statement = statementDocument(raw);
     const limit = statement.limit ?? 0;
-    if (limit !== 0 && limit !== 1) throw new CommandError('FailedToParse', 'The limit field in delete objects must be 0 or 1. Got ' + String(limit));
+    if (limit !== 0 && limit !== 1)
+      throw new CommandError('FailedToParse', 'The limit field in delete objects must be 0 or 1. Got ' + String(limit));
     n += deleteDocuments(
       runtime.catalog,
       { db, collection: name },

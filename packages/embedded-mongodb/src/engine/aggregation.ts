@@ -12,8 +12,19 @@ import { parseSort } from './sort';
 
 /** Stages that build new documents and never write into their input. */
 const NON_MUTATING_STAGES = new Set([
-  '$match', '$sort', '$skip', '$limit', '$count', '$group', '$sortByCount', '$sample', '$bucket', '$bucketAuto',
-  '$replaceRoot', '$replaceWith', '$documents',
+  '$match',
+  '$sort',
+  '$skip',
+  '$limit',
+  '$count',
+  '$group',
+  '$sortByCount',
+  '$sample',
+  '$bucket',
+  '$bucketAuto',
+  '$replaceRoot',
+  '$replaceWith',
+  '$documents',
   // mingo runs every facet on copies of its input.
   '$facet',
 ]);
@@ -23,16 +34,34 @@ const NON_MUTATING_STAGES = new Set([
  * not know either is unrecognised. ($merge is refused with the pipeline, see the aggregate command.)
  */
 const UNSUPPORTED_STAGES = new Set([
-  '$changeStream', '$changeStreamSplitLargeEvent', '$collStats', '$currentOp', '$geoNear', '$indexStats', '$listLocalSessions',
-  '$listSampledQueries', '$listSearchIndexes', '$listSessions', '$planCacheStats', '$search', '$searchMeta',
-  '$shardedDataDistribution', '$vectorSearch',
+  '$changeStream',
+  '$changeStreamSplitLargeEvent',
+  '$collStats',
+  '$currentOp',
+  '$geoNear',
+  '$indexStats',
+  '$listLocalSessions',
+  '$listSampledQueries',
+  '$listSearchIndexes',
+  '$listSessions',
+  '$planCacheStats',
+  '$search',
+  '$searchMeta',
+  '$shardedDataDistribution',
+  '$vectorSearch',
 ]);
 
 function stageName(stage: unknown): string {
   const keys = isPlainObject(stage) ? Object.keys(stage) : [];
-  if (keys.length !== 1) throw new CommandError('BadValue', 'A pipeline stage specification object must contain exactly one field.');
-  if (UNSUPPORTED_STAGES.has(keys[0])) throw new CommandError('CommandNotSupported', `the pipeline stage '${keys[0]}' is not supported by the embedded store`);
-  if (!(keys[0] in pipelineOperators)) throw new CommandError('UnrecognizedPipelineStage', `Unrecognized pipeline stage name: '${keys[0]}'`);
+  if (keys.length !== 1)
+    throw new CommandError('BadValue', 'A pipeline stage specification object must contain exactly one field.');
+  if (UNSUPPORTED_STAGES.has(keys[0]))
+    throw new CommandError(
+      'CommandNotSupported',
+      `the pipeline stage '${keys[0]}' is not supported by the embedded store`,
+    );
+  if (!(keys[0] in pipelineOperators))
+    throw new CommandError('UnrecognizedPipelineStage', `Unrecognized pipeline stage name: '${keys[0]}'`);
   return keys[0];
 }
 
@@ -73,9 +102,11 @@ function mayMutate(pipeline: readonly Document[]): boolean {
  */
 export function splitPipeline(pipeline: readonly Document[]): { query: QueryRequest; rest: Document[] } {
   let i = 0;
-  const next = (name: string): unknown => (pipeline[i] && stageName(pipeline[i]) === name ? pipeline[i++][name] : undefined);
+  const next = (name: string): unknown =>
+    pipeline[i] && stageName(pipeline[i]) === name ? pipeline[i++][name] : undefined;
   const filter = next('$match');
-  if (filter !== undefined && !isPlainObject(filter)) throw new CommandError('BadValue', 'the match filter must be an expression in an object');
+  if (filter !== undefined && !isPlainObject(filter))
+    throw new CommandError('BadValue', 'the match filter must be an expression in an object');
   const sort = parseSort(next('$sort'));
   const skip = next('$skip');
   const limit = next('$limit');
@@ -93,7 +124,12 @@ function isCountingGroup(spec: unknown): spec is Document {
   if (!isPlainObject(spec) || !('_id' in spec)) return false;
   const id = spec._id;
   const constantId = id === null || typeof id === 'number' || (typeof id === 'string' && !id.startsWith('$'));
-  return constantId && Object.entries(spec).every(([key, value]) => key === '_id' || (isPlainObject(value) && Object.keys(value).length === 1 && value.$sum === 1));
+  return (
+    constantId &&
+    Object.entries(spec).every(
+      ([key, value]) => key === '_id' || (isPlainObject(value) && Object.keys(value).length === 1 && value.$sum === 1),
+    )
+  );
 }
 
 /**

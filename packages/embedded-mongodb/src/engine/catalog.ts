@@ -77,7 +77,9 @@ export class Catalog {
       collections = new Map();
       this.databases.set(db, collections);
     }
-    const collection = new Collection(db, name, options, (change, record, before) => this.changes.append(change, record, before));
+    const collection = new Collection(db, name, options, (change, record, before) =>
+      this.changes.append(change, record, before),
+    );
     collections.set(name, collection);
     this.changes.append({ t: 'createCollection', db, c: name, options });
     return collection;

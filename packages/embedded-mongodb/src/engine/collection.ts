@@ -132,7 +132,9 @@ export class Collection {
     return {
       add: (bson, place) => {
         const seq = this.nextSeq++;
-        const record = place ? StoredRecord.inFile(seq, place) : new StoredRecord(seq, Uint8Array.prototype.slice.call(bson));
+        const record = place
+          ? StoredRecord.inFile(seq, place)
+          : new StoredRecord(seq, Uint8Array.prototype.slice.call(bson));
         this.records.add(record);
         filler.add(record, bson);
       },
@@ -194,14 +196,18 @@ export class Collection {
    * Decodes of a document only the top-level fields the indexes read (all of it when a partial
    * filter may look anywhere).
    */
-  private indexFiller(indexes: readonly SortedIndex[]): { add(record: StoredRecord, bson: Uint8Array): void; fill(): void } {
+  private indexFiller(indexes: readonly SortedIndex[]): {
+    add(record: StoredRecord, bson: Uint8Array): void;
+    fill(): void;
+  } {
     const entries = indexes.map((): IndexEntry[] => []);
     const whole = indexes.some((index) => index.spec.partialFilterExpression !== undefined);
     const names = fieldNames(indexes.flatMap((index) => index.spec.fields.map((field) => field.parts[0])));
     return {
       add: (record, bson) => {
         const doc = whole ? deserialize(bson) : deserialize(onlyTopLevelFields(bson, names));
-        for (let i = 0; i < indexes.length; i++) for (const key of indexes[i].keysOf(doc)) entries[i].push({ key, record });
+        for (let i = 0; i < indexes.length; i++)
+          for (const key of indexes[i].keysOf(doc)) entries[i].push({ key, record });
       },
       fill: () => {
         for (let i = 0; i < indexes.length; i++) indexes[i].loadEntries(entries[i]);

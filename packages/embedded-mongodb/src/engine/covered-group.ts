@@ -34,7 +34,11 @@ import { compareValues } from './value-order';
  *
  * Anything else returns undefined and runs through mingo, with the same result.
  */
-export function coveredGroupCount(collection: Collection, query: QueryRequest, rest: readonly Document[]): Document[] | undefined {
+export function coveredGroupCount(
+  collection: Collection,
+  query: QueryRequest,
+  rest: readonly Document[],
+): Document[] | undefined {
   if (query.sort !== undefined || query.skip !== 0 || query.limit !== 0 || query.hint !== undefined) return undefined;
   const shape = groupShape(rest);
   if (!shape) return undefined;
@@ -75,7 +79,14 @@ function keyOf(name: string, value: unknown): GroupKey | undefined {
     return { name, path: value.$year.slice(1), year: true };
   }
   const ifNull = value.$ifNull;
-  if (operators[0] === '$ifNull' && Array.isArray(ifNull) && ifNull.length === 2 && ifNull[1] === null && typeof ifNull[0] === 'string' && FIELD_PATH.test(ifNull[0])) {
+  if (
+    operators[0] === '$ifNull' &&
+    Array.isArray(ifNull) &&
+    ifNull.length === 2 &&
+    ifNull[1] === null &&
+    typeof ifNull[0] === 'string' &&
+    FIELD_PATH.test(ifNull[0])
+  ) {
     return { name, path: ifNull[0].slice(1), year: false };
   }
   return undefined;
@@ -86,7 +97,9 @@ function countingAccumulator(group: Document): string | undefined {
   const names = Object.keys(group).filter((name) => name !== '_id');
   if (names.length !== 1) return undefined;
   const accumulator = group[names[0]] as unknown;
-  return isPlainObject(accumulator) && Object.keys(accumulator).length === 1 && accumulator.$sum === 1 ? names[0] : undefined;
+  return isPlainObject(accumulator) && Object.keys(accumulator).length === 1 && accumulator.$sum === 1
+    ? names[0]
+    : undefined;
 }
 
 function stage(document: Document | undefined, name: string): unknown {
@@ -110,7 +123,8 @@ function groupShape(rest: readonly Document[]): GroupShape | undefined {
   let i = 0;
   for (; i < rest.length - 2; i++) {
     const unwind = stage(rest[i], '$unwind');
-    if (!isPlainObject(unwind) || Object.keys(unwind).length !== 2 || unwind.preserveNullAndEmptyArrays !== true) return undefined;
+    if (!isPlainObject(unwind) || Object.keys(unwind).length !== 2 || unwind.preserveNullAndEmptyArrays !== true)
+      return undefined;
     if (typeof unwind.path !== 'string' || !FIELD_PATH.test(unwind.path)) return undefined;
     arrays.push(unwind.path.slice(1));
   }
@@ -118,7 +132,8 @@ function groupShape(rest: readonly Document[]): GroupShape | undefined {
   if (arrays.some((a) => arrays.some((b) => a !== b && b.startsWith(`${a}.`)))) return undefined;
   const perDocument = stage(rest[i], '$group');
   const counting = stage(rest[i + 1], '$group');
-  if (!isPlainObject(perDocument) || Object.keys(perDocument).length !== 1 || !isPlainObject(perDocument._id)) return undefined;
+  if (!isPlainObject(perDocument) || Object.keys(perDocument).length !== 1 || !isPlainObject(perDocument._id))
+    return undefined;
   if (!isPlainObject(counting) || !isPlainObject(counting._id)) return undefined;
   const entries = Object.entries(perDocument._id);
   if (entries.filter(([, value]) => value === '$_id').length !== 1) return undefined;
@@ -132,7 +147,11 @@ function groupShape(rest: readonly Document[]): GroupShape | undefined {
   }
   // The counting group regroups exactly the keys of the per-document group.
   const regrouped = Object.entries(counting._id);
-  if (regrouped.length !== keys.length || !regrouped.every(([name, value], k) => name === keys[k].name && value === `$_id.${name}`)) return undefined;
+  if (
+    regrouped.length !== keys.length ||
+    !regrouped.every(([name, value], k) => name === keys[k].name && value === `$_id.${name}`)
+  )
+    return undefined;
   const countName = countingAccumulator(counting);
   return countName === undefined ? undefined : { keys, unwound, countName };
 }
@@ -178,7 +197,13 @@ function pinnedPositions(plan: IndexScanPlan): Set<number> {
   const [first] = plan.ranges;
   if (!first) return pinned;
   for (let p = 0; p < first.start.length; p++) {
-    const isPoint = plan.ranges.every((range) => range.start.length > p && range.end.length > p && compareValues(range.start[p], range.end[p]) === 0 && (p < range.start.length - 1 || (range.startInclusive && range.endInclusive)));
+    const isPoint = plan.ranges.every(
+      (range) =>
+        range.start.length > p &&
+        range.end.length > p &&
+        compareValues(range.start[p], range.end[p]) === 0 &&
+        (p < range.start.length - 1 || (range.startInclusive && range.endInclusive)),
+    );
     if (!isPoint) break;
     pinned.add(p);
   }
@@ -186,7 +211,12 @@ function pinnedPositions(plan: IndexScanPlan): Set<number> {
 }
 
 /** A scan of `index` bounded by the filter's predicates on it; undefined when they are not all on it. */
-function scanOf(collection: Collection, index: SortedIndex, filter: Document, predicates: readonly PathPredicate[]): Scan | undefined {
+function scanOf(
+  collection: Collection,
+  index: SortedIndex,
+  filter: Document,
+  predicates: readonly PathPredicate[],
+): Scan | undefined {
   const position = positionIn(index);
   const positions = predicates.map((predicate) => position(predicate.path));
   if (positions.some((p) => p < 0)) return undefined;
@@ -195,7 +225,9 @@ function scanOf(collection: Collection, index: SortedIndex, filter: Document, pr
   const plan = planQuery(collection, { filter, skip: 0, limit: 0, hint: index.name });
   if (plan.kind !== 'ixscan') return undefined;
   const pinned = pinnedPositions(plan);
-  const residual = predicates.flatMap((predicate, i) => (pinned.has(positions[i]) ? [] : [entryTest(positions[i], predicate)]));
+  const residual = predicates.flatMap((predicate, i) =>
+    pinned.has(positions[i]) ? [] : [entryTest(positions[i], predicate)],
+  );
   return { plan, position, residual };
 }
 
@@ -213,10 +245,18 @@ function holdsKeys(index: SortedIndex, keys: readonly GroupKey[], unwound: Group
 }
 
 function cheapest(scans: readonly (Scan | undefined)[]): Scan | undefined {
-  return scans.reduce<Scan | undefined>((best, scan) => (scan && (!best || scan.plan.estimate < best.plan.estimate) ? scan : best), undefined);
+  return scans.reduce<Scan | undefined>(
+    (best, scan) => (scan && (!best || scan.plan.estimate < best.plan.estimate) ? scan : best),
+    undefined,
+  );
 }
 
-function planCovered(collection: Collection, filter: Document, predicates: readonly PathPredicate[], shape: GroupShape): CoveredRun | undefined {
+function planCovered(
+  collection: Collection,
+  filter: Document,
+  predicates: readonly PathPredicate[],
+  shape: GroupShape,
+): CoveredRun | undefined {
   const indexes = collection.indexList().filter((index) => index.complete);
   const scalars = shape.keys.filter((key) => !shape.unwound.includes(key));
   const [firstArray, secondArray] = shape.unwound;
@@ -228,11 +268,17 @@ function planCovered(collection: Collection, filter: Document, predicates: reado
   const constrainsUnwound = firstArray !== undefined && predicates.some((p) => p.path === firstArray.path);
   if (!secondArray && !constrainsUnwound) {
     const onePass = cheapest(firstHolders.map((index) => scanOf(collection, index, filter, predicates)));
-    if (onePass) return { keyScans: [{ scan: onePass, keys: firstKeys, dedupe: firstArray === undefined && onePass.plan.index.multikey }] };
+    if (onePass)
+      return {
+        keyScans: [{ scan: onePass, keys: firstKeys, dedupe: firstArray === undefined && onePass.plan.index.multikey }],
+      };
   }
   // Two phases: the matching records from the cheapest index taking the filter, then the keys
   // from indexes holding them, each scanned whole.
-  const match = predicates.length === 0 ? undefined : cheapest(indexes.map((index) => scanOf(collection, index, filter, predicates)));
+  const match =
+    predicates.length === 0
+      ? undefined
+      : cheapest(indexes.map((index) => scanOf(collection, index, filter, predicates)));
   if (predicates.length > 0 && !match) return undefined;
   const whole = (index: SortedIndex): Scan | undefined => scanOf(collection, index, {}, []);
   const first = cheapest(firstHolders.map(whole));
@@ -279,7 +325,8 @@ function keyValue(value: unknown, key: GroupKey, years: YearOf): unknown {
     return years.of(present);
   }
   // Other types (ObjectId, binary...) would need mingo's notion of equality to group.
-  if (!(present === null || typeof present === 'string' || typeof present === 'number' || typeof present === 'boolean')) throw new NotCovered();
+  if (!(present === null || typeof present === 'string' || typeof present === 'number' || typeof present === 'boolean'))
+    throw new NotCovered();
   return present;
 }
 

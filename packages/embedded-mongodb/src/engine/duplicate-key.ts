@@ -25,8 +25,12 @@ export function duplicateKeyError(namespace: string, spec: IndexSpec, key: reado
     keyValue[field.path] = key[i];
   });
   const shown = spec.fields.map((field, i) => `${field.path}: ${formatValue(key[i])}`).join(', ');
-  return new CommandError('DuplicateKey', `E11000 duplicate key error collection: ${namespace} index: ${spec.name} dup key: { ${shown} }`, {
-    keyPattern: spec.key,
-    keyValue,
-  });
+  return new CommandError(
+    'DuplicateKey',
+    `E11000 duplicate key error collection: ${namespace} index: ${spec.name} dup key: { ${shown} }`,
+    {
+      keyPattern: spec.key,
+      keyValue,
+    },
+  );
 }

@@ -30,9 +30,15 @@ function directionOf(field: string, value: unknown): 1 | -1 {
   // A hashed index answers equality like an ascending one; ordering is never promised for it.
   if (value === 'hashed') return 1;
   if (typeof value === 'string') {
-    throw new CommandError('CannotCreateIndex', `index type '${value}' (field '${field}') is not supported by the embedded store`);
+    throw new CommandError(
+      'CannotCreateIndex',
+      `index type '${value}' (field '${field}') is not supported by the embedded store`,
+    );
   }
-  throw new CommandError('CannotCreateIndex', `Values in the index key pattern can only be numbers or strings, not ${JSON.stringify(value)}`);
+  throw new CommandError(
+    'CannotCreateIndex',
+    `Values in the index key pattern can only be numbers or strings, not ${JSON.stringify(value)}`,
+  );
 }
 
 export function defaultIndexName(key: Document): string {

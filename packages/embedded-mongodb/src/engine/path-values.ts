@@ -69,7 +69,11 @@ function dedupe(values: unknown[]): unknown[] {
  * yields null (index keys and sorting treat missing as null, as MongoDB does) unless
  * `includeMissing` is false (distinct).
  */
-export function valuesAtPath(doc: Record<string, unknown>, path: string | readonly string[], includeMissing = true): PathValues {
+export function valuesAtPath(
+  doc: Record<string, unknown>,
+  path: string | readonly string[],
+  includeMissing = true,
+): PathValues {
   const out: unknown[] = [];
   const state = { throughArray: false, includeMissing };
   collect(doc, typeof path === 'string' ? path.split('.') : path, 0, out, state);

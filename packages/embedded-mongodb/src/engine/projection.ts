@@ -19,7 +19,11 @@ function inStoredOrder(stored: Document, projected: Document): Document {
  * mingo to one document at a time, so only returned documents are ever projected. The
  * positional operator needs the query's filter, which is only re-evaluated when it is used.
  */
-export function compileProjection(projection: unknown, filter: Document, options: EvaluationOptions = {}): (doc: Document) => Document {
+export function compileProjection(
+  projection: unknown,
+  filter: Document,
+  options: EvaluationOptions = {},
+): (doc: Document) => Document {
   if (projection === undefined || projection === null) return (doc) => doc;
   if (!isPlainObject(projection)) throw new CommandError('TypeMismatch', 'projection must be an object');
   if (Object.keys(projection).length === 0) return (doc) => doc;
@@ -42,12 +46,18 @@ export function compileProjection(projection: unknown, filter: Document, options
  * elements as they are stored, so their cost does not grow with the number of fields named;
  * anything else decodes, projects and encodes.
  */
-export function compileBsonProjection(projection: unknown, filter: Document, options: EvaluationOptions = {}): (bson: Uint8Array) => Uint8Array {
+export function compileBsonProjection(
+  projection: unknown,
+  filter: Document,
+  options: EvaluationOptions = {},
+): (bson: Uint8Array) => Uint8Array {
   if (projection === undefined || projection === null) return (bson) => bson;
   if (isPlainObject(projection)) {
     const entries = Object.entries(projection);
     if (entries.length === 0) return (bson) => bson;
-    const excludesTopLevelOnly = entries.every(([key, value]) => !key.includes('.') && !key.startsWith('$') && (value === 0 || value === false));
+    const excludesTopLevelOnly = entries.every(
+      ([key, value]) => !key.includes('.') && !key.startsWith('$') && (value === 0 || value === false),
+    );
     // `{_id: 0}` alone, or with other exclusions; an exclusion of every field but _id keeps _id.
     if (excludesTopLevelOnly) {
       const names = fieldNames(entries.map(([key]) => key));

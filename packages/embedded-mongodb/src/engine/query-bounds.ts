@@ -109,7 +109,8 @@ function hull(a: Interval, b: Interval): Interval {
   const lowOrder = compareValues(a.low, b.low);
   const highOrder = compareValues(a.high, b.high);
   const low = lowOrder < 0 ? a : lowOrder > 0 ? b : { low: a.low, lowInclusive: a.lowInclusive || b.lowInclusive };
-  const high = highOrder > 0 ? a : highOrder < 0 ? b : { high: a.high, highInclusive: a.highInclusive || b.highInclusive };
+  const high =
+    highOrder > 0 ? a : highOrder < 0 ? b : { high: a.high, highInclusive: a.highInclusive || b.highInclusive };
   return { low: low.low, lowInclusive: low.lowInclusive, high: high.high, highInclusive: high.highInclusive };
 }
 
@@ -126,7 +127,9 @@ function disjunctionPredicates(clauses: readonly unknown[], prefix: string): Pat
     collectInto(clause, predicates, prefix);
     return predicates;
   });
-  const paths = [...new Set(perClause[0].map((p) => p.path))].filter((path) => perClause.every((ps) => ps.some((p) => p.path === path)));
+  const paths = [...new Set(perClause[0].map((p) => p.path))].filter((path) =>
+    perClause.every((ps) => ps.some((p) => p.path === path)),
+  );
   return paths.map((path): PathPredicate => {
     // Within a clause the predicates on a path are ANDed, so any one of them bounds it.
     const chosen = perClause.map((ps) => ps.find((p) => p.path === path)!);
@@ -171,12 +174,14 @@ function intersectIntervals(a: Interval, b: Interval): Interval {
   const lowOrder = compareValues(a.low, b.low);
   const highOrder = compareValues(a.high, b.high);
   const low = lowOrder > 0 ? a : lowOrder < 0 ? b : { low: a.low, lowInclusive: a.lowInclusive && b.lowInclusive };
-  const high = highOrder < 0 ? a : highOrder > 0 ? b : { high: a.high, highInclusive: a.highInclusive && b.highInclusive };
+  const high =
+    highOrder < 0 ? a : highOrder > 0 ? b : { high: a.high, highInclusive: a.highInclusive && b.highInclusive };
   return { low: low.low, lowInclusive: low.lowInclusive, high: high.high, highInclusive: high.highInclusive };
 }
 
 /** The bounds one index field gets: sorted exact values, or a single interval. */
-export type FieldBounds = { readonly kind: 'points'; readonly values: unknown[] } | { readonly kind: 'range'; readonly interval: Interval };
+export type FieldBounds =
+  { readonly kind: 'points'; readonly values: unknown[] } | { readonly kind: 'range'; readonly interval: Interval };
 
 /**
  * Combines the predicates on one path. On a multikey index, conditions on the same path may be
@@ -192,7 +197,9 @@ export function combinePredicates(predicates: readonly PathPredicate[], multikey
     if (chosen) return { kind: 'points', values: sortedUnique(chosen.values) };
     return { kind: 'range', interval: ranges[0].interval };
   }
-  const interval = ranges.map((p) => p.interval).reduce<Interval | undefined>((acc, i) => (acc ? intersectIntervals(acc, i) : i), undefined);
+  const interval = ranges
+    .map((p) => p.interval)
+    .reduce<Interval | undefined>((acc, i) => (acc ? intersectIntervals(acc, i) : i), undefined);
   if (points.length > 0) {
     let values = sortedUnique(points[0].values);
     for (const other of points.slice(1)) {

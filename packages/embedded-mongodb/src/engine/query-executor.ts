@@ -30,7 +30,10 @@ export interface QueryResult {
 }
 
 /** A compiled filter; an empty filter matches without calling mingo. */
-export function compileFilter(filter: Document, request: Pick<QueryRequest, 'variables'> = {}): (doc: Document) => boolean {
+export function compileFilter(
+  filter: Document,
+  request: Pick<QueryRequest, 'variables'> = {},
+): (doc: Document) => boolean {
   if (Object.keys(filter).length === 0) return () => true;
   const query = new Query(filter, mingoOptions({ variables: request.variables }));
   return (doc) => query.test(doc);
@@ -72,7 +75,13 @@ function oneEntryPerDocument(plan: IndexScanPlan): boolean {
   return [...plan.index.multikeyFields].every(
     (field) =>
       field < first.start.length &&
-      plan.ranges.every((range) => range.start.length > field && range.end.length > field && range.start[field] === first.start[field] && range.end[field] === first.start[field]),
+      plan.ranges.every(
+        (range) =>
+          range.start.length > field &&
+          range.end.length > field &&
+          range.start[field] === first.start[field] &&
+          range.end[field] === first.start[field],
+      ),
   );
 }
 
@@ -88,7 +97,8 @@ function entryStream(plan: IndexScanPlan, counters: Counters): EntryStream {
   const from = plan.mergeFrom;
   const sign = plan.reverse ? -1 : 1;
   // Merge order: the fields after the ranges' common prefix, then insertion, as one range's order.
-  const mergeOrder = (a: IndexEntry, b: IndexEntry): number => sign * (plan.index.compareKeys(a.key, b.key, from) || a.record.seq - b.record.seq);
+  const mergeOrder = (a: IndexEntry, b: IndexEntry): number =>
+    sign * (plan.index.compareKeys(a.key, b.key, from) || a.record.seq - b.record.seq);
   let at = 0;
   const nextEntry = (): IndexEntry | undefined => {
     let cursor: EntryCursor<IndexEntry> | undefined;
@@ -144,7 +154,11 @@ function entryStream(plan: IndexScanPlan, counters: Counters): EntryStream {
  * Each round shortens n by a k-th or ends a cursor: O(k log n) rounds of k positional peeks.
  * Entries must be distinct documents (no repeats to remove). Returns how many were skipped.
  */
-function skipMerged(cursors: readonly EntryCursor<IndexEntry>[], n: number, compare: (a: IndexEntry, b: IndexEntry) => number): number {
+function skipMerged(
+  cursors: readonly EntryCursor<IndexEntry>[],
+  n: number,
+  compare: (a: IndexEntry, b: IndexEntry) => number,
+): number {
   let left = n;
   let skipped = 0;
   for (;;) {
@@ -183,7 +197,9 @@ function oneEntryPerMatch(plan: IndexScanPlan): boolean {
  * records of an index scan sort by their entries' keys, without decoding a document.
  */
 function indexSortPositions(plan: IndexScanPlan, sort: SortSpec): number[] | undefined {
-  const positions = sort.map((field) => plan.index.spec.fields.findIndex((indexField) => indexField.path === field.path));
+  const positions = sort.map((field) =>
+    plan.index.spec.fields.findIndex((indexField) => indexField.path === field.path),
+  );
   if (positions.some((position) => position < 0 || plan.index.multikeyFields.has(position))) return undefined;
   // A sparse or partial index may lack documents, but every record of a scan came from it.
   return positions;
@@ -230,7 +246,13 @@ export function countWithStats(collection: Collection, request: QueryRequest): C
   return { n, stats: statsOf(plan, counters, started, 'count') };
 }
 
-function statsOf(plan: QueryPlan, counters: Counters, started: number, mode: ExecutionStats['mode'], skippedOnKeys = false): ExecutionStats {
+function statsOf(
+  plan: QueryPlan,
+  counters: Counters,
+  started: number,
+  mode: ExecutionStats['mode'],
+  skippedOnKeys = false,
+): ExecutionStats {
   return {
     plan,
     mode,
@@ -265,7 +287,12 @@ export function runQuery(collection: Collection, request: QueryRequest): QueryRe
   };
 
   if (plan.kind === 'ixscan' && (!request.sort || plan.providesSort)) {
-    const records = readInOrder(plan, request, counters, filter === undefined ? undefined : (record) => matches(record, false));
+    const records = readInOrder(
+      plan,
+      request,
+      counters,
+      filter === undefined ? undefined : (record) => matches(record, false),
+    );
     return { records, stats: statsOf(plan, counters, started, 'find', filter === undefined && request.skip > 0) };
   }
 
@@ -285,7 +312,11 @@ export function runQuery(collection: Collection, request: QueryRequest): QueryRe
       counters.docs++;
       if (!matches(entry.record, keepDocs)) continue;
       records.push(entry.record);
-      if (sortPositions) sortKeys.set(entry.record, sortPositions.map((position) => entry.key[position]));
+      if (sortPositions)
+        sortKeys.set(
+          entry.record,
+          sortPositions.map((position) => entry.key[position]),
+        );
     }
   }
   if (request.sort) {

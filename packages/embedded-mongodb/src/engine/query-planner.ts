@@ -67,7 +67,11 @@ function boundsFor(index: SortedIndex, predicates: readonly PathPredicate[]): Bo
   let pinnedFields = 0;
   let pinning = true;
   let used = 0;
-  const result = (ranges: KeyRange[]): Bounds => ({ ranges, pinnedFields, usesAllPredicates: used === predicates.length });
+  const result = (ranges: KeyRange[]): Bounds => ({
+    ranges,
+    pinnedFields,
+    usesAllPredicates: used === predicates.length,
+  });
   for (const field of index.spec.fields) {
     const onField = predicates.filter((p) => p.path === field.path);
     const bounds = combinePredicates(onField, index.multikey);
@@ -88,7 +92,9 @@ function boundsFor(index: SortedIndex, predicates: readonly PathPredicate[]): Bo
     const { low, lowInclusive, high, highInclusive } = bounds.interval;
     const [start, startInclusive, end, endInclusive] =
       field.direction === 1 ? [low, lowInclusive, high, highInclusive] : [high, highInclusive, low, lowInclusive];
-    return result(prefixes.map((prefix) => ({ start: [...prefix, start], startInclusive, end: [...prefix, end], endInclusive })));
+    return result(
+      prefixes.map((prefix) => ({ start: [...prefix, start], startInclusive, end: [...prefix, end], endInclusive })),
+    );
   }
   if (prefixes[0].length === 0) return undefined;
   return result(prefixes.map((key) => ({ start: key, startInclusive: true, end: key, endInclusive: true })));
@@ -119,13 +125,23 @@ function pinnedPrefixLength(ranges: readonly KeyRange[]): number | undefined {
   let length = Infinity;
   for (const range of ranges) {
     let pinned = 0;
-    while (pinned < range.start.length && pinned < range.end.length && compareValues(range.start[pinned], range.end[pinned]) === 0) pinned++;
+    while (
+      pinned < range.start.length &&
+      pinned < range.end.length &&
+      compareValues(range.start[pinned], range.end[pinned]) === 0
+    )
+      pinned++;
     length = Math.min(length, pinned);
   }
   return length > 0 && length !== Infinity ? length : undefined;
 }
 
-function scanPlan(index: SortedIndex, bounds: Bounds | undefined, sort: SortSpec | undefined, filter: FilterPredicates): IndexScanPlan {
+function scanPlan(
+  index: SortedIndex,
+  bounds: Bounds | undefined,
+  sort: SortSpec | undefined,
+  filter: FilterPredicates,
+): IndexScanPlan {
   const ranges = bounds?.ranges ?? [FULL_RANGE];
   let direction: 'forward' | 'reverse' | undefined;
   let mergeFrom: number | undefined;
@@ -139,7 +155,16 @@ function scanPlan(index: SortedIndex, bounds: Bounds | undefined, sort: SortSpec
   }
   const estimate = ranges.reduce((sum, range) => sum + index.count(range), 0);
   const exact = filter.complete && (bounds?.usesAllPredicates ?? filter.predicates.length === 0);
-  return { kind: 'ixscan', index, ranges, reverse: direction === 'reverse', providesSort: direction !== undefined, mergeFrom, estimate, exact };
+  return {
+    kind: 'ixscan',
+    index,
+    ranges,
+    reverse: direction === 'reverse',
+    providesSort: direction !== undefined,
+    mergeFrom,
+    estimate,
+    exact,
+  };
 }
 
 function hintedIndex(collection: Collection, hint: unknown): SortedIndex | 'natural' {
@@ -181,12 +206,16 @@ export function planQuery(collection: Collection, request: PlanRequest): QueryPl
   }
   // Of equally selective plans, one whose bounds are exact: it decodes no document.
   const mostSelective = bounded.reduce<IndexScanPlan | undefined>(
-    (best, c) => (!best || c.estimate < best.estimate || (c.estimate === best.estimate && c.exact && !best.exact) ? c : best),
+    (best, c) =>
+      !best || c.estimate < best.estimate || (c.estimate === best.estimate && c.exact && !best.exact) ? c : best,
     undefined,
   );
   if (!request.sort) {
     // An exact plan reads keys only, so it beats a collection scan even when every document matches.
-    const better = mostSelective && (mostSelective.estimate < collscan.estimate || (mostSelective.exact && mostSelective.estimate <= collscan.estimate));
+    const better =
+      mostSelective &&
+      (mostSelective.estimate < collscan.estimate ||
+        (mostSelective.exact && mostSelective.estimate <= collscan.estimate));
     return better ? mostSelective : collscan;
   }
 

@@ -61,10 +61,13 @@ export function fieldNames(names: Iterable<string>): FieldNames {
  * type byte), where its name ends (the name is `bson[start + 1 .. nameEnd)`) and one past its
  * last byte, until `visit` returns false. The one walk over BSON elements of the store.
  */
-function forEachElement(bson: Uint8Array, visit: (start: number, nameEnd: number, end: number) => boolean | void): void {
+function forEachElement(
+  bson: Uint8Array,
+  visit: (start: number, nameEnd: number, end: number) => boolean | void,
+): void {
   const view = new DataView(bson.buffer, bson.byteOffset, bson.byteLength);
   const total = view.getInt32(0, true);
-  for (let offset = 4; offset < total - 1; ) {
+  for (let offset = 4; offset < total - 1;) {
     let nameEnd = offset + 1;
     while (bson[nameEnd] !== 0) nameEnd++;
     const end = nameEnd + 1 + valueLength(bson, view, bson[offset], nameEnd + 1);

@@ -18,7 +18,10 @@ export function parseSort(raw: unknown): SortSpec | undefined {
   if (typeof raw !== 'object' || Array.isArray(raw)) throw new CommandError('TypeMismatch', 'sort must be an object');
   const fields = Object.entries(raw as Document).map(([path, value]): SortField => {
     if (value !== 1 && value !== -1) {
-      throw new CommandError('BadValue', `$sort key ordering must be 1 (for ascending) or -1 (for descending); got ${JSON.stringify(value)} for ${path}`);
+      throw new CommandError(
+        'BadValue',
+        `$sort key ordering must be 1 (for ascending) or -1 (for descending); got ${JSON.stringify(value)} for ${path}`,
+      );
     }
     return { path, parts: path.split('.'), direction: value };
   });
@@ -61,7 +64,10 @@ function comparator(spec: SortSpec): (a: Keyed, b: Keyed) => number {
 }
 
 /** The values a record sorts by, one per sort field, read from its document (decoded once). */
-export function documentSortKeys(spec: SortSpec, docOf: (record: StoredRecord) => Document = (record) => record.doc): (record: StoredRecord) => unknown[] {
+export function documentSortKeys(
+  spec: SortSpec,
+  docOf: (record: StoredRecord) => Document = (record) => record.doc,
+): (record: StoredRecord) => unknown[] {
   return (record) => {
     const doc = docOf(record);
     return spec.map((field) => sortKey(doc, field));
@@ -82,7 +88,10 @@ export function sortRecords(
   const compare = comparator(spec);
   const keyed = (record: StoredRecord, position: number): Keyed => ({ record, keys: sortKeysOf(record), position });
   if (wanted * 4 >= records.length) {
-    return records.map(keyed).sort(compare).map((k) => k.record);
+    return records
+      .map(keyed)
+      .sort(compare)
+      .map((k) => k.record);
   }
   const best: Keyed[] = [];
   records.forEach((record, position) => {

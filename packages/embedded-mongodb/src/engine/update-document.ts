@@ -19,19 +19,36 @@ export interface UpdateContext extends EvaluationOptions {
 }
 
 const UPDATE_OPERATORS = new Set([
-  '$addToSet', '$bit', '$currentDate', '$inc', '$max', '$min', '$mul', '$pop', '$pull', '$pullAll', '$push', '$rename', '$set',
-  '$setOnInsert', '$unset',
+  '$addToSet',
+  '$bit',
+  '$currentDate',
+  '$inc',
+  '$max',
+  '$min',
+  '$mul',
+  '$pop',
+  '$pull',
+  '$pullAll',
+  '$push',
+  '$rename',
+  '$set',
+  '$setOnInsert',
+  '$unset',
 ]);
 
 export function parseUpdateSpec(raw: unknown): UpdateSpec {
   if (Array.isArray(raw)) return { kind: 'pipeline', stages: raw as Document[] };
-  if (!isPlainObject(raw)) throw new CommandError('FailedToParse', 'Update argument must be either an object or an array');
+  if (!isPlainObject(raw))
+    throw new CommandError('FailedToParse', 'Update argument must be either an object or an array');
   const keys = Object.keys(raw);
   if (!keys.some((key) => key.startsWith('$'))) return { kind: 'replacement', replacement: raw };
   // Once one key is an operator, all must be (a plain field here is as unknown as `$foo`).
   const unknown = keys.find((key) => !UPDATE_OPERATORS.has(key));
   if (unknown) {
-    throw new CommandError('FailedToParse', `Unknown modifier: ${unknown}. Expected a valid update modifier or pipeline-style update specified as an array`);
+    throw new CommandError(
+      'FailedToParse',
+      `Unknown modifier: ${unknown}. Expected a valid update modifier or pipeline-style update specified as an array`,
+    );
   }
   return { kind: 'operators', operators: raw };
 }
@@ -46,14 +63,20 @@ export function withIdFirst(doc: Document): Document {
 
 function assertIdUnchanged(before: Document, after: Document): void {
   if (!('_id' in after) || compareValues(before._id, after._id) !== 0) {
-    throw new CommandError('ImmutableField', "Performing an update on the path '_id' would modify the immutable field '_id'");
+    throw new CommandError(
+      'ImmutableField',
+      "Performing an update on the path '_id' would modify the immutable field '_id'",
+    );
   }
 }
 
 function assertNoOperatorFields(doc: Document): void {
   for (const key of Object.keys(doc)) {
     if (key.startsWith('$')) {
-      throw new CommandError('BadValue', `The dollar ($) prefixed field '${key}' in '${key}' is not valid for storage.`);
+      throw new CommandError(
+        'BadValue',
+        `The dollar ($) prefixed field '${key}' in '${key}' is not valid for storage.`,
+      );
     }
   }
 }
@@ -102,8 +125,10 @@ const UPDATE_PIPELINE_STAGES = new Set(['$addFields', '$set', '$project', '$unse
 function runPipeline(target: Document, stages: Document[], context: UpdateContext): Document {
   for (const stage of stages) {
     const name = isPlainObject(stage) ? Object.keys(stage)[0] : undefined;
-    if (name === undefined) throw new CommandError('TypeMismatch', 'each stage of an update pipeline must be an object naming one stage');
-    if (!UPDATE_PIPELINE_STAGES.has(name)) throw new CommandError('InvalidOptions', `${name} is not allowed to be used within an update`);
+    if (name === undefined)
+      throw new CommandError('TypeMismatch', 'each stage of an update pipeline must be an object naming one stage');
+    if (!UPDATE_PIPELINE_STAGES.has(name))
+      throw new CommandError('InvalidOptions', `${name} is not allowed to be used within an update`);
   }
   const [result] = new Aggregator(stages, mingoOptions(context)).run<Document>([target]);
   return result;

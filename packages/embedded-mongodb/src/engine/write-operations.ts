@@ -56,7 +56,10 @@ function assertNoDollarFieldInId(value: unknown): void {
   if (!isPlainObject(value)) return;
   for (const [key, inner] of Object.entries(value)) {
     if (key.startsWith('$')) {
-      throw new CommandError('DollarPrefixedFieldName', `_id fields may not contain '$'-prefixed fields: ${key} is not valid for storage.`);
+      throw new CommandError(
+        'DollarPrefixedFieldName',
+        `_id fields may not contain '$'-prefixed fields: ${key} is not valid for storage.`,
+      );
     }
     assertNoDollarFieldInId(inner);
   }
@@ -121,7 +124,11 @@ export function updateDocuments(
 }
 
 /** Deletes the selected documents; returns them. */
-export function deleteDocuments(catalog: Catalog, target: { db: string; collection: string }, selection: Selection): Document[] {
+export function deleteDocuments(
+  catalog: Catalog,
+  target: { db: string; collection: string },
+  selection: Selection,
+): Document[] {
   const collection = catalog.getCollection(target.db, target.collection);
   if (!collection) return [];
   const records = select(collection, selection);
@@ -133,9 +140,17 @@ export function deleteDocuments(catalog: Catalog, target: { db: string; collecti
  * Replaces a collection's documents, keeping its options and indexes ($out). Not atomic: a
  * duplicate key half way leaves the documents inserted before it.
  */
-export function replaceCollectionContents(catalog: Catalog, target: { db: string; collection: string }, docs: readonly Document[]): void {
+export function replaceCollectionContents(
+  catalog: Catalog,
+  target: { db: string; collection: string },
+  docs: readonly Document[],
+): void {
   const existing = catalog.getCollection(target.db, target.collection);
-  const specs = existing?.indexList().filter((index) => index.name !== ID_INDEX_NAME).map((index) => index.spec) ?? [];
+  const specs =
+    existing
+      ?.indexList()
+      .filter((index) => index.name !== ID_INDEX_NAME)
+      .map((index) => index.spec) ?? [];
   if (existing) catalog.dropCollection(target.db, target.collection);
   const collection = catalog.createCollection(target.db, target.collection, existing?.options ?? {});
   collection.createIndexes(specs);

@@ -149,7 +149,11 @@ function replayJournal(journal: DataFile, catalog: Catalog, log: StoreLog): bool
     indexRun = [];
     if (run.length > 1) {
       try {
-        catalog.applyIndexCreations(run[0].db, run[0].c, run.map((change) => change.spec));
+        catalog.applyIndexCreations(
+          run[0].db,
+          run[0].c,
+          run.map((change) => change.spec),
+        );
         return;
       } catch {
         // Nothing of the run was built: one at a time, so only the bad ones are skipped and logged.
@@ -170,7 +174,10 @@ function replayJournal(journal: DataFile, catalog: Catalog, log: StoreLog): bool
   }
   applyIndexRun();
   if (reader.discardedBytes > 0) {
-    log('warn', 'ignored a torn record at the end of the journal', { journal: journalPath, bytes: reader.discardedBytes });
+    log('warn', 'ignored a torn record at the end of the journal', {
+      journal: journalPath,
+      bytes: reader.discardedBytes,
+    });
   }
   if (applied > 0) log('info', 'replayed journal', { journal: journalPath, changes: applied });
   return applied > 0 || reader.discardedBytes > 0;

@@ -49,7 +49,12 @@ export class Journal implements ChangeLog {
   static async open(path: string, durableMarks?: string): Promise<Journal> {
     const handle = await fs.promises.open(path, 'a');
     const { size } = await handle.stat();
-    return new Journal(handle, new DataFile(path), size, durableMarks === undefined ? undefined : new DurableMarks(durableMarks, path));
+    return new Journal(
+      handle,
+      new DataFile(path),
+      size,
+      durableMarks === undefined ? undefined : new DurableMarks(durableMarks, path),
+    );
   }
 
   /** A marker for `waitDurable`: the number of changes appended so far. */
@@ -108,13 +113,19 @@ export class Journal implements ChangeLog {
         this.marks?.record(this.size);
         for (const { record, version, at } of placements) record.writtenTo(this.file, start + at, version);
         this.durable = upTo;
-        this.settle((waiter) => waiter.sequence <= upTo, (waiter) => waiter.resolve());
+        this.settle(
+          (waiter) => waiter.sequence <= upTo,
+          (waiter) => waiter.resolve(),
+        );
       }
     } catch (error) {
       // After a failed write the file's tail is unknown; refuse further acknowledgements.
       this.failure = error instanceof Error ? error : new Error(String(error));
       const failure = this.failure;
-      this.settle(() => true, (waiter) => waiter.reject(failure));
+      this.settle(
+        () => true,
+        (waiter) => waiter.reject(failure),
+      );
     } finally {
       this.flushing = false;
     }

@@ -52,7 +52,13 @@ export class RecordFileReader {
         bufferStart = from;
         bufferEnd = from + keep;
         while (bufferEnd < from + bytes) {
-          const read = fs.readSync(fd, buffer, bufferEnd - bufferStart, buffer.length - (bufferEnd - bufferStart), bufferEnd);
+          const read = fs.readSync(
+            fd,
+            buffer,
+            bufferEnd - bufferStart,
+            buffer.length - (bufferEnd - bufferStart),
+            bufferEnd,
+          );
           if (read === 0) break;
           bufferEnd += read;
         }

@@ -82,7 +82,8 @@ export function loadSnapshot(path: string, catalog: Catalog, source?: RecordSour
     const record = deserialize(payload);
     switch (record.t) {
       case 'header':
-        if (record.format !== FORMAT || record.version !== VERSION) throw new Error(`${path} is not a snapshot this store can read`);
+        if (record.format !== FORMAT || record.version !== VERSION)
+          throw new Error(`${path} is not a snapshot this store can read`);
         generation = record.generation as number;
         break;
       case 'collection':
@@ -100,7 +101,9 @@ export function loadSnapshot(path: string, catalog: Catalog, source?: RecordSour
     }
   }
   if (generation === undefined || !complete) {
-    throw new Error(`${path} is incomplete or damaged (${reader.discardedBytes} unreadable bytes); refusing to start on partial data`);
+    throw new Error(
+      `${path} is incomplete or damaged (${reader.discardedBytes} unreadable bytes); refusing to start on partial data`,
+    );
   }
   return generation;
 }

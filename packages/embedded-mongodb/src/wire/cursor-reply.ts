@@ -58,7 +58,12 @@ class BsonWriter {
   }
 }
 
-export function encodeCursorReply(batchKey: 'firstBatch' | 'nextBatch', cursorId: number, ns: string, docs: readonly Uint8Array[]): Buffer {
+export function encodeCursorReply(
+  batchKey: 'firstBatch' | 'nextBatch',
+  cursorId: number,
+  ns: string,
+  docs: readonly Uint8Array[],
+): Buffer {
   let arrayBytes = 4 + 1;
   docs.forEach((doc, i) => {
     arrayBytes += 1 + cstringBytes(String(i)) + doc.length;

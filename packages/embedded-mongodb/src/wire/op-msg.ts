@@ -48,12 +48,14 @@ export function decodeOpMsg(message: Buffer): OpMsgRequest {
     } else if (kind === 1) {
       if (offset + 4 > end) throw new WireProtocolError('truncated document sequence');
       const sectionEnd = offset + message.readInt32LE(offset);
-      if (sectionEnd > end || sectionEnd < offset + 5) throw new WireProtocolError('document sequence length out of bounds');
+      if (sectionEnd > end || sectionEnd < offset + 5)
+        throw new WireProtocolError('document sequence length out of bounds');
       const nameEnd = message.indexOf(0, offset + 4);
-      if (nameEnd < 0 || nameEnd >= sectionEnd) throw new WireProtocolError('unterminated document sequence identifier');
+      if (nameEnd < 0 || nameEnd >= sectionEnd)
+        throw new WireProtocolError('unterminated document sequence identifier');
       const identifier = message.toString('utf8', offset + 4, nameEnd);
       const docs: Document[] = [];
-      for (let position = nameEnd + 1; position < sectionEnd; ) {
+      for (let position = nameEnd + 1; position < sectionEnd;) {
         const read = readDocument(message, position, sectionEnd);
         docs.push(read.doc);
         position = read.next;

@@ -23,7 +23,8 @@ export function decodeOpQuery(message: Buffer): OpQueryRequest {
   const queryStart = nameEnd + 1 + 8; // numberToSkip, numberToReturn
   if (queryStart + 5 > message.length) throw new WireProtocolError('truncated OP_QUERY');
   const size = message.readInt32LE(queryStart);
-  if (size < 5 || queryStart + size > message.length) throw new WireProtocolError('OP_QUERY document length out of bounds');
+  if (size < 5 || queryStart + size > message.length)
+    throw new WireProtocolError('OP_QUERY document length out of bounds');
   let query: Document;
   try {
     query = deserialize(message.subarray(queryStart, queryStart + size));

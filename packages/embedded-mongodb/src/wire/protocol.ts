@@ -35,7 +35,13 @@ export function readHeader(message: Buffer): MessageHeader {
   };
 }
 
-export function writeHeader(target: Buffer, length: number, requestId: number, responseTo: number, opCode: number): void {
+export function writeHeader(
+  target: Buffer,
+  length: number,
+  requestId: number,
+  responseTo: number,
+  opCode: number,
+): void {
   target.writeInt32LE(length, 0);
   target.writeInt32LE(requestId, 4);
   target.writeInt32LE(responseTo, 8);

@@ -12,7 +12,9 @@ import { CRUD_SPEC_PATH, missingShared } from '../support/shared-files';
  * the embedded store, or against the real MongoDB in MONGODB_URI.
  */
 // CRUD_SPEC_DIR names its own folder; only the default one is ../shared's.
-const specMissing = process.env.CRUD_SPEC_DIR ? undefined : missingShared(CRUD_SPEC_PATH, 'MongoDB CRUD specification tests');
+const specMissing = process.env.CRUD_SPEC_DIR
+  ? undefined
+  : missingShared(CRUD_SPEC_PATH, 'MongoDB CRUD specification tests');
 const external = externalStoreUri();
 const server = external ? probeServerFacts(external) : EMBEDDED_SERVER_FACTS;
 const tally = new Tally();

@@ -73,7 +73,12 @@ describe('the unified-format runner', () => {
     const file = specFile({
       description: 'find with a collation',
       operations: [
-        { name: 'find', object: 'collection0', arguments: { filter: { x: 'PING' }, collation: { locale: 'en_US', strength: 2 } }, expectResult: [{ _id: 1, x: 'ping' }] },
+        {
+          name: 'find',
+          object: 'collection0',
+          arguments: { filter: { x: 'PING' }, collation: { locale: 'en_US', strength: 2 } },
+          expectResult: [{ _id: 1, x: 'ping' }],
+        },
       ],
     });
 
@@ -105,8 +110,14 @@ describe('the unified-format runner', () => {
     await internal.db(DATABASE).createCollection('coll0');
 
     // Act
-    const error = await executeOperation(entities, 'modifyCollection', 'database0', { collection: 'coll0', validator: { x: { $type: 'string' } } })
-      .then(() => undefined, (e: unknown) => e)
+    const error = await executeOperation(entities, 'modifyCollection', 'database0', {
+      collection: 'coll0',
+      validator: { x: { $type: 'string' } },
+    })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      )
       .finally(() => entities.close());
 
     // Assert: the store's answer to collMod, not "not supported by this runner"

@@ -65,7 +65,8 @@ function typeNames(value: unknown): string[] {
   if (value === undefined) return ['undefined'];
   if (typeof value === 'string') return ['string'];
   if (typeof value === 'boolean') return ['bool'];
-  if (typeof value === 'number') return Number.isInteger(value) ? ['int', 'long', 'double', 'number'] : ['double', 'number'];
+  if (typeof value === 'number')
+    return Number.isInteger(value) ? ['int', 'long', 'double', 'number'] : ['double', 'number'];
   if (Array.isArray(value)) return ['array'];
   if (value instanceof Date) return ['date'];
   if (value instanceof RegExp) return ['regex'];
@@ -89,7 +90,8 @@ function typeNames(value: unknown): string[] {
 
 function matchScalar(expected: unknown, actual: unknown, path: string): void {
   if (isNumeric(expected) && bsonType(expected) !== 'Decimal128') {
-    if (!isNumeric(actual) || toNumber(expected) !== toNumber(actual)) throw new MatchError(path, `expected ${show(expected)}, got ${show(actual)}`);
+    if (!isNumeric(actual) || toNumber(expected) !== toNumber(actual))
+      throw new MatchError(path, `expected ${show(expected)}, got ${show(actual)}`);
     return;
   }
   if (typeof expected !== typeof actual || bsonType(expected) !== bsonType(actual) || show(expected) !== show(actual)) {
@@ -124,7 +126,8 @@ function runSpecial(operator: string, operand: unknown, actual: unknown, path: s
       return;
     }
     case '$$lte':
-      if (!isNumeric(actual) || toNumber(actual) > toNumber(operand)) throw new MatchError(path, `expected <= ${show(operand)}, got ${show(actual)}`);
+      if (!isNumeric(actual) || toNumber(actual) > toNumber(operand))
+        throw new MatchError(path, `expected <= ${show(operand)}, got ${show(actual)}`);
       return;
     case '$$matchAsDocument':
       if (typeof actual !== 'string') throw new MatchError(path, 'expected an Extended JSON string');
@@ -152,7 +155,8 @@ export function matchValue(expected: unknown, actual: unknown, path = '', option
       const fieldPath = path ? `${path}.${key}` : key;
       const fieldSpecial = specialOperator(value);
       if (fieldSpecial?.[0] === '$$exists') {
-        if ((actual[key] !== undefined) !== fieldSpecial[1]) throw new MatchError(fieldPath, fieldSpecial[1] ? 'expected to exist' : 'expected to be absent');
+        if ((actual[key] !== undefined) !== fieldSpecial[1])
+          throw new MatchError(fieldPath, fieldSpecial[1] ? 'expected to exist' : 'expected to be absent');
         continue;
       }
       if (fieldSpecial?.[0] === '$$unsetOrMatches') {
@@ -170,8 +174,11 @@ export function matchValue(expected: unknown, actual: unknown, path = '', option
   }
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) throw new MatchError(path, `expected an array, got ${show(actual)}`);
-    if (actual.length !== expected.length) throw new MatchError(path, `expected ${expected.length} elements, got ${actual.length}: ${show(actual)}`);
-    expected.forEach((value, i) => matchValue(value, actual[i], `${path}[${i}]`, { root: options.rootElements, entities: options.entities }));
+    if (actual.length !== expected.length)
+      throw new MatchError(path, `expected ${expected.length} elements, got ${actual.length}: ${show(actual)}`);
+    expected.forEach((value, i) =>
+      matchValue(value, actual[i], `${path}[${i}]`, { root: options.rootElements, entities: options.entities }),
+    );
     return;
   }
   matchScalar(expected, actual, path);

@@ -18,10 +18,20 @@ export class EntityMap {
           break;
         }
         case 'database':
-          map.set(spec.id as string, map.get<MongoClient>(spec.client as string).db(spec.databaseName as string, spec.databaseOptions as Document | undefined));
+          map.set(
+            spec.id as string,
+            map
+              .get<MongoClient>(spec.client as string)
+              .db(spec.databaseName as string, spec.databaseOptions as Document | undefined),
+          );
           break;
         case 'collection':
-          map.set(spec.id as string, map.get<Db>(spec.database as string).collection(spec.collectionName as string, spec.collectionOptions as Document | undefined));
+          map.set(
+            spec.id as string,
+            map
+              .get<Db>(spec.database as string)
+              .collection(spec.collectionName as string, spec.collectionOptions as Document | undefined),
+          );
           break;
         default:
           throw new Error(`unsupported entity type ${kind}`);
@@ -85,7 +95,8 @@ function bulkInsertedDocuments(requests: unknown): unknown[] {
 
 const COLLECTION_OPERATIONS: Record<string, (c: Collection, args: Document) => Promise<unknown>> = {
   aggregate: (c, a) => c.aggregate(a.pipeline as Document[], driverOptions(a, 'pipeline')).toArray(),
-  bulkWrite: (c, a) => c.bulkWrite(a.requests as never, insertOptions(a, bulkInsertedDocuments(a.requests), 'requests')),
+  bulkWrite: (c, a) =>
+    c.bulkWrite(a.requests as never, insertOptions(a, bulkInsertedDocuments(a.requests), 'requests')),
   count: (c, a) => c.count(a.filter as Document, driverOptions(a, 'filter')),
   countDocuments: (c, a) => c.countDocuments(a.filter as Document, driverOptions(a, 'filter')),
   estimatedDocumentCount: (c, a) => c.estimatedDocumentCount(driverOptions(a)),
@@ -95,11 +106,15 @@ const COLLECTION_OPERATIONS: Record<string, (c: Collection, args: Document) => P
   find: (c, a) => c.find(a.filter as Document, driverOptions(a, 'filter')).toArray(),
   findOne: (c, a) => c.findOne(a.filter as Document, driverOptions(a, 'filter')),
   findOneAndDelete: (c, a) => c.findOneAndDelete(a.filter as Document, driverOptions(a, 'filter')),
-  findOneAndReplace: (c, a) => c.findOneAndReplace(a.filter as Document, a.replacement as Document, driverOptions(a, 'filter', 'replacement')),
-  findOneAndUpdate: (c, a) => c.findOneAndUpdate(a.filter as Document, a.update as Document, driverOptions(a, 'filter', 'update')),
-  insertMany: (c, a) => c.insertMany(a.documents as Document[], insertOptions(a, a.documents as Document[], 'documents')),
+  findOneAndReplace: (c, a) =>
+    c.findOneAndReplace(a.filter as Document, a.replacement as Document, driverOptions(a, 'filter', 'replacement')),
+  findOneAndUpdate: (c, a) =>
+    c.findOneAndUpdate(a.filter as Document, a.update as Document, driverOptions(a, 'filter', 'update')),
+  insertMany: (c, a) =>
+    c.insertMany(a.documents as Document[], insertOptions(a, a.documents as Document[], 'documents')),
   insertOne: (c, a) => c.insertOne(a.document as Document, insertOptions(a, [a.document], 'document')),
-  replaceOne: (c, a) => c.replaceOne(a.filter as Document, a.replacement as Document, driverOptions(a, 'filter', 'replacement')),
+  replaceOne: (c, a) =>
+    c.replaceOne(a.filter as Document, a.replacement as Document, driverOptions(a, 'filter', 'replacement')),
   updateMany: (c, a) => c.updateMany(a.filter as Document, a.update as Document, driverOptions(a, 'filter', 'update')),
   updateOne: (c, a) => c.updateOne(a.filter as Document, a.update as Document, driverOptions(a, 'filter', 'update')),
   createIndex: (c, a) => c.createIndex(a.keys as Document, driverOptions(a, 'keys')),
@@ -122,7 +137,12 @@ const DATABASE_OPERATIONS: Record<string, (d: Db, args: Document) => Promise<unk
 const ITERABLE_RESULTS = new Set(['aggregate', 'find', 'listCollections', 'listDatabases', 'listIndexes']);
 
 /** Runs a spec operation through the official driver. */
-export async function executeOperation(entities: EntityMap, name: string, object: string, args: Document = {}): Promise<OperationResult> {
+export async function executeOperation(
+  entities: EntityMap,
+  name: string,
+  object: string,
+  args: Document = {},
+): Promise<OperationResult> {
   const target = entities.get<unknown>(object);
   const rootElements = ITERABLE_RESULTS.has(name);
   if (target instanceof Collection && COLLECTION_OPERATIONS[name]) {

@@ -30,7 +30,11 @@ function unmetBecause(requirement: RunOnRequirement, server: ServerFacts): strin
     return `needs server <= ${requirement.maxServerVersion}, server is ${shown}`;
   }
   const topologies = requirement.topologies;
-  if (topologies && !topologies.includes(server.topology) && !(server.topology === 'sharded' && topologies.includes('sharded-replicaset'))) {
+  if (
+    topologies &&
+    !topologies.includes(server.topology) &&
+    !(server.topology === 'sharded' && topologies.includes('sharded-replicaset'))
+  ) {
     return `needs topology ${topologies.join('/')}, server is ${server.topology}`;
   }
   if (requirement.serverless === 'require') return 'needs a serverless deployment';
@@ -41,14 +45,30 @@ function unmetBecause(requirement: RunOnRequirement, server: ServerFacts): strin
 }
 
 /** The reason a set of requirements (any one suffices) is unmet, or undefined. */
-export function unmetRequirements(requirements: readonly RunOnRequirement[] | undefined, server: ServerFacts): string | undefined {
+export function unmetRequirements(
+  requirements: readonly RunOnRequirement[] | undefined,
+  server: ServerFacts,
+): string | undefined {
   if (!requirements || requirements.length === 0) return undefined;
   const reasons = requirements.map((r) => unmetBecause(r, server));
   return reasons.every((reason) => reason !== undefined) ? `runOnRequirements: ${reasons.join('; or ')}` : undefined;
 }
 
 const FAIL_POINT_OPERATIONS = new Set(['failPoint', 'targetedFailPoint']);
-const SESSION_OPERATIONS = new Set(['startTransaction', 'commitTransaction', 'abortTransaction', 'withTransaction', 'endSession', 'assertSessionTransactionState', 'assertSessionPinned', 'assertSessionUnpinned', 'assertSameLsidOnLastTwoCommands', 'assertDifferentLsidOnLastTwoCommands', 'assertSessionDirty', 'assertSessionNotDirty']);
+const SESSION_OPERATIONS = new Set([
+  'startTransaction',
+  'commitTransaction',
+  'abortTransaction',
+  'withTransaction',
+  'endSession',
+  'assertSessionTransactionState',
+  'assertSessionPinned',
+  'assertSessionUnpinned',
+  'assertSameLsidOnLastTwoCommands',
+  'assertDifferentLsidOnLastTwoCommands',
+  'assertSessionDirty',
+  'assertSessionNotDirty',
+]);
 
 function mentionsRawData(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(mentionsRawData);

@@ -25,14 +25,20 @@ function isNotSupported(error: unknown): boolean {
   if (!(error instanceof MongoServerError)) return false;
   if (error.code === COMMAND_NOT_SUPPORTED) return true;
   const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
-  return Array.isArray(writeErrors) && writeErrors.some((writeError: { code?: unknown }) => writeError.code === COMMAND_NOT_SUPPORTED);
+  return (
+    Array.isArray(writeErrors) &&
+    writeErrors.some((writeError: { code?: unknown }) => writeError.code === COMMAND_NOT_SUPPORTED)
+  );
 }
 
 /** initialData: drop each collection, then create it or fill it, through the internal client. */
 async function loadInitialData(internal: MongoClient, data: readonly CollectionData[]): Promise<void> {
   for (const { databaseName, collectionName, createOptions, documents } of data) {
     const db = internal.db(databaseName);
-    await db.collection(collectionName).drop(MAJORITY).catch(() => undefined);
+    await db
+      .collection(collectionName)
+      .drop(MAJORITY)
+      .catch(() => undefined);
     if (createOptions) await db.createCollection(collectionName, { ...createOptions, ...MAJORITY });
     if (documents.length > 0) await db.collection(collectionName).insertMany(documents, MAJORITY);
     else if (!createOptions) await db.createCollection(collectionName, MAJORITY);
@@ -44,23 +50,31 @@ function checkError(operation: Operation, error: unknown, entities: EntityMap): 
   const path = `${operation.name} error`;
   const serverError = error instanceof MongoServerError;
   const err = error as Document & Error;
-  if (expected.isClientError === true && serverError) throw new MatchError(path, `expected a client error, got server error ${err.message}`);
-  if (expected.isClientError === false && !serverError) throw new MatchError(path, `expected a server error, got ${String(error)}`);
-  if (typeof expected.errorContains === 'string' && !err.message.toLowerCase().includes(expected.errorContains.toLowerCase())) {
+  if (expected.isClientError === true && serverError)
+    throw new MatchError(path, `expected a client error, got server error ${err.message}`);
+  if (expected.isClientError === false && !serverError)
+    throw new MatchError(path, `expected a server error, got ${String(error)}`);
+  if (
+    typeof expected.errorContains === 'string' &&
+    !err.message.toLowerCase().includes(expected.errorContains.toLowerCase())
+  ) {
     throw new MatchError(path, `message "${err.message}" lacks "${expected.errorContains}"`);
   }
-  if (expected.errorCode !== undefined && err.code !== expected.errorCode) throw new MatchError(path, `code ${String(err.code)}, expected ${String(expected.errorCode)}`);
+  if (expected.errorCode !== undefined && err.code !== expected.errorCode)
+    throw new MatchError(path, `code ${String(err.code)}, expected ${String(expected.errorCode)}`);
   if (expected.errorCodeName !== undefined && err.codeName !== expected.errorCodeName) {
     throw new MatchError(path, `codeName ${String(err.codeName)}, expected ${String(expected.errorCodeName)}`);
   }
-  const labels = (name: string): boolean => typeof err.hasErrorLabel === 'function' && (err.hasErrorLabel as (l: string) => boolean)(name);
+  const labels = (name: string): boolean =>
+    typeof err.hasErrorLabel === 'function' && (err.hasErrorLabel as (l: string) => boolean)(name);
   for (const label of (expected.errorLabelsContain as string[] | undefined) ?? []) {
     if (!labels(label)) throw new MatchError(path, `missing error label ${label}`);
   }
   for (const label of (expected.errorLabelsOmit as string[] | undefined) ?? []) {
     if (labels(label)) throw new MatchError(path, `unexpected error label ${label}`);
   }
-  if (expected.errorResponse !== undefined) matchValue(expected.errorResponse, err.errorResponse ?? err, `${path}.errorResponse`, { root: true });
+  if (expected.errorResponse !== undefined)
+    matchValue(expected.errorResponse, err.errorResponse ?? err, `${path}.errorResponse`, { root: true });
   // For bulk write errors, expectResult describes the partial result the error carries.
   if (expected.expectResult !== undefined) {
     matchValue(expected.expectResult, err.result, `${path}.result`, { root: true, entities: entities.asMap() });
@@ -81,7 +95,8 @@ async function runOperation(operation: Operation, entities: EntityMap): Promise<
     return;
   }
   if (operation.ignoreResultAndError) return;
-  if (operation.expectError) throw new MatchError(operation.name, `expected an error, got ${JSON.stringify(result.value)}`);
+  if (operation.expectError)
+    throw new MatchError(operation.name, `expected an error, got ${JSON.stringify(result.value)}`);
   if (operation.expectResult !== undefined) {
     matchValue(operation.expectResult, result.value, operation.name, {
       root: true,

@@ -6,7 +6,10 @@ import type { ServerFacts } from './requirements';
  * What the embedded store reports: its buildInfo.version, and a replica set (its hello answers as
  * the primary of a one-member set, so that the driver sends it transactions).
  */
-export const EMBEDDED_SERVER_FACTS: ServerFacts = { version: SERVER_VERSION.split('.').map(Number), topology: 'replicaset' };
+export const EMBEDDED_SERVER_FACTS: ServerFacts = {
+  version: SERVER_VERSION.split('.').map(Number),
+  topology: 'replicaset',
+};
 
 const PROBE = `
 const { MongoClient } = require('mongodb');
@@ -26,6 +29,10 @@ const { MongoClient } = require('mongodb');
  * (and which of them to skip) synchronously.
  */
 export function probeServerFacts(uri: string): ServerFacts {
-  const output = execFileSync(process.execPath, ['-e', PROBE, uri], { cwd: __dirname, encoding: 'utf8', timeout: 30_000 });
+  const output = execFileSync(process.execPath, ['-e', PROBE, uri], {
+    cwd: __dirname,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   return JSON.parse(output) as ServerFacts;
 }

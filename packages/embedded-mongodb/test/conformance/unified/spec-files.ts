@@ -56,7 +56,9 @@ export interface SpecFile {
  * committed suite.
  */
 export const SHARED_CRUD_SPEC_DIRECTORY = sharedFile(CRUD_SPEC_PATH);
-export const CRUD_SPEC_DIRECTORY = process.env.CRUD_SPEC_DIR ? path.resolve(process.env.CRUD_SPEC_DIR) : SHARED_CRUD_SPEC_DIRECTORY;
+export const CRUD_SPEC_DIRECTORY = process.env.CRUD_SPEC_DIR
+  ? path.resolve(process.env.CRUD_SPEC_DIR)
+  : SHARED_CRUD_SPEC_DIRECTORY;
 
 /** Highest schema version this runner understands (same major version only). */
 const SUPPORTED_SCHEMA = [1, 21];
@@ -72,5 +74,11 @@ export function loadSpecFiles(directory = CRUD_SPEC_DIRECTORY): SpecFile[] {
     .readdirSync(directory)
     .filter((name) => name.endsWith('.json'))
     .sort()
-    .map((fileName) => ({ fileName, ...(EJSON.parse(fs.readFileSync(path.join(directory, fileName), 'utf8'), { relaxed: true }) as Omit<SpecFile, 'fileName'>) }));
+    .map((fileName) => ({
+      fileName,
+      ...(EJSON.parse(fs.readFileSync(path.join(directory, fileName), 'utf8'), { relaxed: true }) as Omit<
+        SpecFile,
+        'fileName'
+      >),
+    }));
 }
