@@ -3,7 +3,11 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test', '<rootDir>/packages/embedded-mongodb/test'],
   // The workspace package runs from its sources under test, as the service's own modules do.
-  moduleNameMapper: { '^embedded-mongodb$': '<rootDir>/packages/embedded-mongodb/src/index.ts' },
+  // Its test support (starting stores, ../shared files) serves the service's tests too.
+  moduleNameMapper: {
+    '^embedded-mongodb$': '<rootDir>/packages/embedded-mongodb/src/index.ts',
+    '^embedded-mongodb/test-support$': '<rootDir>/packages/embedded-mongodb/test/support/index.ts',
+  },
   testMatch: ['**/*.test.ts'],
   transform: {
     // Type checking is done once by `npm run typecheck`; jest only transpiles.

@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { createApp, type CandidateDirectory } from '../../src/main';
 import { COLLECTIONS } from '../../src/indexes';
-import { crashableStoreChild, journalFiles } from '../store/helpers';
+import { crashableStoreChild, journalFiles } from 'embedded-mongodb/test-support';
 import { appLogDestination, recordSecret } from '../support/log-capture';
 import { expectWholeRegistrations } from '../support/registrations';
 import { rest } from '../support/rest-client';

@@ -4,7 +4,7 @@ import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { ApiKeyService } from '../../src/auth/api-key-service';
 import { spawnEmbeddedStore, type EmbeddedStoreProcess } from 'embedded-mongodb';
 import { COLLECTIONS } from '../../src/indexes';
-import { makeTempDir } from '../store/helpers';
+import { makeTempDir } from 'embedded-mongodb/test-support';
 import { startCommandProxy, type CommandProxy } from '../support/command-proxy';
 import { recordSecret } from '../support/log-capture';
 import { expectWholeRegistrations } from '../support/registrations';

@@ -10,7 +10,7 @@ import { ConflictError, NotFoundError, UnauthenticatedError } from '../../src/er
 import { ensureIndexes } from '../../src/indexes';
 import { connectDatabase, type Database } from '../../src/store/mongo';
 import { runKeysCli } from '../../src/keys-cli';
-import { startStoreUnderTest } from '../support/store-under-test';
+import { startStoreUnderTest } from 'embedded-mongodb/test-support';
 import { TestClock } from '../support/test-clock';
 
 const run = promisify(execFile);

@@ -23,7 +23,7 @@ import {
   findIdentityData,
   testDatabaseName,
 } from '../support/builders';
-import { startStoreUnderTest, type StoreUnderTest } from '../support/store-under-test';
+import { startStoreUnderTest, type StoreUnderTest } from 'embedded-mongodb/test-support';
 
 let store: StoreUnderTest;
 let client: MongoClient;

@@ -17,7 +17,7 @@ import { PersistedQueryRepository } from '../../src/persisted-queries/persisted-
 import { PersistedQueryStore } from '../../src/persisted-queries/persisted-query-store';
 import { testDatabaseName } from '../support/builders';
 import { recordSecret } from '../support/log-capture';
-import { startStoreUnderTest, type StoreUnderTest } from '../support/store-under-test';
+import { startStoreUnderTest, type StoreUnderTest } from 'embedded-mongodb/test-support';
 import { TestClock } from '../support/test-clock';
 
 const MAX_ENTRIES = 3;

@@ -14,7 +14,7 @@ import { createLogger } from '../../src/logger';
 import { createApp, type CandidateDirectory } from '../../src/main';
 import { testDatabaseName } from '../support/builders';
 import { rest } from '../support/rest-client';
-import { startStoreUnderTest, type StoreUnderTest } from '../support/store-under-test';
+import { startStoreUnderTest, type StoreUnderTest } from 'embedded-mongodb/test-support';
 import { TestClock } from '../support/test-clock';
 
 const READS = 3;

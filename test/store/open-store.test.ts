@@ -7,7 +7,7 @@ import {
   type EmbeddedRun,
   type InProcessStore,
 } from '../../src/store/open-store';
-import { makeTempDir } from './helpers';
+import { makeTempDir } from 'embedded-mongodb/test-support';
 
 /**
  * openStore is how the service (child process), the seed CLI (worker thread) and the keys CLI

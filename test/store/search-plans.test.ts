@@ -8,7 +8,7 @@ import {
 } from '../../src/candidates/candidate-repository';
 import { COLLECTIONS, ensureIndexes, INDEXES } from '../../src/indexes';
 import { aCandidate, at } from '../support/builders';
-import { startStoreUnderTest, type StoreUnderTest } from '../support/store-under-test';
+import { startStoreUnderTest, type StoreUnderTest } from 'embedded-mongodb/test-support';
 
 /**
  * The search plan of every filter combination, read from explain on the embedded store: one

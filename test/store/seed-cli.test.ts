@@ -3,7 +3,7 @@ import { loadConfig } from '../../src/config';
 import { runSeedCli, type SeedCliIo } from '../../src/demo/seed-cli';
 import { startEmbeddedStore } from 'embedded-mongodb';
 import { COLLECTIONS, INDEXES } from '../../src/indexes';
-import { makeTempDir } from './helpers';
+import { makeTempDir } from 'embedded-mongodb/test-support';
 
 /**
  * The seed CLI on the embedded store: the store runs in a worker thread of the CLI on DATA_DIR,

@@ -9,7 +9,7 @@ import { createLogger } from '../../src/logger';
 import { createApp, type CandidateDirectory } from '../../src/main';
 import { testDatabaseName } from './builders';
 import { appLogDestination, recordSecret, type LogCapture } from './log-capture';
-import { startStoreUnderTest } from './store-under-test';
+import { startStoreUnderTest } from 'embedded-mongodb/test-support';
 
 export interface AppUnderTest {
   readonly url: string;

@@ -1,42 +1,11 @@
 /**
- * Files of `../shared` (the product's REST contract, MongoDB's specification tests), which sit
- * beside the checkout in CI but not in a clone of the project alone. A suite that needs them
- * runs when they are there, is skipped with a printed reason when they are not, and fails
- * loudly in CI (CI=true), where their absence means a broken checkout, not a user's clone.
+ * Files of `../shared` for the service's tests: the embedded store's support (missingShared,
+ * sharedFile) plus the product's REST contract and a describe that skips with the reason.
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-
-/** `../shared` beside the checkout (the repository root is two levels above this file). */
-export const SHARED_DIRECTORY = path.resolve(__dirname, '../../../shared');
+export { CRUD_SPEC_PATH, missingShared, SHARED_DIRECTORY, sharedFile } from 'embedded-mongodb/test-support';
 
 /** The product's REST contract (the seed), relative to SHARED_DIRECTORY. */
 export const SEED_PATH = 'seed/000_c5a116db02a6af1f.txt';
-/** MongoDB's CRUD specification tests (unified format), relative to SHARED_DIRECTORY. */
-export const CRUD_SPEC_PATH = 'mongodb-spec/crud';
-
-export function sharedFile(relative: string): string {
-  return path.join(SHARED_DIRECTORY, relative);
-}
-
-/**
- * Why `suite` cannot run here (`../shared/<relative>` is absent), printed once; undefined when
- * the file is there. Throws under CI=true instead: CI has ../shared, and a skip there would let
- * the contract and conformance suites pass without running.
- */
-export function missingShared(relative: string, suite: string): string | undefined {
-  const file = sharedFile(relative);
-  if (existsSync(file)) return undefined;
-  const reason = `${file} is absent (a clone of the project without ../shared beside it)`;
-  if (process.env.CI === 'true') {
-    throw new Error(
-      `${suite}: ${reason}; CI must run this suite, so ../shared has to be checked out beside the project`,
-    );
-  }
-  // Straight to stderr: jest shows no console output of a suite whose tests are all skipped.
-  process.stderr.write(`${suite} skipped: ${reason}\n`);
-  return reason;
-}
 
 /**
  * `describe` when nothing is missing (`reason` undefined, see missingShared); otherwise a

@@ -1,22 +1,14 @@
 import { calculateObjectSize, type Document } from 'bson';
-import { MongoClient, type Db } from 'mongodb';
-import { startEmbeddedStore, type EmbeddedStore } from '../src/index';
+import type { Db } from 'mongodb';
+import { embeddedStoreForSuite } from './support/store-under-test';
 
 /** collStats and dbStats report the BSON size of what the collection holds after every kind of write. */
 describe('embedded store data sizes', () => {
-  let store: EmbeddedStore;
-  let client: MongoClient;
+  const suite = embeddedStoreForSuite();
   let db: Db;
 
-  beforeAll(async () => {
-    store = await startEmbeddedStore({ memory: true, port: 0 });
-    client = await MongoClient.connect(store.uri);
-    db = client.db('sizes');
-  });
-
-  afterAll(async () => {
-    await client.close();
-    await store.close();
+  beforeAll(() => {
+    db = suite.client.db('sizes');
   });
 
   async function storedBytes(name: string): Promise<number> {

@@ -1,6 +1,5 @@
 import { MongoClient, MongoServerError, type CollationOptions, type Db, type Document } from 'mongodb';
-import { startEmbeddedStore, type EmbeddedStore } from '../src/index';
-import { startStoreUnderTest, type StoreUnderTest } from './support/store-under-test';
+import { embeddedStoreForSuite, startStoreUnderTest, type StoreUnderTest } from './support/store-under-test';
 
 /**
  * What running MongoDB's whole CRUD specification suite against the embedded store found
@@ -165,19 +164,11 @@ describe('embedded store: MongoDB answers the CRUD spec suite checks', () => {
 describe('embedded store: limits and refusals where MongoDB versions differ', () => {
   // These hold the embedded store to the manual (100 levels) and to MongoDB 7.0, the version it
   // reports; a real server of another version answers some of them differently.
-  let store: EmbeddedStore;
-  let client: MongoClient;
+  const suite = embeddedStoreForSuite();
   let db: Db;
 
-  beforeAll(async () => {
-    store = await startEmbeddedStore({ memory: true, port: 0 });
-    client = await MongoClient.connect(store.uri);
-    db = client.db('crud_spec_refusals');
-  });
-
-  afterAll(async () => {
-    await client?.close();
-    await store?.close();
+  beforeAll(() => {
+    db = suite.client.db('crud_spec_refusals');
   });
 
   beforeEach(async () => {
@@ -329,7 +320,7 @@ describe('embedded store: limits and refusals where MongoDB versions differ', ()
   it('when a pipeline uses $listLocalSessions, then it is refused as not supported (not as an unknown stage)', async () => {
     // Act
     const error = await serverError(
-      client
+      suite.client
         .db('admin')
         .aggregate([{ $listLocalSessions: {} }])
         .toArray(),

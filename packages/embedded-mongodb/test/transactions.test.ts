@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { Long, MongoClient, MongoServerError, type Db } from 'mongodb';
-import { startEmbeddedStore, type EmbeddedStore } from '../src/index';
+import { startEmbeddedStore } from '../src/index';
+import { embeddedStoreForSuite } from './support/store-under-test';
 import { crashableStoreChild, journalFiles, makeTempDir } from './helpers';
 
 /**
@@ -16,18 +17,12 @@ interface Person {
 }
 
 describe('embedded store transactions', () => {
-  let store: EmbeddedStore;
+  const suite = embeddedStoreForSuite();
   let client: MongoClient;
   let db: Db;
 
-  beforeAll(async () => {
-    store = await startEmbeddedStore({ memory: true, port: 0 });
-    client = await MongoClient.connect(store.uri);
-  });
-
-  afterAll(async () => {
-    await client.close();
-    await store.close();
+  beforeAll(() => {
+    ({ client } = suite);
   });
 
   let dbCounter = 0;
@@ -282,7 +277,7 @@ describe('embedded store transactions', () => {
       secondary: false,
       logicalSessionTimeoutMinutes: 30,
     });
-    expect(hello.hosts).toEqual([`127.0.0.1:${store.port}`]);
+    expect(hello.hosts).toEqual([`127.0.0.1:${suite.store.port}`]);
   });
 
   it('when the store listens on a Unix socket, then hello and serverStatus name the socket path, as MongoDB writes a socket address', async () => {

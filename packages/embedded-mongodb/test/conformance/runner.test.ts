@@ -1,5 +1,6 @@
 import { MongoClient, MongoServerError, type Document } from 'mongodb';
-import { startEmbeddedStore, type EmbeddedStore } from '../../src/index';
+import type { EmbeddedStore } from '../../src/index';
+import { embeddedStoreForSuite } from '../support/store-under-test';
 import { MatchError } from './unified/matcher';
 import { EntityMap, executeOperation } from './unified/operations';
 import { RefusedAsNotSupported, runSpecTest } from './unified/run-test';
@@ -31,17 +32,12 @@ function specFile(test: SpecTest): SpecFile {
 }
 
 describe('the unified-format runner', () => {
+  const suite = embeddedStoreForSuite();
   let store: EmbeddedStore;
   let internal: MongoClient;
 
-  beforeAll(async () => {
-    store = await startEmbeddedStore({ memory: true, port: 0 });
-    internal = await MongoClient.connect(store.uri);
-  });
-
-  afterAll(async () => {
-    await internal?.close();
-    await store?.close();
+  beforeAll(() => {
+    ({ store, client: internal } = suite);
   });
 
   beforeEach(async () => {

@@ -1,6 +1,7 @@
 /**
- * Files of `../shared` (MongoDB's specification tests), which sit beside the checkout of the
- * repository in CI but not in a clone of the project alone. A suite that needs them
+ * Files of `../shared` (MongoDB's specification tests; for the service's tests also the product's
+ * REST contract), which sit beside the checkout of the repository in CI but not in a clone of the
+ * project alone. A suite that needs them
  * runs when they are there, is skipped with a printed reason when they are not, and fails
  * loudly in CI (CI=true), where their absence means a broken checkout, not a user's clone.
  */
@@ -20,7 +21,7 @@ export function sharedFile(relative: string): string {
 /**
  * Why `suite` cannot run here (`../shared/<relative>` is absent), printed once; undefined when
  * the file is there. Throws under CI=true instead: CI has ../shared, and a skip there would let
- * the conformance suite pass without running.
+ * the suites that need them pass without running.
  */
 export function missingShared(relative: string, suite: string): string | undefined {
   const file = sharedFile(relative);

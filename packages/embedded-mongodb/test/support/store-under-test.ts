@@ -1,4 +1,5 @@
-import { startEmbeddedStore } from '../../src/index';
+import { MongoClient } from 'mongodb';
+import { startEmbeddedStore, type EmbeddedStore } from '../../src/index';
 import { storeSocket } from '../../src/store-socket';
 
 export interface StoreUnderTest {
@@ -31,6 +32,43 @@ export async function startStoreUnderTest(): Promise<StoreUnderTest> {
     stop: async () => {
       await store.close();
       socket.release();
+    },
+  };
+}
+
+/** The in-memory store of one describe block and its client (see embeddedStoreForSuite). */
+export interface SuiteStore {
+  readonly store: EmbeddedStore;
+  readonly client: MongoClient;
+}
+
+/**
+ * An in-memory embedded store on TCP port 0 and one client of it, for the tests of one describe
+ * block, whatever MONGODB_URI says: for tests of this store's own answers (sizes, refusals,
+ * replica-set `hello`), which a real MongoDB of another version may give differently. Registers
+ * a beforeAll that starts both and an afterAll that closes the client, then the store; read the
+ * two from the returned object inside hooks and tests.
+ */
+export function embeddedStoreForSuite(): SuiteStore {
+  let started: SuiteStore | undefined;
+  beforeAll(async () => {
+    const store = await startEmbeddedStore({ memory: true, port: 0 });
+    started = { store, client: await MongoClient.connect(store.uri) };
+  });
+  afterAll(async () => {
+    await started?.client.close();
+    await started?.store.close();
+  });
+  const running = (): SuiteStore => {
+    if (!started) throw new Error('the suite store starts in beforeAll: read it inside hooks and tests');
+    return started;
+  };
+  return {
+    get store() {
+      return running().store;
+    },
+    get client() {
+      return running().client;
     },
   };
 }
