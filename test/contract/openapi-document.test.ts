@@ -20,7 +20,9 @@ import { createLogger } from '../../src/logger';
 import { createServices } from '../../src/services';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import {
+  HTTP_METHODS,
   OPENAPI_FILE,
+  OPENAPI_ROOT_KEYWORDS,
   componentSchemaProblems,
   matchRoute,
   openApiDocument,
@@ -48,22 +50,9 @@ import { describeUnlessMissing, missingShared, SEED_PATH } from '../support/shar
 
 type Schema = Record<string, unknown>;
 
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
-
 /** The fixed fields of the OpenAPI 3.1 objects this document uses. */
 const OPENAPI_FIELDS = {
-  document: [
-    'openapi',
-    'info',
-    'jsonSchemaDialect',
-    'servers',
-    'paths',
-    'webhooks',
-    'components',
-    'security',
-    'tags',
-    'externalDocs',
-  ],
+  document: OPENAPI_ROOT_KEYWORDS,
   info: ['title', 'summary', 'description', 'termsOfService', 'contact', 'license', 'version'],
   components: [
     'schemas',

@@ -27,14 +27,18 @@ const DOCUMENT_ID = 'https://candidate-directory.invalid/schema/rest/openapi.jso
 export const UNKNOWN_PATH_STATUSES: readonly number[] = [401, 404];
 export const UNSUPPORTED_METHOD_STATUSES: readonly number[] = [401, 405];
 
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+/** The operations a path item may hold (OpenAPI 3.1, Path Item Object). */
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 type HttpMethod = (typeof HTTP_METHODS)[number];
 
 const JSON_MEDIA_TYPE = 'application/json';
 const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
-/** The keywords of an OpenAPI document's root: known to ajv so that the root compiles in strict mode. */
-const OPENAPI_ROOT_KEYWORDS = [
+/**
+ * The fixed fields of an OpenAPI 3.1 document's root: known to ajv so that the root compiles in
+ * strict mode, and the fields the contract test allows there.
+ */
+export const OPENAPI_ROOT_KEYWORDS = [
   'openapi',
   'info',
   'jsonSchemaDialect',
