@@ -146,6 +146,13 @@ export const settings = {
       'Audit events are written in batches: the first event of a batch waits this many milliseconds for others (a batch of 500 goes at once). A stop (SIGTERM) writes every event before exiting; a crash or kill -9 loses at most the events of the last interval.',
     schema: z.coerce.number().int().min(0).max(10_000),
   },
+  auditBufferSize: {
+    env: 'AUDIT_BUFFER_SIZE',
+    default: '10000',
+    description:
+      'Audit events of reads (and of refused requests) held in memory until stored; a failed write is retried until it is. While this many are held, reads are refused (503, Retry-After) rather than served unaudited. A kill -9 loses the events held, at most this many. Events of writes are stored with the write.',
+    schema: z.coerce.number().int().min(1).max(1_000_000),
+  },
   statisticsMinCell: {
     env: 'STATISTICS_MIN_CELL',
     default: '10',

@@ -21,6 +21,9 @@ import { servePlayground } from './graphql/playground';
 import { createSchema } from './graphql/schema';
 import { attachOperationExecutor } from './graphql/execution/operation-executor';
 import { createRestRouter } from './rest/rest-router';
+import { withAvailability } from './store/availability';
+import { Idempotency } from './rest/idempotency';
+import { IdempotencyRepository } from './rest/idempotency-repository';
 import { createMetrics, type Metrics } from './observability/metrics';
 import { observeMongoCommands } from './observability/mongo-commands';
 
@@ -94,6 +97,7 @@ export async function createApp(
     writeLeaseMs: config.writeLeaseMs,
     rateLimitFlushMs: config.rateLimitFlushMs,
     auditFlushMs: config.auditFlushMs,
+    auditBufferSize: config.auditBufferSize,
     clock,
   });
   services.rateLimits.onRejection((kind) => metrics.rateLimitRejections.inc({ kind }));
@@ -115,10 +119,14 @@ export async function createApp(
     schema,
     services,
     logger,
-    db: database.db,
+    idempotency: new Idempotency(
+      withAvailability(new IdempotencyRepository(database.db)),
+      logger,
+      config.writeLeaseMs,
+      clock,
+    ),
     metrics,
     responseCacheBytes: config.readCacheMb * 2 ** 20,
-    writeLeaseMs: config.writeLeaseMs,
   });
   const graphql = await createGraphQLEndpoint(config, services, logger, schema, metrics);
   const health = createHealth(() => isStoreReachable(database.db, config.mongodbTimeoutMs));

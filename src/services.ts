@@ -44,6 +44,8 @@ export interface ServiceOptions {
   rateLimitFlushMs?: number;
   /** AUDIT_FLUSH_MS: how long the first audit event of a batch waits for others; absent: the setting's default */
   auditFlushMs?: number;
+  /** AUDIT_BUFFER_SIZE: audit events held in memory until stored; absent: the setting's default */
+  auditBufferSize?: number;
   /** what every time-based rule reads (src/common/clock.ts); tests move it by hand; absent: the system clock */
   clock?: Clock;
 }
@@ -121,6 +123,7 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
     ),
     audit: new AuditService(withAvailability(new AuditRepository(db)), clock, {
       flushDelayMs: options.auditFlushMs ?? Number(settings.auditFlushMs.default),
+      bufferSize: options.auditBufferSize ?? Number(settings.auditBufferSize.default),
     }),
     readEpoch: withAvailability(new ReadEpoch(db)),
     persistedQueries: new PersistedQueryStore(

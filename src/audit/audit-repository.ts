@@ -1,4 +1,5 @@
-import { MongoBulkWriteError, type Collection, type Db, type Filter } from 'mongodb';
+import { MongoBulkWriteError, type ClientSession, type Collection, type Db, type Filter } from 'mongodb';
+import { isDuplicateKeyWriteError } from '../store/duplicate-key';
 import type { AuditEventDoc } from './audit-event';
 import { AUDIT_COLLECTION } from './audit-indexes';
 
@@ -52,8 +53,9 @@ export class AuditRepository {
 
   /**
    * Writes the events in one round trip, unordered: one refused event does not stop the others.
-   * When only some are refused, an AuditWriteError names them; any other failure leaves which
-   * events were written unknown and is thrown as it is.
+   * An event whose eventId is already stored counts as written (a retry of a batch whose answer
+   * was lost). When some are refused otherwise, an AuditWriteError names them; any other failure
+   * leaves which events were written unknown and is thrown as it is.
    */
   async insertMany(events: readonly AuditEventDoc[]): Promise<void> {
     if (events.length === 0) return;
@@ -64,8 +66,14 @@ export class AuditRepository {
       );
     } catch (error) {
       const failed = refusedPositions(error, events.length);
-      throw failed === undefined ? error : new AuditWriteError(failed, { cause: error });
+      if (failed === undefined) throw error;
+      if (failed.length > 0) throw new AuditWriteError(failed, { cause: error });
     }
+  }
+
+  /** Writes one event in `session` (the transaction of the write it audits; absent: on its own). */
+  async insertInSession(event: AuditEventDoc, session: ClientSession | undefined): Promise<void> {
+    await this.collection.insertOne({ _id: event.eventId, ...event }, { session });
   }
 
   /** Events matching the query, newest first (time, then eventId, descending). */
@@ -90,15 +98,18 @@ export class AuditRepository {
 
 /**
  * The positions of the refused events when the server answered for every event of the batch:
- * write errors, no write concern error, and the inserted count making up the rest. Otherwise
- * (a lost connection, a write concern not met) undefined.
+ * write errors other than duplicates (stored already), no write concern error, and the inserted
+ * count making up the rest. Otherwise (a lost connection, a write concern not met) undefined.
  */
 function refusedPositions(error: unknown, count: number): number[] | undefined {
   if (!(error instanceof MongoBulkWriteError)) return undefined;
   const writeErrors = [error.writeErrors].flat();
   if (writeErrors.length === 0 || error.result.getWriteConcernError() !== undefined) return undefined;
   if (error.insertedCount + writeErrors.length !== count) return undefined;
-  return writeErrors.map((writeError) => writeError.index).sort((a, b) => a - b);
+  return writeErrors
+    .filter((writeError) => !isDuplicateKeyWriteError(writeError))
+    .map((writeError) => writeError.index)
+    .sort((a, b) => a - b);
 }
 
 /** Copies the known fields only, so neither `_id` nor stray fields leave the repository. */

@@ -1,6 +1,8 @@
 import { isPublicId, newPublicId } from '../common/public-id';
 import type { AuditedStatisticsQueryDoc, AuditEventDoc, AuditTransport } from './audit-event';
 
+/** Status recorded when the caller hung up before the answer was complete (nginx's "client closed request"). */
+export const CLIENT_CLOSED_REQUEST = 499;
 /** GraphQL names and OpenAPI operationIds; anything else is not kept. */
 const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,99}$/;
 /** The request-id rule of the REST edge: a plain token reaches the trail, anything else does not. */
@@ -17,6 +19,9 @@ export class RequestAudit {
   private rootFields: string[] = [];
   private readonly candidates = new Set<string>();
   private readonly statisticsQueries: AuditedStatisticsQueryDoc[] = [];
+  /** candidates named by the events committed with the request's writes */
+  private readonly committed = new Set<string>();
+  private committedWrites = 0;
 
   constructor(
     readonly apiKeyId: string,
@@ -49,6 +54,40 @@ export class RequestAudit {
   /** The candidates recorded so far. */
   candidatePublicIds(): string[] {
     return [...this.candidates];
+  }
+
+  /** The status of a request whose writes succeeded, on its transport: REST answers 201, GraphQL 200. */
+  get writeStatus(): number {
+    return this.transport === 'REST' ? 201 : 200;
+  }
+
+  /**
+   * The event of one write of the request, stored with the write (in its transaction): the
+   * request's operation, the candidates the write affected, the status of a success, at `time`.
+   */
+  writeEvent(candidatePublicIds: readonly string[], time: Date): AuditEventDoc {
+    this.addCandidates(candidatePublicIds);
+    const event = this.toEvent(this.writeStatus, time);
+    event.candidatePublicIds = [...new Set(candidatePublicIds.filter((id) => isPublicId(id)))];
+    delete event.statisticsQueries;
+    return event;
+  }
+
+  /** The write of `event` was committed, its event with it. */
+  markCommitted(event: AuditEventDoc): void {
+    this.committedWrites++;
+    for (const publicId of event.candidatePublicIds) this.committed.add(publicId);
+  }
+
+  /**
+   * True when the events committed with the request's writes already say what its closing event
+   * would: it answered the success of its writes (or the caller hung up), and named no candidate
+   * and ran no query beyond them. Otherwise the closing event is recorded too.
+   */
+  settledByWrites(status: number): boolean {
+    if (this.committedWrites === 0 || this.statisticsQueries.length > 0) return false;
+    if (status !== this.writeStatus && status !== CLIENT_CLOSED_REQUEST) return false;
+    return [...this.candidates].every((publicId) => this.committed.has(publicId));
   }
 
   /** The event of the request, answered with `status` at `time`. */

@@ -1,24 +1,45 @@
 import type { Collection, Db } from 'mongodb';
 import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
-import { conflictOnDuplicate } from '../store/duplicate-key';
+import { conflictOnDuplicate, isDuplicateKeyError } from '../store/duplicate-key';
+import { WriteTransactions, type CompanionWrite } from '../store/write-transaction';
 import type { OfferDoc } from './candidate-document';
 
-/** The `offers` collection: job matches and offers to assist, as recorded. */
+/**
+ * The `offers` collection: job matches and offers to assist, as recorded. An offer is written with
+ * the request's companions (its audit event, the answer kept for its Idempotency-Key): in one
+ * transaction where the store has them; on a standalone MongoDB the offer first, so that a retry
+ * finds it by its id (derived from the retry token) and answers with it.
+ */
 export class OfferRepository {
   private readonly collection: Collection<OfferDoc>;
+  private readonly transactions: WriteTransactions;
 
   constructor(db: Db) {
     this.collection = db.collection<OfferDoc>(CANDIDATE_COLLECTIONS.offers);
+    this.transactions = new WriteTransactions(db);
   }
 
   async findByPublicId(publicId: string): Promise<OfferDoc | null> {
     return this.collection.findOne({ publicId }, { projection: { _id: 0 } });
   }
 
-  async insert(offer: OfferDoc): Promise<void> {
-    await conflictOnDuplicate(
-      () => this.collection.insertOne({ ...offer }),
-      'An offer with this public id already exists.',
-    );
+  /**
+   * Stores `offer` with its companions and returns it. When `retried` and its publicId is taken
+   * by an offer of the same caller and kind, that one is this request's own, stored by an attempt
+   * a crash cut short: it is returned (and the companions of this attempt are not written). Any
+   * other duplicate is a ConflictError.
+   */
+  async insert(offer: OfferDoc, companions: readonly CompanionWrite[] = [], retried = false): Promise<OfferDoc> {
+    try {
+      await this.transactions.run(async (session) => {
+        await this.collection.insertOne({ ...offer }, { session });
+      }, companions);
+      return offer;
+    } catch (error) {
+      if (!retried || !isDuplicateKeyError(error)) throw error;
+      const earlier = await this.findByPublicId(offer.publicId);
+      if (earlier !== null && earlier.apiKeyId === offer.apiKeyId && earlier.kind === offer.kind) return earlier;
+      return conflictOnDuplicate(() => Promise.reject(error), 'An offer with this public id already exists.');
+    }
   }
 }

@@ -1,6 +1,6 @@
 import type { ApiKeyRecord } from '../auth/api-key-repository';
 import { authorize } from '../auth/authorize';
-import { newPublicId } from '../common/public-id';
+import { newPublicId, publicIdOfRetry } from '../common/public-id';
 import { NotFoundError, type InputIssue } from '../errors';
 import type { JobMatchInput, OfferToAssistInput } from '../graphql/generated/schema-types';
 import type { OfferDoc, OfferReason } from './candidate-document';
@@ -8,6 +8,7 @@ import type { CandidateRepository } from './candidate-repository';
 import type { OfferRepository } from './offer-repository';
 import { throwIfAny } from './search-input';
 import { systemClock, type Clock } from '../common/clock';
+import { PLAIN_WRITE, type WriteRequest } from '../store/write-transaction';
 
 /*
  * The rules of a job match's and an offer's fields. This service checks them for both
@@ -24,7 +25,9 @@ export const COUPON_RULE = `1 to ${MAX_COUPON_LENGTH} printable characters witho
 /**
  * Job matches and offers to assist. A job match is recorded like an offer with reason
  * JOB_OPPORTUNITY. The caller is always the API key, never a field of the body. Every
- * candidate must exist, or nothing is recorded.
+ * candidate must exist, or nothing is recorded. A request that may be retried (`write.retryToken`)
+ * records at most one offer: every attempt gives it the same id, and a retry of one stored gets it
+ * back, with the same answer.
  */
 export class OfferService {
   constructor(
@@ -33,27 +36,54 @@ export class OfferService {
     private readonly clock: Clock = systemClock,
   ) {}
 
-  async createJobMatch(caller: ApiKeyRecord, input: JobMatchInput): Promise<{ message: string; jobMatchId: string }> {
+  async createJobMatch(
+    caller: ApiKeyRecord,
+    input: JobMatchInput,
+    write: WriteRequest = PLAIN_WRITE,
+  ): Promise<{ message: string; jobMatchId: string }> {
     authorize(caller, 'SUBMIT_JOB_MATCHES');
-    const offer = await this.record(caller, 'JOB_MATCH', 'JOB_OPPORTUNITY', input.candidates, input.additionalNotes);
-    return { message: `Job match recorded for ${offer.candidates.length} candidate(s).`, jobMatchId: offer.publicId };
+    const answer = (offer: OfferDoc) => ({
+      message: `Job match recorded for ${offer.candidates.length} candidate(s).`,
+      jobMatchId: offer.publicId,
+    });
+    const offer = await this.record(
+      caller,
+      { ...input, kind: 'JOB_MATCH', reason: 'JOB_OPPORTUNITY' },
+      write,
+      answer,
+    );
+    return answer(offer);
   }
 
-  async offerToAssist(caller: ApiKeyRecord, input: OfferToAssistInput): Promise<{ message: string; offerId: string }> {
+  async offerToAssist(
+    caller: ApiKeyRecord,
+    input: OfferToAssistInput,
+    write: WriteRequest = PLAIN_WRITE,
+  ): Promise<{ message: string; offerId: string }> {
     authorize(caller, 'OFFER_CANDIDATE_SERVICES');
-    const offer = await this.record(caller, 'OFFER_TO_ASSIST', input.reason, input.candidates, input.additionalNotes);
-    return {
+    const answer = (offer: OfferDoc) => ({
       message: `Offer to assist recorded for ${offer.candidates.length} candidate(s).`,
       offerId: offer.publicId,
-    };
+    });
+    const offer = await this.record(caller, { ...input, kind: 'OFFER_TO_ASSIST' }, write, answer);
+    return answer(offer);
   }
 
   private async record(
     caller: ApiKeyRecord,
-    kind: OfferDoc['kind'],
-    reason: OfferReason,
-    candidates: readonly { publicId: string; couponCode?: string | null }[],
-    additionalNotes: string | null | undefined,
+    {
+      kind,
+      reason,
+      candidates,
+      additionalNotes,
+    }: {
+      kind: OfferDoc['kind'];
+      reason: OfferReason;
+      candidates: readonly { publicId: string; couponCode?: string | null }[];
+      additionalNotes?: string | null;
+    },
+    write: WriteRequest,
+    answer: (offer: OfferDoc) => Record<string, unknown>,
   ): Promise<OfferDoc> {
     const entries = validateCandidates(candidates);
     const notes = additionalNotes ?? undefined;
@@ -65,7 +95,7 @@ export class OfferService {
     if (missing.length > 0) throw new NotFoundError(`Candidate(s) not found: ${missing.join(', ')}.`);
 
     const offer: OfferDoc = {
-      publicId: newPublicId(),
+      publicId: write.retryToken === undefined ? newPublicId() : publicIdOfRetry(kind, write.retryToken),
       kind,
       reason,
       candidates: entries,
@@ -73,8 +103,11 @@ export class OfferService {
       createdDate: this.clock.now(),
       ...(notes !== undefined && notes.trim() !== '' ? { additionalNotes: notes } : {}),
     };
-    await this.offers.insert(offer);
-    return offer;
+    const companions = write.companions({
+      candidatePublicIds: entries.map((entry) => entry.publicId),
+      result: answer(offer),
+    });
+    return this.offers.insert(offer, companions, write.retryToken !== undefined);
   }
 }
 

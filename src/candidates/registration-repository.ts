@@ -1,14 +1,12 @@
-import { MongoServerError, type ClientSession, type Collection, type Db } from 'mongodb';
+import type { ClientSession, Collection, Db } from 'mongodb';
 import { SharedEpochAdvance } from '../cache/shared-epoch-advance';
-import { ConflictError, ServiceUnavailableError } from '../errors';
+import { ConflictError } from '../errors';
 import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
 import { conflictOnDuplicate } from '../store/duplicate-key';
 import { toStoredCandidate, type CandidateDoc } from './candidate-document';
 import type { CandidateIdentityDoc } from './identity-document';
 import { systemClock, type Clock } from '../common/clock';
-
-/** How often a transaction that failed with a transient error (a write conflict) is run again. */
-const TRANSACTION_ATTEMPTS = 3;
+import { WriteTransactions, type CompanionWrite } from '../store/write-transaction';
 
 const DUPLICATE_EMAIL = 'A candidate with this e-mail address is already registered.';
 
@@ -29,10 +27,14 @@ export interface RegistrationRepositoryOptions {
  * The writes of a registration: the identity (`candidateIdentities`) and the anonymised profile
  * (`candidates`), which exist together or not at all.
  *
- * - On a store with transactions (a replica set, a sharded cluster, the embedded store) both are
- *   inserted in one multi-document transaction: a crash at any point leaves both or neither.
- * - On a standalone MongoDB (no transactions) the identity goes first, the candidate second, and
- *   a failed second write takes the first back. A crash between the two leaves an identity
+ * The request's companions (its audit event, the answer kept for its Idempotency-Key) are
+ * written with them (WriteTransactions).
+ *
+ * - On a store with transactions (a replica set, a sharded cluster, the embedded store) all are
+ *   inserted in one multi-document transaction: a crash at any point leaves all or none.
+ * - On a standalone MongoDB (no transactions) the identity goes first, the candidate second, the
+ *   companions last, and a failed second write takes the first back. A crash between the two
+ *   leaves an identity
  *   without its candidate; once that identity is older than the lease, a registration with the
  *   same e-mail removes it and goes ahead, so the person is never blocked for good.
  *
@@ -44,7 +46,7 @@ export class RegistrationRepository {
   private readonly candidates: Collection<CandidateDoc>;
   private readonly clock: Clock;
   private readonly epoch: SharedEpochAdvance;
-  private transactions: Promise<boolean> | undefined;
+  private readonly transactions: WriteTransactions;
 
   constructor(
     private readonly db: Db,
@@ -54,6 +56,7 @@ export class RegistrationRepository {
     this.candidates = db.collection<CandidateDoc>(CANDIDATE_COLLECTIONS.candidates);
     this.clock = options.clock ?? systemClock;
     this.epoch = new SharedEpochAdvance(db);
+    this.transactions = new WriteTransactions(db);
   }
 
   /**
@@ -62,18 +65,23 @@ export class RegistrationRepository {
    * - an identity left by a registration that died half way (its candidate missing, its lease
    *   passed) is cleared, and this registration goes ahead;
    * - a registration stored by the same request (`identity.retryToken`) is this request's own,
-   *   retried after a crash cost it the answer: its publicId is returned.
+   *   retried after a crash cost it the answer: its publicId is returned (and `companions`, built
+   *   for this attempt, are not written: the first attempt's were, with it).
    */
-  async insert(identity: CandidateIdentityDoc, candidate: CandidateDoc): Promise<string> {
+  async insert(
+    identity: CandidateIdentityDoc,
+    candidate: CandidateDoc,
+    companions: readonly CompanionWrite[] = [],
+  ): Promise<string> {
     try {
-      await conflictOnDuplicate(() => this.write(identity, candidate), DUPLICATE_EMAIL);
+      await conflictOnDuplicate(() => this.write(identity, candidate, companions), DUPLICATE_EMAIL);
       return candidate.publicId;
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
       const earlier = await this.earlierRegistration(identity);
       if (earlier.kind === 'same request') return earlier.publicId;
       if (earlier.kind === 'registered') throw error;
-      await conflictOnDuplicate(() => this.write(identity, candidate), DUPLICATE_EMAIL);
+      await conflictOnDuplicate(() => this.write(identity, candidate, companions), DUPLICATE_EMAIL);
       return candidate.publicId;
     } finally {
       // Read caches are validated against the epoch: advanced also after a failure, since a
@@ -83,33 +91,16 @@ export class RegistrationRepository {
     }
   }
 
-  private async write(identity: CandidateIdentityDoc, candidate: CandidateDoc): Promise<void> {
-    if (await this.supportsTransactions()) await this.writeInTransaction(identity, candidate);
-    else await this.writeInOrder(identity, candidate);
-  }
-
-  private async writeInTransaction(identity: CandidateIdentityDoc, candidate: CandidateDoc): Promise<void> {
-    const session = this.db.client.startSession();
-    try {
-      for (let attempt = 1; ; attempt++) {
-        session.startTransaction();
-        try {
-          await this.insertBoth(identity, candidate, session);
-          await session.commitTransaction();
-          return;
-        } catch (error) {
-          if (session.inTransaction()) await session.abortTransaction().catch(() => undefined);
-          // A conflict the server reports is worth a rerun; a network error means an outage (503).
-          const transient = error instanceof MongoServerError && error.hasErrorLabel('TransientTransactionError');
-          if (!transient) throw error;
-          // Still conflicting (on MongoDB, say, with the open transaction of an instance that
-          // died holding this e-mail, until the server ends it): a retry later will do.
-          if (attempt >= TRANSACTION_ATTEMPTS) throw new ServiceUnavailableError(undefined, { cause: error });
-        }
-      }
-    } finally {
-      await session.endSession().catch(() => undefined);
-    }
+  /** The one place where the documents of a registration are written, in the session of its unit. */
+  private async write(
+    identity: CandidateIdentityDoc,
+    candidate: CandidateDoc,
+    companions: readonly CompanionWrite[],
+  ): Promise<void> {
+    await this.transactions.run(async (session) => {
+      if (session !== undefined) await this.insertBoth(identity, candidate, session);
+      else await this.writeInOrder(identity, candidate);
+    }, companions);
   }
 
   private async writeInOrder(identity: CandidateIdentityDoc, candidate: CandidateDoc): Promise<void> {
@@ -166,16 +157,5 @@ export class RegistrationRepository {
       return { kind: 'registered' };
     await this.identities.deleteOne({ _id: existing._id, candidatePublicId: existing.candidatePublicId });
     return { kind: 'none' };
-  }
-
-  /** Whether the store runs multi-document transactions: a replica-set member or a mongos does. */
-  private supportsTransactions(): Promise<boolean> {
-    this.transactions ??= this.db
-      .admin()
-      .command({ hello: 1 })
-      .then((hello) => typeof hello.setName === 'string' || hello.msg === 'isdbgrid');
-    // A store that could not be asked (an outage) is asked again next time.
-    this.transactions.catch(() => (this.transactions = undefined));
-    return this.transactions;
   }
 }

@@ -11,6 +11,7 @@ import type { RegistrationRepository } from './registration-repository';
 import { throwIfAny } from './search-input';
 import { hasRefusedCharacter, normalisedEmail, TEXT_RULES, type TextKind } from './text-input';
 import { systemClock, type Clock } from '../common/clock';
+import { PLAIN_WRITE, type WriteRequest } from '../store/write-transaction';
 
 export const MAX_LIST_ITEMS = 50;
 export const MAX_TEXT_LENGTH = 2000;
@@ -42,14 +43,16 @@ export class RegistrationService {
   ) {}
 
   /**
-   * `retryToken`: identifies the request when it may be a retry (see GraphQLContext.retryToken);
+   * `write.retryToken`: identifies the request when it may be a retry (see GraphQLContext.retryToken);
    * a retry of a registration that was stored gets it back (the same publicId) instead of a 409.
+   * `write.companions`: what is stored with the registration (its audit event, its kept answer).
    */
   async register(
     caller: ApiKeyRecord,
     input: RegisterCandidateInput,
-    retryToken?: string,
+    write: WriteRequest = PLAIN_WRITE,
   ): Promise<{ message: string; publicId: string }> {
+    const { retryToken } = write;
     authorize(caller, 'REGISTER_CANDIDATES');
     const data = input.registrationData;
     const issues: InputIssue[] = [];
@@ -113,8 +116,10 @@ export class RegistrationService {
     throwIfAny(issues);
     throwIfAny(this.unknownReferences(refs));
 
-    const registered = await this.registrations.insert(identity, candidate);
-    return { message: `Candidate registered with status ${candidate.status}.`, publicId: registered };
+    const message = `Candidate registered with status ${candidate.status}.`;
+    const companions = write.companions({ candidatePublicIds: [publicId], result: { message, publicId } });
+    const registered = await this.registrations.insert(identity, candidate, companions);
+    return { message, publicId: registered };
   }
 
   private unknownReferences(refs: readonly Ref[]): InputIssue[] {

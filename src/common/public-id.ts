@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 
 /**
  * Public ids of candidates, saved lists, job matches and offers: the 16 bytes of a UUID v4,
@@ -28,4 +28,14 @@ export function publicIdFromUuid(uuid: string): string {
   const hex = uuid.replace(/-/g, '');
   if (!/^[0-9a-fA-F]{32}$/.test(hex)) throw new TypeError('not a UUID');
   return Buffer.from(hex, 'hex').toString('base64url');
+}
+
+/**
+ * The public id of the write of one request, derived from its retry token (a secret-free hash of
+ * the caller, its Idempotency-Key and its body): every attempt of the request names its write
+ * with the same id, so the unique index on the id refuses a second copy. 128 bits of a SHA-256
+ * of a token no one else can form keep it as unguessable as a random one.
+ */
+export function publicIdOfRetry(kind: string, retryToken: string): string {
+  return createHash('sha256').update(`${kind}\n${retryToken}`).digest().subarray(0, 16).toString('base64url');
 }

@@ -5,6 +5,7 @@ import { isWellFormedApiKey } from '../auth/api-key-format';
 import type { Metrics } from '../observability/metrics';
 import type { Services } from '../core';
 import type { ReferenceCache } from '../reference/reference-cache';
+import type { CompanionWrite, WriteOutcome, WriteRequest } from '../store/write-transaction';
 import { createLoaders, type Loaders } from './loaders';
 
 /** The one context of every GraphQL operation, built per request by the context factory. */
@@ -24,9 +25,22 @@ export interface GraphQLContext {
   /**
    * Set by REST for a POST with an Idempotency-Key: identifies the request (API key, key and
    * body), so that a retry of a request a crash cut short after it was written gets that write
-   * back instead of a conflict with it (registration).
+   * back instead of a conflict with it (registration), or instead of a second copy (offer).
    */
   retryToken?: string;
+  /**
+   * What the request's writes store with them, in their transaction: its audit event (from the
+   * context factory); REST adds the answer kept for the request's Idempotency-Key.
+   */
+  writeCompanions: ((outcome: WriteOutcome) => CompanionWrite)[];
+}
+
+/** What the services' writes take from the request: its retry token and its companions. */
+export function writeRequestOf(context: GraphQLContext): WriteRequest {
+  return {
+    retryToken: context.retryToken,
+    companions: (outcome) => context.writeCompanions.map((companionOf) => companionOf(outcome)),
+  };
 }
 
 /**
@@ -49,13 +63,15 @@ export async function createContext(
   // A malformed key is refused without a round trip (authenticate checks the format first).
   const readEpoch = isWellFormedApiKey(key) ? await services.readEpoch.current() : '';
   const apiKey = await services.apiKeys.authenticate(key, readEpoch);
+  const audit = new RequestAudit(apiKey.id, transport, requestId);
   return {
     requestId,
     apiKey,
     services,
     loaders: createLoaders(services.repositories, readEpoch, metrics?.dataloaderBatchSize),
     reference: services.repositories.referenceCache,
-    audit: new RequestAudit(apiKey.id, transport, requestId),
+    audit,
     readEpoch,
+    writeCompanions: [services.audit.companionOf(audit)],
   };
 }

@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import type { CompanionWrite } from '../store/write-transaction';
 import { isDuplicateKeyError } from '../store/duplicate-key';
 import { IDEMPOTENCY_COLLECTION } from './idempotency-indexes';
 
@@ -68,6 +69,23 @@ export class IdempotencyRepository {
       { apiKeyId, keyHash, attempt },
       { $set: { state: 'COMPLETED', response }, $unset: { leaseUntil: '' } },
     );
+  }
+
+  /**
+   * The completion of the record as a companion of the write it guards (WriteTransactions):
+   * stored in the write's transaction, so that the write and the answer a retry gets back are
+   * stored together. Whichever attempt holds the record: the write is the request's one write.
+   */
+  completion(apiKeyId: string, keyHash: string, response: { status: number; body: string }): CompanionWrite {
+    return {
+      write: async (session) => {
+        await this.collection.updateOne(
+          { apiKeyId, keyHash },
+          { $set: { state: 'COMPLETED', response }, $unset: { leaseUntil: '' } },
+          { session },
+        );
+      },
+    };
   }
 
   /** Removes the record held by `attempt` (a failed attempt, or an expired record). */

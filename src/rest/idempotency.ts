@@ -5,6 +5,10 @@ import type { IdempotencyRecord, IdempotencyRepository } from './idempotency-rep
 import { PROBLEM_TYPES } from '../http/problem-types';
 import { RestProblem, type RestResponse } from '../http/problem';
 import { systemClock, type Clock } from '../common/clock';
+import type { CompanionWrite } from '../store/write-transaction';
+
+/** Builds the completion of the request's idempotency record, to be stored with its write. */
+export type CompletionOf = (response: RestResponse) => CompanionWrite;
 
 /** 1 to 255 printable ASCII characters (RFC draft "The Idempotency-Key HTTP Header Field"). */
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
@@ -55,7 +59,12 @@ export function fingerprintOf(method: string, path: string, body: unknown): stri
  * firsts), runs, and stores its answer; a repeat with the same body gets that answer back, a
  * repeat with another body 422, and a repeat while the first still runs 409 (retry later).
  * 5xx answers and thrown failures are not kept: the record is removed, so a retry runs again.
- * An attempt that died holding a key (crash) is superseded once its lease has passed.
+ *
+ * The answer of a write that succeeds is stored with the write, in its transaction (the
+ * operation is handed `completionOf`): a retry at any time after the write committed, a crash
+ * of the service in between included, gets that answer back. An attempt that died before its
+ * write committed is superseded once its lease has passed; the retry runs with the same retry
+ * token, so the write keeps its id and is stored once (on a standalone MongoDB too).
  */
 export class Idempotency {
   constructor(
@@ -66,7 +75,10 @@ export class Idempotency {
     private readonly clock: Clock = systemClock,
   ) {}
 
-  async run(request: IdempotentRequest, execute: () => Promise<RestResponse>): Promise<IdempotentResult> {
+  async run(
+    request: IdempotentRequest,
+    execute: (completionOf: CompletionOf) => Promise<RestResponse>,
+  ): Promise<IdempotentResult> {
     const keyHash = sha256(request.key);
     for (let round = 0; round < 3; round++) {
       const now = this.clock.now();
@@ -118,11 +130,13 @@ export class Idempotency {
     apiKeyId: string,
     keyHash: string,
     attempt: string,
-    execute: () => Promise<RestResponse>,
+    execute: (completionOf: CompletionOf) => Promise<RestResponse>,
   ): Promise<RestResponse> {
     let response: RestResponse;
     try {
-      response = await execute();
+      response = await execute((answer) =>
+        this.records.completion(apiKeyId, keyHash, { status: answer.status, body: JSON.stringify(answer.body) }),
+      );
     } catch (error) {
       await this.records.release(apiKeyId, keyHash, attempt).catch(() => undefined);
       throw error;
@@ -135,7 +149,8 @@ export class Idempotency {
           body: JSON.stringify(response.body),
         });
     } catch (error) {
-      // The operation ran: its answer goes out. Until the lease passes, a retry gets 409.
+      // The operation ran: its answer goes out. A write stored its answer with it; any other
+      // answer is lost, and until the lease passes a retry gets 409.
       this.logger.error({ err: error }, 'could not store the outcome of an idempotent request');
     }
     return response;

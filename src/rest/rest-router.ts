@@ -1,9 +1,7 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { GraphQLSchema } from 'graphql';
-import type { Db } from 'mongodb';
 import { auditWhenClosed } from '../audit/audit-on-close';
 import type { Permission } from '../auth/permissions';
-import { settings } from '../config';
 import { createContext, type GraphQLContext } from '../graphql/context';
 import { JSON_BODY_LIMIT } from '../http/body-limit';
 import type { Logger } from '../logger';
@@ -13,9 +11,7 @@ import { rateLimitHeaders, rateLimitPolicyHeader } from '../rate-limit/rate-limi
 import { throwIfExceeded, type RateLimitKind } from '../rate-limit/rate-limiter';
 import { toPage } from '../candidates/search-input';
 import type { Services } from '../core';
-import { withAvailability } from '../store/availability';
-import { fingerprintOf, Idempotency, idempotencyKeyOf, retryTokenOf } from './idempotency';
-import { IdempotencyRepository } from './idempotency-repository';
+import { fingerprintOf, idempotencyKeyOf, retryTokenOf, type CompletionOf, type Idempotency } from './idempotency';
 import { loadPersistedOperations, type DataOf } from './persisted-operations';
 import {
   internalProblem,
@@ -51,13 +47,12 @@ export interface RestApiOptions {
   schema: GraphQLSchema;
   services: Services;
   logger: Logger;
-  db: Db;
+  /** the Idempotency-Key records of the POSTs (built by the composition root over the store) */
+  idempotency: Idempotency;
   /** the app's metrics (absent: the loaders report nothing) */
   metrics?: Metrics;
   /** READ_CACHE_MB in bytes: serialised GET answers kept between requests (absent or 0: none) */
   responseCacheBytes?: number;
-  /** WRITE_LEASE_MS: how long an Idempotency-Key in progress is held (absent: the setting's default) */
-  writeLeaseMs?: number;
 }
 
 const SEARCH_PARAMETERS = {
@@ -118,20 +113,13 @@ export async function createRestRouter({
   schema,
   services,
   logger,
-  db,
+  idempotency,
   metrics,
   responseCacheBytes = 0,
-  writeLeaseMs,
 }: RestApiOptions): Promise<Router> {
   const answers = new ResponseCache(responseCacheBytes);
   const operations = loadPersistedOperations(schema);
   const bodies = createRequestBodies(schema);
-  const idempotency = new Idempotency(
-    withAvailability(new IdempotencyRepository(db)),
-    logger,
-    writeLeaseMs ?? Number(settings.writeLeaseMs.default),
-    services.clock,
-  );
   const parseJson = express.json({ limit: JSON_BODY_LIMIT, type: () => true });
   // The bodies of the GETs, each written in one pass from its operation's result.
   const pageJson = operations.jsonWriter('FindCandidates', ['candidates']);
@@ -201,6 +189,8 @@ export async function createRestRouter({
       const context = contextOf(res);
       context.audit.describeOperation(operationId);
       services.apiKeys.requirePermission(context.apiKey, 'READ_CANDIDATE_DATA');
+      // Not served unaudited: refused while the audit buffer is full (the store away too long).
+      services.audit.admitRead();
       // The rate limit comes before the parameters are checked: the size is read as given, and a
       // malformed one weighs as the default page (it is answered 400 right after).
       await limit(res, 'reads', pageOfCandidates ? pageReads(pageSizeGiven(req.originalUrl)) : 1);
@@ -243,7 +233,10 @@ export async function createRestRouter({
       const key = idempotencyKeyOf(req.headers['idempotency-key']);
       const variables = parseBody(bodies[name], req.body);
 
-      const execute = async (): Promise<RestResponse> => {
+      const execute = async (completionOf?: CompletionOf): Promise<RestResponse> => {
+        // A write that succeeds stores the answer kept for its Idempotency-Key with it.
+        if (completionOf !== undefined)
+          context.writeCompanions.push((outcome) => completionOf({ status: 201, body: withoutNulls(outcome.result) }));
         try {
           const data = await operations.run(name, variables, context);
           return { status: 201, body: withoutNulls(route.result(data)) };

@@ -15,6 +15,8 @@ import { MAX_LIST_ITEMS } from '../../src/candidates/registration-service';
 import { PROBLEM_TYPES } from '../../src/http/problem-types';
 import { openApiOperations, serveOpenApi } from '../../src/rest/openapi-route';
 import { createRestRouter } from '../../src/rest/rest-router';
+import { Idempotency } from '../../src/rest/idempotency';
+import { IdempotencyRepository } from '../../src/rest/idempotency-repository';
 import { createSchema } from '../../src/graphql/schema';
 import { createLogger } from '../../src/logger';
 import { createServices } from '../../src/services';
@@ -1431,7 +1433,7 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
         schema: createSchema(),
         services: createServices(service.db),
         logger: createLogger(service.app.config),
-        db: service.db,
+        idempotency: new Idempotency(new IdempotencyRepository(service.db), createLogger(service.app.config), 60_000),
       });
       // Router#listRoutes (router 2.3, public but not in @types/express): one entry per path,
       // methods in registration order, `*` for .all() (our 405) and the automatic HEAD of a GET.

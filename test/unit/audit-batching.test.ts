@@ -6,7 +6,14 @@
  */
 import type { AuditEventDoc } from '../../src/audit/audit-event';
 import { AuditWriteError, type AuditRepository } from '../../src/audit/audit-repository';
-import { AuditService, DEFAULT_AUDIT_BATCH_SIZE, DEFAULT_AUDIT_FLUSH_DELAY_MS } from '../../src/audit/audit-service';
+import {
+  AuditEventNotKeptError,
+  AuditService,
+  DEFAULT_AUDIT_BATCH_SIZE,
+  DEFAULT_AUDIT_FLUSH_DELAY_MS,
+  DEFAULT_AUDIT_RETRY_DELAY_MS,
+} from '../../src/audit/audit-service';
+import { ServiceUnavailableError } from '../../src/errors';
 import { RequestAudit } from '../../src/audit/request-audit';
 import type { Clock } from '../../src/common/clock';
 
@@ -35,7 +42,7 @@ function fakeRepository() {
     return new Promise<void>((resolve, reject) => held.push({ events, resolve, reject }));
   });
   const insert = jest.fn(() => Promise.resolve());
-  const repository = { insertMany, insert, find: jest.fn(async () => []) } as unknown as AuditRepository;
+  const repository = { insertMany, insertInSession: insert, find: jest.fn(async () => []) } as unknown as AuditRepository;
   return {
     repository,
     insertMany,
@@ -216,10 +223,13 @@ describe('drain', () => {
     await settle();
     const withOneLeft = drained;
     store.held[2].resolve();
+    await jest.advanceTimersByTimeAsync(DEFAULT_AUDIT_RETRY_DELAY_MS);
+    const whileRetryHeld = drained;
+    store.held[3].resolve();
     await draining;
 
-    expect(store.calls.map(requestIdsOf)).toEqual([['r-0', 'r-1'], ['r-2', 'r-3'], ['r-4']]);
-    expect([whileHeld, withOneLeft, drained]).toEqual([false, false, true]);
+    expect(store.calls.map(requestIdsOf)).toEqual([['r-0', 'r-1'], ['r-2', 'r-3'], ['r-4'], ['r-2', 'r-3']]);
+    expect([whileHeld, withOneLeft, whileRetryHeld, drained]).toEqual([false, false, false, true]);
   });
 
   test('when an event is recorded while drain waits for a write, then drain writes it too and waits for that write as well', async () => {
@@ -255,11 +265,12 @@ describe('drain', () => {
 });
 
 describe('failed writes', () => {
-  test('when a batch fails, then each of its events reports the error once, no other event does, and the next batch is still written', async () => {
+  test('when a batch fails, then each of its events reports the error once, no other event does, the next batch is still written, and the failed one is written again', async () => {
+    jest.useRealTimers();
     const store = fakeRepository();
     const failure = new Error('store down');
     store.fail(failure);
-    const audit = new AuditService(store.repository, undefined, { batchSize: 3 });
+    const audit = new AuditService(store.repository, undefined, { batchSize: 3, retryDelayMs: 1 });
 
     const failures = recordRequests(audit, ids('r', 5));
     await audit.drain();
@@ -267,6 +278,7 @@ describe('failed writes', () => {
     expect(store.calls.map(requestIdsOf)).toEqual([
       ['r-0', 'r-1', 'r-2'],
       ['r-3', 'r-4'],
+      ['r-0', 'r-1', 'r-2'],
     ]);
     expect(Object.fromEntries(failures)).toEqual({
       'r-0': [failure],
@@ -277,7 +289,7 @@ describe('failed writes', () => {
     });
   });
 
-  test('when the store refuses some events of a batch, then only those report the error', async () => {
+  test('when the store refuses some events of a batch, then only those report the error, and they are not written again', async () => {
     const store = fakeRepository();
     const partial = new AuditWriteError([1, 3], { cause: new Error('E11000') });
     store.fail(partial);
@@ -287,14 +299,16 @@ describe('failed writes', () => {
     await audit.drain();
 
     expect(Object.fromEntries(failures)).toEqual({ 'r-0': [], 'r-1': [partial], 'r-2': [], 'r-3': [partial] });
+    expect(store.calls).toHaveLength(1);
   });
 
-  test('when the repository throws instead of rejecting, then record still returns, and the events report the error', async () => {
+  test('when the repository throws instead of rejecting, then record still returns, the events report the error, and are written again', async () => {
+    jest.useRealTimers();
     const store = fakeRepository();
     store.insertMany.mockImplementationOnce(() => {
       throw new Error('thrown at once');
     });
-    const audit = new AuditService(store.repository, undefined, { batchSize: 1 });
+    const audit = new AuditService(store.repository, undefined, { batchSize: 1, retryDelayMs: 1 });
 
     let failures = new Map<string, unknown[]>();
     expect(() => {
@@ -303,6 +317,8 @@ describe('failed writes', () => {
     await audit.drain();
 
     expect(failures.get('r-0')).toEqual([new Error('thrown at once')]);
+    expect(store.insertMany).toHaveBeenCalledTimes(2);
+    expect(store.calls.map(requestIdsOf)).toEqual([['r-0']]);
   });
 
   test('when onFailure itself throws, then no rejection is left unhandled, and later events are still written', async () => {
@@ -326,7 +342,7 @@ describe('failed writes', () => {
     }
 
     expect(unhandled).not.toHaveBeenCalled();
-    expect(store.calls.map(requestIdsOf)).toEqual([['r-0'], ['r-1']]);
+    expect(store.calls.map(requestIdsOf)).toEqual([['r-0'], ['r-0'], ['r-1']]);
   });
 
   test('when the event cannot even be built, then record does not throw and reports the error', () => {
@@ -343,5 +359,103 @@ describe('failed writes', () => {
     ).not.toThrow();
 
     expect(failures).toEqual([new Error('no clock')]);
+  });
+});
+
+describe('retries and the bounded buffer', () => {
+  test('when the store fails several times, then the events are written again with a growing delay until stored, each failure reported once per event', async () => {
+    const store = fakeRepository();
+    const failure = new Error('store down');
+    store.fail(failure, failure, failure);
+    const audit = new AuditService(store.repository, undefined, { flushDelayMs: 0, retryDelayMs: 100 });
+
+    const failures = recordRequests(audit, ['r-0']);
+    await jest.advanceTimersByTimeAsync(0);
+    const afterFirst = store.calls.length;
+    await jest.advanceTimersByTimeAsync(100);
+    const afterSecond = store.calls.length;
+    await jest.advanceTimersByTimeAsync(199);
+    const beforeThirdDelay = store.calls.length;
+    await jest.advanceTimersByTimeAsync(1);
+    await jest.advanceTimersByTimeAsync(400);
+
+    expect([afterFirst, afterSecond, beforeThirdDelay, store.calls.length]).toEqual([1, 2, 2, 4]);
+    expect(failures.get('r-0')).toEqual([failure]);
+    expect(audit.held).toBe(0);
+  });
+
+  test('when the buffer holds its size in events the store has not taken, then reads are refused with a 503, and admitted again once they are stored', async () => {
+    const store = fakeRepository();
+    store.hold();
+    const audit = new AuditService(store.repository, undefined, { bufferSize: 3, flushDelayMs: 0 });
+
+    recordRequests(audit, ids('r', 2));
+    const withRoom = audit.hasRoom();
+    recordRequests(audit, ['r-2']);
+    await settle();
+    const refusal = (() => {
+      try {
+        audit.admitRead();
+        return undefined;
+      } catch (error) {
+        return error;
+      }
+    })();
+    for (const write of store.held) write.resolve();
+    await settle();
+
+    expect(withRoom).toBe(true);
+    expect(refusal).toBeInstanceOf(ServiceUnavailableError);
+    expect((refusal as ServiceUnavailableError).status).toBe(503);
+    expect(() => audit.admitRead()).not.toThrow();
+  });
+
+  test('when the buffer is full, then the event of a success is still kept, and that of a refusal is not and is reported once', async () => {
+    const store = fakeRepository();
+    store.hold();
+    const audit = new AuditService(store.repository, undefined, { bufferSize: 1, flushDelayMs: 0 });
+    recordRequests(audit, ['first']);
+
+    const refused = recordRequests(audit, ['refused-1', 'refused-2'], 503);
+    recordRequests(audit, ['answered'], 200);
+    await settle();
+    for (const write of store.held) write.resolve();
+    await audit.drain();
+
+    expect(store.calls.flat().map((event) => event.requestId)).toEqual(['first', 'answered']);
+    expect(refused.get('refused-1')).toEqual([expect.any(AuditEventNotKeptError)]);
+    expect(refused.get('refused-2')).toEqual([]);
+  });
+
+  test('when drain cannot store the events in its rounds, then it reports each as not kept and resolves', async () => {
+    jest.useRealTimers();
+    const store = fakeRepository();
+    store.insertMany.mockImplementation(() => Promise.reject(new Error('store down')));
+    const audit = new AuditService(store.repository, undefined, { retryDelayMs: 1, drainAttempts: 3 });
+
+    const failures = recordRequests(audit, ['r-0']);
+    await audit.drain();
+
+    expect(failures.get('r-0')).toEqual([new Error('store down'), expect.any(AuditEventNotKeptError)]);
+    expect(audit.held).toBe(0);
+  });
+
+  test('when a request stored its event with its write, then the event at its close is not appended again, unless the answer says more', async () => {
+    const store = fakeRepository();
+    const audit = new AuditService(store.repository, undefined, { flushDelayMs: 0 });
+    const written = new RequestAudit('key_batch', 'REST', 'written');
+    const failedAfter = new RequestAudit('key_batch', 'REST', 'failed-after');
+    for (const request of [written, failedAfter]) {
+      const companion = audit.companionOf(request)({ candidatePublicIds: ['anqOhLMzRR6ENxcJTfvFfw'], result: {} });
+      await companion.write(undefined);
+      companion.committed?.();
+    }
+
+    audit.record(written, 201, () => undefined);
+    audit.record(failedAfter, 503, () => undefined);
+    await audit.drain();
+
+    expect(store.insert).toHaveBeenCalledTimes(2);
+    expect(store.calls.flat().map((event) => [event.requestId, event.status])).toEqual([['failed-after', 503]]);
   });
 });

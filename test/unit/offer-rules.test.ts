@@ -26,7 +26,7 @@ const bodies = createRequestBodies(createSchema());
 const everyoneExists = {
   findExistingPublicIds: async (ids: readonly string[]) => new Set(ids),
 } as unknown as CandidateRepository;
-const stored = { insert: async () => undefined } as unknown as OfferRepository;
+const stored = { insert: async (offer: unknown) => offer } as unknown as OfferRepository;
 const service = new OfferService(everyoneExists, stored, { now: () => new Date(0) });
 const caller: ApiKeyRecord = {
   id: 'k1',
