@@ -36,10 +36,13 @@ export class OfferRepository {
       }, companions);
       return offer;
     } catch (error) {
-      if (!retried || !isDuplicateKeyError(error)) throw error;
-      const earlier = await this.findByPublicId(offer.publicId);
-      if (earlier !== null && earlier.apiKeyId === offer.apiKeyId && earlier.kind === offer.kind) return earlier;
-      return conflictOnDuplicate(() => Promise.reject(error), 'An offer with this public id already exists.');
+      if (!isDuplicateKeyError(error)) throw error;
+      if (retried) {
+        const earlier = await this.findByPublicId(offer.publicId);
+        if (earlier !== null && earlier.apiKeyId === offer.apiKeyId && earlier.kind === offer.kind) return earlier;
+      }
+      // The driver's error, turned into a ConflictError that names only the index.
+      return conflictOnDuplicate(() => Promise.reject(error as Error), 'An offer with this public id already exists.');
     }
   }
 }

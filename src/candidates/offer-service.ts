@@ -46,12 +46,7 @@ export class OfferService {
       message: `Job match recorded for ${offer.candidates.length} candidate(s).`,
       jobMatchId: offer.publicId,
     });
-    const offer = await this.record(
-      caller,
-      { ...input, kind: 'JOB_MATCH', reason: 'JOB_OPPORTUNITY' },
-      write,
-      answer,
-    );
+    const offer = await this.record(caller, { ...input, kind: 'JOB_MATCH', reason: 'JOB_OPPORTUNITY' }, write, answer);
     return answer(offer);
   }
 

@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, OperationTypeNode } from 'graphql';
 import { isAppError } from '../errors';
 import { httpExtensionOf } from './format-error';
 import type { GraphQLContext } from './context';
@@ -29,7 +29,7 @@ export function auditPlugin(audit: AuditService): ApolloServerPlugin<GraphQLCont
           const rootType = schema.getRootType(operation.operation)?.name ?? operation.operation;
           const fields = rootFieldNames(operation, document).map((name) => `${rootType}.${name}`);
           contextValue.audit.describeOperation(operation.name?.value, fields);
-          if (operation.operation === 'mutation') return;
+          if (operation.operation === OperationTypeNode.MUTATION) return;
           try {
             audit.admitRead();
           } catch (error) {

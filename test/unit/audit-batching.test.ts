@@ -42,7 +42,11 @@ function fakeRepository() {
     return new Promise<void>((resolve, reject) => held.push({ events, resolve, reject }));
   });
   const insert = jest.fn(() => Promise.resolve());
-  const repository = { insertMany, insertInSession: insert, find: jest.fn(async () => []) } as unknown as AuditRepository;
+  const repository = {
+    insertMany,
+    insertInSession: insert,
+    find: jest.fn(async () => []),
+  } as unknown as AuditRepository;
   return {
     repository,
     insertMany,
