@@ -74,10 +74,10 @@ describe('audit completeness under three kill -9 of the store', () => {
     // Arrange: clients that write and read without pause, each request with its own id.
     const answers = new Map<string, number>();
     const registered: string[] = [];
-    let running = true;
+    const load = { running: true };
     let sequence = 0;
     const client = async (role: number) => {
-      while (running) {
+      while (load.running) {
         const requestId = `complete-${role}-${++sequence}`;
         const headers = { 'x-request-id': requestId };
         let status: number;
@@ -117,7 +117,7 @@ describe('audit completeness under three kill -9 of the store', () => {
         await sleep(100);
     }
     await sleep(500);
-    running = false;
+    load.running = false;
     await Promise.all(clients);
     await app.flushBookkeeping();
 
