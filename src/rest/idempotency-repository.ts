@@ -88,8 +88,16 @@ export class IdempotencyRepository {
     };
   }
 
-  /** Removes the record held by `attempt` (a failed attempt, or an expired record). */
+  /** Removes the record held by `attempt` (an expired record). */
   async release(apiKeyId: string, keyHash: string, attempt: string): Promise<void> {
     await this.collection.deleteOne({ apiKeyId, keyHash, attempt });
+  }
+
+  /**
+   * Removes the record of a failed attempt while it is still in progress: a record completed with
+   * the write it guards (which then failed after its commit, say) keeps that write's answer.
+   */
+  async abandon(apiKeyId: string, keyHash: string, attempt: string): Promise<void> {
+    await this.collection.deleteOne({ apiKeyId, keyHash, attempt, state: 'IN_PROGRESS' });
   }
 }

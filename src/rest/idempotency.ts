@@ -138,11 +138,11 @@ export class Idempotency {
         this.records.completion(apiKeyId, keyHash, { status: answer.status, body: JSON.stringify(answer.body) }),
       );
     } catch (error) {
-      await this.records.release(apiKeyId, keyHash, attempt).catch(() => undefined);
+      await this.records.abandon(apiKeyId, keyHash, attempt).catch(() => undefined);
       throw error;
     }
     try {
-      if (response.status >= 500) await this.records.release(apiKeyId, keyHash, attempt);
+      if (response.status >= 500) await this.records.abandon(apiKeyId, keyHash, attempt);
       else
         await this.records.complete(apiKeyId, keyHash, attempt, {
           status: response.status,
