@@ -36,7 +36,7 @@ import { withoutNulls } from './shape';
  * shapes the result. No rule of the product lives here.
  *
  * Order of checks, the same for every path: 401 (key) → 404/405 (route, method) → 403
- * (permission of the operation) → 429 (rate limit: a page of candidates costs ceil(limit / 10) reads, any other GET one read, a POST one write) →
+ * (permission of the operation) → 503 for a GET while the audit buffer is full → 429 (rate limit: a page of candidates costs ceil(limit / 10) reads, any other GET one read, a POST one write) →
  * 415/413/400 (media type, size, JSON, parameters, body) → 422/409 (idempotency) → what the
  * operation itself answers (404, 409, 400, 201/200).
  * Each route names the permission of its operation so that a caller without it learns
