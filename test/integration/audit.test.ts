@@ -348,6 +348,30 @@ describe('events of GraphQL requests', () => {
     });
   });
 
+  test('when one GraphQL request registers two candidates, then each write stored its own event with it, naming its candidate, and the request adds none', async () => {
+    const { key, id } = await aKey('REGISTER_CANDIDATES');
+
+    const answer = await gql<{ a: { publicId: string }; b: { publicId: string } }>(
+      'mutation Two($a: RegisterCandidateInput!, $b: RegisterCandidateInput!) { a: registerCandidate(input: $a) { publicId } b: registerCandidate(input: $b) { publicId } }',
+      key,
+      {
+        a: registration({ firstName: 'E', lastName: 'F', email: 'graphql-two-a@example.org' }),
+        b: registration({ firstName: 'G', lastName: 'H', email: 'graphql-two-b@example.org' }),
+      },
+    );
+    await service.app.flushBookkeeping();
+
+    expect(answer.body.errors).toBeUndefined();
+    const stored = await events().find({ apiKeyId: id }).toArray();
+    expect(stored.map((event) => event.candidatePublicIds).sort()).toEqual(
+      [[answer.body.data!.a.publicId], [answer.body.data!.b.publicId]].sort(),
+    );
+    expect(stored.map((event) => [event.operation, event.status])).toEqual([
+      ['Two', 200],
+      ['Two', 200],
+    ]);
+  });
+
   test('when a GraphQL request fails validation, then the event has its status and no operation', async () => {
     const { key, id } = await aKey('READ_CANDIDATE_DATA');
 
