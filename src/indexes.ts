@@ -1,7 +1,12 @@
 import type { Db } from 'mongodb';
 import { API_KEY_COLLECTION, apiKeyIndexes } from './auth/api-key-indexes';
 import { AUDIT_COLLECTION, auditIndexes } from './audit/audit-indexes';
-import { CANDIDATE_COLLECTIONS, candidateIndexes, supersededCandidateIndexes } from './candidates/candidate-indexes';
+import {
+  CANDIDATE_COLLECTIONS,
+  candidateIndexes,
+  supersededCandidateIndexes,
+  supersededIdentityIndexes,
+} from './candidates/candidate-indexes';
 import { PERSISTED_QUERY_COLLECTION, persistedQueryIndexes } from './persisted-queries/persisted-query-indexes';
 import { RATE_LIMIT_COLLECTION, rateLimitIndexes } from './rate-limit/rate-limit-indexes';
 import { REFERENCE_DATA_COLLECTIONS, referenceIndexes } from './reference/reference-indexes';
@@ -60,6 +65,7 @@ export const INDEXES: readonly IndexSpec[] = [
  */
 export const SUPERSEDED_INDEXES: readonly SupersededIndex[] = [
   ...supersededCandidateIndexes,
+  ...supersededIdentityIndexes,
   ...supersededStatisticsIndexes(COLLECTIONS.candidates),
 ];
 

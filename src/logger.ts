@@ -13,6 +13,8 @@ const IDENTITY_FIELDS = [
   'key',
   'identity',
   'email',
+  'emailKey',
+  'emailNormalised',
   'firstName',
   'lastName',
   'phone',
@@ -48,7 +50,7 @@ const REDACTED_PATHS = [
   ...DRIVER_ERROR_FIELDS.flatMap((field) => [`*.${field}`, `err.*.${field}`]),
 ];
 
-/** E11000 messages end with the duplicate value (`dup key: { emailNormalised: "…" }`), also on the stack's first line. */
+/** E11000 messages end with the duplicate value (`dup key: { emailKey: "…" }`), also on the stack's first line. */
 const DUPLICATE_KEY_VALUE = /dup key: [\s\S]*?(?=\n\s+at |$)/g;
 
 /**

@@ -11,6 +11,8 @@ import { createHealth } from './http/health';
 import { httpHygiene, httpServerOptions } from './http/security';
 import { dropSupersededIndexes, ensureIndexes } from './indexes';
 import { CandidateRepository } from './candidates/candidate-repository';
+import { backfillEmailKeys } from './candidates/registration-repository';
+import { emailIdentityKey } from './candidates/text-input';
 import { openStore } from './store/open-store';
 import { bootstrapDemo, type DemoBootstrap } from './demo/bootstrap';
 import { showStartBanner } from './demo/start-banner';
@@ -85,6 +87,9 @@ export async function createApp(
   await ensureIndexes(database.db);
   // Data written before `listed` existed gets it before any search relies on it.
   await new CandidateRepository(database.db).backfillListed();
+  // Identities written before e-mails were compared by emailIdentityKey get that key.
+  const emailKeys = await backfillEmailKeys(database.db, emailIdentityKey);
+  if (emailKeys.keyed + emailKeys.unkeyed > 0) logger.info(emailKeys, 'gave earlier identities their e-mail key');
   // Reference data ships with the code: upserted at every start, so a new release's list lands.
   await loadReferenceData(database.db);
   const demo = embedded ? await bootstrapDemo(database.db, config, logger, clock) : undefined;

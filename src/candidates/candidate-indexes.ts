@@ -51,11 +51,16 @@ export const candidateIndexes: readonly IndexSpec[] = [
   searchIndex(['nationalityIsoCode', OCCUPATION_PATH]),
   searchIndex(['countryIsoCode', 'nationalityIsoCode', OCCUPATION_PATH]),
 
-  // candidateIdentities: the unique e-mail is what detects a duplicate registration.
+  // candidateIdentities: the unique e-mail key is what detects a duplicate registration. Partial:
+  // a record of an earlier release whose address folds to an older record's key keeps no key.
   {
     collection: CANDIDATE_COLLECTIONS.candidateIdentities,
-    key: { emailNormalised: 1 },
-    options: { name: 'candidateIdentities_emailNormalised_unique', unique: true },
+    key: { emailKey: 1 },
+    options: {
+      name: 'candidateIdentities_emailKey_unique',
+      unique: true,
+      partialFilterExpression: { emailKey: { $type: 'string' } },
+    },
   },
   {
     collection: CANDIDATE_COLLECTIONS.candidateIdentities,
@@ -96,3 +101,8 @@ export const supersededCandidateIndexes: readonly SupersededIndex[] = [
   'candidates_search_country_nationality_occupation_status',
   'candidates_createdDate_publicId',
 ].map((name) => ({ collection: CANDIDATE_COLLECTIONS.candidates, name }));
+
+/** The unique index on the lower-cased e-mail, replaced by the one on `emailKey`. */
+export const supersededIdentityIndexes: readonly SupersededIndex[] = [
+  { collection: CANDIDATE_COLLECTIONS.candidateIdentities, name: 'candidateIdentities_emailNormalised_unique' },
+];

@@ -1,7 +1,7 @@
 /**
  * One document of `candidateIdentities`: the identity data accepted at registration
  * (seed section 2.4). Kept physically apart from `candidates`; no read path of the product
- * ever queries this collection. `emailNormalised` carries the unique index that detects
+ * ever queries this collection. `emailKey` carries the unique index that detects
  * duplicate registrations.
  */
 export interface CandidateIdentityDoc {
@@ -10,8 +10,12 @@ export interface CandidateIdentityDoc {
   firstName?: string;
   lastName?: string;
   email: string;
-  /** trimmed, lower-cased e-mail: unique */
-  emailNormalised: string;
+  /**
+   * emailIdentityKey of the e-mail (folded case, ignorables removed, confusables skeleton): unique.
+   * Identity data: never read outside duplicate detection. Absent only on a record written by an
+   * earlier release whose address became the key of an older record (see backfillEmailKeys).
+   */
+  emailKey?: string;
   dob?: string;
   professionalNetworkLink?: string;
   phone?: string;

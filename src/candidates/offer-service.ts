@@ -7,6 +7,7 @@ import type { OfferDoc, OfferReason } from './candidate-document';
 import type { CandidateRepository } from './candidate-repository';
 import type { OfferRepository } from './offer-repository';
 import { throwIfAny } from './search-input';
+import { hasRefusedCharacter, TEXT_RULES } from './text-input';
 import { systemClock, type Clock } from '../common/clock';
 import { PLAIN_WRITE, type WriteRequest } from '../store/write-transaction';
 
@@ -82,6 +83,9 @@ export class OfferService {
   ): Promise<OfferDoc> {
     const entries = validateCandidates(candidates);
     const notes = additionalNotes ?? undefined;
+    if (notes !== undefined && hasRefusedCharacter(notes, 'multiline')) {
+      throwIfAny([{ parameter: 'additionalNotes', rule: TEXT_RULES.multiline }]);
+    }
     if (notes !== undefined && notes.length > MAX_NOTES_LENGTH) {
       throwIfAny([{ parameter: 'additionalNotes', rule: `at most ${MAX_NOTES_LENGTH} characters` }]);
     }

@@ -2,7 +2,7 @@ import type { ClientSession, Collection, Db } from 'mongodb';
 import { SharedEpochAdvance } from '../cache/shared-epoch-advance';
 import { ConflictError } from '../errors';
 import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
-import { conflictOnDuplicate } from '../store/duplicate-key';
+import { conflictOnDuplicate, isDuplicateKeyError } from '../store/duplicate-key';
 import { toStoredCandidate, type CandidateDoc } from './candidate-document';
 import type { CandidateIdentityDoc } from './identity-document';
 import { systemClock, type Clock } from '../common/clock';
@@ -143,7 +143,7 @@ export class RegistrationRepository {
    */
   private async earlierRegistration(identity: CandidateIdentityDoc): Promise<EarlierRegistration> {
     const existing = await this.identities.findOne(
-      { emailNormalised: identity.emailNormalised },
+      { emailKey: identity.emailKey },
       { projection: { _id: 1, candidatePublicId: 1, createdDate: 1, retryToken: 1 } },
     );
     if (existing === null) return { kind: 'none' };
@@ -158,4 +158,36 @@ export class RegistrationRepository {
     await this.identities.deleteOne({ _id: existing._id, candidatePublicId: existing.candidatePublicId });
     return { kind: 'none' };
   }
+}
+
+/**
+ * Gives every identity written by an earlier release (keyed by its lower-cased e-mail) its
+ * `emailKey`, so that duplicate detection compares old and new registrations alike. Run at start,
+ * after the indexes; a no-op once done. Where two earlier identities fold to one key (they looked
+ * the same, and would be refused today), the older keeps the key and the later stays without one:
+ * nothing is deleted, and a new registration of that address is refused all the same.
+ */
+export async function backfillEmailKeys(
+  db: Db,
+  keyOf: (email: string) => string,
+): Promise<{ keyed: number; unkeyed: number }> {
+  const identities = db.collection<CandidateIdentityDoc & { emailNormalised?: string }>(
+    CANDIDATE_COLLECTIONS.candidateIdentities,
+  );
+  let keyed = 0;
+  let unkeyed = 0;
+  const earlier = identities
+    .find({ emailKey: { $exists: false }, emailNormalised: { $exists: true } }, { projection: { email: 1 } })
+    .sort({ createdDate: 1, _id: 1 });
+  for await (const { _id, email } of earlier) {
+    try {
+      await identities.updateOne({ _id }, { $set: { emailKey: keyOf(email) }, $unset: { emailNormalised: '' } });
+      keyed += 1;
+    } catch (error) {
+      if (!isDuplicateKeyError(error)) throw error;
+      await identities.updateOne({ _id }, { $unset: { emailNormalised: '' } });
+      unkeyed += 1;
+    }
+  }
+  return { keyed, unkeyed };
 }

@@ -9,7 +9,7 @@ import type { CandidateDoc } from './candidate-document';
 import type { CandidateIdentityDoc } from './identity-document';
 import type { RegistrationRepository } from './registration-repository';
 import { throwIfAny } from './search-input';
-import { hasRefusedCharacter, normalisedEmail, TEXT_RULES, type TextKind } from './text-input';
+import { emailIdentityKey, hasRefusedCharacter, TEXT_RULES, type TextKind } from './text-input';
 import { systemClock, type Clock } from '../common/clock';
 import { PLAIN_WRITE, type WriteRequest } from '../store/write-transaction';
 
@@ -64,7 +64,7 @@ export class RegistrationService {
       kind: TextKind = 'line',
     ): string | undefined => checkText(value, parameter, max, kind, issues);
 
-    // Kept in NFKC (the form mail can be delivered to), compared in normalisedEmail's form.
+    // Kept in NFKC (the form mail can be delivered to), compared by emailIdentityKey.
     const email = data.identity.email.normalize('NFKC').trim();
     if (hasRefusedCharacter(data.identity.email, 'identifier')) {
       issues.push({ parameter: 'registrationData.identity.email', rule: TEXT_RULES.identifier });
@@ -78,7 +78,7 @@ export class RegistrationService {
     const identity: CandidateIdentityDoc = {
       candidatePublicId: publicId,
       email,
-      emailNormalised: normalisedEmail(email),
+      emailKey: emailIdentityKey(email),
       createdDate,
       ...defined({
         firstName: text(data.identity.firstName, 'registrationData.identity.firstName', MAX_SHORT_TEXT_LENGTH),

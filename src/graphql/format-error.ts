@@ -123,9 +123,9 @@ function reasonWithoutValue(reason: string): string {
 const SYNTAX_ERROR = 'Syntax Error: ';
 /** A token as graphql-js describes it (getTokenKindDesc): its kind, or a punctuator in quotes. */
 const TOKEN_KIND = String.raw`(?:<SOF>|<EOF>|Name|Int|Float|String|BlockString|Comment|"(?:!|\$|&|\(|\)|\.\.\.|:|=|@|\[|\]|\{|\||\})")`;
-/** Lexer and parser messages that quote nothing of the document. */
+/** Lexer and parser messages, and graphql-armor's limits (which say "Syntax Error" too), that quote nothing of the document. */
 const FIXED_SYNTAX_REASON =
-  /^(Unterminated string\.|Unexpected single quote character \('\), did you mean to use a double quote \("\)\?|Unexpected description, [\w ,]+\.|(Document|Source) contains more th[ae]n \d+ [\w -]+\. Parsing aborted\.)$/;
+  /^(Unterminated string\.|Unexpected single quote character \('\), did you mean to use a double quote \("\)\?|Unexpected description, [\w ,]+\.|(Document|Source) contains more th[ae]n \d+ [\w -]+\. Parsing aborted\.|(Query depth|Query Cost|Aliases|Directives) limit of \d+ exceeded, found [\d.e+]+\.)$/;
 
 /**
  * A syntax error rebuilt from graphql-js's fixed words only: the kind of token expected and

@@ -2,7 +2,7 @@ import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, type GraphQLSchema, type ValidationContext } from 'graphql';
 import type { RequestHandler } from 'express';
 import type { Config } from '../config';
 import { isAppError } from '../errors';
@@ -44,9 +44,15 @@ export async function createGraphQLEndpoint(
   metrics?: Metrics,
 ): Promise<GraphQLEndpoint> {
   const development = config.environment === 'development';
+  const costOverDepth = costReportedUnlessTooDeep();
   const armor = new ApolloArmor({
-    maxDepth: { n: config.graphqlMaxDepth, ignoreIntrospection: true },
-    costLimit: { maxCost: config.graphqlMaxCost, ignoreIntrospection: true },
+    maxDepth: { n: config.graphqlMaxDepth, ignoreIntrospection: true, onAccept: [costOverDepth.depthAccepted] },
+    costLimit: {
+      maxCost: config.graphqlMaxCost,
+      ignoreIntrospection: true,
+      propagateOnRejection: false,
+      onReject: [costOverDepth.costRejected],
+    },
     maxAliases: { n: config.graphqlMaxAliases },
     // Not armor's maxTokens: it parses inside Apollo's parsing hook and turns every syntax error
     // into a 500 quoting the document. graphql-js's own parse option is used below instead.
@@ -117,4 +123,28 @@ export async function createGraphQLEndpoint(
     },
   });
   return { handler, stop: () => server.stop() };
+}
+
+/**
+ * The cost of a query grows as 1.5 to the power of its depth, so every query over the depth limit
+ * is over the cost limit too: reporting both would name a limit the caller did not aim at. The
+ * cost rule runs first (armor's order), so its rejection waits for the depth rule of the same
+ * operation and is reported only when the depth was within its limit.
+ */
+function costReportedUnlessTooDeep(): {
+  costRejected: (context: ValidationContext | null, error: GraphQLError) => void;
+  depthAccepted: (context: ValidationContext | null) => void;
+} {
+  const pending = new WeakMap<ValidationContext, GraphQLError>();
+  return {
+    costRejected(context, error) {
+      if (context !== null) pending.set(context, error);
+    },
+    depthAccepted(context) {
+      const error = context === null ? undefined : pending.get(context);
+      if (context === null || error === undefined) return;
+      pending.delete(context);
+      context.reportError(error);
+    },
+  };
 }

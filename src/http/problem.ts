@@ -49,7 +49,7 @@ const BY_CODE: Record<Exclude<ErrorCode, 'BAD_USER_INPUT'>, ProblemType> = {
 };
 
 export interface ProblemContext {
-  /** request path with query, the `instance` of the problem */
+  /** the request path (problemInstance), the `instance` of the problem */
   instance: string;
   /** whether bad user input of this operation is about its parameters (GET) or its body (POST) */
   input: 'parameter' | 'body';
@@ -82,12 +82,14 @@ export function toProblem(
 }
 
 /**
- * The `instance` of a problem: the request path with its query, as a valid URI reference even
- * when the request line was not one (a stray `%`, `|`, `{` or a raw non-ASCII byte is
- * percent-encoded).
+ * The `instance` of a problem: the request path alone, as a valid URI reference even when the
+ * request line was not one (a stray `%`, `|`, `{` or a raw non-ASCII byte is percent-encoded).
+ * Never the query: it may hold what a caller should not have sent (an e-mail as a parameter),
+ * which `detail` already declines to repeat.
  */
 export function problemInstance(originalUrl: string): string {
-  return originalUrl.replace(/%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~:/?@!$&'()*+,;=%]/g, (c) => encodeURIComponent(c));
+  const path = originalUrl.split(/[?#]/, 1)[0] ?? '';
+  return path.replace(/%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~:/?@!$&'()*+,;=%]/g, (c) => encodeURIComponent(c));
 }
 
 export function problemBody(type: ProblemType, detail: string, instance: string): ProblemBody {

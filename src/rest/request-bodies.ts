@@ -8,6 +8,7 @@ import {
   MAX_COUPON_LENGTH,
   MAX_NOTES_LENGTH,
 } from '../candidates/offer-service';
+import { hasRefusedCharacter, TEXT_RULES } from '../candidates/text-input';
 import type { OperationName, VariablesOf } from './persisted-operations';
 import { PROBLEM_TYPES } from '../http/problem-types';
 import { RestProblem } from '../http/problem';
@@ -77,7 +78,11 @@ export function createRequestBodies(schema: GraphQLSchema): RequestBodies {
     .strictObject({ id: long, iscedCode: optional(text), name: optional(text), status: optional(status) })
     .transform(({ id }) => ({ id }));
 
-  const notes = optional(text.max(MAX_NOTES_LENGTH));
+  const notes = optional(
+    text
+      .max(MAX_NOTES_LENGTH)
+      .refine((value) => !hasRefusedCharacter(value, 'multiline'), { error: TEXT_RULES.multiline }),
+  );
   const candidates = <T extends z.ZodType>(item: T) => z.array(item).min(1).max(MAX_CANDIDATES_PER_OFFER);
 
   const jobMatch = z.strictObject({

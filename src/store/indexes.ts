@@ -9,7 +9,12 @@ import type { Db, IndexDescription } from 'mongodb';
 export interface IndexSpec {
   readonly collection: string;
   readonly key: Readonly<Record<string, 1 | -1>>;
-  readonly options: { readonly name: string; readonly unique?: boolean; readonly expireAfterSeconds?: number };
+  readonly options: {
+    readonly name: string;
+    readonly unique?: boolean;
+    readonly expireAfterSeconds?: number;
+    readonly partialFilterExpression?: Readonly<Record<string, unknown>>;
+  };
 }
 
 /** An index an earlier release created and the current one no longer has, dropped by name at start. */

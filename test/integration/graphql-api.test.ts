@@ -499,6 +499,27 @@ describe('GraphQL API over HTTP', () => {
       expect(body.errors?.[0]?.message).toMatch(/depth/i);
     });
 
+    test('when a query nests 500 levels deep, then it is refused for its depth, and no message names a limit it did not exceed', async () => {
+      const deep = 'partner { '.repeat(500) + 'publicId' + ' }'.repeat(500);
+
+      const { body } = await graphql(service.url, `{ candidates { content { ${deep} } } }`, {}, reader);
+
+      expect(body.data ?? undefined).toBeUndefined();
+      const messages = (body.errors ?? []).map((error) => error.message);
+      expect(messages).toEqual(['Syntax Error: Query depth limit of 12 exceeded, found 503.']);
+    });
+
+    test('when a shallow query costs more than the cost limit, then it is refused naming the cost limit and its true cost', async () => {
+      const partners = 'partner { publicId '.repeat(9) + '}'.repeat(9);
+      const wide = Array.from({ length: 15 }, (_, i) => `a${i}: candidates { content { ${partners} } }`);
+
+      const { body } = await graphql(service.url, `{ ${wide.join(' ')} }`, {}, reader);
+
+      const messages = (body.errors ?? []).map((error) => error.message);
+      expect(messages).toHaveLength(1);
+      expect(messages[0]).toMatch(/^Syntax Error: Query Cost limit of \d+ exceeded, found \d+(\.\d+)?\.$/);
+    });
+
     test('when a batch of operations is posted, then it is refused', async () => {
       const response = await fetch(`${service.url}/graphql`, {
         method: 'POST',

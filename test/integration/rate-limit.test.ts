@@ -135,7 +135,7 @@ describe('REST /v1', () => {
       type: PROBLEM_TYPES.tooManyRequests.type,
       title: 'Rate limit exceeded',
       status: 429,
-      instance: '/v1/candidates?limit=1',
+      instance: '/v1/candidates',
     });
     expect(refused.body.detail).toContain(`retry after ${state.t} seconds`);
     expect(state).toMatchObject({ kind: 'reads', r: 0 });

@@ -12,6 +12,7 @@ import { expectWholeRegistrations } from '../support/registrations';
 import { rest } from '../support/rest-client';
 import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
 import { COLLECTIONS } from '../../src/indexes';
+import { emailIdentityKey } from '../../src/candidates/text-input';
 
 /**
  * A registration with a fault at each of its steps: every store command a registration
@@ -182,7 +183,7 @@ describe.each([
           expect({ where, publicId: retry.body.publicId }).toEqual({ where, publicId: first.body.publicId });
         const identities = await db
           .collection(COLLECTIONS.candidateIdentities)
-          .countDocuments({ emailNormalised: email });
+          .countDocuments({ emailKey: emailIdentityKey(email) });
         const candidates = await db
           .collection(COLLECTIONS.candidates)
           .countDocuments({ publicId: retry.body.publicId });

@@ -398,7 +398,7 @@ describe('POST /v1/candidates/job-match, /offer-to-assist and /register', () => 
         return payload;
       };
 
-      test('when an e-mail is registered, then the address with a control, zero-width or bidi character is refused (400), and its case and compatibility variants are the same address (409)', async () => {
+      test('when an e-mail is registered, then the address with a control, zero-width, bidi, ignorable or non-ASCII space character is refused (400), and its case, compatibility, quoted and lookalike variants are the same address (409)', async () => {
         expect((await post('register', writer, registration('inv.base@example.org'))).status).toBe(201);
         const before = await identities().countDocuments();
 
@@ -410,6 +410,9 @@ describe('POST /v1/candidates/job-match, /offer-to-assist and /register', () => 
           '\u202einv.base@example.org',
           'inv.base@exa\u2060mple.org',
           'inv.base@example.org\ufeff',
+          'inv.base@example.org\u3000',
+          'inv.base@example.org\u034f',
+          'inv\u3164.base@example.org',
         ];
         for (const email of refused) {
           const { status, body, text } = await post('register', writer, registration(email));
@@ -424,8 +427,9 @@ describe('POST /v1/candidates/job-match, /offer-to-assist and /register', () => 
         for (const email of [
           ' INV.Base@Example.ORG ',
           '\uff49\uff4e\uff56.base@example.org',
-          'inv.base@example.org\u3000',
           'inv.base\uff20example.org',
+          '"inv.base"@example.org',
+          'inv.b\u0430se@example.org',
         ]) {
           expect([JSON.stringify(email), (await post('register', writer, registration(email))).status]).toEqual([
             JSON.stringify(email),

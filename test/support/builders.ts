@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { CandidateDoc, JobOpportunityDoc, OfferDoc, SavedListDoc } from '../../src/candidates/candidate-document';
 import type { CandidateIdentityDoc } from '../../src/candidates/identity-document';
 import { newPublicId } from '../../src/common/public-id';
+import { emailIdentityKey } from '../../src/candidates/text-input';
 
 /**
  * Shared test data builders: each returns a valid document with plausible defaults, and
@@ -51,7 +52,7 @@ export function anIdentity(overrides: Partial<CandidateIdentityDoc> = {}): Candi
     firstName: 'Test',
     lastName: `Candidate ${n}`,
     email,
-    emailNormalised: email.trim().toLowerCase(),
+    emailKey: emailIdentityKey(email),
     createdDate: at(n),
     ...overrides,
   };
