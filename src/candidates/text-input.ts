@@ -72,24 +72,32 @@ const PROTOTYPES: Readonly<Record<string, string>> = confusablePrototypes;
  * cannot tell apart on screen have the same key. Never stored in a read model, logged or returned.
  *
  * 1. Unicode NFKC: full-width and other compatibility forms become their plain letters.
- * 2. Surrounding white space trimmed; case folded (upper then lower case folds `ß`/`ẞ` to `ss`
- *    and the final sigma), then NFKC again, as Unicode's NFKC_Casefold does.
- * 3. Default_Ignorable code points removed (registration refuses them; this keeps older records
- *    comparable).
- * 4. A quoted local part unquoted (RFC 5321: `"dup"@example.org` is `dup@example.org`), its
+ * 2. Surrounding white space trimmed; Default_Ignorable code points removed (registration
+ *    refuses them; this keeps older records comparable).
+ * 3. A quoted local part unquoted (RFC 5321: `"dup"@example.org` is `dup@example.org`), its
  *    backslash escapes resolved.
- * 5. The UTS #39 skeleton: NFD, each character replaced by its prototype in Unicode's
- *    confusables.txt (Cyrillic `а` by Latin `a`, `ｍ`... and also `rn` for `m`), NFD again.
+ * 4. Every non-ASCII character replaced by its prototype in Unicode's confusables.txt, then case
+ *    folded (upper then lower case folds `ß` to `ss` and the final sigma; NFKC again, as
+ *    Unicode's NFKC_Casefold does), then the UTS #39 skeleton (NFD, each character replaced by its
+ *    prototype: Cyrillic `а` by Latin `a`, and also `rn` for `m`; NFD again). confusables.txt is
+ *    case-sensitive (Cyrillic `Ь` looks like `b`, `Ɩ` like `l`), so lookalikes are mapped before
+ *    the fold; ASCII letters are folded first, because addresses are compared regardless of case:
+ *    `Ivan` is `ivan`, and so is not `lvan`, although a capital I and a small L look alike.
  *
  * Skeletons fold more than lookalike letters (`0` and `O`, `l` and `1` and `I`, `rn` and `m`):
  * two real, different addresses that differ only so are one key, and the second registration is
  * refused as a duplicate. That is the price of refusing every address that looks the same.
  */
 export function emailIdentityKey(email: string): string {
-  const folded = email.normalize('NFKC').trim().toUpperCase().toLowerCase().normalize('NFKC');
-  const visible = folded.replace(DEFAULT_IGNORABLE, '');
+  const visible = email.normalize('NFKC').trim().replace(DEFAULT_IGNORABLE, '');
   const unquoted = visible.replace(QUOTED_LOCAL_PART, (_, local: string) => `${local.replace(/\\(.)/gsu, '$1')}@`);
-  return skeleton(unquoted);
+  const lookalikesMapped = unquoted.replace(/[^\0-\x7f]/gu, (character) => PROTOTYPES[character] ?? character);
+  return skeleton(caseFolded(lookalikesMapped));
+}
+
+/** Full case folding as far as JavaScript has it: upper then lower case folds `ß` to `ss` and the final sigma. */
+function caseFolded(text: string): string {
+  return text.toUpperCase().toLowerCase().normalize('NFKC');
 }
 
 /** UTS #39 section 4: skeleton(X) = NFD(prototypes of each character of NFD(X)), ignorables removed. */

@@ -1,10 +1,10 @@
 import { serialize } from 'bson';
 import { MongoClient, type Db } from 'mongodb';
-import { CANDIDATE_STATUSES, type CandidateDoc } from '../../src/candidates/candidate-document';
+import { CANDIDATE_STATUSES, toStoredCandidate, type CandidateDoc } from '../../src/candidates/candidate-document';
 import { CandidateRepository, type CandidateSearchFilter } from '../../src/candidates/candidate-repository';
 import { JobOpportunityRepository } from '../../src/candidates/job-opportunity-repository';
 import { OfferRepository } from '../../src/candidates/offer-repository';
-import { RegistrationRepository } from '../../src/candidates/registration-repository';
+import { backfillEmailKeys, RegistrationRepository } from '../../src/candidates/registration-repository';
 import { SavedListRepository } from '../../src/candidates/saved-list-repository';
 import { seedWithOptions, SeedRefusedError } from '../../src/demo/seed-cli';
 import { seedDemoData } from '../../src/demo/seed-demo-data';
@@ -443,6 +443,48 @@ describe('registration repository', () => {
     const identity = anIdentity(email === undefined ? {} : { email, emailKey: emailIdentityKey(email) });
     return { identity, candidate: aCandidate({ publicId: identity.candidatePublicId }) };
   }
+
+  it('when identities of an earlier release (keyed by the lower-cased e-mail) are prepared as at start, then each gets its e-mail key, lookalikes keep the oldest, and nothing is deleted', async () => {
+    const db = await freshDatabase('identity_backfill');
+    const earlier = (email: string, minute: number) => {
+      const { emailKey: _none, ...identity } = anIdentity({
+        email,
+        createdDate: new Date(Date.UTC(2026, 0, 1, 0, minute)),
+      });
+      return { ...identity, emailNormalised: email.toLowerCase() };
+    };
+    const identities = db.collection(COLLECTIONS.candidateIdentities);
+    const registered = [
+      earlier('amal@example.org', 1),
+      earlier('am\u0430l@example.org', 2), // a Cyrillic a: the same address to a reader
+      earlier('omar@example.org', 3),
+    ];
+    await identities.insertMany(registered);
+    await db
+      .collection(COLLECTIONS.candidates)
+      .insertMany(
+        registered.map((identity) => toStoredCandidate(aCandidate({ publicId: identity.candidatePublicId }))),
+      );
+
+    await dropSupersededIndexes(db);
+    await ensureIndexes(db);
+    const first = await backfillEmailKeys(db, emailIdentityKey);
+    const second = await backfillEmailKeys(db, emailIdentityKey);
+
+    expect([first, second]).toEqual([
+      { keyed: 2, unkeyed: 1 },
+      { keyed: 0, unkeyed: 0 },
+    ]);
+    const stored = await identities.find({}, { sort: { createdDate: 1 } }).toArray();
+    expect(stored.map((doc) => [doc.emailKey ?? null, doc.emailNormalised ?? null])).toEqual([
+      [emailIdentityKey('amal@example.org'), null],
+      [null, null],
+      [emailIdentityKey('omar@example.org'), null],
+    ]);
+    const repo = new RegistrationRepository(db, { leaseMs: LEASE_MS });
+    const again = aRegistration('AMAL@example.org');
+    await expect(repo.insert(again.identity, again.candidate)).rejects.toBeInstanceOf(ConflictError);
+  });
 
   it('when a candidate is registered, then it is stored with `listed` from its status, so that searches find it', async () => {
     const db = await freshDatabase('registration_listed');
