@@ -21,6 +21,8 @@ export interface ApiKeyDoc {
   rateLimit?: { reads: number; writes: number };
   /** true for internal load-test keys: never rate limited, nothing counted */
   unlimited?: boolean;
+  /** the ε this key may spend on statistics per budget period; absent: STATISTICS_BUDGET */
+  statisticsBudget?: number;
 }
 
 /** A key record as the rest of the code sees it: no `_id`, no hash. */
@@ -90,5 +92,6 @@ function toRecord(doc: ApiKeyDoc): ApiKeyRecord {
   if (doc.rateLimit !== undefined && doc.rateLimit !== null)
     record.rateLimit = { reads: doc.rateLimit.reads, writes: doc.rateLimit.writes };
   if (doc.unlimited === true) record.unlimited = true;
+  if (typeof doc.statisticsBudget === 'number') record.statisticsBudget = doc.statisticsBudget;
   return record;
 }
