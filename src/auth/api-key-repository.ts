@@ -37,6 +37,8 @@ export interface ApiKeyRepository {
   list(): Promise<ApiKeyRecord[]>;
   /** Sets revokedAt unless already set (the first revocation time stays); null when `id` is unknown. */
   revoke(id: string, at: Date): Promise<ApiKeyRecord | null>;
+  /** Sets the key's own statistics budget (ε per period); null when `id` is unknown. */
+  setStatisticsBudget(id: string, statisticsBudget: number): Promise<ApiKeyRecord | null>;
 }
 
 export function createApiKeyRepository(db: Db): ApiKeyRepository {
@@ -72,6 +74,13 @@ export function createApiKeyRepository(db: Db): ApiKeyRepository {
       await collection.updateOne({ id, revokedAt: { $exists: false } }, { $set: { revokedAt: at } });
       // Cached key records of every instance stop being used from here on. Also when the key
       // was revoked already: a retry after a failure between the two writes must still mark it.
+      await advanceReadEpoch(db);
+      return findById(id);
+    },
+
+    async setStatisticsBudget(id, statisticsBudget) {
+      await collection.updateOne({ id }, { $set: { statisticsBudget } });
+      // Cached key records of every instance are read again with the new budget.
       await advanceReadEpoch(db);
       return findById(id);
     },

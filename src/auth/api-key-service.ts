@@ -127,6 +127,13 @@ export class ApiKeyService {
     if (record === null) throw new NotFoundError('No API key has this id.');
     return record;
   }
+
+  /** Gives the key its own statistics budget (ε per period); it applies from the key's next query. */
+  async setStatisticsBudget(id: string, statisticsBudget: number): Promise<ApiKeyRecord> {
+    const record = await this.keys.setStatisticsBudget(id, validateStatisticsBudget(statisticsBudget));
+    if (record === null) throw new NotFoundError('No API key has this id.');
+    return record;
+  }
 }
 
 function validateName(name: unknown): string {
