@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import type { IndexSpec } from '../store/indexes';
 import { isDuplicateKeyError } from '../store/duplicate-key';
 
 /** The collections of the privacy budget: shared by every instance over the same store. */
@@ -7,6 +8,24 @@ export const PRIVACY_LEDGER_COLLECTIONS = {
   answers: 'statisticsAnswers',
 } as const;
 
+/**
+ * TTL indexes: MongoDB drops a period's budgets and answers once the period is over (they are
+ * never read again then). The embedded store has no TTL monitor; there they stay, a few hundred
+ * bytes per key and period and an answer per distinct query.
+ */
+export const privacyLedgerIndexes: readonly IndexSpec[] = [
+  {
+    collection: PRIVACY_LEDGER_COLLECTIONS.budgets,
+    key: { expiresAt: 1 },
+    options: { name: 'statisticsBudgets_expiresAt_ttl', expireAfterSeconds: 0 },
+  },
+  {
+    collection: PRIVACY_LEDGER_COLLECTIONS.answers,
+    key: { expiresAt: 1 },
+    options: { name: 'statisticsAnswers_expiresAt_ttl', expireAfterSeconds: 0 },
+  },
+];
+
 /** What one key has spent in one budget period, in thousandths of ε (integers: no rounding drift). */
 interface BudgetDoc {
   /** `<keyId>/<period number>` */
@@ -14,6 +33,8 @@ interface BudgetDoc {
   keyId: string;
   period: number;
   spentMilli: number;
+  /** the end of the period */
+  expiresAt: Date;
 }
 
 /** A published answer, kept so that the same query in the same period gets it again at no cost. */
@@ -23,6 +44,8 @@ interface AnswerDoc<T> {
   keyId: string;
   period: number;
   answer: T;
+  /** the end of the period */
+  expiresAt: Date;
 }
 
 /**
@@ -49,10 +72,20 @@ export class PrivacyLedgerRepository {
    * Adds `costMilli` to what the key spent in the period if the sum stays at most `budgetMilli`:
    * the new sum, or null (nothing charged) when it would exceed the budget.
    */
-  async charge(keyId: string, period: number, costMilli: number, budgetMilli: number): Promise<number | null> {
+  async charge(
+    keyId: string,
+    period: number,
+    costMilli: number,
+    budgetMilli: number,
+    expiresAt: Date,
+  ): Promise<number | null> {
     const _id = `${keyId}/${period}`;
     try {
-      await this.budgets.updateOne({ _id }, { $setOnInsert: { keyId, period, spentMilli: 0 } }, { upsert: true });
+      await this.budgets.updateOne(
+        { _id },
+        { $setOnInsert: { keyId, period, spentMilli: 0, expiresAt } },
+        { upsert: true },
+      );
     } catch (error) {
       // Two first charges of a period at once: the other one created the document.
       if (!isDuplicateKeyError(error)) throw error;
@@ -71,9 +104,9 @@ export class PrivacyLedgerRepository {
   }
 
   /** Stores the answer unless one is already stored under the id; returns the one stored (the first). */
-  async storeAnswer<T>(id: string, keyId: string, period: number, answer: T): Promise<T> {
+  async storeAnswer<T>(id: string, keyId: string, period: number, answer: T, expiresAt: Date): Promise<T> {
     try {
-      await this.answers.insertOne({ _id: id, keyId, period, answer });
+      await this.answers.insertOne({ _id: id, keyId, period, answer, expiresAt });
       return answer;
     } catch (error) {
       if (!isDuplicateKeyError(error)) throw error;

@@ -129,7 +129,7 @@ export class StatisticsService {
       return { ...stored, ...account(await this.ledger.spent(caller.id, period), 0) };
     }
 
-    const spent = await this.ledger.charge(caller.id, period, epsilonMilli, budgetMilli);
+    const spent = await this.ledger.charge(caller.id, period, epsilonMilli, budgetMilli, renewsAt);
     audit.addStatisticsQuery({ ...asked, epsilonCharged: spent === null ? 0 : epsilonMilli / MILLI });
     if (spent === null) {
       const left = Math.max(0, budgetMilli - (await this.ledger.spent(caller.id, period))) / MILLI;
@@ -141,7 +141,7 @@ export class StatisticsService {
 
     const answer = await this.noisyAnswer(filter, groupBy, epsilonMilli, now);
     // Two instances answering the same query at once: both charged, the first answer stored is the answer.
-    const published = await this.ledger.storeAnswer(answerId, caller.id, period, answer);
+    const published = await this.ledger.storeAnswer(answerId, caller.id, period, answer, renewsAt);
     return { ...published, ...account(spent, epsilonMilli) };
   }
 
