@@ -153,19 +153,26 @@ export const settings = {
       'Audit events of reads (and of refused requests) held in memory until stored; a failed write is retried until it is. While this many are held, reads are refused (503, Retry-After) rather than served unaudited. A kill -9 loses the events held, at most this many. Events of writes are stored with the write.',
     schema: z.coerce.number().int().min(1).max(1_000_000),
   },
-  statisticsMinCell: {
-    env: 'STATISTICS_MIN_CELL',
-    default: '10',
+  statisticsEpsilon: {
+    env: 'STATISTICS_EPSILON',
+    default: '1',
     description:
-      'Smallest number of candidates a published statistics cell (and a published total) may stand for: smaller cells are withheld, and a query whose filtered population is smaller answers nothing (see "Statistics" in the README).',
-    schema: z.coerce.number().int().min(1).max(1_000_000),
+      'The ε (privacy cost) of a candidateStatistics query that names none: the noise of every published count is scaled to it (see "Statistics for analysts" in the README). At most 3 decimals.',
+    schema: z.coerce.number().min(0.001).max(10),
   },
-  statisticsRounding: {
-    env: 'STATISTICS_ROUNDING',
+  statisticsBudget: {
+    env: 'STATISTICS_BUDGET',
     default: '5',
     description:
-      'Base to whose nearest multiple every published statistics count and total is rounded (halves up; 1: no rounding). Deterministic: the same query gives the same answer while the data does not change.',
-    schema: z.coerce.number().int().min(1).max(1_000_000),
+      'The ε each API key may spend on statistics per budget period, unless the key has its own (`npm run keys -- create --statistics-budget`). With the default ε of 1: five new queries per period; repeats are free.',
+    schema: z.coerce.number().min(0).max(1_000_000),
+  },
+  statisticsBudgetPeriodHours: {
+    env: 'STATISTICS_BUDGET_PERIOD_HOURS',
+    default: '24',
+    description:
+      'Length of a statistics budget period in hours, counted from 1970-01-01T00:00Z (24: budgets renew at midnight UTC). A repeated query is answered from the stored answer within its period.',
+    schema: z.coerce.number().int().min(1).max(8760),
   },
   corsOrigins: {
     env: 'CORS_ORIGINS',

@@ -47,7 +47,7 @@ export interface Services {
   readonly reference: ReferenceService;
   /** read and write budgets per API key, shared by every instance */
   readonly rateLimits: RateLimiter;
-  /** aggregate statistics under disclosure control (READ_STATISTICS) */
+  /** aggregate statistics under differential privacy, with a budget per key (READ_STATISTICS) */
   readonly statistics: StatisticsService;
   /** the append-only trail of authenticated requests */
   readonly audit: AuditService;

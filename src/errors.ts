@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'TOO_MANY_REQUESTS'
+  | 'PRIVACY_BUDGET_EXHAUSTED'
   | 'SERVICE_UNAVAILABLE';
 
 /** One rule an input broke: which parameter (or body field path) and which rule. */
@@ -85,6 +86,20 @@ export class TooManyRequestsError extends AppError {
   ) {
     super('TOO_MANY_REQUESTS', 429, message, options);
     this.name = 'TooManyRequestsError';
+  }
+}
+
+/**
+ * A statistics query would spend more privacy budget than the key has left in its period. Not a
+ * rate limit: the refusal names when the budget renews, and nothing was charged.
+ */
+export class PrivacyBudgetExhaustedError extends AppError {
+  constructor(
+    readonly renewsAt: Date,
+    message: string,
+  ) {
+    super('PRIVACY_BUDGET_EXHAUSTED', 429, message);
+    this.name = 'PrivacyBudgetExhaustedError';
   }
 }
 

@@ -11,6 +11,7 @@ import { PERSISTED_QUERY_COLLECTION, persistedQueryIndexes } from './persisted-q
 import { RATE_LIMIT_COLLECTION, rateLimitIndexes } from './rate-limit/rate-limit-indexes';
 import { REFERENCE_DATA_COLLECTIONS, referenceIndexes } from './reference/reference-indexes';
 import { IDEMPOTENCY_COLLECTION, idempotencyIndexes } from './rest/idempotency-indexes';
+import { PRIVACY_LEDGER_COLLECTIONS, privacyLedgerIndexes } from './statistics/privacy-ledger-repository';
 import { statisticsIndexes, supersededStatisticsIndexes } from './statistics/statistics-indexes';
 import * as store from './store/indexes';
 import type { IndexSpec, SupersededIndex } from './store/indexes';
@@ -42,6 +43,8 @@ export const COLLECTIONS = {
   rateLimits: RATE_LIMIT_COLLECTION,
   auditEvents: AUDIT_COLLECTION,
   persistedQueries: PERSISTED_QUERY_COLLECTION,
+  statisticsBudgets: PRIVACY_LEDGER_COLLECTIONS.budgets,
+  statisticsAnswers: PRIVACY_LEDGER_COLLECTIONS.answers,
 } as const;
 export type CollectionName = (typeof COLLECTIONS)[keyof typeof COLLECTIONS];
 
@@ -55,6 +58,7 @@ export const INDEXES: readonly IndexSpec[] = [
   ...auditIndexes,
   ...persistedQueryIndexes,
   ...statisticsIndexes(COLLECTIONS.candidates),
+  ...privacyLedgerIndexes,
 ];
 
 /**

@@ -23,7 +23,10 @@ export const USAGE = `Usage: npm run keys -- <command>
 
 Commands:
   create --name <name> --permissions <P1,P2,...> [--expires <days>] [--rate-limit <reads>/<writes> | --unlimited]
+         [--statistics-budget <epsilon>]
       Creates a key and prints it, alone, on the last line of stdout. It is shown only once.
+  update <id> --statistics-budget <epsilon>
+      Changes the key's own settings, effective at its next request.
   list
       Lists every key: id, name, prefix, permissions, created, expiry, rate limit, revoked state.
   revoke <id>
@@ -34,6 +37,8 @@ Permissions: ${PERMISSIONS.join(', ')} (ADMIN implies all).
 --rate-limit: this key's own budgets per minute, e.g. 1200/120 (reads/writes, each 1 to ${MAX_RATE_LIMIT_PER_MINUTE});
       without it the key has the service's RATE_LIMIT_READS/RATE_LIMIT_WRITES.
 --unlimited: never rate limited and never counted; for internal load tests only.
+--statistics-budget: the privacy budget (ε) the key may spend on candidateStatistics per period,
+      0 to 1000000 with at most three decimals; without it the key has the service's STATISTICS_BUDGET.
 
 Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR, which the service
 must not be running on at the same time.`;
@@ -47,7 +52,10 @@ export type KeysCommand =
       /** per minute */
       rateLimit?: { reads: number; writes: number };
       unlimited?: boolean;
+      /** ε per statistics budget period */
+      statisticsBudget?: number;
     }
+  | { command: 'update'; id: string; statisticsBudget?: number }
   | { command: 'list' }
   | { command: 'revoke'; id: string }
   | { command: 'help' };
@@ -76,6 +84,7 @@ export function parseKeysArgs(argv: readonly string[]): KeysCommand {
         expires: { type: 'string' },
         'rate-limit': { type: 'string' },
         unlimited: { type: 'boolean' },
+        'statistics-budget': { type: 'string' },
       });
       if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
       const name = values.name?.trim();
@@ -87,6 +96,17 @@ export function parseKeysArgs(argv: readonly string[]): KeysCommand {
         throw new UsageError('--rate-limit and --unlimited exclude each other');
       if (values['rate-limit'] !== undefined) result.rateLimit = parseRateLimit(values['rate-limit']);
       if (values.unlimited === true) result.unlimited = true;
+      if (values['statistics-budget'] !== undefined)
+        result.statisticsBudget = parseStatisticsBudget(values['statistics-budget']);
+      return result;
+    }
+    case 'update': {
+      const { values, positionals } = parse(rest, { 'statistics-budget': { type: 'string' } });
+      if (positionals.length !== 1 || positionals[0] === '') throw new UsageError('update takes exactly one key id');
+      const result: KeysCommand = { command: 'update', id: positionals[0] };
+      if (values['statistics-budget'] !== undefined)
+        result.statisticsBudget = parseStatisticsBudget(values['statistics-budget']);
+      if (result.statisticsBudget === undefined) throw new UsageError('update needs --statistics-budget');
       return result;
     }
     case 'list': {
@@ -111,6 +131,15 @@ function parse<const T extends NonNullable<ParseArgsConfig['options']>>(args: st
     // parseArgs names the offending option, e.g. "Unknown option '--nmae'".
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
+}
+
+function parseStatisticsBudget(text: string): number {
+  const budget = Number(text);
+  if (!/^\d+(\.\d{1,3})?$/.test(text.trim()) || budget > 1_000_000)
+    throw new UsageError(
+      '--statistics-budget must be an ε from 0 to 1000000 with at most three decimals, e.g. 5 or 2.5',
+    );
+  return budget;
 }
 
 function parsePermissions(list: string): Permission[] {
@@ -189,8 +218,15 @@ export async function runKeysCli(
       case 'create': {
         // The store may be one the service has not prepared yet; the unique keyHash index must exist.
         await ensureIndexes(db, apiKeyIndexes);
-        const { name, permissions, expiresInDays, rateLimit, unlimited } = command;
-        const { key, record } = await service.createKey({ name, permissions, expiresInDays, rateLimit, unlimited });
+        const { name, permissions, expiresInDays, rateLimit, unlimited, statisticsBudget } = command;
+        const { key, record } = await service.createKey({
+          name,
+          permissions,
+          expiresInDays,
+          rateLimit,
+          unlimited,
+          statisticsBudget,
+        });
         output.err(`Created ${summarise(record)}`);
         output.err('The key follows on stdout. Store it now: it cannot be shown again.');
         output.out(key);
@@ -202,6 +238,13 @@ export async function runKeysCli(
       case 'revoke': {
         const record = await service.revokeKey(command.id);
         output.err(`Revoked ${summarise(record)}`);
+        break;
+      }
+      case 'update': {
+        let record: ApiKeyRecord | undefined;
+        if (command.statisticsBudget !== undefined)
+          record = await service.setStatisticsBudget(command.id, command.statisticsBudget);
+        if (record) output.err(`Updated ${summarise(record)}`);
         break;
       }
     }
@@ -228,7 +271,8 @@ export async function runKeysCli(
 
 function summarise(record: ApiKeyRecord): string {
   const expiry = record.expiresAt ? `expires ${record.expiresAt.toISOString()}` : 'does not expire';
-  return `key ${record.id} "${record.name}" (${record.prefix}…) with ${record.permissions.join(', ')}; ${expiry}; rate limit ${rateLimitOf(record)}`;
+  const statistics = record.statisticsBudget === undefined ? '' : `; statistics budget ε ${record.statisticsBudget}`;
+  return `key ${record.id} "${record.name}" (${record.prefix}…) with ${record.permissions.join(', ')}; ${expiry}; rate limit ${rateLimitOf(record)}${statistics}`;
 }
 
 /** `default` (the service's RATE_LIMIT_READS/WRITES), `<reads>/<writes>` per minute, or `unlimited`. */

@@ -98,7 +98,11 @@ export async function createApp(
     rateLimits: { reads: config.rateLimitReads, writes: config.rateLimitWrites },
     readCacheEntries: config.readCacheEntries,
     persistedQueries: { maxEntries: config.graphqlApqMaxEntries, ttlSeconds: config.graphqlApqTtlSeconds },
-    disclosure: { minimumCellSize: config.statisticsMinCell, rounding: config.statisticsRounding },
+    privacy: {
+      defaultEpsilon: config.statisticsEpsilon,
+      defaultBudget: config.statisticsBudget,
+      periodHours: config.statisticsBudgetPeriodHours,
+    },
     writeLeaseMs: config.writeLeaseMs,
     rateLimitFlushMs: config.rateLimitFlushMs,
     auditFlushMs: config.auditFlushMs,

@@ -25,9 +25,9 @@ import { RateLimiter, type RateLimitBudgets } from './rate-limit/rate-limiter';
 import { withAvailability } from './store/availability';
 import { PersistedQueryRepository } from './persisted-queries/persisted-query-repository';
 import { PersistedQueryStore, type PersistedQueryBounds } from './persisted-queries/persisted-query-store';
-import type { DisclosureRules } from './statistics/disclosure-control';
+import { PrivacyLedgerRepository } from './statistics/privacy-ledger-repository';
 import { StatisticsRepository } from './statistics/statistics-repository';
-import { StatisticsService } from './statistics/statistics-service';
+import { StatisticsService, type PrivacyRules } from './statistics/statistics-service';
 
 export interface ServiceOptions {
   /** budgets of keys without their own (RATE_LIMIT_READS / RATE_LIMIT_WRITES); absent: the settings' defaults */
@@ -36,8 +36,8 @@ export interface ServiceOptions {
   readCacheEntries?: number;
   /** GRAPHQL_APQ_MAX_ENTRIES / GRAPHQL_APQ_TTL_SECONDS; absent: the settings' defaults */
   persistedQueries?: PersistedQueryBounds;
-  /** STATISTICS_MIN_CELL / STATISTICS_ROUNDING; absent: the settings' defaults */
-  disclosure?: DisclosureRules;
+  /** STATISTICS_EPSILON / STATISTICS_BUDGET / STATISTICS_BUDGET_PERIOD_HOURS; absent: the settings' defaults */
+  privacy?: PrivacyRules;
   /** WRITE_LEASE_MS: after this, an unfinished registration is taken for dead (crash recovery); absent: the setting's default */
   writeLeaseMs?: number;
   /** RATE_LIMIT_FLUSH_MS: buffered rate-limit counting (0: every request counted in the store); absent: the setting's default */
@@ -55,9 +55,10 @@ const DEFAULT_PERSISTED_QUERIES: PersistedQueryBounds = {
   ttlSeconds: Number(settings.graphqlApqTtlSeconds.default),
 };
 
-const DEFAULT_DISCLOSURE: DisclosureRules = {
-  minimumCellSize: Number(settings.statisticsMinCell.default),
-  rounding: Number(settings.statisticsRounding.default),
+const DEFAULT_PRIVACY: PrivacyRules = {
+  defaultEpsilon: Number(settings.statisticsEpsilon.default),
+  defaultBudget: Number(settings.statisticsBudget.default),
+  periodHours: Number(settings.statisticsBudgetPeriodHours.default),
 };
 
 const DEFAULT_RATE_LIMITS: RateLimitBudgets = {
@@ -117,8 +118,9 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
     ),
     statistics: new StatisticsService(
       withAvailability(new StatisticsRepository(db)),
+      withAvailability(new PrivacyLedgerRepository(db)),
       referenceCache,
-      options.disclosure ?? DEFAULT_DISCLOSURE,
+      options.privacy ?? DEFAULT_PRIVACY,
       clock,
     ),
     audit: new AuditService(withAvailability(new AuditRepository(db)), clock, {

@@ -101,9 +101,10 @@ export const DEEP_QUERY_PAGE = 20;
 export const STATISTICS_QUERY = `query Statistics($filter: CandidateFilter, $includeEmployed: Boolean, $groupBy: [CandidateDimension!]!) {
   candidateStatistics(filter: $filter, includeEmployed: $includeEmployed, groupBy: $groupBy) {
     total
-    suppressedCells
     minimumCellSize
-    rounding
+    epsilonCharged
+    budgetRemaining
+    budgetRenewsAt
     cells { count values { dimension code label } }
   }
 }`;

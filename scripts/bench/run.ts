@@ -694,6 +694,8 @@ async function main(): Promise<number> {
       // The persisted REST search has depth 16 and cost ~20,700; see BENCHMARKS.md.
       GRAPHQL_MAX_DEPTH: '20',
       GRAPHQL_MAX_COST: '100000',
+      // The statistics rows send thousands of distinct queries: a privacy budget no run exhausts.
+      STATISTICS_BUDGET: '1000000',
       ...opts.serviceEnv,
     },
     features: { commandMetric: undefined, keys, compiledSwitch },

@@ -11,6 +11,8 @@ export interface AuditedStatisticsQueryDoc {
   includeEmployed: boolean;
   /** the CandidateDimension names, in the order asked */
   groupBy: string[];
+  /** the privacy budget (ε) the query spent: 0 for a repeat or a refusal; absent on events stored before budgets */
+  epsilonCharged?: number;
 }
 
 /** Which edge of the service a request came through. */

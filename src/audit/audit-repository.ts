@@ -132,6 +132,7 @@ function toEvent(doc: AuditEventDoc): AuditEventDoc {
       occupations: [...query.occupations],
       includeEmployed: query.includeEmployed,
       groupBy: [...query.groupBy],
+      ...(typeof query.epsilonCharged === 'number' ? { epsilonCharged: query.epsilonCharged } : {}),
     }));
   }
   return event;

@@ -48,6 +48,7 @@ export class RequestAudit {
       occupations: [...query.occupations],
       includeEmployed: query.includeEmployed,
       groupBy: [...query.groupBy],
+      ...(typeof query.epsilonCharged === 'number' ? { epsilonCharged: query.epsilonCharged } : {}),
     });
   }
 

@@ -21,6 +21,8 @@ export interface ApiKeyDoc {
   rateLimit?: { reads: number; writes: number };
   /** true for internal load-test keys: never rate limited, nothing counted */
   unlimited?: boolean;
+  /** the ε this key may spend on statistics per budget period; absent: STATISTICS_BUDGET */
+  statisticsBudget?: number;
 }
 
 /** A key record as the rest of the code sees it: no `_id`, no hash. */
@@ -35,6 +37,8 @@ export interface ApiKeyRepository {
   list(): Promise<ApiKeyRecord[]>;
   /** Sets revokedAt unless already set (the first revocation time stays); null when `id` is unknown. */
   revoke(id: string, at: Date): Promise<ApiKeyRecord | null>;
+  /** Sets the key's own statistics budget (ε per period); null when `id` is unknown. */
+  setStatisticsBudget(id: string, statisticsBudget: number): Promise<ApiKeyRecord | null>;
 }
 
 export function createApiKeyRepository(db: Db): ApiKeyRepository {
@@ -73,6 +77,13 @@ export function createApiKeyRepository(db: Db): ApiKeyRepository {
       await advanceReadEpoch(db);
       return findById(id);
     },
+
+    async setStatisticsBudget(id, statisticsBudget) {
+      await collection.updateOne({ id }, { $set: { statisticsBudget } });
+      // Cached key records of every instance are read again with the new budget.
+      await advanceReadEpoch(db);
+      return findById(id);
+    },
   };
 }
 
@@ -90,5 +101,6 @@ function toRecord(doc: ApiKeyDoc): ApiKeyRecord {
   if (doc.rateLimit !== undefined && doc.rateLimit !== null)
     record.rateLimit = { reads: doc.rateLimit.reads, writes: doc.rateLimit.writes };
   if (doc.unlimited === true) record.unlimited = true;
+  if (typeof doc.statisticsBudget === 'number') record.statisticsBudget = doc.statisticsBudget;
   return record;
 }

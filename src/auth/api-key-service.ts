@@ -22,6 +22,8 @@ export interface CreateKeyInput {
   rateLimit?: { reads: number; writes: number };
   /** never rate limited (internal load tests); excludes `rateLimit` */
   unlimited?: boolean;
+  /** the ε this key may spend on statistics per budget period instead of STATISTICS_BUDGET */
+  statisticsBudget?: number;
 }
 
 export interface CreatedKey {
@@ -74,6 +76,8 @@ export class ApiKeyService {
     if (expiresInDays !== undefined) record.expiresAt = new Date(createdDate.getTime() + expiresInDays * DAY_MS);
     if (rateLimit !== undefined) record.rateLimit = rateLimit;
     if (input.unlimited === true) record.unlimited = true;
+    if (input.statisticsBudget !== undefined)
+      record.statisticsBudget = validateStatisticsBudget(input.statisticsBudget);
 
     await this.keys.insert({ ...record, keyHash: hashApiKey(key) });
     return { key, record };
@@ -120,6 +124,13 @@ export class ApiKeyService {
   /** Revokes the key at once; revoking a revoked key keeps its first revocation time. */
   async revokeKey(id: string): Promise<ApiKeyRecord> {
     const record = await this.keys.revoke(id, this.clock.now());
+    if (record === null) throw new NotFoundError('No API key has this id.');
+    return record;
+  }
+
+  /** Gives the key its own statistics budget (ε per period); it applies from the key's next query. */
+  async setStatisticsBudget(id: string, statisticsBudget: number): Promise<ApiKeyRecord> {
+    const record = await this.keys.setStatisticsBudget(id, validateStatisticsBudget(statisticsBudget));
     if (record === null) throw new NotFoundError('No API key has this id.');
     return record;
   }
@@ -185,4 +196,16 @@ function validateRateLimit(
     });
   }
   return { reads: rateLimit.reads, writes: rateLimit.writes };
+}
+
+/** A key's own statistics budget: ε per period, 0 (no statistics) to 1,000,000, at most three decimals. */
+export function validateStatisticsBudget(budget: number): number {
+  const milli = budget * 1000;
+  if (!Number.isFinite(budget) || budget < 0 || budget > 1_000_000 || Math.abs(milli - Math.round(milli)) > 1e-6) {
+    throw new BadUserInputError('The statistics budget must be an ε from 0 to 1,000,000 with at most three decimals.', {
+      parameter: 'statisticsBudget',
+      rule: 'range',
+    });
+  }
+  return Math.round(milli) / 1000;
 }

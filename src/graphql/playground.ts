@@ -39,14 +39,17 @@ query Candidates {
  * (needs READ_STATISTICS). The question of the analysts: where do Syrian candidates live, by
  * occupation.
  */
-export const STATISTICS_QUERY = `# Counts that cannot single out a person (needs an API key with READ_STATISTICS).
-# Cells of fewer than minimumCellSize candidates are withheld; every count is rounded.
+export const STATISTICS_QUERY = `# Counts under differential privacy (needs an API key with READ_STATISTICS).
+# Every count carries noise; each new query spends epsilon from the key's budget, which renews
+# at budgetRenewsAt. Asking the same query again in the period returns the same answer, free.
 query Statistics {
-  candidateStatistics(filter: { nationality: ["SY"] }, groupBy: [LOCATION, OCCUPATION]) {
+  candidateStatistics(filter: { nationality: ["SY"] }, groupBy: [LOCATION]) {
     total
-    suppressedCells
+    epsilon
+    epsilonCharged
+    budgetRemaining
+    budgetRenewsAt
     minimumCellSize
-    rounding
     cells {
       count
       values {

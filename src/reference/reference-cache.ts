@@ -48,6 +48,12 @@ export class ReferenceCache {
     return (this.current[collection] as ReadonlyMap<unknown, ReferenceDocs[C]>).get(key) ?? null;
   }
 
+  /** Every key of a collection, in key order (the whole known domain of a value). Only after `load`. */
+  keys<C extends ReferenceCollection>(collection: C): ReferenceKey<C>[] {
+    if (this.current === undefined) throw new Error('reference data read before ReferenceCache.load()');
+    return [...(this.current[collection] as ReadonlyMap<ReferenceKey<C>, unknown>).keys()];
+  }
+
   private loaded(): Promise<Snapshot> {
     this.snapshot ??= this.read().catch((error: unknown) => {
       // A failed read (database unreachable at start) is not remembered: the next call tries again.

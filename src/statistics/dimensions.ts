@@ -1,3 +1,4 @@
+import { CANDIDATE_STATUSES } from '../candidates/candidate-document';
 import type { ReferenceCache } from '../reference/reference-cache';
 
 /** The dimensions statistics count by (the CandidateDimension enum of schema/statistics.graphql). */
@@ -34,6 +35,11 @@ export interface StoredKey {
 
 interface DimensionRule {
   readonly stored: StoredKey;
+  /**
+   * Every code the dimension can have, UNKNOWN excepted, whatever the data: cells are released
+   * over this domain so that which cells exist tells nothing about who is counted.
+   */
+  domain(reference: ReferenceCache, now: Date): string[];
   /** the code of a stored value (never null: a missing value has been mapped to UNKNOWN before) */
   code(value: unknown, now: Date): string;
   label(code: string, reference: ReferenceCache): string;
@@ -56,38 +62,65 @@ function ageBand(yearOfBirth: unknown, now: Date): string {
   return `${low}-${low + 9}`;
 }
 
+/** The years from `first` to the year of `now` (UTC), as codes. */
+function years(first: number, now: Date): string[] {
+  const last = now.getUTCFullYear();
+  return Array.from({ length: Math.max(0, last - first + 1) }, (_v, i) => String(first + i));
+}
+
+/** First year of arrival and of registration in the domains: earlier ones count under UNKNOWN. */
+export const FIRST_YEAR_OF_ARRIVAL = 1950;
+export const FIRST_REGISTRATION_YEAR = 2000;
+/** Age bands from 0-9 to 100-109; an older age counts under UNKNOWN. */
+const AGE_BANDS = Array.from({ length: 11 }, (_v, i) => `${i * 10}-${i * 10 + 9}`);
+
 const RULES: Record<Dimension, DimensionRule> = {
   LOCATION: {
+    domain: (reference) => reference.keys('countries').map(String),
     stored: { path: 'countryIsoCode' },
     code: asString,
     label: (code, reference) => reference.find('countries', code)?.name ?? code,
   },
   NATIONALITY: {
+    domain: (reference) => reference.keys('countries').map(String),
     stored: { path: 'nationalityIsoCode' },
     code: asString,
     label: (code, reference) => reference.find('countries', code)?.name ?? code,
   },
   OCCUPATION: {
+    domain: (reference) => reference.keys('occupations').map(String),
     stored: { path: 'candidateOccupations.occupation.isco08Code', array: 'candidateOccupations' },
     code: asString,
     label: (code, reference) => reference.find('occupations', code)?.name ?? code,
   },
-  STATUS: { stored: { path: 'status' }, code: asString, label: readable },
-  GENDER: { stored: { path: 'gender' }, code: asString, label: readable },
+  STATUS: { domain: () => [...CANDIDATE_STATUSES], stored: { path: 'status' }, code: asString, label: readable },
+  GENDER: { domain: () => ['MALE', 'FEMALE', 'OTHER'], stored: { path: 'gender' }, code: asString, label: readable },
   EDUCATION_LEVEL: {
+    domain: (reference) => reference.keys('educationLevels').map(String),
     stored: { path: 'maxEducationLevel' },
     code: asString,
     label: (code, reference) => reference.find('educationLevels', Number(code))?.name ?? code,
   },
   LANGUAGE: {
+    domain: (reference) => reference.keys('languages').map(String),
     stored: { path: 'candidateLanguages.languageIsoCode', array: 'candidateLanguages' },
     code: asString,
     label: (code, reference) => reference.find('languages', code)?.name ?? code,
   },
-  YEAR_OF_ARRIVAL: { stored: { path: 'yearOfArrival' }, code: asString, label: (code) => code },
-  REGISTRATION_YEAR: { stored: { path: 'createdDate', year: true }, code: asString, label: (code) => code },
+  YEAR_OF_ARRIVAL: {
+    domain: (_reference, now) => years(FIRST_YEAR_OF_ARRIVAL, now),
+    stored: { path: 'yearOfArrival' },
+    code: asString,
+    label: (code) => code,
+  },
+  REGISTRATION_YEAR: {
+    domain: (_reference, now) => years(FIRST_REGISTRATION_YEAR, now),
+    stored: { path: 'createdDate', year: true },
+    code: asString,
+    label: (code) => code,
+  },
   // Grouped by year of birth in the store; the bands depend on the query's date, so they are formed here.
-  AGE_BAND: { stored: { path: 'yearOfBirth' }, code: ageBand, label: (code) => code },
+  AGE_BAND: { domain: () => [...AGE_BANDS], stored: { path: 'yearOfBirth' }, code: ageBand, label: (code) => code },
 };
 
 export function storedKeyOf(dimension: Dimension): StoredKey {
@@ -103,3 +136,22 @@ export function codeOf(dimension: Dimension, value: unknown, now: Date): string 
 export function labelOf(dimension: Dimension, code: string, reference: ReferenceCache): string {
   return code === UNKNOWN_CODE ? UNKNOWN_LABEL : RULES[dimension].label(code, reference);
 }
+
+/**
+ * The codes a dimension is released over, UNKNOWN last; a value outside them (a year before the
+ * first, a code missing from the reference data) counts under UNKNOWN.
+ */
+export function domainOf(dimension: Dimension, reference: ReferenceCache, now: Date): string[] {
+  return [...RULES[dimension].domain(reference, now), UNKNOWN_CODE];
+}
+
+/** How many cells of one dimension a candidate counts in at most (statistics-repository caps the lists). */
+export function cellsPerCandidate(dimension: Dimension): number {
+  return RULES[dimension].stored.array ? MAX_VALUES_PER_CANDIDATE : 1;
+}
+
+/**
+ * A candidate counts in at most this many values of a multi-valued dimension (the first ones of
+ * its list): this bounds what one person can change in an answer, which the noise is scaled to.
+ */
+export const MAX_VALUES_PER_CANDIDATE = 3;

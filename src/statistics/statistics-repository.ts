@@ -2,7 +2,7 @@ import type { Collection, Db, Document } from 'mongodb';
 import type { StoredCandidateDoc } from '../candidates/candidate-document';
 import { searchQuery, type CandidateSearchFilter } from '../candidates/candidate-repository';
 import { CANDIDATE_COLLECTIONS } from '../candidates/candidate-indexes';
-import type { StoredKey } from './dimensions';
+import { MAX_VALUES_PER_CANDIDATE, type StoredKey } from './dimensions';
 
 /** One combination of stored values (null: none) and how many candidates have it. */
 export interface GroupCount {
@@ -28,7 +28,8 @@ export class StatisticsRepository {
 
   /**
    * Candidates per combination of the keys' values: each candidate once per distinct
-   * combination (a multi-valued key contributes each distinct value once), missing values and
+   * combination (a multi-valued key contributes each distinct value of the first
+   * MAX_VALUES_PER_CANDIDATE elements of its list once), missing values and
    * empty lists as null. Only non-empty combinations are returned, in no particular order.
    */
   async groupCounts(filter: CandidateSearchFilter, keys: readonly StoredKey[]): Promise<GroupCount[]> {
@@ -60,6 +61,12 @@ export function groupingPipeline(
   if (arrays.length === 0) return [match, { $group: { _id: byKey, count: { $sum: 1 } } }];
   return [
     match,
+    // Bounded contribution: only the first MAX_VALUES_PER_CANDIDATE elements of each list count.
+    {
+      $set: Object.fromEntries(
+        arrays.map((array) => [array, { $slice: [{ $ifNull: [`$${array}`, []] }, MAX_VALUES_PER_CANDIDATE] }]),
+      ),
+    },
     ...arrays.map((array) => ({ $unwind: { path: `$${array}`, preserveNullAndEmptyArrays: true } })),
     { $group: { _id: { candidate: '$_id', ...byKey } } },
     { $group: { _id: Object.fromEntries(names.map((name) => [name, `$_id.${name}`])), count: { $sum: 1 } } },

@@ -258,4 +258,36 @@ describe('keys CLI in process, on a clock the test moves', () => {
     expect(dayLater).toMatch(/2030-05-07T12:00:00.000Z\s+default\s+expired$/);
     expect(await authenticationError(key)).toBeInstanceOf(UnauthenticatedError);
   });
+
+  test('when a key is created with --statistics-budget and updated with update --statistics-budget, then the key carries each budget in turn', async () => {
+    const env = { MONGODB_URI: store.uri, MONGODB_DB: dbName };
+    const clock = new TestClock('2030-05-06T12:00:00.000Z');
+    const cli = async (args: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await runKeysCli(args, { out: (line) => out.push(line), err: (line) => err.push(line) }, env, clock);
+      return { code, out: out.join('\n'), err: err.join('\n') };
+    };
+
+    const created = await cli([
+      'create',
+      '--name',
+      'analyst',
+      '--permissions',
+      'READ_STATISTICS',
+      '--statistics-budget',
+      '2.5',
+    ]);
+    const key = created.out.split('\n').at(-1)!;
+    const before = await service.authenticate(key);
+    const updated = await cli(['update', before.id, '--statistics-budget', '7']);
+    const after = await service.authenticate(key);
+    const unknown = await cli(['update', 'key_unknownxxxxx', '--statistics-budget', '7']);
+
+    expect([created.code, updated.code]).toEqual([0, 0]);
+    expect(before.statisticsBudget).toBe(2.5);
+    expect(after.statisticsBudget).toBe(7);
+    expect(updated.err).toContain('statistics budget ε 7');
+    expect(unknown.code).toBe(1);
+  });
 });

@@ -1,8 +1,9 @@
 /**
  * candidateStatistics over the real GraphQL transport and the real store: counts computed in the
  * store from a data set this file builds, checked against the true counts the test computes
- * itself from the same data, under disclosure control (STATISTICS_MIN_CELL 10 and
- * STATISTICS_ROUNDING 5, the defaults); permissions; the audit trail; bad input.
+ * itself from the same data. Counts are checked at ε = 10, where the noise is almost always
+ * 0 and never beyond NOISE_BOUND; the privacy of ε = 1 is checked by statistics-differencing.test.ts
+ * and the budget by statistics-budget.test.ts. Permissions; the audit trail; bad input.
  */
 import type { AuditEventDoc } from '../../src/audit/audit-event';
 import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
@@ -13,8 +14,10 @@ import { startAppUnderTest, graphql, type AppUnderTest, type GraphQLResponse } f
 import { aCandidate } from '../support/builders';
 import { rest } from '../support/rest-client';
 
-const MIN_CELL = 10;
-const ROUNDING = 5;
+/** ε of the accuracy checks: noise of scale 2/10 (4/10 with a multi-valued dimension)... */
+const EPSILON = 10;
+/** ...beyond which it goes with probability below e^-30 (scale 0.4 at most): a failure is a wrong count. */
+const NOISE_BOUND = 12;
 /** The app's clock: age bands are computed in this year. */
 const NOW = new Date(Date.UTC(2030, 5, 1));
 
@@ -93,7 +96,7 @@ function codesOf(candidate: CandidateDoc, dimension: Dimension): string[] {
     case 'NATIONALITY':
       return one(candidate.nationalityIsoCode);
     case 'OCCUPATION':
-      return many((candidate.candidateOccupations ?? []).map((o) => o.occupation!.isco08Code));
+      return many((candidate.candidateOccupations ?? []).slice(0, 3).map((o) => o.occupation!.isco08Code));
     case 'STATUS':
       return one(candidate.status);
     case 'GENDER':
@@ -101,7 +104,7 @@ function codesOf(candidate: CandidateDoc, dimension: Dimension): string[] {
     case 'EDUCATION_LEVEL':
       return one(candidate.maxEducationLevel);
     case 'LANGUAGE':
-      return many((candidate.candidateLanguages ?? []).map((l) => l.languageIsoCode!));
+      return many((candidate.candidateLanguages ?? []).slice(0, 3).map((l) => l.languageIsoCode!));
     case 'YEAR_OF_ARRIVAL':
       return one(candidate.yearOfArrival);
     case 'REGISTRATION_YEAR':
@@ -146,19 +149,19 @@ function trueCounts(filter: Filter, includeEmployed: boolean, groupBy: Dimension
   return counts;
 }
 
-const rounded = (count: number): number => Math.round(count / ROUNDING) * ROUNDING;
-
 interface Statistics {
-  total: number | null;
+  total: number;
   cells: { count: number; values: { dimension: Dimension; code: string; label: string }[] }[];
   suppressedCells: number;
   minimumCellSize: number;
   rounding: number;
+  epsilon: number;
+  epsilonCharged: number;
 }
 
-const QUERY = `query Stats($filter: CandidateFilter, $includeEmployed: Boolean, $groupBy: [CandidateDimension!]!) {
-  candidateStatistics(filter: $filter, includeEmployed: $includeEmployed, groupBy: $groupBy) {
-    total suppressedCells minimumCellSize rounding
+const QUERY = `query Stats($filter: CandidateFilter, $includeEmployed: Boolean, $groupBy: [CandidateDimension!]!, $epsilon: Float) {
+  candidateStatistics(filter: $filter, includeEmployed: $includeEmployed, groupBy: $groupBy, epsilon: $epsilon) {
+    total suppressedCells minimumCellSize rounding epsilon epsilonCharged
     cells { count values { dimension code label } }
   }
 }`;
@@ -170,7 +173,7 @@ describe('candidateStatistics', () => {
   beforeAll(async () => {
     service = await startAppUnderTest({
       clock: { now: () => NOW },
-      config: { statisticsMinCell: MIN_CELL, statisticsRounding: ROUNDING },
+      config: { statisticsBudget: 1_000_000 },
     });
     await new CandidateRepository(service.db).insertMany(DATA);
     analyst = await service.key('READ_STATISTICS');
@@ -181,51 +184,39 @@ describe('candidateStatistics', () => {
   });
 
   const statistics = (
-    variables: { filter?: Filter; includeEmployed?: boolean; groupBy: Dimension[] },
+    variables: { filter?: Filter; includeEmployed?: boolean; groupBy: Dimension[]; epsilon?: number },
     key = analyst,
   ): Promise<GraphQLResponse<{ candidateStatistics: Statistics }>> =>
-    graphql<{ candidateStatistics: Statistics }>(service.url, QUERY, variables, key);
+    graphql<{ candidateStatistics: Statistics }>(service.url, QUERY, { epsilon: EPSILON, ...variables }, key);
 
   async function published(variables: {
     filter?: Filter;
     includeEmployed?: boolean;
     groupBy: Dimension[];
+    epsilon?: number;
   }): Promise<Statistics> {
     const { body } = await statistics(variables);
     expect(body.errors).toBeUndefined();
     return body.data!.candidateStatistics;
   }
 
-  /** What the answer must be, from the true counts. */
-  function expected(filter: Filter, includeEmployed: boolean, groupBy: Dimension[]) {
-    const counts = trueCounts(filter, includeEmployed, groupBy);
-    const cells = new Map(
-      [...counts]
-        .filter(([, count]) => count >= MIN_CELL)
-        .map(([codes, count]) => [codes, Math.max(rounded(count), MIN_CELL)]),
-    );
-    const total = selected(filter, includeEmployed).length;
-    return {
-      cells,
-      suppressed: [...counts.values()].filter((count) => count < MIN_CELL).length,
-      total: Math.max(rounded(total), MIN_CELL),
-      counts,
-    };
-  }
-
+  /**
+   * The answer against the true counts: every listed cell within NOISE_BOUND of its true count
+   * and at least minimumCellSize; every combination whose true count is NOISE_BOUND above
+   * minimumCellSize listed; the total within NOISE_BOUND; the order by noisy count, then codes.
+   */
   function assertPublished(answer: Statistics, filter: Filter, includeEmployed: boolean, groupBy: Dimension[]): void {
-    const want = expected(filter, includeEmployed, groupBy);
+    const counts = trueCounts(filter, includeEmployed, groupBy);
     const got = new Map(answer.cells.map((cell) => [cell.values.map((value) => value.code).join('|'), cell.count]));
-    expect(got).toEqual(want.cells);
-    expect(answer.suppressedCells).toBe(want.suppressed);
-    expect(answer.total).toBe(want.total);
-    expect(answer).toMatchObject({ minimumCellSize: MIN_CELL, rounding: ROUNDING });
-    for (const cell of answer.cells) {
-      expect(cell.values.map((value) => value.dimension)).toEqual(groupBy);
-      expect(cell.count % ROUNDING).toBe(0);
-      expect(cell.count).toBeGreaterThanOrEqual(MIN_CELL);
+    for (const [codes, count] of got) {
+      expect(Math.abs(count - (counts.get(codes) ?? 0))).toBeLessThanOrEqual(NOISE_BOUND);
+      expect(count).toBeGreaterThanOrEqual(answer.minimumCellSize);
     }
-    // Ordered by published count, then by the codes.
+    for (const [codes, count] of counts)
+      if (count >= answer.minimumCellSize + NOISE_BOUND) expect([codes, got.has(codes)]).toEqual([codes, true]);
+    expect(Math.abs(answer.total - selected(filter, includeEmployed).length)).toBeLessThanOrEqual(NOISE_BOUND);
+    expect(answer).toMatchObject({ suppressedCells: 0, rounding: 1, epsilon: EPSILON });
+    for (const cell of answer.cells) expect(cell.values.map((value) => value.dimension)).toEqual(groupBy);
     const order = answer.cells.map((cell) => [cell.count, cell.values.map((value) => value.code)] as const);
     const sorted = [...order].sort(
       (a, b) => b[0] - a[0] || (a[1].join('|') < b[1].join('|') ? -1 : a[1].join('|') > b[1].join('|') ? 1 : 0),
@@ -245,23 +236,22 @@ describe('candidateStatistics', () => {
     'REGISTRATION_YEAR',
     'AGE_BAND',
   ])(
-    'when counted by %s, then every published count is the true count rounded to 5, and cells under 10 are withheld and counted',
+    'when counted by %s, then every listed count is the true count plus bounded noise, and every large cell is listed',
     async (dimension) => {
       // Act
       const answer = await published({ groupBy: [dimension] });
 
       // Assert
       assertPublished(answer, {}, false, [dimension]);
-      const want = expected({}, false, [dimension]);
-      expect(want.cells.size).toBeGreaterThan(0);
+      expect(answer.cells.length).toBeGreaterThan(0);
     },
   );
 
-  test('when a dimension has small and unknown values, then the data set really has withheld cells and UNKNOWN cells (the tests above exercise both)', () => {
+  test('when a dimension has unknown values, then the data set really has UNKNOWN cells and candidates with more than 3 occupations (the tests above exercise both)', () => {
     // Assert
-    expect(expected({}, false, ['AGE_BAND']).suppressed).toBeGreaterThan(0);
-    expect(expected({}, false, ['OCCUPATION']).cells.has('UNKNOWN')).toBe(true);
-    expect(expected({}, false, ['AGE_BAND']).counts.has('UNKNOWN')).toBe(true);
+    expect(trueCounts({}, false, ['OCCUPATION']).has('UNKNOWN')).toBe(true);
+    expect(trueCounts({}, false, ['AGE_BAND']).has('UNKNOWN')).toBe(true);
+    expect(DATA.some((c) => (c.candidateOccupations ?? []).length > 3)).toBe(true);
   });
 
   test.each<[string, Filter, boolean, Dimension[]]>([
@@ -276,7 +266,7 @@ describe('candidateStatistics', () => {
       ['LANGUAGE', 'REGISTRATION_YEAR'],
     ],
   ])(
-    'when two dimensions are combined (%s), then each cell counts the candidates with both values, under the same rules',
+    'when two dimensions are combined (%s), then each cell counts the candidates with both values, plus bounded noise',
     async (_name, filter, includeEmployed, groupBy) => {
       // Act
       const answer = await published({ filter, includeEmployed, groupBy });
@@ -287,13 +277,23 @@ describe('candidateStatistics', () => {
     },
   );
 
-  test('when the same query runs again, then the answer is the same (no noise to average away)', async () => {
+  test('when the same query runs again, then the answer is the same stored answer, at no cost (no noise to average away)', async () => {
     // Act
-    const first = await published({ groupBy: ['NATIONALITY', 'LANGUAGE'] });
-    const second = await published({ groupBy: ['NATIONALITY', 'LANGUAGE'] });
+    const first = await published({ groupBy: ['NATIONALITY', 'LANGUAGE'], epsilon: 1 });
+    const second = await published({ groupBy: ['NATIONALITY', 'LANGUAGE'], epsilon: 1 });
 
     // Assert
-    expect(second).toEqual(first);
+    expect(first.epsilonCharged).toBe(1);
+    expect(second).toEqual({ ...first, epsilonCharged: 0 });
+  });
+
+  test('when a query differs only in ε, then it is a new query with its own noise and its own charge', async () => {
+    // Act
+    const first = await published({ groupBy: ['GENDER'], epsilon: 0.5 });
+    const second = await published({ groupBy: ['GENDER'], epsilon: 0.501 });
+
+    // Assert
+    expect([first.epsilonCharged, second.epsilonCharged]).toEqual([0.5, 0.501]);
   });
 
   test('when a filter is given, then it selects what the same filter selects in candidates', async () => {
@@ -313,30 +313,24 @@ describe('candidateStatistics', () => {
     // Assert
     const total = search.body.data!.candidates.totalElements;
     expect(total).toBe(selected({ location: ['LB'], occupation: ['2221'] }, false).length);
-    expect(total).toBeGreaterThanOrEqual(MIN_CELL);
-    expect(answer.total).toBe(rounded(total));
-    expect(answer.cells).toEqual([{ values: [], count: rounded(total) }]);
+    expect(total).toBeGreaterThanOrEqual(10);
+    expect(Math.abs(answer.total - total)).toBeLessThanOrEqual(NOISE_BOUND);
+    expect(answer.cells).toEqual([{ values: [], count: answer.total }]);
   });
 
-  test('when the filtered population is below the minimum, then nothing is published: no cells, a null total, no count of cells', async () => {
+  test('when the filtered population is tiny, then the answer has the same shape as any other: whether cells are listed does not depend on a true count', async () => {
     // Arrange
     expect(selected({ location: ['TR'] }, false)).toHaveLength(6);
 
     // Act
-    const answers = await Promise.all([
-      published({ filter: { location: ['TR'] }, groupBy: ['GENDER'] }),
-      published({ filter: { location: ['TR'] }, groupBy: [] }),
-    ]);
+    const tiny = await published({ filter: { location: ['TR'] }, groupBy: ['GENDER'] });
+    const large = await published({ filter: { location: ['LB'] }, groupBy: ['GENDER'] });
 
     // Assert
-    for (const answer of answers)
-      expect(answer).toEqual({
-        total: null,
-        cells: [],
-        suppressedCells: 0,
-        minimumCellSize: MIN_CELL,
-        rounding: ROUNDING,
-      });
+    expect(tiny.total).toEqual(expect.any(Number));
+    expect(tiny.minimumCellSize).toBe(large.minimumCellSize);
+    expect(tiny).toMatchObject({ suppressedCells: 0, rounding: 1, epsilonCharged: EPSILON });
+    assertPublished(tiny, { location: ['TR'] }, false, ['GENDER']);
   });
 
   test('when cells are published, then they carry labels from the reference data', async () => {
@@ -405,7 +399,7 @@ describe('candidateStatistics', () => {
     });
   });
 
-  test('when a statistics query runs, then the audit trail records the key, the filter and the dimensions, and no result', async () => {
+  test('when a statistics query runs, then the audit trail records the key, the filter, the dimensions and the ε charged, and no result', async () => {
     // Arrange
     const key = await service.key('READ_STATISTICS');
     const record = await service.db.collection('apiKeys').findOne({ keyHash: hashApiKey(key) });
@@ -442,10 +436,12 @@ describe('candidateStatistics', () => {
     expect(event.statisticsQueries).toEqual([
       {
         locations: [],
-        nationalities: ['SY', 'IQ'],
+        // In canonical (sorted) order: the form repeats are recognised by.
+        nationalities: ['IQ', 'SY'],
         occupations: ['2221'],
         includeEmployed: false,
         groupBy: ['LOCATION', 'GENDER'],
+        epsilonCharged: EPSILON,
       },
     ]);
     // Nothing of the answer is kept: the event has the usual fields and the query, nothing else.
@@ -467,7 +463,7 @@ describe('candidateStatistics', () => {
     const admin = await service.key('ADMIN');
     const trail = await graphql<{ auditEvents: { edges: { node: { statisticsQueries: unknown[] } }[] } }>(
       service.url,
-      'query($id: String) { auditEvents(apiKeyId: $id) { edges { node { statisticsQueries { locations nationalities occupations includeEmployed groupBy } } } } }',
+      'query($id: String) { auditEvents(apiKeyId: $id) { edges { node { statisticsQueries { locations nationalities occupations includeEmployed groupBy epsilonCharged } } } } }',
       { id: apiKeyId },
       admin,
     );
@@ -480,6 +476,9 @@ describe('candidateStatistics', () => {
     ['three dimensions', { groupBy: ['LOCATION', 'GENDER', 'STATUS'] }],
     ['the same dimension twice', { groupBy: ['LOCATION', 'LOCATION'] }],
     ['a malformed code in the filter', { groupBy: ['LOCATION'], filter: { location: ['Lebanon'] } }],
+    ['an ε of 0', { groupBy: ['LOCATION'], epsilon: 0 }],
+    ['an ε with four decimals', { groupBy: ['LOCATION'], epsilon: 0.0005 }],
+    ['an ε above 10', { groupBy: ['LOCATION'], epsilon: 11 }],
   ])('when the query asks %s, then the answer is BAD_USER_INPUT and nothing is counted', async (_name, variables) => {
     // Act
     const { body } = await graphql<{ candidateStatistics: Statistics }>(service.url, QUERY, variables, analyst);

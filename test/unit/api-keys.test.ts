@@ -48,6 +48,12 @@ function fakeRepository() {
       doc.revokedAt ??= at;
       return strip(doc);
     },
+    setStatisticsBudget: async (id, statisticsBudget) => {
+      const doc = docs.find((d) => d.id === id);
+      if (!doc) return null;
+      doc.statisticsBudget = statisticsBudget;
+      return strip(doc);
+    },
   };
   return { repository, docs, calls };
 }
@@ -325,6 +331,24 @@ describe('keys CLI arguments', () => {
   test('when list or revoke are given, then they are parsed', () => {
     expect(parseKeysArgs(['list'])).toEqual({ command: 'list' });
     expect(parseKeysArgs(['revoke', 'key_abc'])).toEqual({ command: 'revoke', id: 'key_abc' });
+    expect(parseKeysArgs(['update', 'key_abc', '--statistics-budget', '2.5'])).toEqual({
+      command: 'update',
+      id: 'key_abc',
+      statisticsBudget: 2.5,
+    });
+    expect(parseKeysArgs(['create', '--name=n', '--permissions=READ_STATISTICS', '--statistics-budget', '0'])).toEqual({
+      command: 'create',
+      name: 'n',
+      permissions: ['READ_STATISTICS'],
+      statisticsBudget: 0,
+    });
+    for (const bad of [
+      ['update', 'key_abc'],
+      ['update', 'key_abc', '--statistics-budget', '-1'],
+      ['update', 'key_abc', '--statistics-budget', '0.0001'],
+      ['create', '--name=n', '--permissions=ADMIN', '--statistics-budget', 'lots'],
+    ])
+      expect(() => parseKeysArgs(bad)).toThrow(UsageError);
     expect(parseKeysArgs(['--help'])).toEqual({ command: 'help' });
   });
 

@@ -1,4 +1,4 @@
-import { publishedCount } from '../../src/statistics/disclosure-control';
+import { publishedCount } from '../support/previous-disclosure-control';
 
 describe('disclosure control', () => {
   test.each([

@@ -102,6 +102,8 @@ export type AuditTransport =
 /** What one statistics query asked, as the service understood it (codes trimmed and in upper case). */
 export type AuditedStatisticsQuery = {
   __typename?: 'AuditedStatisticsQuery';
+  /** The privacy budget (ε) the query spent: 0 for a repeat or a refused query; null for queries audited before budgets existed. */
+  epsilonCharged?: Maybe<Scalars['Float']['output']>;
   /** The dimensions, in the order asked. */
   groupBy: Array<CandidateDimension>;
   /** Whether candidates with status EMPLOYED were counted. */
@@ -408,8 +410,8 @@ export type CandidateDimension =
   | 'GENDER'
   /**
    * Language: ISO 639-1 code in lower case, as stored. Multi-valued: a candidate counts once in
-   * each of its distinct languages (so cells may add up to more than the total); one without any
-   * language counts under `UNKNOWN`.
+   * each distinct language among the first 3 of its list (so cells may add up to more than the
+   * total); one without any language counts under `UNKNOWN`.
    */
   | 'LANGUAGE'
   /** Country of current location: ISO 3166-1 alpha-2 code (`country` of the candidate). */
@@ -418,8 +420,8 @@ export type CandidateDimension =
   | 'NATIONALITY'
   /**
    * Occupation: ISCO-08 unit group code (4 digits). Multi-valued: a candidate counts once in
-   * each of its distinct occupations (so cells may add up to more than the total); one without
-   * any occupation counts under `UNKNOWN`.
+   * each distinct occupation among the first 3 of its list (so cells may add up to more than
+   * the total); one without any occupation counts under `UNKNOWN`.
    */
   | 'OCCUPATION'
   /** Year (UTC) in which the candidate was registered, as a number in `code`. */
@@ -645,24 +647,45 @@ export type CandidateSkillInput = {
   timePeriod?: InputMaybe<Scalars['String']['input']>;
 };
 
-/** The answer of `candidateStatistics`: what may be published of the counts asked for. */
+/** The answer of `candidateStatistics`: noisy counts and what the query cost. */
 export type CandidateStatistics = {
   __typename?: 'CandidateStatistics';
+  /** The key's privacy budget (ε) per period. */
+  budget: Scalars['Float']['output'];
+  /** The ε the key has left in the current period, after this query. */
+  budgetRemaining: Scalars['Float']['output'];
+  /** When the current budget period ends and the key's budget is whole again. */
+  budgetRenewsAt: Scalars['DateTime']['output'];
   /**
-   * The published cells: the non-empty combinations of the dimensions' values with at least
-   * `minimumCellSize` candidates, ordered by published count (descending), then by the codes
-   * in dimension order.
+   * The listed cells: the combinations of the dimensions' values (over their whole domains,
+   * `UNKNOWN` included) whose noisy count is at least `minimumCellSize`, ordered by noisy count
+   * (descending), then by the codes in dimension order. A combination not listed has a noisy
+   * count below `minimumCellSize`, which may be 0 or more.
    */
   cells: Array<StatisticsCell>;
-  /** The smallest number of candidates a published count stands for (STATISTICS_MIN_CELL). */
+  /** The ε the answer was computed with. */
+  epsilon: Scalars['Float']['output'];
+  /** The ε this request spent from the key's budget: 0 for a repeat answered from the stored answer. */
+  epsilonCharged: Scalars['Float']['output'];
+  /**
+   * The smallest noisy count a listed cell has: the count that noise alone reaches in an empty
+   * cell with probability at most 1 %. It depends only on `epsilon` and the dimensions, never on
+   * the data.
+   */
   minimumCellSize: Scalars['Int']['output'];
-  /** The base every published count is rounded to a multiple of (STATISTICS_ROUNDING). */
+  /**
+   * Always 1: counts are not rounded.
+   * @deprecated Counts are noisy, not rounded.
+   */
   rounding: Scalars['Int']['output'];
-  /** How many non-empty cells were withheld for being smaller than `minimumCellSize`. */
+  /**
+   * Always 0: no cell is withheld for its true count.
+   * @deprecated No cell is withheld for its true count any more; cells are listed by their noisy counts (see `minimumCellSize`).
+   */
   suppressedCells: Scalars['Int']['output'];
   /**
-   * Number of candidates the filter selects, rounded like the cells; null when that population
-   * is smaller than `minimumCellSize` (then nothing else is published either).
+   * Number of candidates the filter selects, plus noise (never negative). Never null; nullable
+   * only for clients written against the earlier schema.
    */
   total?: Maybe<Scalars['Int']['output']>;
 };
@@ -1494,17 +1517,19 @@ export type Query = {
    */
   candidate?: Maybe<Candidate>;
   /**
-   * How many candidates there are, in total and by up to two dimensions, under disclosure
-   * control so that no answer can single out a person: a cell of fewer candidates than
-   * `minimumCellSize` is withheld (counted in `suppressedCells`), every published count and the
-   * total are rounded to the nearest multiple of `rounding` (halves up) and are never below
-   * `minimumCellSize`, and when the whole filtered population is smaller than `minimumCellSize`
-   * nothing is published (no cells, `total` null, `suppressedCells` 0). There is no random noise:
-   * the same query gives the same answer while the data does not change.
+   * How many candidates there are, in total and by up to two dimensions, under ε-differential
+   * privacy, so that no sequence of answers can single out a person: every published number is
+   * the true count plus random noise (discrete Laplace, scaled to what one candidate can change
+   * in the answer divided by `epsilon`), cells are released over each dimension's whole domain
+   * (which cells are listed depends only on their noisy counts), and each query spends its
+   * `epsilon` from the key's privacy budget for the current period. A query that would spend
+   * more than is left is refused with the code `PRIVACY_BUDGET_EXHAUSTED`, whose message says
+   * when the budget renews. The same query (filter, includeEmployed, groupBy, epsilon) asked
+   * again in the same period returns the stored answer and costs nothing.
    *
    * Needs an API key with the READ_STATISTICS permission (ADMIN implies it); READ_CANDIDATE_DATA
-   * alone does not allow it. Returns no candidate. Each query is audited (the key, the filter and
-   * the dimensions; never the results).
+   * alone does not allow it. Returns no candidate. Each query is audited (the key, the filter,
+   * the dimensions and the ε charged; never the results).
    */
   candidateStatistics: CandidateStatistics;
   /**
@@ -1604,6 +1629,7 @@ export type QueryCandidateArgs = {
  * administered with `npm run keys`, not through GraphQL.
  */
 export type QueryCandidateStatisticsArgs = {
+  epsilon?: InputMaybe<Scalars['Float']['input']>;
   filter?: InputMaybe<CandidateFilter>;
   groupBy: Array<CandidateDimension>;
   includeEmployed?: InputMaybe<Scalars['Boolean']['input']>;
@@ -1829,10 +1855,10 @@ export type SavedListCandidatesArgs = {
   page?: InputMaybe<Scalars['Int']['input']>;
 };
 
-/** One published cell: a combination of values, one per dimension asked for, and its count. */
+/** One listed cell: a combination of values, one per dimension asked for, and its noisy count. */
 export type StatisticsCell = {
   __typename?: 'StatisticsCell';
-  /** Number of candidates with these values, rounded to a multiple of `rounding` and at least `minimumCellSize`. */
+  /** Number of candidates with these values, plus noise: at least `minimumCellSize`. */
   count: Scalars['Int']['output'];
   /** The values of the cell, in the order of `groupBy`. */
   values: Array<DimensionValue>;

@@ -1,0 +1,215 @@
+/**
+ * The privacy budget of candidateStatistics over two instances of the service sharing one store
+ * (as behind a load balancer): each new query spends its ε from the key's budget for the
+ * period, a query that would overspend is refused with PRIVACY_BUDGET_EXHAUSTED naming when the
+ * budget renews, a repeat is answered from the stored answer at no cost, and the budget renews
+ * on the injected clock. Both instances run on one clock the tests move by hand.
+ */
+import { createApiKeyRepository } from '../../src/auth/api-key-repository';
+import { ApiKeyService } from '../../src/auth/api-key-service';
+import { loadConfig } from '../../src/config';
+import { seedDemoData } from '../../src/demo/seed-demo-data';
+import { createLogger } from '../../src/logger';
+import { createApp, type CandidateDirectory } from '../../src/main';
+import { graphql, type GraphQLResponse } from '../support/app-under-test';
+import { testDatabaseName } from '../support/builders';
+import { TestClock } from '../support/test-clock';
+import { startStoreUnderTest, type StoreUnderTest } from 'embedded-mongodb/test-support';
+
+/** Default budget of these instances: three queries at the default ε of 1. */
+const BUDGET = 3;
+/** Budget periods of 24 hours: 2030-05-06 12:00 is in the period that renews at 2030-05-07 00:00 UTC. */
+const clock = new TestClock('2030-05-06T12:00:00.000Z');
+const RENEWS_AT = '2030-05-07T00:00:00.000Z';
+
+interface Instance {
+  app: CandidateDirectory;
+  url: string;
+}
+
+interface Answer {
+  total: number;
+  epsilon: number;
+  epsilonCharged: number;
+  budget: number;
+  budgetRemaining: number;
+  budgetRenewsAt: string;
+  cells: { count: number; values: { code: string }[] }[];
+}
+
+const QUERY = `query Stats($filter: CandidateFilter, $groupBy: [CandidateDimension!]!, $epsilon: Float) {
+  candidateStatistics(filter: $filter, groupBy: $groupBy, epsilon: $epsilon) {
+    total epsilon epsilonCharged budget budgetRemaining budgetRenewsAt
+    cells { count values { code } }
+  }
+}`;
+
+let store: StoreUnderTest;
+let a: Instance;
+let b: Instance;
+
+beforeAll(async () => {
+  store = await startStoreUnderTest();
+  const config = loadConfig(
+    {},
+    {
+      port: 0,
+      mongodbUri: store.uri,
+      mongodbDb: testDatabaseName('statistics_budget'),
+      logLevel: 'silent',
+      statisticsBudget: BUDGET,
+      statisticsEpsilon: 1,
+      statisticsBudgetPeriodHours: 24,
+    },
+  );
+  const start = async (): Promise<Instance> => {
+    const app = await createApp(config, createLogger(config), clock);
+    return { app, url: await app.start() };
+  };
+  a = await start();
+  b = await start();
+  await seedDemoData(a.app.database.db, { candidates: 60, seed: 5 });
+});
+
+afterAll(async () => {
+  await a?.app.stop();
+  await b?.app.stop();
+  await store?.stop();
+});
+
+beforeEach(() => {
+  clock.set('2030-05-06T12:00:00.000Z');
+});
+
+async function analystKey(statisticsBudget?: number): Promise<string> {
+  const service = new ApiKeyService(createApiKeyRepository(a.app.database.db), clock);
+  const { key } = await service.createKey({ name: 'analyst', permissions: ['READ_STATISTICS'], statisticsBudget });
+  return key;
+}
+
+function ask(
+  instance: Instance,
+  key: string,
+  variables: { groupBy: string[]; filter?: Record<string, string[]>; epsilon?: number },
+): Promise<GraphQLResponse<{ candidateStatistics: Answer }>> {
+  return graphql<{ candidateStatistics: Answer }>(instance.url, QUERY, variables, key);
+}
+
+async function answered(
+  instance: Instance,
+  key: string,
+  variables: { groupBy: string[]; filter?: Record<string, string[]>; epsilon?: number },
+): Promise<Answer> {
+  const { body } = await ask(instance, key, variables);
+  expect(body.errors).toBeUndefined();
+  return body.data!.candidateStatistics;
+}
+
+describe('statistics privacy budget', () => {
+  test('when a key spends its whole budget, then the next new query is refused with PRIVACY_BUDGET_EXHAUSTED naming when it renews, and nothing is charged', async () => {
+    // Arrange
+    const key = await analystKey();
+
+    // Act
+    const spent = [
+      await answered(a, key, { groupBy: ['GENDER'] }),
+      await answered(a, key, { groupBy: ['LOCATION'] }),
+      await answered(b, key, { groupBy: ['STATUS'] }),
+    ];
+    const refused = await ask(a, key, { groupBy: ['AGE_BAND'] });
+    const cheaper = await ask(b, key, { groupBy: ['AGE_BAND'], epsilon: 0.5 });
+
+    // Assert
+    expect(spent.map((answer) => [answer.epsilonCharged, answer.budgetRemaining])).toEqual([
+      [1, 2],
+      [1, 1],
+      [1, 0],
+    ]);
+    expect(spent[0]).toMatchObject({ epsilon: 1, budget: BUDGET, budgetRenewsAt: RENEWS_AT });
+    for (const { status, body } of [refused, cheaper]) {
+      expect(status).not.toBe(500);
+      expect(body.data?.candidateStatistics ?? null).toBeNull();
+      expect(body.errors?.[0]?.extensions?.code).toBe('PRIVACY_BUDGET_EXHAUSTED');
+      expect(body.errors?.[0]?.message).toContain(`renews at ${RENEWS_AT}`);
+      expect(body.errors?.[0]?.message).toContain('has ε = 0 left');
+    }
+  });
+
+  test('when the same query is asked again in the period, on either instance, then the stored answer comes back at no cost', async () => {
+    // Arrange
+    const key = await analystKey();
+    const query = { groupBy: ['NATIONALITY', 'GENDER'], filter: { location: ['LB'] } };
+    const first = await answered(a, key, query);
+
+    // Act
+    const again = await answered(b, key, query);
+    const other = await answered(a, key, { ...query, filter: { location: ['lb'] } });
+
+    // Assert
+    expect(first.epsilonCharged).toBe(1);
+    expect(again.cells).toEqual(first.cells);
+    expect(again.total).toBe(first.total);
+    expect(again).toMatchObject({ epsilonCharged: 0, budgetRemaining: 2 });
+    // The canonical form: codes as the service understands them, so a respelling is a repeat too.
+    expect(other).toMatchObject({ epsilonCharged: 0, budgetRemaining: 2, total: first.total });
+  });
+
+  test('when the period ends on the clock, then the budget is whole again and a repeat is a new query with new noise', async () => {
+    // Arrange
+    const key = await analystKey();
+    for (const groupBy of [['GENDER'], ['LOCATION'], ['STATUS']]) await answered(a, key, { groupBy });
+    expect((await ask(a, key, { groupBy: ['AGE_BAND'] })).body.errors?.[0]?.extensions?.code).toBe(
+      'PRIVACY_BUDGET_EXHAUSTED',
+    );
+
+    // Act
+    clock.set(RENEWS_AT);
+    const renewed = await answered(b, key, { groupBy: ['AGE_BAND'] });
+    const repeated = await answered(a, key, { groupBy: ['GENDER'] });
+
+    // Assert
+    expect(renewed).toMatchObject({
+      epsilonCharged: 1,
+      budgetRemaining: 2,
+      budgetRenewsAt: '2030-05-08T00:00:00.000Z',
+    });
+    expect(repeated).toMatchObject({ epsilonCharged: 1, budgetRemaining: 1 });
+  });
+
+  test('when two instances receive many new queries of one key at once, then together they never spend more than its budget', async () => {
+    // Arrange
+    const key = await analystKey(5);
+    const groupings = ['LOCATION', 'NATIONALITY', 'OCCUPATION', 'STATUS', 'GENDER', 'EDUCATION_LEVEL', 'LANGUAGE'];
+
+    // Act
+    const answers = await Promise.all(
+      groupings.flatMap((dimension) => [
+        ask(a, key, { groupBy: [dimension], epsilon: 0.5 }),
+        ask(b, key, { groupBy: [dimension, 'AGE_BAND'], epsilon: 0.5 }),
+      ]),
+    );
+
+    // Assert
+    const accepted = answers.filter(({ body }) => body.errors === undefined);
+    const refused = answers.filter(({ body }) => body.errors?.[0]?.extensions?.code === 'PRIVACY_BUDGET_EXHAUSTED');
+    expect(accepted).toHaveLength(10);
+    expect(refused).toHaveLength(answers.length - 10);
+    const charged = accepted.reduce((sum, { body }) => sum + body.data!.candidateStatistics.epsilonCharged, 0);
+    expect(charged).toBe(5);
+  });
+
+  test("when a key carries its own statistics budget, then it is that key's budget instead of the default", async () => {
+    // Arrange
+    const key = await analystKey(1.5);
+
+    // Act
+    const first = await answered(a, key, { groupBy: ['GENDER'], epsilon: 0.75 });
+    const second = await answered(b, key, { groupBy: ['STATUS'], epsilon: 0.75 });
+    const third = await ask(a, key, { groupBy: ['LOCATION'], epsilon: 0.001 });
+
+    // Assert
+    expect(first).toMatchObject({ budget: 1.5, budgetRemaining: 0.75 });
+    expect(second).toMatchObject({ budget: 1.5, budgetRemaining: 0 });
+    expect(third.body.errors?.[0]?.extensions?.code).toBe('PRIVACY_BUDGET_EXHAUSTED');
+  });
+});
