@@ -146,12 +146,12 @@ function toEvent(doc: AuditEventDoc): AuditEventDoc {
 export async function applyAuditRetention(db: Db, days: number): Promise<void> {
   const collection = db.collection(AUDIT_COLLECTION);
   const expireAfterSeconds = days * 24 * 60 * 60;
-  const existing = (
-    await collection
-      .listIndexes()
-      .toArray()
-      .catch(() => [])
-  ).find((index) => index.name === AUDIT_RETENTION_INDEX);
+  // A collection not yet created has no indexes (listIndexes answers NamespaceNotFound).
+  const indexes: { name?: unknown; expireAfterSeconds?: unknown }[] = await collection
+    .listIndexes()
+    .toArray()
+    .catch(() => []);
+  const existing = indexes.find((index) => index.name === AUDIT_RETENTION_INDEX);
   if (existing !== undefined && (days === 0 || existing.expireAfterSeconds !== expireAfterSeconds)) {
     await collection.dropIndex(AUDIT_RETENTION_INDEX);
   }

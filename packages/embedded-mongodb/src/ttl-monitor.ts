@@ -88,8 +88,8 @@ function expiredFilter(
   const seconds = options.expireAfterSeconds as unknown;
   // As mongod: TTL applies to single-field indexes only, never to _id, and needs a number.
   if (typeof seconds !== 'number' || !Number.isFinite(seconds) || fields.length !== 1) return undefined;
-  const field = fields[0]!.path;
-  if (field === '_id') return undefined;
+  const field = fields[0]?.path;
+  if (field === undefined || field === '_id') return undefined;
   const expired = { [field]: { $lt: new Date(now - seconds * 1000) } };
   return partialFilterExpression === undefined ? expired : { $and: [partialFilterExpression, expired] };
 }

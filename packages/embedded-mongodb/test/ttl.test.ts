@@ -135,7 +135,8 @@ describe('embedded store TTL indexes', () => {
   });
 
   test('when a pass deletes documents of a durable store, then the deletion survives a restart', async () => {
-    const { dir, remove } = makeTempDir('ttl-durable');
+    const temp = makeTempDir('ttl-durable');
+    const dir = temp.dir;
     const first = await startEmbeddedStore({ dbPath: dir, port: 0, ttlMonitorSleepSecs: 0.05, now: () => now });
     const firstClient = await MongoClient.connect(first.uri);
     await firstClient.db('ttl').collection('d').createIndex({ at: 1 }, { expireAfterSeconds: 0 });
@@ -154,7 +155,7 @@ describe('embedded store TTL indexes', () => {
     } finally {
       await secondClient.close();
       await second.close();
-      remove();
+      temp.remove();
     }
   });
 });
