@@ -153,6 +153,13 @@ export const settings = {
       'Audit events of reads (and of refused requests) held in memory until stored; a failed write is retried until it is. While this many are held, reads are refused (503, Retry-After) rather than served unaudited. A kill -9 loses the events held, at most this many. Events of writes are stored with the write.',
     schema: z.coerce.number().int().min(1).max(1_000_000),
   },
+  auditRetentionDays: {
+    env: 'AUDIT_RETENTION_DAYS',
+    default: '400',
+    description:
+      'Days an audit event is kept; a TTL index on its time removes older ones (0: kept until an operator removes them). The default covers a year of data-protection requests and erasure notices, which rely on the trail to name every recipient, plus a month of margin.',
+    schema: z.coerce.number().int().min(0).max(36_500),
+  },
   statisticsEpsilon: {
     env: 'STATISTICS_EPSILON',
     default: '1',

@@ -12,6 +12,7 @@ import { httpHygiene, httpServerOptions } from './http/security';
 import { dropSupersededIndexes, ensureIndexes } from './indexes';
 import { CandidateRepository } from './candidates/candidate-repository';
 import { backfillEmailKeys } from './candidates/registration-repository';
+import { applyAuditRetention } from './audit/audit-repository';
 import { emailIdentityKey } from './candidates/text-input';
 import { openStore } from './store/open-store';
 import { bootstrapDemo, type DemoBootstrap } from './demo/bootstrap';
@@ -85,6 +86,7 @@ export async function createApp(
   observeMongoCommands(database.client, metrics);
   await dropSupersededIndexes(database.db);
   await ensureIndexes(database.db);
+  await applyAuditRetention(database.db, config.auditRetentionDays);
   // Data written before `listed` existed gets it before any search relies on it.
   await new CandidateRepository(database.db).backfillListed();
   // Identities written before e-mails were compared by emailIdentityKey get that key.

@@ -1,7 +1,7 @@
 import { MongoBulkWriteError, type ClientSession, type Collection, type Db, type Filter } from 'mongodb';
 import { isDuplicateKeyWriteError } from '../store/duplicate-key';
 import type { AuditEventDoc } from './audit-event';
-import { AUDIT_COLLECTION } from './audit-indexes';
+import { AUDIT_COLLECTION, AUDIT_RETENTION_INDEX } from './audit-indexes';
 
 /** A position in the order of the trail (time, then eventId, both descending). */
 export interface AuditPosition {
@@ -42,7 +42,8 @@ interface StoredAuditEvent extends AuditEventDoc {
 
 /**
  * The `auditEvents` collection. Append-only: events are inserted and read, never changed or
- * deleted by the service. Driver objects and errors stay here.
+ * deleted by the service; the store's TTL monitor removes those older than the retention
+ * (applyAuditRetention). Driver objects and errors stay here.
  */
 export class AuditRepository {
   private readonly collection: Collection<StoredAuditEvent>;
@@ -136,4 +137,26 @@ function toEvent(doc: AuditEventDoc): AuditEventDoc {
     }));
   }
   return event;
+}
+
+/**
+ * Makes the TTL index on `time` keep events for `days` (0: no TTL index, events are kept). Run at
+ * start: a changed AUDIT_RETENTION_DAYS replaces the index (MongoDB refuses a second index on the
+ * same key with other options), an unchanged one is left alone.
+ */
+export async function applyAuditRetention(db: Db, days: number): Promise<void> {
+  const collection = db.collection(AUDIT_COLLECTION);
+  const expireAfterSeconds = days * 24 * 60 * 60;
+  // A collection not yet created has no indexes (listIndexes answers NamespaceNotFound).
+  const indexes: { name?: unknown; expireAfterSeconds?: unknown }[] = await collection
+    .listIndexes()
+    .toArray()
+    .catch(() => []);
+  const existing = indexes.find((index) => index.name === AUDIT_RETENTION_INDEX);
+  if (existing !== undefined && (days === 0 || existing.expireAfterSeconds !== expireAfterSeconds)) {
+    await collection.dropIndex(AUDIT_RETENTION_INDEX);
+  }
+  if (days > 0 && existing?.expireAfterSeconds !== expireAfterSeconds) {
+    await collection.createIndex({ time: 1 }, { name: AUDIT_RETENTION_INDEX, expireAfterSeconds });
+  }
 }

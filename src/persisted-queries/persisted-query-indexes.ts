@@ -4,10 +4,10 @@ import type { IndexSpec } from '../store/indexes';
 export const PERSISTED_QUERY_COLLECTION = 'persistedQueries';
 
 /**
- * Indexes of `persistedQueries` (the `_id` is the query's hash). The TTL index lets MongoDB drop
- * a query once it expires; the repository also treats an expired query as absent and removes
- * expired ones itself when it stores another, so the embedded store, which has no TTL monitor,
- * stays bounded too. The same index orders the eviction of the oldest when the collection is full.
+ * Indexes of `persistedQueries` (the `_id` is the query's hash). The TTL index drops a query once
+ * it expires, on MongoDB and on the embedded store alike; the repository also treats an expired
+ * query as absent and removes expired ones itself when it stores another. The same index orders
+ * the eviction of the oldest when the collection is full (GRAPHQL_APQ_MAX_ENTRIES).
  */
 export const persistedQueryIndexes: readonly IndexSpec[] = [
   {

@@ -5,9 +5,9 @@ export const RATE_LIMIT_COLLECTION = 'rateLimits';
 
 /**
  * Indexes of `rateLimits`. The unique (apiKeyId, kind, windowStart) index makes the upsert of a
- * window's counter create one document however many instances count at once; the TTL index lets
- * MongoDB drop a counter once its window is over (the rate limiter also removes a key's ended
- * windows itself, so the embedded store, which has no TTL monitor, stays small too).
+ * window's counter create one document however many instances count at once; the TTL index drops
+ * a counter once its window is over, on MongoDB and on the embedded store alike (the rate limiter
+ * also removes a key's ended windows itself when it opens the next).
  */
 export const rateLimitIndexes: readonly IndexSpec[] = [
   {

@@ -9,8 +9,8 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 /**
  * Indexes of `idempotencyKeys`. The unique (apiKeyId, keyHash) index is what makes the first of
  * two concurrent requests with one key the only one to run, across instances; the TTL index
- * lets MongoDB drop records a day after they were made (the embedded store keeps them, and the
- * repository treats an expired record as absent, so expiry holds on both stores).
+ * drops records a day after they were made, on MongoDB and on the embedded store alike (each runs
+ * a TTL pass a minute; the repository also treats an expired record as absent in between).
  */
 export const idempotencyIndexes: readonly IndexSpec[] = [
   {

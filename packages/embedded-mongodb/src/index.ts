@@ -3,6 +3,7 @@ import { DataDirectory } from './persistence/data-directory';
 import { StoreRuntime } from './runtime';
 import { WireServer } from './server';
 import { SILENT_LOG } from './store-log';
+import { DEFAULT_TTL_MONITOR_SLEEP_SECS, TtlMonitor } from './ttl-monitor';
 
 export { DataDirectoryInUseError } from './persistence/data-directory';
 export type { StoreLog } from './store-log';
@@ -18,6 +19,7 @@ export { MAX_SOCKET_PATH_BYTES, STORE_SOCKET_FILE, storeSocket, type StoreSocket
 // The wire protocol's framing, for tools that sit between a driver and the store (a fault-injecting proxy).
 export { decodeOpMsg } from './wire/op-msg';
 export { OpCode, readHeader } from './wire/protocol';
+export { DEFAULT_TTL_MONITOR_SLEEP_SECS } from './ttl-monitor';
 
 export interface EmbeddedStoreOptions {
   /**
@@ -45,6 +47,10 @@ export interface EmbeddedStoreOptions {
    * before acknowledging what it made durable (the group-commit crash test).
    */
   durableMarks?: string;
+  /** Seconds between two passes of the TTL monitor (mongod's `ttlMonitorSleepSecs`); default 60. */
+  ttlMonitorSleepSecs?: number;
+  /** The store's clock, in milliseconds since the epoch, which TTL expiry is measured by; default Date.now. */
+  now?: () => number;
 }
 
 export interface EmbeddedStore {
@@ -88,6 +94,11 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
   }
   const sweeper = setInterval(() => runtime.cursors.sweep(), CURSOR_SWEEP_MS);
   sweeper.unref();
+  const ttl = new TtlMonitor(runtime, {
+    sleepSecs: options.ttlMonitorSleepSecs ?? DEFAULT_TTL_MONITOR_SLEEP_SECS,
+    now: options.now ?? Date.now,
+  });
+  ttl.start();
   const where = socketPath === undefined ? { host, port: runtime.port } : { socket: socketPath };
   log('info', 'embedded store listening', { ...where, dbPath: dbPath ?? '(memory)' });
 
@@ -101,6 +112,7 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
     close: () => {
       closing ??= (async () => {
         clearInterval(sweeper);
+        await ttl.stop();
         await server.close();
         await dataDirectory?.close();
         log('info', 'embedded store closed', where);
