@@ -16,6 +16,7 @@ import type { ReferenceCache } from './reference/reference-cache';
 import type { ReferenceRepository } from './reference/reference-repository';
 import type { ReferenceService } from './reference/reference-service';
 import type { StatisticsService } from './statistics/statistics-service';
+import type { WebhookService } from './webhooks/webhook-service';
 
 /*
  * The types of the core: what the transports (src/graphql/, src/rest/) are handed. The core is
@@ -55,6 +56,8 @@ export interface Services {
   readonly readEpoch: ReadEpoch;
   /** the automatic persisted queries of /graphql, shared by every instance */
   readonly persistedQueries: PersistedQueryStore;
+  /** webhooks: registration by ADMIN, delivery state (the dispatcher is started by main.ts) */
+  readonly webhooks: WebhookService;
   /** what every rule above reads the time from (src/common/clock.ts) */
   readonly clock: Clock;
 }

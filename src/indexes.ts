@@ -7,6 +7,7 @@ import { RATE_LIMIT_COLLECTION, rateLimitIndexes } from './rate-limit/rate-limit
 import { REFERENCE_DATA_COLLECTIONS, referenceIndexes } from './reference/reference-indexes';
 import { IDEMPOTENCY_COLLECTION, idempotencyIndexes } from './rest/idempotency-indexes';
 import { statisticsIndexes, supersededStatisticsIndexes } from './statistics/statistics-indexes';
+import { WEBHOOK_COLLECTIONS, webhookIndexes } from './webhooks/webhook-indexes';
 import * as store from './store/indexes';
 import type { IndexSpec, SupersededIndex } from './store/indexes';
 
@@ -37,6 +38,8 @@ export const COLLECTIONS = {
   rateLimits: RATE_LIMIT_COLLECTION,
   auditEvents: AUDIT_COLLECTION,
   persistedQueries: PERSISTED_QUERY_COLLECTION,
+  webhooks: WEBHOOK_COLLECTIONS.webhooks,
+  webhookDeliveries: WEBHOOK_COLLECTIONS.webhookDeliveries,
 } as const;
 export type CollectionName = (typeof COLLECTIONS)[keyof typeof COLLECTIONS];
 
@@ -49,6 +52,7 @@ export const INDEXES: readonly IndexSpec[] = [
   ...rateLimitIndexes,
   ...auditIndexes,
   ...persistedQueryIndexes,
+  ...webhookIndexes,
   ...statisticsIndexes(COLLECTIONS.candidates),
 ];
 

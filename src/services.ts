@@ -28,6 +28,10 @@ import { PersistedQueryStore, type PersistedQueryBounds } from './persisted-quer
 import type { DisclosureRules } from './statistics/disclosure-control';
 import { StatisticsRepository } from './statistics/statistics-repository';
 import { StatisticsService } from './statistics/statistics-service';
+import type { EndpointPolicy } from './webhooks/address-guard';
+import { changeOutbox } from './webhooks/outbox-source';
+import { WebhookRepository } from './webhooks/webhook-repository';
+import { WebhookService } from './webhooks/webhook-service';
 
 export interface ServiceOptions {
   /** budgets of keys without their own (RATE_LIMIT_READS / RATE_LIMIT_WRITES); absent: the settings' defaults */
@@ -48,6 +52,8 @@ export interface ServiceOptions {
   auditBufferSize?: number;
   /** what every time-based rule reads (src/common/clock.ts); tests move it by hand; absent: the system clock */
   clock?: Clock;
+  /** WEBHOOK_ALLOW_HTTP / WEBHOOK_ALLOW_PRIVATE_ADDRESSES; absent: the settings' defaults (https, public addresses only) */
+  webhookEndpoints?: EndpointPolicy;
 }
 
 const DEFAULT_PERSISTED_QUERIES: PersistedQueryBounds = {
@@ -129,6 +135,13 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
     persistedQueries: new PersistedQueryStore(
       withAvailability(new PersistedQueryRepository(db)),
       options.persistedQueries ?? DEFAULT_PERSISTED_QUERIES,
+      clock,
+    ),
+    webhooks: new WebhookService(
+      withAvailability(new WebhookRepository(db)),
+      withAvailability(createApiKeyRepository(db)),
+      changeOutbox(db),
+      options.webhookEndpoints ?? { allowHttp: false, allowPrivateAddresses: false },
       clock,
     ),
     clock,

@@ -3,6 +3,8 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { CandidateDoc, CandidateCertificationDoc, CandidateCitizenshipDoc, DestinationDoc, CandidateEducationDoc, CandidateExamDoc, CandidateLanguageDoc, CandidateOccupationDoc, CandidateJobExperienceDoc, CandidateSkillDoc, DependantDoc, CandidateVisaCheckDoc, CandidateVisaJobCheckDoc, JobOpportunityDoc, SavedListDoc } from '../../candidates/candidate-document';
 import type { CountryDoc, LanguageDoc, LanguageLevelDoc, OccupationDoc, EducationLevelDoc, EducationMajorDoc } from '../../reference/reference-data';
 import type { AuditEventDoc, AuditedStatisticsQueryDoc } from '../../audit/audit-event';
+import type { WebhookStatus } from '../../webhooks/webhook-service';
+import type { DeliveryDoc } from '../../webhooks/webhook-repository';
 import type { GraphQLContext } from '../context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -806,6 +808,27 @@ export type CovidVaccinatedStatus =
   /** Partially vaccinated. */
   | 'PARTIAL';
 
+/** What a new webhook is sent, where, and for whom. */
+export type CreateWebhookInput = {
+  /** Id of the API key (`key_…`) the webhook serves: job matches and offers are sent only when they name a candidate this key registered or received. */
+  apiKeyId: Scalars['String']['input'];
+  /** The kinds of events to send; at least one. */
+  eventTypes: Array<WebhookEventType>;
+  /** True: send every event already in the change feed too, from the first; false: only events after now. */
+  fromBeginning?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The endpoint: an absolute https URL (without credentials or fragment). */
+  url: Scalars['String']['input'];
+};
+
+/** A webhook just created, with its signing secret. */
+export type CreatedWebhook = {
+  __typename?: 'CreatedWebhook';
+  /** The signing secret (`whsec_…`) for verifying deliveries with a Standard Webhooks library. Shown only here, once. */
+  secret: Scalars['String']['output'];
+  /** The webhook. */
+  webhook: Webhook;
+};
+
 /** A dependant of a candidate (anonymised: no name, no date of birth). */
 export type Dependant = {
   __typename?: 'Dependant';
@@ -1273,6 +1296,13 @@ export type Mutation = {
    */
   createJobMatch: JobMatchResult;
   /**
+   * Registers an endpoint that is sent the chosen change events, signed per the Standard Webhooks
+   * specification. ADMIN only. The endpoint must be https and its host must not be or resolve to
+   * a loopback, private, link-local or other non-public address (unless the service allows them).
+   * The answer holds the signing secret, once: it cannot be read again.
+   */
+  createWebhook: CreatedWebhook;
+  /**
    * Records a service provider's offer to assist candidates (REST
    * `POST /v1/candidates/offer-to-assist`). Fails with NOT_FOUND when a candidate is unknown (and
    * then records nothing) and with BAD_USER_INPUT when a value breaks a rule given in the
@@ -1287,6 +1317,13 @@ export type Mutation = {
    * rule given in the descriptions of the input.
    */
   registerCandidate: RegisterCandidateResult;
+  /** Removes a webhook and its deliveries; nothing more is sent to it. ADMIN only. */
+  removeWebhook: Webhook;
+  /**
+   * Sends a dead-lettered delivery again, with a fresh series of attempts and the same
+   * `webhook-id`. ADMIN only; NOT_FOUND unless that delivery is dead-lettered.
+   */
+  replayWebhookDelivery: WebhookDelivery;
 };
 
 
@@ -1297,6 +1334,16 @@ export type Mutation = {
  */
 export type MutationCreateJobMatchArgs = {
   input: JobMatchInput;
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationCreateWebhookArgs = {
+  input: CreateWebhookInput;
 };
 
 
@@ -1317,6 +1364,27 @@ export type MutationOfferToAssistArgs = {
  */
 export type MutationRegisterCandidateArgs = {
   input: RegisterCandidateInput;
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationRemoveWebhookArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationReplayWebhookDeliveryArgs = {
+  seq: Scalars['Int']['input'];
+  webhookId: Scalars['ID']['input'];
 };
 
 /**
@@ -1575,6 +1643,16 @@ export type Query = {
    * give the REST `GET /v1/candidates/by-list/{publicListId}`.
    */
   savedList?: Maybe<SavedList>;
+  /**
+   * The deliveries of one webhook that needed more than one attempt (a delivery answered 2xx at
+   * its first attempt is not kept), newest event first. ADMIN only.
+   */
+  webhookDeliveries: Array<WebhookDelivery>;
+  /**
+   * Every registered webhook with how far its deliveries have got. Needs an API key with the
+   * ADMIN permission; any other key fails with FORBIDDEN. Never returns a signing secret.
+   */
+  webhooks: Array<Webhook>;
 };
 
 
@@ -1687,6 +1765,19 @@ export type QueryOccupationsArgs = {
  */
 export type QuerySavedListArgs = {
   publicId: Scalars['PublicId']['input'];
+};
+
+
+/**
+ * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
+ * result. All of them need a valid API key. Other areas add their fields with `extend type
+ * Query` (the audit trail in admin.graphql, `node` and `nodes` in node.graphql); API keys are
+ * administered with `npm run keys`, not through GraphQL.
+ */
+export type QueryWebhookDeliveriesArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  state?: InputMaybe<WebhookDeliveryState>;
+  webhookId: Scalars['ID']['input'];
 };
 
 /** Status of a candidate with the refugee agency. */
@@ -1868,6 +1959,78 @@ export type TravelDocumentStatus =
   /** Valid travel documents. */
   | 'VALID';
 
+/** A registered webhook; its signing secret is never shown again after creation. */
+export type Webhook = {
+  __typename?: 'Webhook';
+  /** Id of the API key the webhook serves. */
+  apiKeyId: Scalars['String']['output'];
+  /** When it was registered. */
+  createdDate: Scalars['DateTime']['output'];
+  /** Sequence number of the last change event it is done with (delivered, dead-lettered or not for it). */
+  cursor: Scalars['Int']['output'];
+  /** The kinds of events it is sent. */
+  eventTypes: Array<WebhookEventType>;
+  /** Unique identifier (`wh_…`). */
+  id: Scalars['ID']['output'];
+  /** Change events written after the cursor: at most this many are still to send. */
+  lag: Scalars['Int']['output'];
+  /** The endpoint. */
+  url: Scalars['String']['output'];
+};
+
+/** One change event's delivery to one webhook, kept once its first attempt failed. */
+export type WebhookDelivery = {
+  __typename?: 'WebhookDelivery';
+  /** Attempts made so far. */
+  attempts: Scalars['Int']['output'];
+  /** The `webhook-id` header of every attempt of this delivery (the same across retries and duplicates). */
+  eventId: Scalars['String']['output'];
+  /** The kind of the event. */
+  kind: WebhookEventType;
+  /** When the last attempt was made. */
+  lastAttemptAt: Scalars['DateTime']['output'];
+  /** Why the last attempt failed (a status, a timeout or a network error code); null after a 2xx. */
+  lastError?: Maybe<Scalars['String']['output']>;
+  /** HTTP status of the last attempt; null when it got no answer. */
+  lastStatus?: Maybe<Scalars['Int']['output']>;
+  /** When the next attempt is due; null once delivered or dead-lettered. */
+  nextAttemptAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The candidate the event is about. */
+  publicId: Scalars['PublicId']['output'];
+  /** The change event's sequence number. */
+  seq: Scalars['Int']['output'];
+  /** Where the delivery stands. */
+  state: WebhookDeliveryState;
+  /** The webhook's id. */
+  webhookId: Scalars['ID']['output'];
+};
+
+/** Where a delivery stands. */
+export type WebhookDeliveryState =
+  /** Failed every allowed attempt; no more attempts unless replayed. */
+  | 'DEAD_LETTER'
+  /** Answered 2xx after at least one failed attempt. */
+  | 'DELIVERED'
+  /** A dead letter sent again (replayWebhookDelivery); the next attempt is due at `nextAttemptAt`. */
+  | 'REPLAY'
+  /** Failed so far; the next attempt is due at `nextAttemptAt`. Later events of the webhook wait for it. */
+  | 'RETRYING';
+
+/** A kind of event a webhook can be sent. */
+export type WebhookEventType =
+  /** A candidate was erased (type `candidate.erased`). */
+  | 'ERASED'
+  /** A candidate was inserted by an import (type `candidate.imported`). */
+  | 'IMPORTED'
+  /** A job match named a candidate the webhook's key registered or received (type `job_match.created`). */
+  | 'JOB_MATCH'
+  /** An offer to assist named a candidate the webhook's key registered or received (type `offer.created`). */
+  | 'OFFER'
+  /** A candidate was registered (type `candidate.registered`). */
+  | 'REGISTERED'
+  /** A candidate was changed by an import (type `candidate.updated`). */
+  | 'UPDATED';
+
 /** Whether a candidate holds a work permit in the host country, and whether they want one. */
 export type WorkPermitStatus =
   /** Holds no work permit. */
@@ -2025,6 +2188,8 @@ export type ResolversTypes = ResolversObject<{
   Country: ResolverTypeWrapper<CountryDoc>;
   CountryRefInput: CountryRefInput;
   CovidVaccinatedStatus: CovidVaccinatedStatus;
+  CreateWebhookInput: CreateWebhookInput;
+  CreatedWebhook: ResolverTypeWrapper<Omit<CreatedWebhook, 'webhook'> & { webhook: ResolversTypes['Webhook'] }>;
   Date: ResolverTypeWrapper<Scalars['Date']['output']>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   Dependant: ResolverTypeWrapper<DependantDoc>;
@@ -2087,6 +2252,10 @@ export type ResolversTypes = ResolversObject<{
   Status: Status;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   TravelDocumentStatus: TravelDocumentStatus;
+  Webhook: ResolverTypeWrapper<WebhookStatus>;
+  WebhookDelivery: ResolverTypeWrapper<DeliveryDoc>;
+  WebhookDeliveryState: WebhookDeliveryState;
+  WebhookEventType: WebhookEventType;
   WorkPermitStatus: WorkPermitStatus;
   YesNo: YesNo;
   YesNoUnsure: YesNoUnsure;
@@ -2127,6 +2296,8 @@ export type ResolversParentTypes = ResolversObject<{
   CandidateVisaJobCheck: CandidateVisaJobCheckDoc;
   Country: CountryDoc;
   CountryRefInput: CountryRefInput;
+  CreateWebhookInput: CreateWebhookInput;
+  CreatedWebhook: Omit<CreatedWebhook, 'webhook'> & { webhook: ResolversParentTypes['Webhook'] };
   Date: Scalars['Date']['output'];
   DateTime: Scalars['DateTime']['output'];
   Dependant: DependantDoc;
@@ -2165,6 +2336,8 @@ export type ResolversParentTypes = ResolversObject<{
   SavedList: SavedListDoc;
   StatisticsCell: StatisticsCell;
   String: Scalars['String']['output'];
+  Webhook: WebhookStatus;
+  WebhookDelivery: DeliveryDoc;
 }>;
 
 export type AuditEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditEvent'] = ResolversParentTypes['AuditEvent']> = ResolversObject<{
@@ -2418,6 +2591,11 @@ export type CountryResolvers<ContextType = GraphQLContext, ParentType extends Re
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
+export type CreatedWebhookResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreatedWebhook'] = ResolversParentTypes['CreatedWebhook']> = ResolversObject<{
+  secret?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  webhook?: Resolver<ResolversTypes['Webhook'], ParentType, ContextType>;
+}>;
+
 export interface DateScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Date'], any> {
   name: 'Date';
 }
@@ -2507,8 +2685,11 @@ export interface LongScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
   createJobMatch?: Resolver<ResolversTypes['JobMatchResult'], ParentType, ContextType, RequireFields<MutationCreateJobMatchArgs, 'input'>>;
+  createWebhook?: Resolver<ResolversTypes['CreatedWebhook'], ParentType, ContextType, RequireFields<MutationCreateWebhookArgs, 'input'>>;
   offerToAssist?: Resolver<ResolversTypes['OfferToAssistResult'], ParentType, ContextType, RequireFields<MutationOfferToAssistArgs, 'input'>>;
   registerCandidate?: Resolver<ResolversTypes['RegisterCandidateResult'], ParentType, ContextType, RequireFields<MutationRegisterCandidateArgs, 'input'>>;
+  removeWebhook?: Resolver<ResolversTypes['Webhook'], ParentType, ContextType, RequireFields<MutationRemoveWebhookArgs, 'id'>>;
+  replayWebhookDelivery?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationReplayWebhookDeliveryArgs, 'seq' | 'webhookId'>>;
 }>;
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = ResolversObject<{
@@ -2552,6 +2733,8 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   nodes?: Resolver<Array<Maybe<ResolversTypes['Node']>>, ParentType, ContextType, RequireFields<QueryNodesArgs, 'ids'>>;
   occupations?: Resolver<Array<ResolversTypes['Occupation']>, ParentType, ContextType, Partial<QueryOccupationsArgs>>;
   savedList?: Resolver<Maybe<ResolversTypes['SavedList']>, ParentType, ContextType, RequireFields<QuerySavedListArgs, 'publicId'>>;
+  webhookDeliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType, RequireFields<QueryWebhookDeliveriesArgs, 'first' | 'webhookId'>>;
+  webhooks?: Resolver<Array<ResolversTypes['Webhook']>, ParentType, ContextType>;
 }>;
 
 export type RegisterCandidateResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RegisterCandidateResult'] = ResolversParentTypes['RegisterCandidateResult']> = ResolversObject<{
@@ -2570,6 +2753,30 @@ export type SavedListResolvers<ContextType = GraphQLContext, ParentType extends 
 export type StatisticsCellResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatisticsCell'] = ResolversParentTypes['StatisticsCell']> = ResolversObject<{
   count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   values?: Resolver<Array<ResolversTypes['DimensionValue']>, ParentType, ContextType>;
+}>;
+
+export type WebhookResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Webhook'] = ResolversParentTypes['Webhook']> = ResolversObject<{
+  apiKeyId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdDate?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  cursor?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  eventTypes?: Resolver<Array<ResolversTypes['WebhookEventType']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lag?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type WebhookDeliveryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDelivery'] = ResolversParentTypes['WebhookDelivery']> = ResolversObject<{
+  attempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  eventId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['WebhookEventType'], ParentType, ContextType>;
+  lastAttemptAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  lastError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastStatus?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  publicId?: Resolver<ResolversTypes['PublicId'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['WebhookDeliveryState'], ParentType, ContextType>;
+  webhookId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 }>;
 
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
@@ -2593,6 +2800,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   CandidateVisaCheck?: CandidateVisaCheckResolvers<ContextType>;
   CandidateVisaJobCheck?: CandidateVisaJobCheckResolvers<ContextType>;
   Country?: CountryResolvers<ContextType>;
+  CreatedWebhook?: CreatedWebhookResolvers<ContextType>;
   Date?: GraphQLScalarType;
   DateTime?: GraphQLScalarType;
   Dependant?: DependantResolvers<ContextType>;
@@ -2616,5 +2824,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   RegisterCandidateResult?: RegisterCandidateResultResolvers<ContextType>;
   SavedList?: SavedListResolvers<ContextType>;
   StatisticsCell?: StatisticsCellResolvers<ContextType>;
+  Webhook?: WebhookResolvers<ContextType>;
+  WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
 }>;
 

@@ -26,12 +26,14 @@ import { Occupation } from './Occupation';
 import { Query } from './Query';
 import { SavedList } from './SavedList';
 import { StatisticsQuery } from './StatisticsQuery';
+import { WebhookDelivery } from './WebhookDelivery';
+import { WebhookMutation, WebhookQuery } from './WebhookQuery';
 
 export const resolvers: Resolvers = {
   ...scalarResolvers,
-  Query: { ...Query, ...AdminQuery, ...NodeQuery, ...StatisticsQuery },
+  Query: { ...Query, ...AdminQuery, ...NodeQuery, ...StatisticsQuery, ...WebhookQuery },
   Node,
-  Mutation,
+  Mutation: { ...Mutation, ...WebhookMutation },
   Candidate,
   CandidateOccupation,
   CandidateJobExperience,
@@ -52,4 +54,5 @@ export const resolvers: Resolvers = {
   LanguageLevel,
   Occupation,
   EducationLevel,
+  WebhookDelivery,
 };
