@@ -149,7 +149,7 @@ export function guardedLookup(policy: EndpointPolicy, resolver: Resolver = syste
           return;
         }
         const chosen = usable[0];
-        if (options.all) callback(null, usable as LookupAddress[]);
+        if (options.all) callback(null, usable);
         else callback(null, chosen.address, chosen.family);
       },
       (error: unknown) => callback(error as NodeJS.ErrnoException, '', 0),

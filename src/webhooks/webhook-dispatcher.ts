@@ -108,20 +108,22 @@ export class WebhookDispatcher {
   }
 
   private async stream(webhook: WebhookRecord, secret: string): Promise<void> {
-    let cursor = webhook.cursor;
-    const events = await this.outbox.readAfter(cursor, this.options.batchSize ?? 100);
-    let skipped = cursor;
+    const events = await this.outbox.readAfter(webhook.cursor, this.options.batchSize ?? 100);
+    // `done`: the last seq this webhook is done with; stored with the next write (and at the end).
+    let done = webhook.cursor;
+    let stored = webhook.cursor;
     for (const event of events) {
       if (this.stopped) break;
       if (!(await this.wants(webhook, event))) {
-        skipped = event.seq;
+        done = event.seq;
         continue;
       }
       const earlier = await this.repository.findDelivery(webhook.id, event.seq);
-      const now = this.clock.now();
-      if (earlier?.state === 'RETRYING' && earlier.nextAttemptAt !== null && earlier.nextAttemptAt > now) break;
-      if (!(await this.repository.advanceCursor(webhook.id, this.owner, skipped, this.leaseUntil()))) return;
-      cursor = skipped;
+      if (earlier?.state === 'RETRYING' && earlier.nextAttemptAt !== null && earlier.nextAttemptAt > this.clock.now())
+        break;
+      // Renews the lease before the attempt: false when another instance took the webhook over.
+      if (!(await this.repository.advanceCursor(webhook.id, this.owner, done, this.leaseUntil()))) return;
+      stored = done;
       // Delivered or dead-lettered before a crash stopped the cursor moving: nothing to send.
       if (earlier === null || earlier.state === 'RETRYING') {
         const result = await this.attempt(webhook, secret, event);
@@ -133,11 +135,10 @@ export class WebhookDispatcher {
           if (delivery.state === 'RETRYING') return;
         }
       }
-      // Only now is the event done with: a crash before this line sends it again, same id.
-      if (!(await this.repository.advanceCursor(webhook.id, this.owner, event.seq, this.leaseUntil()))) return;
-      cursor = skipped = event.seq;
+      // Only now is the event done with: a crash before the cursor is stored sends it again, same id.
+      done = event.seq;
     }
-    if (skipped > cursor) await this.repository.advanceCursor(webhook.id, this.owner, skipped, this.leaseUntil());
+    if (done > stored) await this.repository.advanceCursor(webhook.id, this.owner, done, this.leaseUntil());
   }
 
   /** Candidate changes go to every webhook that asked for their kind; job matches and offers only to a key that knows the candidate. */
