@@ -96,6 +96,15 @@ export function checkEndpointUrl(url: string, policy: EndpointPolicy): URL {
   return parsed;
 }
 
+/**
+ * True when the URL's host is an IP literal the policy refuses. Sockets skip `lookup` for IP
+ * literals, so a delivery checks them here, before connecting.
+ */
+export function isRefusedLiteral(url: URL, policy: EndpointPolicy): boolean {
+  const literal = ipLiteral(url);
+  return literal !== undefined && !policy.allowPrivateAddresses && isNonPublicAddress(literal);
+}
+
 /** The host of a URL as an IP literal when it is one (brackets of IPv6 removed), else undefined. */
 function ipLiteral(url: URL): string | undefined {
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');

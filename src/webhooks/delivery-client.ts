@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
-import { guardedLookup, type EndpointPolicy, type Resolver, systemResolver } from './address-guard';
+import { guardedLookup, isRefusedLiteral, type EndpointPolicy, type Resolver, systemResolver } from './address-guard';
 
 export interface DeliveryRequest {
   url: string;
@@ -34,8 +34,15 @@ export function createDeliveryClient(
   options: DeliveryClientOptions,
 ): (request: DeliveryRequest) => Promise<AttemptResult> {
   const lookup = guardedLookup(options, options.resolver ?? systemResolver);
-  return (request) =>
-    new Promise<AttemptResult>((resolve) => {
+  return (request) => {
+    const url = new URL(request.url);
+    if (isRefusedLiteral(url, options))
+      return Promise.resolve({
+        ok: false,
+        status: null,
+        error: 'The endpoint is a non-public address; not connected.',
+      });
+    return new Promise<AttemptResult>((resolve) => {
       let settled = false;
       const finish = (result: AttemptResult) => {
         if (settled) return;
@@ -44,7 +51,6 @@ export function createDeliveryClient(
         resolve(result);
       };
       const signature = new Webhook(request.secret).sign(request.eventId, request.timestamp, request.payload);
-      const url = new URL(request.url);
       const client = url.protocol === 'https:' ? https : http;
       const req = client.request(url, {
         method: 'POST',
@@ -91,4 +97,5 @@ export function createDeliveryClient(
       });
       req.end(request.payload);
     });
+  };
 }

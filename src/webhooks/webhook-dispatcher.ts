@@ -39,7 +39,8 @@ export class WebhookDispatcher {
   private readonly owner = `dispatcher_${randomUUID()}`;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  private stopped = true;
+  private started = false;
+  private stopped = false;
 
   constructor(
     private readonly repository: WebhookRepository,
@@ -51,8 +52,8 @@ export class WebhookDispatcher {
   ) {}
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
+    if (this.started) return;
+    this.started = true;
     this.schedule(0);
   }
 
