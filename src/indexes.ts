@@ -2,6 +2,7 @@ import type { Db } from 'mongodb';
 import { API_KEY_COLLECTION, apiKeyIndexes } from './auth/api-key-indexes';
 import { AUDIT_COLLECTION, auditIndexes } from './audit/audit-indexes';
 import { CANDIDATE_COLLECTIONS, candidateIndexes, supersededCandidateIndexes } from './candidates/candidate-indexes';
+import { CHANGE_COLLECTIONS, changeIndexes } from './changes/change-indexes';
 import { PERSISTED_QUERY_COLLECTION, persistedQueryIndexes } from './persisted-queries/persisted-query-indexes';
 import { RATE_LIMIT_COLLECTION, rateLimitIndexes } from './rate-limit/rate-limit-indexes';
 import { REFERENCE_DATA_COLLECTIONS, referenceIndexes } from './reference/reference-indexes';
@@ -38,6 +39,7 @@ export const COLLECTIONS = {
   rateLimits: RATE_LIMIT_COLLECTION,
   auditEvents: AUDIT_COLLECTION,
   persistedQueries: PERSISTED_QUERY_COLLECTION,
+  changeEvents: CHANGE_COLLECTIONS.changeEvents,
   webhooks: WEBHOOK_COLLECTIONS.webhooks,
   webhookDeliveries: WEBHOOK_COLLECTIONS.webhookDeliveries,
 } as const;
@@ -54,6 +56,7 @@ export const INDEXES: readonly IndexSpec[] = [
   ...persistedQueryIndexes,
   ...webhookIndexes,
   ...statisticsIndexes(COLLECTIONS.candidates),
+  ...changeIndexes,
 ];
 
 /**

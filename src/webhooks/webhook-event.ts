@@ -2,17 +2,19 @@
  * What webhooks deliver: the events of the change outbox (src/changes/), seen through the
  * narrow reader the dispatcher needs.
  */
-export const WEBHOOK_EVENT_TYPES = ['REGISTERED', 'IMPORTED', 'UPDATED', 'ERASED', 'JOB_MATCH', 'OFFER'] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+import type { ChangeEvent, ChangeKind } from '../changes/change-events';
 
-export interface OutboxEvent {
-  seq: number;
-  kind: WebhookEventType;
-  publicId: string;
-  at: Date;
-  offerPublicId?: string;
-  keyId?: string;
-}
+export const WEBHOOK_EVENT_TYPES = [
+  'REGISTERED',
+  'IMPORTED',
+  'UPDATED',
+  'ERASED',
+  'JOB_MATCH',
+  'OFFER',
+] as const satisfies readonly ChangeKind[];
+export type WebhookEventType = ChangeKind;
+
+export type OutboxEvent = ChangeEvent;
 
 export interface OutboxSource {
   /** Events with seq > after, in seq order, at most `limit`. */
