@@ -26,6 +26,8 @@ export class WebhookReceiver {
   requests = 0;
   /** requests whose signature did not verify */
   badSignatures = 0;
+  /** called with each verified delivery before it is answered */
+  onDelivery: ((delivery: Received) => void) | undefined;
   private secret: string | undefined;
   private server: http.Server | undefined;
   private port = 0;
@@ -62,6 +64,7 @@ export class WebhookReceiver {
           seq: payload.data.seq,
           publicId: payload.data.publicId,
         };
+        this.onDelivery?.(record);
         if (this.mode === 'fail') res.writeHead(500).end();
         else if (this.mode === 'redirect') res.writeHead(307, { location: `${this.url}/elsewhere` }).end();
         else if (this.mode === 'slow') {
