@@ -28,6 +28,8 @@ import { PersistedQueryStore, type PersistedQueryBounds } from './persisted-quer
 import type { DisclosureRules } from './statistics/disclosure-control';
 import { StatisticsRepository } from './statistics/statistics-repository';
 import { StatisticsService } from './statistics/statistics-service';
+import { CandidateChangeService } from './changes/candidate-change-service';
+import { ChangeEventRepository } from './changes/change-events';
 
 export interface ServiceOptions {
   /** budgets of keys without their own (RATE_LIMIT_READS / RATE_LIMIT_WRITES); absent: the settings' defaults */
@@ -109,6 +111,7 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
       clock,
     ),
     reference: new ReferenceService(reference),
+    candidateChanges: new CandidateChangeService(withAvailability(new ChangeEventRepository(db))),
     rateLimits: new RateLimiter(
       withAvailability(new RateLimitRepository(db)),
       options.rateLimits ?? DEFAULT_RATE_LIMITS,

@@ -3,6 +3,8 @@ import { scalarResolvers } from '../scalars';
 import { AdminQuery } from './AdminQuery';
 import { AuditEvent } from './AuditEvent';
 import { Candidate } from './Candidate';
+import { CandidateChange } from './CandidateChange';
+import { CandidateChangesQuery } from './CandidateChangesQuery';
 import { CandidateCitizenship } from './CandidateCitizenship';
 import { CandidateEdge } from './CandidateEdge';
 import { CandidateEducation } from './CandidateEducation';
@@ -29,7 +31,7 @@ import { StatisticsQuery } from './StatisticsQuery';
 
 export const resolvers: Resolvers = {
   ...scalarResolvers,
-  Query: { ...Query, ...AdminQuery, ...NodeQuery, ...StatisticsQuery },
+  Query: { ...Query, ...AdminQuery, ...NodeQuery, ...StatisticsQuery, ...CandidateChangesQuery },
   Node,
   Mutation,
   Candidate,
@@ -46,6 +48,7 @@ export const resolvers: Resolvers = {
   SavedList,
   CandidatePage,
   CandidateEdge,
+  CandidateChange,
   AuditEvent,
   Country,
   Language,
