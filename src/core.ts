@@ -16,6 +16,7 @@ import type { ReferenceCache } from './reference/reference-cache';
 import type { ReferenceRepository } from './reference/reference-repository';
 import type { ReferenceService } from './reference/reference-service';
 import type { StatisticsService } from './statistics/statistics-service';
+import type { CandidateChangeService } from './changes/candidate-change-service';
 import type { WebhookService } from './webhooks/webhook-service';
 
 /*
@@ -52,6 +53,8 @@ export interface Services {
   readonly statistics: StatisticsService;
   /** the append-only trail of authenticated requests */
   readonly audit: AuditService;
+  /** the change feed of candidates (candidateChanges), read from the change-event outbox */
+  readonly candidateChanges: CandidateChangeService;
   /** the store's read epoch: what every cached read is validated against (src/cache/read-epoch.ts) */
   readonly readEpoch: ReadEpoch;
   /** the automatic persisted queries of /graphql, shared by every instance */

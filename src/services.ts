@@ -28,6 +28,8 @@ import { PersistedQueryStore, type PersistedQueryBounds } from './persisted-quer
 import type { DisclosureRules } from './statistics/disclosure-control';
 import { StatisticsRepository } from './statistics/statistics-repository';
 import { StatisticsService } from './statistics/statistics-service';
+import { CandidateChangeService } from './changes/candidate-change-service';
+import { ChangeEventRepository } from './changes/change-events';
 import type { EndpointPolicy } from './webhooks/address-guard';
 import { changeOutbox } from './webhooks/outbox-source';
 import { WebhookRepository } from './webhooks/webhook-repository';
@@ -115,6 +117,7 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
       clock,
     ),
     reference: new ReferenceService(reference),
+    candidateChanges: new CandidateChangeService(withAvailability(new ChangeEventRepository(db))),
     rateLimits: new RateLimiter(
       withAvailability(new RateLimitRepository(db)),
       options.rateLimits ?? DEFAULT_RATE_LIMITS,

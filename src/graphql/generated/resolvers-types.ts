@@ -3,6 +3,7 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { CandidateDoc, CandidateCertificationDoc, CandidateCitizenshipDoc, DestinationDoc, CandidateEducationDoc, CandidateExamDoc, CandidateLanguageDoc, CandidateOccupationDoc, CandidateJobExperienceDoc, CandidateSkillDoc, DependantDoc, CandidateVisaCheckDoc, CandidateVisaJobCheckDoc, JobOpportunityDoc, SavedListDoc } from '../../candidates/candidate-document';
 import type { CountryDoc, LanguageDoc, LanguageLevelDoc, OccupationDoc, EducationLevelDoc, EducationMajorDoc } from '../../reference/reference-data';
 import type { AuditEventDoc, AuditedStatisticsQueryDoc } from '../../audit/audit-event';
+import type { ChangeEvent } from '../../changes/change-events';
 import type { WebhookStatus } from '../../webhooks/webhook-service';
 import type { DeliveryDoc } from '../../webhooks/webhook-repository';
 import type { GraphQLContext } from '../context';
@@ -356,6 +357,48 @@ export type CandidateCertificationInput = {
   /** Name of the certification; not blank. */
   name: Scalars['String']['input'];
 };
+
+/** One change to a candidate. */
+export type CandidateChange = {
+  __typename?: 'CandidateChange';
+  /** When the change was made. */
+  at: Scalars['DateTime']['output'];
+  /** The candidate as it is now; null when it was erased since (or by this change). */
+  candidate?: Maybe<Candidate>;
+  /** What happened. */
+  kind: CandidateChangeKind;
+  /** The candidate's public id (also for an erased candidate). */
+  publicId: Scalars['PublicId']['output'];
+};
+
+/** A slice of the change feed, oldest change first (Relay connection). */
+export type CandidateChangeConnection = {
+  __typename?: 'CandidateChangeConnection';
+  /** The changes of this slice, each with its cursor. */
+  edges: Array<CandidateChangeEdge>;
+  /** Where this slice stands in the feed: `hasNextPage` false means the feed is read up to now. */
+  pageInfo: PageInfo;
+};
+
+/** One change of a slice of the change feed. */
+export type CandidateChangeEdge = {
+  __typename?: 'CandidateChangeEdge';
+  /** Opaque cursor of this change: pass it as `after` to continue after it. */
+  cursor: Scalars['String']['output'];
+  /** The change. */
+  node: CandidateChange;
+};
+
+/** What happened to a candidate. */
+export type CandidateChangeKind =
+  /** The candidate was erased: drop your copy. */
+  | 'ERASED'
+  /** The candidate was created by an import from the system of record. */
+  | 'IMPORTED'
+  /** The candidate registered through the API. */
+  | 'REGISTERED'
+  /** The candidate was changed (by an import from the system of record). */
+  | 'UPDATED';
 
 /** A citizenship of a candidate, with the state of the matching passport. */
 export type CandidateCitizenship = {
@@ -1569,6 +1612,14 @@ export type Query = {
    */
   candidate?: Maybe<Candidate>;
   /**
+   * The change feed: every change to a candidate (registration, import, update, erasure) in the
+   * order the changes were committed, paginated by cursor, for partners that keep a copy in sync.
+   * Start without `after` (from the first change ever recorded), then pass the `endCursor` of the
+   * last page: cursors stay valid across restarts of the service. Needs the READ_CANDIDATE_DATA
+   * permission; any other key fails with FORBIDDEN.
+   */
+  candidateChanges: CandidateChangeConnection;
+  /**
    * How many candidates there are, in total and by up to two dimensions, under disclosure
    * control so that no answer can single out a person: a cell of fewer candidates than
    * `minimumCellSize` is withheld (counted in `suppressedCells`), every published count and the
@@ -1679,6 +1730,18 @@ export type QueryAuditEventsArgs = {
  */
 export type QueryCandidateArgs = {
   publicId: Scalars['PublicId']['input'];
+};
+
+
+/**
+ * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
+ * result. All of them need a valid API key. Other areas add their fields with `extend type
+ * Query` (the audit trail in admin.graphql, `node` and `nodes` in node.graphql); API keys are
+ * administered with `npm run keys`, not through GraphQL.
+ */
+export type QueryCandidateChangesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -2159,6 +2222,10 @@ export type ResolversTypes = ResolversObject<{
   Candidate: ResolverTypeWrapper<CandidateDoc>;
   CandidateCertification: ResolverTypeWrapper<CandidateCertificationDoc>;
   CandidateCertificationInput: CandidateCertificationInput;
+  CandidateChange: ResolverTypeWrapper<ChangeEvent>;
+  CandidateChangeConnection: ResolverTypeWrapper<Omit<CandidateChangeConnection, 'edges'> & { edges: Array<ResolversTypes['CandidateChangeEdge']> }>;
+  CandidateChangeEdge: ResolverTypeWrapper<Omit<CandidateChangeEdge, 'node'> & { node: ResolversTypes['CandidateChange'] }>;
+  CandidateChangeKind: CandidateChangeKind;
   CandidateCitizenship: ResolverTypeWrapper<CandidateCitizenshipDoc>;
   CandidateCitizenshipInput: CandidateCitizenshipInput;
   CandidateConnection: ResolverTypeWrapper<Omit<CandidateConnection, 'edges'> & { edges: Array<ResolversTypes['CandidateEdge']> }>;
@@ -2271,6 +2338,9 @@ export type ResolversParentTypes = ResolversObject<{
   Candidate: CandidateDoc;
   CandidateCertification: CandidateCertificationDoc;
   CandidateCertificationInput: CandidateCertificationInput;
+  CandidateChange: ChangeEvent;
+  CandidateChangeConnection: Omit<CandidateChangeConnection, 'edges'> & { edges: Array<ResolversParentTypes['CandidateChangeEdge']> };
+  CandidateChangeEdge: Omit<CandidateChangeEdge, 'node'> & { node: ResolversParentTypes['CandidateChange'] };
   CandidateCitizenship: CandidateCitizenshipDoc;
   CandidateCitizenshipInput: CandidateCitizenshipInput;
   CandidateConnection: Omit<CandidateConnection, 'edges'> & { edges: Array<ResolversParentTypes['CandidateEdge']> };
@@ -2471,6 +2541,23 @@ export type CandidateCertificationResolvers<ContextType = GraphQLContext, Parent
   dateCompleted?: Resolver<ResolversTypes['Date'], ParentType, ContextType>;
   institution?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type CandidateChangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateChange'] = ResolversParentTypes['CandidateChange']> = ResolversObject<{
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  candidate?: Resolver<Maybe<ResolversTypes['Candidate']>, ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['CandidateChangeKind'], ParentType, ContextType>;
+  publicId?: Resolver<ResolversTypes['PublicId'], ParentType, ContextType>;
+}>;
+
+export type CandidateChangeConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateChangeConnection'] = ResolversParentTypes['CandidateChangeConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['CandidateChangeEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type CandidateChangeEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateChangeEdge'] = ResolversParentTypes['CandidateChangeEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['CandidateChange'], ParentType, ContextType>;
 }>;
 
 export type CandidateCitizenshipResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateCitizenship'] = ResolversParentTypes['CandidateCitizenship']> = ResolversObject<{
@@ -2721,6 +2808,7 @@ export interface PublicIdScalarConfig extends GraphQLScalarTypeConfig<ResolversT
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   auditEvents?: Resolver<ResolversTypes['AuditEventConnection'], ParentType, ContextType, RequireFields<QueryAuditEventsArgs, 'first'>>;
   candidate?: Resolver<Maybe<ResolversTypes['Candidate']>, ParentType, ContextType, RequireFields<QueryCandidateArgs, 'publicId'>>;
+  candidateChanges?: Resolver<ResolversTypes['CandidateChangeConnection'], ParentType, ContextType, RequireFields<QueryCandidateChangesArgs, 'first'>>;
   candidateStatistics?: Resolver<ResolversTypes['CandidateStatistics'], ParentType, ContextType, RequireFields<QueryCandidateStatisticsArgs, 'groupBy' | 'includeEmployed'>>;
   candidates?: Resolver<ResolversTypes['CandidatePage'], ParentType, ContextType, RequireFields<QueryCandidatesArgs, 'includeEmployed' | 'limit' | 'page'>>;
   candidatesConnection?: Resolver<ResolversTypes['CandidateConnection'], ParentType, ContextType, RequireFields<QueryCandidatesConnectionArgs, 'first' | 'includeEmployed'>>;
@@ -2786,6 +2874,9 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   AuditedStatisticsQuery?: AuditedStatisticsQueryResolvers<ContextType>;
   Candidate?: CandidateResolvers<ContextType>;
   CandidateCertification?: CandidateCertificationResolvers<ContextType>;
+  CandidateChange?: CandidateChangeResolvers<ContextType>;
+  CandidateChangeConnection?: CandidateChangeConnectionResolvers<ContextType>;
+  CandidateChangeEdge?: CandidateChangeEdgeResolvers<ContextType>;
   CandidateCitizenship?: CandidateCitizenshipResolvers<ContextType>;
   CandidateConnection?: CandidateConnectionResolvers<ContextType>;
   CandidateEdge?: CandidateEdgeResolvers<ContextType>;

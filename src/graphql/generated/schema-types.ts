@@ -348,6 +348,48 @@ export type CandidateCertificationInput = {
   name: Scalars['String']['input'];
 };
 
+/** One change to a candidate. */
+export type CandidateChange = {
+  __typename?: 'CandidateChange';
+  /** When the change was made. */
+  at: Scalars['DateTime']['output'];
+  /** The candidate as it is now; null when it was erased since (or by this change). */
+  candidate?: Maybe<Candidate>;
+  /** What happened. */
+  kind: CandidateChangeKind;
+  /** The candidate's public id (also for an erased candidate). */
+  publicId: Scalars['PublicId']['output'];
+};
+
+/** A slice of the change feed, oldest change first (Relay connection). */
+export type CandidateChangeConnection = {
+  __typename?: 'CandidateChangeConnection';
+  /** The changes of this slice, each with its cursor. */
+  edges: Array<CandidateChangeEdge>;
+  /** Where this slice stands in the feed: `hasNextPage` false means the feed is read up to now. */
+  pageInfo: PageInfo;
+};
+
+/** One change of a slice of the change feed. */
+export type CandidateChangeEdge = {
+  __typename?: 'CandidateChangeEdge';
+  /** Opaque cursor of this change: pass it as `after` to continue after it. */
+  cursor: Scalars['String']['output'];
+  /** The change. */
+  node: CandidateChange;
+};
+
+/** What happened to a candidate. */
+export type CandidateChangeKind =
+  /** The candidate was erased: drop your copy. */
+  | 'ERASED'
+  /** The candidate was created by an import from the system of record. */
+  | 'IMPORTED'
+  /** The candidate registered through the API. */
+  | 'REGISTERED'
+  /** The candidate was changed (by an import from the system of record). */
+  | 'UPDATED';
+
 /** A citizenship of a candidate, with the state of the matching passport. */
 export type CandidateCitizenship = {
   __typename?: 'CandidateCitizenship';
@@ -1560,6 +1602,14 @@ export type Query = {
    */
   candidate?: Maybe<Candidate>;
   /**
+   * The change feed: every change to a candidate (registration, import, update, erasure) in the
+   * order the changes were committed, paginated by cursor, for partners that keep a copy in sync.
+   * Start without `after` (from the first change ever recorded), then pass the `endCursor` of the
+   * last page: cursors stay valid across restarts of the service. Needs the READ_CANDIDATE_DATA
+   * permission; any other key fails with FORBIDDEN.
+   */
+  candidateChanges: CandidateChangeConnection;
+  /**
    * How many candidates there are, in total and by up to two dimensions, under disclosure
    * control so that no answer can single out a person: a cell of fewer candidates than
    * `minimumCellSize` is withheld (counted in `suppressedCells`), every published count and the
@@ -1670,6 +1720,18 @@ export type QueryAuditEventsArgs = {
  */
 export type QueryCandidateArgs = {
   publicId: Scalars['PublicId']['input'];
+};
+
+
+/**
+ * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
+ * result. All of them need a valid API key. Other areas add their fields with `extend type
+ * Query` (the audit trail in admin.graphql, `node` and `nodes` in node.graphql); API keys are
+ * administered with `npm run keys`, not through GraphQL.
+ */
+export type QueryCandidateChangesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 

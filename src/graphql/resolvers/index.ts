@@ -3,6 +3,8 @@ import { scalarResolvers } from '../scalars';
 import { AdminQuery } from './AdminQuery';
 import { AuditEvent } from './AuditEvent';
 import { Candidate } from './Candidate';
+import { CandidateChange } from './CandidateChange';
+import { CandidateChangesQuery } from './CandidateChangesQuery';
 import { CandidateCitizenship } from './CandidateCitizenship';
 import { CandidateEdge } from './CandidateEdge';
 import { CandidateEducation } from './CandidateEducation';
@@ -31,7 +33,7 @@ import { WebhookMutation, WebhookQuery } from './WebhookQuery';
 
 export const resolvers: Resolvers = {
   ...scalarResolvers,
-  Query: { ...Query, ...AdminQuery, ...NodeQuery, ...StatisticsQuery, ...WebhookQuery },
+  Query: { ...Query, ...AdminQuery, ...NodeQuery, ...StatisticsQuery, ...CandidateChangesQuery, ...WebhookQuery },
   Node,
   Mutation: { ...Mutation, ...WebhookMutation },
   Candidate,
@@ -48,6 +50,7 @@ export const resolvers: Resolvers = {
   SavedList,
   CandidatePage,
   CandidateEdge,
+  CandidateChange,
   AuditEvent,
   Country,
   Language,
