@@ -26,6 +26,7 @@ import { Idempotency } from './rest/idempotency';
 import { IdempotencyRepository } from './rest/idempotency-repository';
 import { createMetrics, type Metrics } from './observability/metrics';
 import { observeMongoCommands } from './observability/mongo-commands';
+import { createApiKeyRepository } from './auth/api-key-repository';
 import { createDeliveryClient } from './webhooks/delivery-client';
 import { changeOutbox } from './webhooks/outbox-source';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher';
@@ -200,6 +201,7 @@ function createWebhookDispatcher(database: Database, config: Config, clock: Cloc
       leaseMs: config.webhookLeaseMs,
     },
     logger,
+    createApiKeyRepository(database.db),
   );
 }
 

@@ -20,6 +20,11 @@ export interface DispatcherOptions {
   random?: () => number;
 }
 
+/** The API keys as the dispatcher needs them: a revoked or expired key's webhook gets nothing more. */
+export interface DispatcherKeys {
+  findById(id: string): Promise<{ revokedAt?: Date; expiresAt?: Date } | null>;
+}
+
 export interface DispatcherLog {
   warn(details: Record<string, unknown>, message: string): void;
 }
@@ -49,6 +54,7 @@ export class WebhookDispatcher {
     private readonly clock: Clock,
     private readonly options: DispatcherOptions,
     private readonly log: DispatcherLog,
+    private readonly keys: DispatcherKeys,
   ) {}
 
   start(): void {
@@ -90,6 +96,10 @@ export class WebhookDispatcher {
   private async serve(webhookId: string): Promise<void> {
     const webhook = await this.repository.acquireLease(webhookId, this.owner, this.clock.now(), this.leaseUntil());
     if (webhook === null) return;
+    if (!(await this.keyIsActive(webhook.apiKeyId))) {
+      await this.repository.releaseLease(webhookId, this.owner);
+      return;
+    }
     try {
       const secret = await this.repository.signingSecret(webhookId);
       if (secret === null) return;
@@ -140,6 +150,13 @@ export class WebhookDispatcher {
       done = event.seq;
     }
     if (done > stored) await this.repository.advanceCursor(webhook.id, this.owner, done, this.leaseUntil());
+  }
+
+  /** A webhook serves its key: once the key is revoked or expired, its cursor stays where it is. */
+  private async keyIsActive(apiKeyId: string): Promise<boolean> {
+    const key = await this.keys.findById(apiKeyId);
+    const now = this.clock.now();
+    return key !== null && key.revokedAt === undefined && (key.expiresAt === undefined || key.expiresAt > now);
   }
 
   /** Candidate changes go to every webhook that asked for their kind; job matches and offers only to a key that knows the candidate. */

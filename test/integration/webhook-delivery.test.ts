@@ -60,6 +60,7 @@ function dispatcher(options: Partial<DispatcherOptions> & { timeoutMs?: number; 
       ...options,
     },
     { warn: () => undefined },
+    { findById: (id) => Promise.resolve(id === 'key_revoked' ? { revokedAt: clock.now() } : {}) },
   );
   dispatchers.push(created);
   return created;
@@ -255,5 +256,14 @@ describe('webhook delivery', () => {
       { id: `msg_${knows.webhook.id}_2`, type: 'job_match.created', seq: 2, publicId: 'p_known' },
     ]);
     expect((await repository.findById(knows.webhook.id))?.cursor).toBe(2);
+  });
+
+  test("when the webhook's key is revoked, then nothing more is sent to it and its cursor stays", async () => {
+    const { webhook } = await register(['REGISTERED'], 'key_revoked');
+    append();
+    await dispatcher().pollOnce();
+
+    expect(receiver.requests).toBe(0);
+    expect((await repository.findById(webhook.id))?.cursor).toBe(0);
   });
 });
