@@ -250,6 +250,16 @@ export const settings = {
       'true or false. Allows webhook endpoints on loopback, private, link-local and other non-public addresses (tests, closed networks); checked at registration and at every connection.',
     schema: z.enum(['true', 'false']).transform((v) => v === 'true'),
   },
+  webhookSecretKey: {
+    env: 'WEBHOOK_SECRET_KEY',
+    default: '',
+    description:
+      'base64 of 32 random bytes (e.g. `openssl rand -base64 32`). When set, webhook signing secrets are stored sealed with it (AES-256-GCM), so a copy of the database cannot forge deliveries; keep it set once used. Unset: secrets are stored as they are.',
+    schema: z
+      .string()
+      .refine((v) => v === '' || Buffer.from(v, 'base64').length === 32, 'must be the base64 of 32 bytes')
+      .transform((v) => (v === '' ? undefined : Buffer.from(v, 'base64'))),
+  },
   webhookMaxAttempts: {
     env: 'WEBHOOK_MAX_ATTEMPTS',
     default: '10',

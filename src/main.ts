@@ -29,6 +29,7 @@ import { observeMongoCommands } from './observability/mongo-commands';
 import { createApiKeyRepository } from './auth/api-key-repository';
 import { createDeliveryClient } from './webhooks/delivery-client';
 import { changeOutbox } from './webhooks/outbox-source';
+import { createSecretBox } from './webhooks/secret-box';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher';
 import { WebhookRepository } from './webhooks/webhook-repository';
 
@@ -105,6 +106,7 @@ export async function createApp(
     auditBufferSize: config.auditBufferSize,
     clock,
     webhookEndpoints: webhookEndpoints(config),
+    webhookSecretKey: config.webhookSecretKey,
   });
   services.rateLimits.onRejection((kind) => metrics.rateLimitRejections.inc({ kind }));
   // The units stay buffered and go with the next flush; the requests are not failed for it.
@@ -202,6 +204,7 @@ function createWebhookDispatcher(database: Database, config: Config, clock: Cloc
     },
     logger,
     createApiKeyRepository(database.db),
+    createSecretBox(config.webhookSecretKey),
   );
 }
 

@@ -32,6 +32,7 @@ import { CandidateChangeService } from './changes/candidate-change-service';
 import { ChangeEventRepository } from './changes/change-events';
 import type { EndpointPolicy } from './webhooks/address-guard';
 import { changeOutbox } from './webhooks/outbox-source';
+import { createSecretBox } from './webhooks/secret-box';
 import { WebhookRepository } from './webhooks/webhook-repository';
 import { WebhookService } from './webhooks/webhook-service';
 
@@ -56,6 +57,8 @@ export interface ServiceOptions {
   clock?: Clock;
   /** WEBHOOK_ALLOW_HTTP / WEBHOOK_ALLOW_PRIVATE_ADDRESSES; absent: the settings' defaults (https, public addresses only) */
   webhookEndpoints?: EndpointPolicy;
+  /** WEBHOOK_SECRET_KEY: seals the webhooks' signing secrets; absent: stored unsealed */
+  webhookSecretKey?: Buffer;
 }
 
 const DEFAULT_PERSISTED_QUERIES: PersistedQueryBounds = {
@@ -146,6 +149,7 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
       changeOutbox(db),
       options.webhookEndpoints ?? { allowHttp: false, allowPrivateAddresses: false },
       clock,
+      createSecretBox(options.webhookSecretKey),
     ),
     clock,
   };

@@ -6,6 +6,7 @@ import { ensureIndexes } from './store/indexes';
 import { DataDirectoryInUseError, openStore, type OpenedStore } from './store/open-store';
 import { systemClock, type Clock } from './common/clock';
 import { changeOutbox } from './webhooks/outbox-source';
+import { createSecretBox } from './webhooks/secret-box';
 import { WEBHOOK_EVENT_TYPES } from './webhooks/webhook-event';
 import { webhookIndexes } from './webhooks/webhook-indexes';
 import { WebhookRepository } from './webhooks/webhook-repository';
@@ -144,6 +145,7 @@ export async function runWebhooksCli(
       changeOutbox(db),
       { allowHttp: config.webhookAllowHttp, allowPrivateAddresses: config.webhookAllowPrivateAddresses },
       clock,
+      createSecretBox(config.webhookSecretKey),
     );
     switch (command.command) {
       case 'add': {

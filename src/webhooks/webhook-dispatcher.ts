@@ -3,6 +3,7 @@ import type { Clock } from '../common/clock';
 import { retryDelayMs } from './backoff';
 import type { AttemptResult, DeliveryRequest } from './delivery-client';
 import { deliveryEventId, deliveryPayload, type OutboxEvent, type OutboxSource } from './webhook-event';
+import type { SecretBox } from './secret-box';
 import type { DeliveryDoc, WebhookRecord, WebhookRepository } from './webhook-repository';
 
 export interface DispatcherOptions {
@@ -55,6 +56,7 @@ export class WebhookDispatcher {
     private readonly options: DispatcherOptions,
     private readonly log: DispatcherLog,
     private readonly keys: DispatcherKeys,
+    private readonly secrets: SecretBox,
   ) {}
 
   start(): void {
@@ -101,8 +103,9 @@ export class WebhookDispatcher {
       return;
     }
     try {
-      const secret = await this.repository.signingSecret(webhookId);
-      if (secret === null) return;
+      const stored = await this.repository.signingSecret(webhookId);
+      if (stored === null) return;
+      const secret = this.secrets.open(stored);
       await this.replays(webhook, secret);
       await this.stream(webhook, secret);
     } finally {

@@ -13,8 +13,9 @@ export interface WebhookDoc {
   url: string;
   eventTypes: WebhookEventType[];
   /**
-   * The signing secret (`whsec_…`). Kept because every delivery is signed with it; never
-   * returned by any read of this repository except signingSecret(), never logged.
+   * The signing secret (`whsec_…`), sealed when WEBHOOK_SECRET_KEY is set (secret-box.ts). Kept
+   * because every delivery is signed with it; never returned by any read of this repository
+   * except signingSecret(), never logged.
    */
   secret: string;
   createdDate: Date;

@@ -3,6 +3,7 @@ import type { ApiKeyRecord } from '../auth/api-key-repository';
 import { authorize } from '../auth/authorize';
 import type { Clock } from '../common/clock';
 import { BadUserInputError, NotFoundError } from '../errors';
+import type { SecretBox } from './secret-box';
 import { checkEndpoint, EndpointRefusedError, type EndpointPolicy, type Resolver } from './address-guard';
 import { WEBHOOK_EVENT_TYPES, type OutboxSource, type WebhookEventType } from './webhook-event';
 import type { DeliveryDoc, DeliveryState, WebhookRecord, WebhookRepository } from './webhook-repository';
@@ -41,6 +42,8 @@ export class WebhookService {
     private readonly outbox: Pick<OutboxSource, 'latestSeq'>,
     private readonly policy: EndpointPolicy,
     private readonly clock: Clock,
+    /** how the signing secret is stored (src/webhooks/secret-box.ts) */
+    private readonly secrets: SecretBox,
     private readonly resolver?: Resolver,
   ) {}
 
@@ -71,7 +74,7 @@ export class WebhookService {
       createdDate: this.clock.now(),
       cursor: input.fromBeginning === true ? 0 : latest,
     };
-    await this.repository.insert({ ...webhook, secret });
+    await this.repository.insert({ ...webhook, secret: this.secrets.seal(secret) });
     return { webhook: { ...webhook, lag: latest - webhook.cursor }, secret };
   }
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { spawnEmbeddedStore, type EmbeddedStoreProcess } from 'embedded-mongodb';
 import { makeTempDir } from 'embedded-mongodb/test-support';
@@ -18,6 +19,8 @@ import { WebhookReceiver } from '../support/webhook-receiver';
  */
 const DB = 'webhook_crash_test';
 const LEASE_MS = 1500;
+/** the same across restarts: secrets are stored sealed with it */
+const SECRET_KEY = randomBytes(32).toString('base64');
 
 describe('webhook deliveries across failures and kill -9 of the service', () => {
   let temp: ReturnType<typeof makeTempDir>;
@@ -41,6 +44,7 @@ describe('webhook deliveries across failures and kill -9 of the service', () => 
       WEBHOOK_TIMEOUT_MS: '500',
       WEBHOOK_LEASE_MS: String(LEASE_MS),
       WEBHOOK_MAX_ATTEMPTS: '100',
+      WEBHOOK_SECRET_KEY: SECRET_KEY,
     });
 
   async function register(): Promise<string> {

@@ -9,6 +9,7 @@ import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/we
 import { webhookIndexes } from '../../src/webhooks/webhook-indexes';
 import { WebhookRepository } from '../../src/webhooks/webhook-repository';
 import { WebhookService } from '../../src/webhooks/webhook-service';
+import { createSecretBox } from '../../src/webhooks/secret-box';
 import { recordSecret } from '../support/log-capture';
 import { TestClock } from '../support/test-clock';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -23,6 +24,8 @@ const ADMIN = { permissions: ['ADMIN' as const] };
 const OPEN = { allowHttp: true, allowPrivateAddresses: true };
 const BASE_MS = 1000;
 const MAX_ATTEMPTS = 3;
+/** secrets are stored sealed here, as with WEBHOOK_SECRET_KEY set */
+const SECRET_KEY = randomBytes(32);
 
 let store: Awaited<ReturnType<typeof startStoreUnderTest>>;
 let database: Database;
@@ -61,13 +64,21 @@ function dispatcher(options: Partial<DispatcherOptions> & { timeoutMs?: number; 
     },
     { warn: () => undefined },
     { findById: (id) => Promise.resolve(id === 'key_revoked' ? { revokedAt: clock.now() } : {}) },
+    createSecretBox(SECRET_KEY),
   );
   dispatchers.push(created);
   return created;
 }
 
 async function register(eventTypes: WebhookEventType[] = ['REGISTERED', 'UPDATED'], apiKeyId = 'key_partner') {
-  const service = new WebhookService(repository, { findById: (id) => Promise.resolve({ id }) }, outbox, OPEN, clock);
+  const service = new WebhookService(
+    repository,
+    { findById: (id) => Promise.resolve({ id }) },
+    outbox,
+    OPEN,
+    clock,
+    createSecretBox(SECRET_KEY),
+  );
   const created = await service.create(ADMIN, { apiKeyId, url: receiver.url, eventTypes, fromBeginning: true });
   recordSecret(created.secret);
   receiver.setSecret(created.secret);
@@ -118,6 +129,7 @@ describe('webhook delivery', () => {
       { id: `msg_${webhook.id}_4`, type: 'candidate.registered', seq: 4, publicId: 'p4' },
     ]);
     expect((await repository.findById(webhook.id))?.cursor).toBe(4);
+    expect(await repository.signingSecret(webhook.id)).toMatch(/^enc:v1:/);
   });
 
   test('when the receiver answers 500, then the event is retried only after its backoff, with the same id, and later events wait for it', async () => {

@@ -6,6 +6,7 @@ import {
   type Resolver,
 } from '../../src/webhooks/address-guard';
 import { retryDelayMs } from '../../src/webhooks/backoff';
+import { createSecretBox } from '../../src/webhooks/secret-box';
 
 const STRICT = { allowHttp: false, allowPrivateAddresses: false };
 const resolvesTo =
@@ -114,5 +115,25 @@ describe('webhook retry delays', () => {
     expect([1, 2, 3, 4].map((n) => retryDelayMs(n, 1000, 60_000, low))).toEqual([500, 1000, 2000, 4000]);
     expect(retryDelayMs(30, 1000, 60_000, high)).toBe(60_000);
     expect(retryDelayMs(1000, 1000, 60_000, low)).toBe(30_000);
+  });
+});
+
+describe('webhook secret storage', () => {
+  const key = Buffer.alloc(32, 7);
+
+  test('when a key is set, then a secret is stored sealed and opens to itself, and another key cannot open it', () => {
+    const secret = 'whsec_' + Buffer.alloc(32, 1).toString('base64');
+    const sealed = createSecretBox(key).seal(secret);
+    expect(sealed).toMatch(/^enc:v1:/);
+    expect(sealed).not.toContain(secret.slice(6));
+    expect(createSecretBox(key).open(sealed)).toBe(secret);
+    expect(() => createSecretBox(Buffer.alloc(32, 8)).open(sealed)).toThrow();
+    expect(() => createSecretBox(undefined).open(sealed)).toThrow(/WEBHOOK_SECRET_KEY/);
+  });
+
+  test('when no key is set, then a secret is stored as it is, and a key set later still opens it', () => {
+    const stored = createSecretBox(undefined).seal('whsec_abcd');
+    expect(stored).toBe('whsec_abcd');
+    expect(createSecretBox(key).open(stored)).toBe('whsec_abcd');
   });
 });
