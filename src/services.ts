@@ -30,6 +30,8 @@ import { StatisticsRepository } from './statistics/statistics-repository';
 import { StatisticsService } from './statistics/statistics-service';
 import { CandidateChangeService } from './changes/candidate-change-service';
 import { ChangeEventRepository } from './changes/change-events';
+import { ErasureRepository } from './changes/erasure-repository';
+import { ErasureService } from './changes/erasure-service';
 
 export interface ServiceOptions {
   /** budgets of keys without their own (RATE_LIMIT_READS / RATE_LIMIT_WRITES); absent: the settings' defaults */
@@ -112,6 +114,7 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
     ),
     reference: new ReferenceService(reference),
     candidateChanges: new CandidateChangeService(withAvailability(new ChangeEventRepository(db))),
+    erasure: new ErasureService(withAvailability(new ErasureRepository(db)), clock),
     rateLimits: new RateLimiter(
       withAvailability(new RateLimitRepository(db)),
       options.rateLimits ?? DEFAULT_RATE_LIMITS,
