@@ -17,6 +17,7 @@ import type { ReferenceRepository } from './reference/reference-repository';
 import type { ReferenceService } from './reference/reference-service';
 import type { StatisticsService } from './statistics/statistics-service';
 import type { CandidateChangeService } from './changes/candidate-change-service';
+import type { ErasureService } from './changes/erasure-service';
 import type { WebhookService } from './webhooks/webhook-service';
 
 /*
@@ -55,6 +56,8 @@ export interface Services {
   readonly audit: AuditService;
   /** the change feed of candidates (candidateChanges), read from the change-event outbox */
   readonly candidateChanges: CandidateChangeService;
+  /** erasure of candidates (ADMIN) */
+  readonly erasure: ErasureService;
   /** the store's read epoch: what every cached read is validated against (src/cache/read-epoch.ts) */
   readonly readEpoch: ReadEpoch;
   /** the automatic persisted queries of /graphql, shared by every instance */

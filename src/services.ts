@@ -30,6 +30,8 @@ import { StatisticsRepository } from './statistics/statistics-repository';
 import { StatisticsService } from './statistics/statistics-service';
 import { CandidateChangeService } from './changes/candidate-change-service';
 import { ChangeEventRepository } from './changes/change-events';
+import { ErasureRepository } from './changes/erasure-repository';
+import { ErasureService } from './changes/erasure-service';
 import type { EndpointPolicy } from './webhooks/address-guard';
 import { changeOutbox } from './webhooks/outbox-source';
 import { createSecretBox } from './webhooks/secret-box';
@@ -121,6 +123,7 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
     ),
     reference: new ReferenceService(reference),
     candidateChanges: new CandidateChangeService(withAvailability(new ChangeEventRepository(db))),
+    erasure: new ErasureService(withAvailability(new ErasureRepository(db)), clock),
     rateLimits: new RateLimiter(
       withAvailability(new RateLimitRepository(db)),
       options.rateLimits ?? DEFAULT_RATE_LIMITS,

@@ -171,3 +171,36 @@ describe('registrations in the change feed', () => {
     expect([...keyIds][0]).toMatch(/^key_/);
   });
 });
+
+describe('job matches and offers in the outbox', () => {
+  let service: AppUnderTest;
+
+  beforeAll(async () => {
+    service = await startAppUnderTest({ candidates: 5, seed: 2 });
+  });
+
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  test('when a job match names candidates, then one JOB_MATCH event per candidate names the match and the key, and the candidate feed kinds leave them out', async () => {
+    const matcher = await service.key('SUBMIT_JOB_MATCHES');
+    const ids = (await service.db.collection(COLLECTIONS.candidates).find({}).limit(2).toArray()).map(
+      (doc) => doc.publicId as string,
+    );
+
+    const { status, body } = await rest(service.url, 'POST', '/v1/candidates/job-match', {
+      key: matcher,
+      body: { candidates: ids.map((publicId) => ({ publicId })) },
+    });
+
+    expect(status).toBe(201);
+    const changes = new ChangeEventRepository(service.db);
+    const events = await changes.readAfter(0, 10);
+    expect(events.map((e) => [e.kind, e.publicId, e.offerPublicId])).toEqual(
+      ids.map((id) => ['JOB_MATCH', id, body.jobMatchId]),
+    );
+    expect(events.every((e) => e.keyId?.startsWith('key_'))).toBe(true);
+    expect(await changes.readAfter(0, 10, ['REGISTERED', 'IMPORTED', 'UPDATED', 'ERASED'])).toEqual([]);
+  });
+});

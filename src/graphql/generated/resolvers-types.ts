@@ -1045,6 +1045,26 @@ export type EmployerEntity = {
   hasHiredInternationally?: Maybe<Scalars['Boolean']['output']>;
 };
 
+/** An API key that received an erased candidate. */
+export type ErasureRecipient = {
+  __typename?: 'ErasureRecipient';
+  /** Id of the API key (`key_…`). */
+  keyId: Scalars['String']['output'];
+  /** Name of the API key; null when the key no longer exists. */
+  name?: Maybe<Scalars['String']['output']>;
+};
+
+/** What an erasure did. */
+export type ErasureResult = {
+  __typename?: 'ErasureResult';
+  /** When the candidate was first erased. */
+  erasedAt: Scalars['DateTime']['output'];
+  /** The erased candidate's public id. */
+  publicId: Scalars['PublicId']['output'];
+  /** The API keys that received the candidate, according to the audit trail, ordered by key id. */
+  recipients: Array<ErasureRecipient>;
+};
+
 /** A language exam. */
 export type Exam =
   /** Duolingo English Test, official. */
@@ -1346,6 +1366,15 @@ export type Mutation = {
    */
   createWebhook: CreatedWebhook;
   /**
+   * Erases a candidate (the right to erasure): identity data, the candidate document and its
+   * saved-list memberships, in one transaction. Afterwards the candidate is unknown to every read
+   * (REST 404, GraphQL null, absent from searches, saved lists and statistics), and an ERASED
+   * change goes to the change feed (`candidateChanges`) to tell every recipient. Repeating it is
+   * harmless: it answers the same, with the time of the first erasure. Fails with NOT_FOUND when
+   * no candidate ever had this publicId. Needs an API key with the ADMIN permission.
+   */
+  eraseCandidate: ErasureResult;
+  /**
    * Records a service provider's offer to assist candidates (REST
    * `POST /v1/candidates/offer-to-assist`). Fails with NOT_FOUND when a candidate is unknown (and
    * then records nothing) and with BAD_USER_INPUT when a value breaks a rule given in the
@@ -1387,6 +1416,16 @@ export type MutationCreateJobMatchArgs = {
  */
 export type MutationCreateWebhookArgs = {
   input: CreateWebhookInput;
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationEraseCandidateArgs = {
+  publicId: Scalars['PublicId']['input'];
 };
 
 
@@ -2273,6 +2312,8 @@ export type ResolversTypes = ResolversObject<{
   EducationMajorRefInput: EducationMajorRefInput;
   EducationType: EducationType;
   EmployerEntity: ResolverTypeWrapper<NonNullable<JobOpportunityDoc['employerEntity']>>;
+  ErasureRecipient: ResolverTypeWrapper<ErasureRecipient>;
+  ErasureResult: ResolverTypeWrapper<ErasureResult>;
   Exam: Exam;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   Gender: Gender;
@@ -2379,6 +2420,8 @@ export type ResolversParentTypes = ResolversObject<{
   EducationMajor: EducationMajorDoc;
   EducationMajorRefInput: EducationMajorRefInput;
   EmployerEntity: NonNullable<JobOpportunityDoc['employerEntity']>;
+  ErasureRecipient: ErasureRecipient;
+  ErasureResult: ErasureResult;
   Float: Scalars['Float']['output'];
   ID: Scalars['ID']['output'];
   IdentityInput: IdentityInput;
@@ -2732,6 +2775,17 @@ export type EmployerEntityResolvers<ContextType = GraphQLContext, ParentType ext
   hasHiredInternationally?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
 }>;
 
+export type ErasureRecipientResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ErasureRecipient'] = ResolversParentTypes['ErasureRecipient']> = ResolversObject<{
+  keyId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type ErasureResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ErasureResult'] = ResolversParentTypes['ErasureResult']> = ResolversObject<{
+  erasedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  publicId?: Resolver<ResolversTypes['PublicId'], ParentType, ContextType>;
+  recipients?: Resolver<Array<ResolversTypes['ErasureRecipient']>, ParentType, ContextType>;
+}>;
+
 export type JobMatchResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['JobMatchResult'] = ResolversParentTypes['JobMatchResult']> = ResolversObject<{
   jobMatchId?: Resolver<ResolversTypes['PublicId'], ParentType, ContextType>;
   message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -2773,6 +2827,7 @@ export interface LongScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
   createJobMatch?: Resolver<ResolversTypes['JobMatchResult'], ParentType, ContextType, RequireFields<MutationCreateJobMatchArgs, 'input'>>;
   createWebhook?: Resolver<ResolversTypes['CreatedWebhook'], ParentType, ContextType, RequireFields<MutationCreateWebhookArgs, 'input'>>;
+  eraseCandidate?: Resolver<ResolversTypes['ErasureResult'], ParentType, ContextType, RequireFields<MutationEraseCandidateArgs, 'publicId'>>;
   offerToAssist?: Resolver<ResolversTypes['OfferToAssistResult'], ParentType, ContextType, RequireFields<MutationOfferToAssistArgs, 'input'>>;
   registerCandidate?: Resolver<ResolversTypes['RegisterCandidateResult'], ParentType, ContextType, RequireFields<MutationRegisterCandidateArgs, 'input'>>;
   removeWebhook?: Resolver<ResolversTypes['Webhook'], ParentType, ContextType, RequireFields<MutationRemoveWebhookArgs, 'id'>>;
@@ -2900,6 +2955,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   EducationLevel?: EducationLevelResolvers<ContextType>;
   EducationMajor?: EducationMajorResolvers<ContextType>;
   EmployerEntity?: EmployerEntityResolvers<ContextType>;
+  ErasureRecipient?: ErasureRecipientResolvers<ContextType>;
+  ErasureResult?: ErasureResultResolvers<ContextType>;
   JobMatchResult?: JobMatchResultResolvers<ContextType>;
   JobOpportunity?: JobOpportunityResolvers<ContextType>;
   Language?: LanguageResolvers<ContextType>;

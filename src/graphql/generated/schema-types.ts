@@ -1035,6 +1035,26 @@ export type EmployerEntity = {
   hasHiredInternationally?: Maybe<Scalars['Boolean']['output']>;
 };
 
+/** An API key that received an erased candidate. */
+export type ErasureRecipient = {
+  __typename?: 'ErasureRecipient';
+  /** Id of the API key (`key_…`). */
+  keyId: Scalars['String']['output'];
+  /** Name of the API key; null when the key no longer exists. */
+  name?: Maybe<Scalars['String']['output']>;
+};
+
+/** What an erasure did. */
+export type ErasureResult = {
+  __typename?: 'ErasureResult';
+  /** When the candidate was first erased. */
+  erasedAt: Scalars['DateTime']['output'];
+  /** The erased candidate's public id. */
+  publicId: Scalars['PublicId']['output'];
+  /** The API keys that received the candidate, according to the audit trail, ordered by key id. */
+  recipients: Array<ErasureRecipient>;
+};
+
 /** A language exam. */
 export type Exam =
   /** Duolingo English Test, official. */
@@ -1336,6 +1356,15 @@ export type Mutation = {
    */
   createWebhook: CreatedWebhook;
   /**
+   * Erases a candidate (the right to erasure): identity data, the candidate document and its
+   * saved-list memberships, in one transaction. Afterwards the candidate is unknown to every read
+   * (REST 404, GraphQL null, absent from searches, saved lists and statistics), and an ERASED
+   * change goes to the change feed (`candidateChanges`) to tell every recipient. Repeating it is
+   * harmless: it answers the same, with the time of the first erasure. Fails with NOT_FOUND when
+   * no candidate ever had this publicId. Needs an API key with the ADMIN permission.
+   */
+  eraseCandidate: ErasureResult;
+  /**
    * Records a service provider's offer to assist candidates (REST
    * `POST /v1/candidates/offer-to-assist`). Fails with NOT_FOUND when a candidate is unknown (and
    * then records nothing) and with BAD_USER_INPUT when a value breaks a rule given in the
@@ -1377,6 +1406,16 @@ export type MutationCreateJobMatchArgs = {
  */
 export type MutationCreateWebhookArgs = {
   input: CreateWebhookInput;
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationEraseCandidateArgs = {
+  publicId: Scalars['PublicId']['input'];
 };
 
 

@@ -21,6 +21,7 @@ import { EmployerEntity } from './EmployerEntity';
 import { JobOpportunity } from './JobOpportunity';
 import { Language } from './Language';
 import { LanguageLevel } from './LanguageLevel';
+import { ErasureMutation } from './ErasureMutation';
 import { Mutation } from './Mutation';
 import { Node } from './Node';
 import { NodeQuery } from './NodeQuery';
@@ -35,7 +36,7 @@ export const resolvers: Resolvers = {
   ...scalarResolvers,
   Query: { ...Query, ...AdminQuery, ...NodeQuery, ...StatisticsQuery, ...CandidateChangesQuery, ...WebhookQuery },
   Node,
-  Mutation: { ...Mutation, ...WebhookMutation },
+  Mutation: { ...Mutation, ...ErasureMutation, ...WebhookMutation },
   Candidate,
   CandidateOccupation,
   CandidateJobExperience,
