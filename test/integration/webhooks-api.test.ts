@@ -1,5 +1,7 @@
 import { graphql, startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { recordSecret } from '../support/log-capture';
+import { rest } from '../support/rest-client';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 /**
  * The ADMIN API of webhooks over GraphQL on the real service: who may use it, which endpoints
@@ -185,5 +187,61 @@ describe('webhooks over GraphQL, with http and private addresses allowed', () =>
       admin,
     );
     expect(body.errors?.[0].extensions?.code).toBe('NOT_FOUND');
+  });
+});
+
+describe('webhooks of the running service', () => {
+  let app: AppUnderTest;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    app = await startAppUnderTest({
+      config: { webhookAllowHttp: true, webhookAllowPrivateAddresses: true, webhookPollMs: 50 },
+    });
+    receiver = new WebhookReceiver();
+    await receiver.start();
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await receiver?.stop();
+  });
+
+  test("when a job match names a candidate the partner's key registered, then the partner's webhook is sent the registration and the job match, signed", async () => {
+    const admin = await app.key('ADMIN');
+    const partner = await app.key('REGISTER_CANDIDATES');
+    const matcher = await app.key('SUBMIT_JOB_MATCHES');
+    const partnerId = await keyIdOf(app, 'REGISTER_CANDIDATES');
+    const created = await graphql<{ createWebhook: { secret: string; webhook: { id: string } } }>(
+      app.url,
+      CREATE,
+      { input: { apiKeyId: partnerId, url: receiver.url, eventTypes: ['REGISTERED', 'JOB_MATCH'] } },
+      admin,
+    );
+    const { secret, webhook } = created.body.data!.createWebhook;
+    recordSecret(secret);
+    receiver.setSecret(secret);
+
+    const email = 'webhook-partner@example.org';
+    recordSecret(email);
+    const registered = await rest(app.url, 'POST', '/v1/candidates/register', {
+      key: partner,
+      body: { registrarId: 'hooks', registrationData: { identity: { email, lastName: 'Hook' }, city: 'Amman' } },
+    });
+    expect(registered.status).toBe(201);
+    const publicId = registered.body.publicId as string;
+    const matched = await rest(app.url, 'POST', '/v1/candidates/job-match', {
+      key: matcher,
+      body: { candidates: [{ publicId }] },
+    });
+    expect(matched.status).toBe(201);
+
+    const deadline = Date.now() + 10_000;
+    while (receiver.received.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    expect(receiver.badSignatures).toBe(0);
+    expect(receiver.received).toEqual([
+      expect.objectContaining({ type: 'candidate.registered', publicId }),
+      expect.objectContaining({ type: 'job_match.created', publicId }),
+    ]);
+    for (const r of receiver.received) expect(r.id).toBe(`msg_${webhook.id}_${r.seq}`);
   });
 });
