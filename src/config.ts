@@ -251,6 +251,68 @@ export const settings = {
     description: 'Number of demo candidates seeded into an empty embedded store at start.',
     schema: z.coerce.number().int().min(0).max(1_000_000),
   },
+  webhookAllowHttp: {
+    env: 'WEBHOOK_ALLOW_HTTP',
+    default: 'false',
+    description: 'true or false. Allows webhook endpoints with plain http:// URLs (tests only); false: https only.',
+    schema: z.enum(['true', 'false']).transform((v) => v === 'true'),
+  },
+  webhookAllowPrivateAddresses: {
+    env: 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES',
+    default: 'false',
+    description:
+      'true or false. Allows webhook endpoints on loopback, private, link-local and other non-public addresses (tests, closed networks); checked at registration and at every connection.',
+    schema: z.enum(['true', 'false']).transform((v) => v === 'true'),
+  },
+  webhookSecretKey: {
+    env: 'WEBHOOK_SECRET_KEY',
+    default: '',
+    description:
+      'base64 of 32 random bytes (e.g. `openssl rand -base64 32`). When set, webhook signing secrets are stored sealed with it (AES-256-GCM), so a copy of the database cannot forge deliveries; keep it set once used. Unset: secrets are stored as they are.',
+    schema: z
+      .string()
+      .refine((v) => v === '' || Buffer.from(v, 'base64').length === 32, 'must be the base64 of 32 bytes')
+      .transform((v) => (v === '' ? undefined : Buffer.from(v, 'base64'))),
+  },
+  webhookMaxAttempts: {
+    env: 'WEBHOOK_MAX_ATTEMPTS',
+    default: '10',
+    description:
+      "Attempts of one webhook delivery (the first and its retries) before it is dead-lettered and the webhook's later events go on.",
+    schema: z.coerce.number().int().min(1).max(100),
+  },
+  webhookBackoffBaseMs: {
+    env: 'WEBHOOK_BACKOFF_BASE_MS',
+    default: '5000',
+    description:
+      'Delay before the first retry of a failed webhook delivery; it doubles with each further failure (with jitter) up to WEBHOOK_BACKOFF_MAX_MS.',
+    schema: z.coerce.number().int().min(1),
+  },
+  webhookBackoffMaxMs: {
+    env: 'WEBHOOK_BACKOFF_MAX_MS',
+    default: '3600000',
+    description: 'Longest delay between two attempts of a webhook delivery.',
+    schema: z.coerce.number().int().min(1),
+  },
+  webhookTimeoutMs: {
+    env: 'WEBHOOK_TIMEOUT_MS',
+    default: '10000',
+    description: 'How long a webhook endpoint has to answer an attempt; no answer in time is a failed attempt.',
+    schema: z.coerce.number().int().min(100).max(600_000),
+  },
+  webhookPollMs: {
+    env: 'WEBHOOK_POLL_MS',
+    default: '1000',
+    description: 'How often each instance looks for new change events and due retries to deliver to webhooks.',
+    schema: z.coerce.number().int().min(10).max(600_000),
+  },
+  webhookLeaseMs: {
+    env: 'WEBHOOK_LEASE_MS',
+    default: '60000',
+    description:
+      'How long an instance delivering for a webhook holds it (renewed at every delivery) before another instance may take it over after a crash. Keep it above WEBHOOK_TIMEOUT_MS.',
+    schema: z.coerce.number().int().min(100),
+  },
 } as const;
 
 type Settings = typeof settings;

@@ -16,6 +16,9 @@ import type { ReferenceCache } from './reference/reference-cache';
 import type { ReferenceRepository } from './reference/reference-repository';
 import type { ReferenceService } from './reference/reference-service';
 import type { StatisticsService } from './statistics/statistics-service';
+import type { CandidateChangeService } from './changes/candidate-change-service';
+import type { ErasureService } from './changes/erasure-service';
+import type { WebhookService } from './webhooks/webhook-service';
 
 /*
  * The types of the core: what the transports (src/graphql/, src/rest/) are handed. The core is
@@ -51,10 +54,16 @@ export interface Services {
   readonly statistics: StatisticsService;
   /** the append-only trail of authenticated requests */
   readonly audit: AuditService;
+  /** the change feed of candidates (candidateChanges), read from the change-event outbox */
+  readonly candidateChanges: CandidateChangeService;
+  /** erasure of candidates (ADMIN) */
+  readonly erasure: ErasureService;
   /** the store's read epoch: what every cached read is validated against (src/cache/read-epoch.ts) */
   readonly readEpoch: ReadEpoch;
   /** the automatic persisted queries of /graphql, shared by every instance */
   readonly persistedQueries: PersistedQueryStore;
+  /** webhooks: registration by ADMIN, delivery state (the dispatcher is started by main.ts) */
+  readonly webhooks: WebhookService;
   /** what every rule above reads the time from (src/common/clock.ts) */
   readonly clock: Clock;
 }

@@ -7,12 +7,14 @@ import {
   supersededCandidateIndexes,
   supersededIdentityIndexes,
 } from './candidates/candidate-indexes';
+import { CHANGE_COLLECTIONS, changeIndexes } from './changes/change-indexes';
 import { PERSISTED_QUERY_COLLECTION, persistedQueryIndexes } from './persisted-queries/persisted-query-indexes';
 import { RATE_LIMIT_COLLECTION, rateLimitIndexes } from './rate-limit/rate-limit-indexes';
 import { REFERENCE_DATA_COLLECTIONS, referenceIndexes } from './reference/reference-indexes';
 import { IDEMPOTENCY_COLLECTION, idempotencyIndexes } from './rest/idempotency-indexes';
 import { PRIVACY_LEDGER_COLLECTIONS, privacyLedgerIndexes } from './statistics/privacy-ledger-repository';
 import { statisticsIndexes, supersededStatisticsIndexes } from './statistics/statistics-indexes';
+import { WEBHOOK_COLLECTIONS, webhookIndexes } from './webhooks/webhook-indexes';
 import * as store from './store/indexes';
 import type { IndexSpec, SupersededIndex } from './store/indexes';
 
@@ -45,6 +47,9 @@ export const COLLECTIONS = {
   persistedQueries: PERSISTED_QUERY_COLLECTION,
   statisticsBudgets: PRIVACY_LEDGER_COLLECTIONS.budgets,
   statisticsAnswers: PRIVACY_LEDGER_COLLECTIONS.answers,
+  changeEvents: CHANGE_COLLECTIONS.changeEvents,
+  webhooks: WEBHOOK_COLLECTIONS.webhooks,
+  webhookDeliveries: WEBHOOK_COLLECTIONS.webhookDeliveries,
 } as const;
 export type CollectionName = (typeof COLLECTIONS)[keyof typeof COLLECTIONS];
 
@@ -57,8 +62,10 @@ export const INDEXES: readonly IndexSpec[] = [
   ...rateLimitIndexes,
   ...auditIndexes,
   ...persistedQueryIndexes,
+  ...webhookIndexes,
   ...statisticsIndexes(COLLECTIONS.candidates),
   ...privacyLedgerIndexes,
+  ...changeIndexes,
 ];
 
 /**

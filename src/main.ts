@@ -29,6 +29,12 @@ import { Idempotency } from './rest/idempotency';
 import { IdempotencyRepository } from './rest/idempotency-repository';
 import { createMetrics, type Metrics } from './observability/metrics';
 import { observeMongoCommands } from './observability/mongo-commands';
+import { createApiKeyRepository } from './auth/api-key-repository';
+import { createDeliveryClient } from './webhooks/delivery-client';
+import { changeOutbox } from './webhooks/outbox-source';
+import { createSecretBox } from './webhooks/secret-box';
+import { WebhookDispatcher } from './webhooks/webhook-dispatcher';
+import { WebhookRepository } from './webhooks/webhook-repository';
 
 export interface CandidateDirectory {
   readonly config: Config;
@@ -110,6 +116,8 @@ export async function createApp(
     auditFlushMs: config.auditFlushMs,
     auditBufferSize: config.auditBufferSize,
     clock,
+    webhookEndpoints: webhookEndpoints(config),
+    webhookSecretKey: config.webhookSecretKey,
   });
   services.rateLimits.onRejection((kind) => metrics.rateLimitRejections.inc({ kind }));
   // The units stay buffered and go with the next flush; the requests are not failed for it.
@@ -151,6 +159,7 @@ export async function createApp(
     ),
   );
   server.on('clientError', answerClientError);
+  const webhooks = createWebhookDispatcher(database, config, clock, logger);
   let stopped: Promise<void> | undefined;
   return {
     config,
@@ -165,6 +174,7 @@ export async function createApp(
         server.once('error', reject);
         server.listen(config.port, config.host, () => {
           const { port } = server.address() as AddressInfo;
+          webhooks.start();
           resolve(`http://${config.host}:${port}`);
         });
       }),
@@ -172,6 +182,8 @@ export async function createApp(
       (stopped ??= (async () => {
         // Requests in flight finish (up to SHUTDOWN_GRACE_MS) while they still have Apollo and the pool.
         await health.drain(server, config.shutdownGraceMs);
+        // An attempt in flight finishes (bounded by WEBHOOK_TIMEOUT_MS); what it did not confirm is sent after the restart.
+        await webhooks.stop();
         await graphql.stop();
         // Every answered request's audit event and rate-limit units are written before the pool
         // closes (graphql.stop drained the audit queue already; this also covers REST-only traffic).
@@ -181,6 +193,30 @@ export async function createApp(
         await store.close();
       })()),
   };
+}
+
+function webhookEndpoints(config: Config) {
+  return { allowHttp: config.webhookAllowHttp, allowPrivateAddresses: config.webhookAllowPrivateAddresses };
+}
+
+/** The webhook deliveries of this instance, from the change outbox (src/webhooks/webhook-dispatcher.ts). */
+function createWebhookDispatcher(database: Database, config: Config, clock: Clock, logger: Logger): WebhookDispatcher {
+  return new WebhookDispatcher(
+    new WebhookRepository(database.db),
+    changeOutbox(database.db),
+    createDeliveryClient({ ...webhookEndpoints(config), timeoutMs: config.webhookTimeoutMs }),
+    clock,
+    {
+      maxAttempts: config.webhookMaxAttempts,
+      backoffBaseMs: config.webhookBackoffBaseMs,
+      backoffMaxMs: config.webhookBackoffMaxMs,
+      pollMs: config.webhookPollMs,
+      leaseMs: config.webhookLeaseMs,
+    },
+    logger,
+    createApiKeyRepository(database.db),
+    createSecretBox(config.webhookSecretKey),
+  );
 }
 
 /** Entry point of `npm start`: validates the configuration, starts, and stops on SIGINT/SIGTERM. */

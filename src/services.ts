@@ -28,6 +28,15 @@ import { PersistedQueryStore, type PersistedQueryBounds } from './persisted-quer
 import { PrivacyLedgerRepository } from './statistics/privacy-ledger-repository';
 import { StatisticsRepository } from './statistics/statistics-repository';
 import { StatisticsService, type PrivacyRules } from './statistics/statistics-service';
+import { CandidateChangeService } from './changes/candidate-change-service';
+import { ChangeEventRepository } from './changes/change-events';
+import { ErasureRepository } from './changes/erasure-repository';
+import { ErasureService } from './changes/erasure-service';
+import type { EndpointPolicy } from './webhooks/address-guard';
+import { changeOutbox } from './webhooks/outbox-source';
+import { createSecretBox } from './webhooks/secret-box';
+import { WebhookRepository } from './webhooks/webhook-repository';
+import { WebhookService } from './webhooks/webhook-service';
 
 export interface ServiceOptions {
   /** budgets of keys without their own (RATE_LIMIT_READS / RATE_LIMIT_WRITES); absent: the settings' defaults */
@@ -48,6 +57,10 @@ export interface ServiceOptions {
   auditBufferSize?: number;
   /** what every time-based rule reads (src/common/clock.ts); tests move it by hand; absent: the system clock */
   clock?: Clock;
+  /** WEBHOOK_ALLOW_HTTP / WEBHOOK_ALLOW_PRIVATE_ADDRESSES; absent: the settings' defaults (https, public addresses only) */
+  webhookEndpoints?: EndpointPolicy;
+  /** WEBHOOK_SECRET_KEY: seals the webhooks' signing secrets; absent: stored unsealed */
+  webhookSecretKey?: Buffer;
 }
 
 const DEFAULT_PERSISTED_QUERIES: PersistedQueryBounds = {
@@ -110,6 +123,8 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
       clock,
     ),
     reference: new ReferenceService(reference),
+    candidateChanges: new CandidateChangeService(withAvailability(new ChangeEventRepository(db))),
+    erasure: new ErasureService(withAvailability(new ErasureRepository(db)), clock),
     rateLimits: new RateLimiter(
       withAvailability(new RateLimitRepository(db)),
       options.rateLimits ?? DEFAULT_RATE_LIMITS,
@@ -132,6 +147,14 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
       withAvailability(new PersistedQueryRepository(db)),
       options.persistedQueries ?? DEFAULT_PERSISTED_QUERIES,
       clock,
+    ),
+    webhooks: new WebhookService(
+      withAvailability(new WebhookRepository(db)),
+      withAvailability(createApiKeyRepository(db)),
+      changeOutbox(db),
+      options.webhookEndpoints ?? { allowHttp: false, allowPrivateAddresses: false },
+      clock,
+      createSecretBox(options.webhookSecretKey),
     ),
     clock,
   };

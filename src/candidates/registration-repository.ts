@@ -7,6 +7,7 @@ import { toStoredCandidate, type CandidateDoc } from './candidate-document';
 import type { CandidateIdentityDoc } from './identity-document';
 import { systemClock, type Clock } from '../common/clock';
 import { WriteTransactions, type CompanionWrite } from '../store/write-transaction';
+import { ChangeEventRepository } from '../changes/change-events';
 
 const DUPLICATE_EMAIL = 'A candidate with this e-mail address is already registered.';
 
@@ -47,6 +48,7 @@ export class RegistrationRepository {
   private readonly clock: Clock;
   private readonly epoch: SharedEpochAdvance;
   private readonly transactions: WriteTransactions;
+  private readonly changes: ChangeEventRepository;
 
   constructor(
     private readonly db: Db,
@@ -57,6 +59,7 @@ export class RegistrationRepository {
     this.clock = options.clock ?? systemClock;
     this.epoch = new SharedEpochAdvance(db);
     this.transactions = new WriteTransactions(db);
+    this.changes = new ChangeEventRepository(db);
   }
 
   /**
@@ -67,12 +70,16 @@ export class RegistrationRepository {
    * - a registration stored by the same request (`identity.retryToken`) is this request's own,
    *   retried after a crash cost it the answer: its publicId is returned (and `companions`, built
    *   for this attempt, are not written: the first attempt's were, with it).
+   * Its REGISTERED change event (naming `keyId`, the key that registered) is written last.
    */
   async insert(
     identity: CandidateIdentityDoc,
     candidate: CandidateDoc,
-    companions: readonly CompanionWrite[] = [],
+    ownCompanions: readonly CompanionWrite[] = [],
+    keyId?: string,
   ): Promise<string> {
+    const registered = { kind: 'REGISTERED', publicId: candidate.publicId, at: candidate.createdDate } as const;
+    const companions = [...ownCompanions, this.changes.companion([{ ...registered, ...(keyId ? { keyId } : {}) }])];
     try {
       await conflictOnDuplicate(() => this.write(identity, candidate, companions), DUPLICATE_EMAIL);
       return candidate.publicId;

@@ -118,7 +118,7 @@ export class RegistrationService {
 
     const message = `Candidate registered with status ${candidate.status}.`;
     const companions = write.companions({ candidatePublicIds: [publicId], result: { message, publicId } });
-    const registered = await this.registrations.insert(identity, candidate, companions);
+    const registered = await this.registrations.insert(identity, candidate, companions, caller.id);
     return { message, publicId: registered };
   }
 

@@ -28,6 +28,7 @@ export const CANDIDATES_PER_READ = 10;
 const PAGE_FIELDS: Readonly<Record<string, string>> = {
   'Query.candidates': 'limit',
   'Query.candidatesConnection': 'first',
+  'Query.candidateChanges': 'first',
   'SavedList.candidates': 'limit',
   'Query.nodes': 'ids',
 };

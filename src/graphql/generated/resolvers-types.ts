@@ -3,6 +3,9 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { CandidateDoc, CandidateCertificationDoc, CandidateCitizenshipDoc, DestinationDoc, CandidateEducationDoc, CandidateExamDoc, CandidateLanguageDoc, CandidateOccupationDoc, CandidateJobExperienceDoc, CandidateSkillDoc, DependantDoc, CandidateVisaCheckDoc, CandidateVisaJobCheckDoc, JobOpportunityDoc, SavedListDoc } from '../../candidates/candidate-document';
 import type { CountryDoc, LanguageDoc, LanguageLevelDoc, OccupationDoc, EducationLevelDoc, EducationMajorDoc } from '../../reference/reference-data';
 import type { AuditEventDoc, AuditedStatisticsQueryDoc } from '../../audit/audit-event';
+import type { ChangeEvent } from '../../changes/change-events';
+import type { WebhookStatus } from '../../webhooks/webhook-service';
+import type { DeliveryDoc } from '../../webhooks/webhook-repository';
 import type { GraphQLContext } from '../context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -356,6 +359,48 @@ export type CandidateCertificationInput = {
   /** Name of the certification; not blank. */
   name: Scalars['String']['input'];
 };
+
+/** One change to a candidate. */
+export type CandidateChange = {
+  __typename?: 'CandidateChange';
+  /** When the change was made. */
+  at: Scalars['DateTime']['output'];
+  /** The candidate as it is now; null when it was erased since (or by this change). */
+  candidate?: Maybe<Candidate>;
+  /** What happened. */
+  kind: CandidateChangeKind;
+  /** The candidate's public id (also for an erased candidate). */
+  publicId: Scalars['PublicId']['output'];
+};
+
+/** A slice of the change feed, oldest change first (Relay connection). */
+export type CandidateChangeConnection = {
+  __typename?: 'CandidateChangeConnection';
+  /** The changes of this slice, each with its cursor. */
+  edges: Array<CandidateChangeEdge>;
+  /** Where this slice stands in the feed: `hasNextPage` false means the feed is read up to now. */
+  pageInfo: PageInfo;
+};
+
+/** One change of a slice of the change feed. */
+export type CandidateChangeEdge = {
+  __typename?: 'CandidateChangeEdge';
+  /** Opaque cursor of this change: pass it as `after` to continue after it. */
+  cursor: Scalars['String']['output'];
+  /** The change. */
+  node: CandidateChange;
+};
+
+/** What happened to a candidate. */
+export type CandidateChangeKind =
+  /** The candidate was erased: drop your copy. */
+  | 'ERASED'
+  /** The candidate was created by an import from the system of record. */
+  | 'IMPORTED'
+  /** The candidate registered through the API. */
+  | 'REGISTERED'
+  /** The candidate was changed (by an import from the system of record). */
+  | 'UPDATED';
 
 /** A citizenship of a candidate, with the state of the matching passport. */
 export type CandidateCitizenship = {
@@ -829,6 +874,27 @@ export type CovidVaccinatedStatus =
   /** Partially vaccinated. */
   | 'PARTIAL';
 
+/** What a new webhook is sent, where, and for whom. */
+export type CreateWebhookInput = {
+  /** Id of the API key (`key_…`) the webhook serves: job matches and offers are sent only when they name a candidate this key registered or received. */
+  apiKeyId: Scalars['String']['input'];
+  /** The kinds of events to send; at least one. */
+  eventTypes: Array<WebhookEventType>;
+  /** True: send every event already in the change feed too, from the first; false: only events after now. */
+  fromBeginning?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The endpoint: an absolute https URL (without credentials or fragment). */
+  url: Scalars['String']['input'];
+};
+
+/** A webhook just created, with its signing secret. */
+export type CreatedWebhook = {
+  __typename?: 'CreatedWebhook';
+  /** The signing secret (`whsec_…`) for verifying deliveries with a Standard Webhooks library. Shown only here, once. */
+  secret: Scalars['String']['output'];
+  /** The webhook. */
+  webhook: Webhook;
+};
+
 /** A dependant of a candidate (anonymised: no name, no date of birth). */
 export type Dependant = {
   __typename?: 'Dependant';
@@ -1000,6 +1066,26 @@ export type EmployerEntity = {
   country?: Maybe<Country>;
   /** Whether the employer has hired internationally before. */
   hasHiredInternationally?: Maybe<Scalars['Boolean']['output']>;
+};
+
+/** An API key that received an erased candidate. */
+export type ErasureRecipient = {
+  __typename?: 'ErasureRecipient';
+  /** Id of the API key (`key_…`). */
+  keyId: Scalars['String']['output'];
+  /** Name of the API key; null when the key no longer exists. */
+  name?: Maybe<Scalars['String']['output']>;
+};
+
+/** What an erasure did. */
+export type ErasureResult = {
+  __typename?: 'ErasureResult';
+  /** When the candidate was first erased. */
+  erasedAt: Scalars['DateTime']['output'];
+  /** The erased candidate's public id. */
+  publicId: Scalars['PublicId']['output'];
+  /** The API keys that received the candidate, according to the audit trail, ordered by key id. */
+  recipients: Array<ErasureRecipient>;
 };
 
 /** A language exam. */
@@ -1296,6 +1382,22 @@ export type Mutation = {
    */
   createJobMatch: JobMatchResult;
   /**
+   * Registers an endpoint that is sent the chosen change events, signed per the Standard Webhooks
+   * specification. ADMIN only. The endpoint must be https and its host must not be or resolve to
+   * a loopback, private, link-local or other non-public address (unless the service allows them).
+   * The answer holds the signing secret, once: it cannot be read again.
+   */
+  createWebhook: CreatedWebhook;
+  /**
+   * Erases a candidate (the right to erasure): identity data, the candidate document and its
+   * saved-list memberships, in one transaction. Afterwards the candidate is unknown to every read
+   * (REST 404, GraphQL null, absent from searches, saved lists and statistics), and an ERASED
+   * change goes to the change feed (`candidateChanges`) to tell every recipient. Repeating it is
+   * harmless: it answers the same, with the time of the first erasure. Fails with NOT_FOUND when
+   * no candidate ever had this publicId. Needs an API key with the ADMIN permission.
+   */
+  eraseCandidate: ErasureResult;
+  /**
    * Records a service provider's offer to assist candidates (REST
    * `POST /v1/candidates/offer-to-assist`). Fails with NOT_FOUND when a candidate is unknown (and
    * then records nothing) and with BAD_USER_INPUT when a value breaks a rule given in the
@@ -1310,6 +1412,13 @@ export type Mutation = {
    * rule given in the descriptions of the input.
    */
   registerCandidate: RegisterCandidateResult;
+  /** Removes a webhook and its deliveries; nothing more is sent to it. ADMIN only. */
+  removeWebhook: Webhook;
+  /**
+   * Sends a dead-lettered delivery again, with a fresh series of attempts and the same
+   * `webhook-id`. ADMIN only; NOT_FOUND unless that delivery is dead-lettered.
+   */
+  replayWebhookDelivery: WebhookDelivery;
 };
 
 
@@ -1320,6 +1429,26 @@ export type Mutation = {
  */
 export type MutationCreateJobMatchArgs = {
   input: JobMatchInput;
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationCreateWebhookArgs = {
+  input: CreateWebhookInput;
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationEraseCandidateArgs = {
+  publicId: Scalars['PublicId']['input'];
 };
 
 
@@ -1340,6 +1469,27 @@ export type MutationOfferToAssistArgs = {
  */
 export type MutationRegisterCandidateArgs = {
   input: RegisterCandidateInput;
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationRemoveWebhookArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationReplayWebhookDeliveryArgs = {
+  seq: Scalars['Int']['input'];
+  webhookId: Scalars['ID']['input'];
 };
 
 /**
@@ -1524,6 +1674,14 @@ export type Query = {
    */
   candidate?: Maybe<Candidate>;
   /**
+   * The change feed: every change to a candidate (registration, import, update, erasure) in the
+   * order the changes were committed, paginated by cursor, for partners that keep a copy in sync.
+   * Start without `after` (from the first change ever recorded), then pass the `endCursor` of the
+   * last page: cursors stay valid across restarts of the service. Needs the READ_CANDIDATE_DATA
+   * permission; any other key fails with FORBIDDEN.
+   */
+  candidateChanges: CandidateChangeConnection;
+  /**
    * How many candidates there are, in total and by up to two dimensions, under ε-differential
    * privacy, so that no sequence of answers can single out a person: every published number is
    * the true count plus random noise (discrete Laplace, scaled to what one candidate can change
@@ -1600,6 +1758,16 @@ export type Query = {
    * give the REST `GET /v1/candidates/by-list/{publicListId}`.
    */
   savedList?: Maybe<SavedList>;
+  /**
+   * The deliveries of one webhook that needed more than one attempt (a delivery answered 2xx at
+   * its first attempt is not kept), newest event first. ADMIN only.
+   */
+  webhookDeliveries: Array<WebhookDelivery>;
+  /**
+   * Every registered webhook with how far its deliveries have got. Needs an API key with the
+   * ADMIN permission; any other key fails with FORBIDDEN. Never returns a signing secret.
+   */
+  webhooks: Array<Webhook>;
 };
 
 
@@ -1626,6 +1794,18 @@ export type QueryAuditEventsArgs = {
  */
 export type QueryCandidateArgs = {
   publicId: Scalars['PublicId']['input'];
+};
+
+
+/**
+ * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
+ * result. All of them need a valid API key. Other areas add their fields with `extend type
+ * Query` (the audit trail in admin.graphql, `node` and `nodes` in node.graphql); API keys are
+ * administered with `npm run keys`, not through GraphQL.
+ */
+export type QueryCandidateChangesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1713,6 +1893,19 @@ export type QueryOccupationsArgs = {
  */
 export type QuerySavedListArgs = {
   publicId: Scalars['PublicId']['input'];
+};
+
+
+/**
+ * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
+ * result. All of them need a valid API key. Other areas add their fields with `extend type
+ * Query` (the audit trail in admin.graphql, `node` and `nodes` in node.graphql); API keys are
+ * administered with `npm run keys`, not through GraphQL.
+ */
+export type QueryWebhookDeliveriesArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  state?: InputMaybe<WebhookDeliveryState>;
+  webhookId: Scalars['ID']['input'];
 };
 
 /** Status of a candidate with the refugee agency. */
@@ -1894,6 +2087,78 @@ export type TravelDocumentStatus =
   /** Valid travel documents. */
   | 'VALID';
 
+/** A registered webhook; its signing secret is never shown again after creation. */
+export type Webhook = {
+  __typename?: 'Webhook';
+  /** Id of the API key the webhook serves. */
+  apiKeyId: Scalars['String']['output'];
+  /** When it was registered. */
+  createdDate: Scalars['DateTime']['output'];
+  /** Sequence number of the last change event it is done with (delivered, dead-lettered or not for it). */
+  cursor: Scalars['Int']['output'];
+  /** The kinds of events it is sent. */
+  eventTypes: Array<WebhookEventType>;
+  /** Unique identifier (`wh_…`). */
+  id: Scalars['ID']['output'];
+  /** Change events written after the cursor: at most this many are still to send. */
+  lag: Scalars['Int']['output'];
+  /** The endpoint. */
+  url: Scalars['String']['output'];
+};
+
+/** One change event's delivery to one webhook, kept once its first attempt failed. */
+export type WebhookDelivery = {
+  __typename?: 'WebhookDelivery';
+  /** Attempts made so far. */
+  attempts: Scalars['Int']['output'];
+  /** The `webhook-id` header of every attempt of this delivery (the same across retries and duplicates). */
+  eventId: Scalars['String']['output'];
+  /** The kind of the event. */
+  kind: WebhookEventType;
+  /** When the last attempt was made. */
+  lastAttemptAt: Scalars['DateTime']['output'];
+  /** Why the last attempt failed (a status, a timeout or a network error code); null after a 2xx. */
+  lastError?: Maybe<Scalars['String']['output']>;
+  /** HTTP status of the last attempt; null when it got no answer. */
+  lastStatus?: Maybe<Scalars['Int']['output']>;
+  /** When the next attempt is due; null once delivered or dead-lettered. */
+  nextAttemptAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The candidate the event is about. */
+  publicId: Scalars['PublicId']['output'];
+  /** The change event's sequence number. */
+  seq: Scalars['Int']['output'];
+  /** Where the delivery stands. */
+  state: WebhookDeliveryState;
+  /** The webhook's id. */
+  webhookId: Scalars['ID']['output'];
+};
+
+/** Where a delivery stands. */
+export type WebhookDeliveryState =
+  /** Failed every allowed attempt; no more attempts unless replayed. */
+  | 'DEAD_LETTER'
+  /** Answered 2xx after at least one failed attempt. */
+  | 'DELIVERED'
+  /** A dead letter sent again (replayWebhookDelivery); the next attempt is due at `nextAttemptAt`. */
+  | 'REPLAY'
+  /** Failed so far; the next attempt is due at `nextAttemptAt`. Later events of the webhook wait for it. */
+  | 'RETRYING';
+
+/** A kind of event a webhook can be sent. */
+export type WebhookEventType =
+  /** A candidate was erased (type `candidate.erased`). */
+  | 'ERASED'
+  /** A candidate was inserted by an import (type `candidate.imported`). */
+  | 'IMPORTED'
+  /** A job match named a candidate the webhook's key registered or received (type `job_match.created`). */
+  | 'JOB_MATCH'
+  /** An offer to assist named a candidate the webhook's key registered or received (type `offer.created`). */
+  | 'OFFER'
+  /** A candidate was registered (type `candidate.registered`). */
+  | 'REGISTERED'
+  /** A candidate was changed by an import (type `candidate.updated`). */
+  | 'UPDATED';
+
 /** Whether a candidate holds a work permit in the host country, and whether they want one. */
 export type WorkPermitStatus =
   /** Holds no work permit. */
@@ -2022,6 +2287,10 @@ export type ResolversTypes = ResolversObject<{
   Candidate: ResolverTypeWrapper<CandidateDoc>;
   CandidateCertification: ResolverTypeWrapper<CandidateCertificationDoc>;
   CandidateCertificationInput: CandidateCertificationInput;
+  CandidateChange: ResolverTypeWrapper<ChangeEvent>;
+  CandidateChangeConnection: ResolverTypeWrapper<Omit<CandidateChangeConnection, 'edges'> & { edges: Array<ResolversTypes['CandidateChangeEdge']> }>;
+  CandidateChangeEdge: ResolverTypeWrapper<Omit<CandidateChangeEdge, 'node'> & { node: ResolversTypes['CandidateChange'] }>;
+  CandidateChangeKind: CandidateChangeKind;
   CandidateCitizenship: ResolverTypeWrapper<CandidateCitizenshipDoc>;
   CandidateCitizenshipInput: CandidateCitizenshipInput;
   CandidateConnection: ResolverTypeWrapper<Omit<CandidateConnection, 'edges'> & { edges: Array<ResolversTypes['CandidateEdge']> }>;
@@ -2051,6 +2320,8 @@ export type ResolversTypes = ResolversObject<{
   Country: ResolverTypeWrapper<CountryDoc>;
   CountryRefInput: CountryRefInput;
   CovidVaccinatedStatus: CovidVaccinatedStatus;
+  CreateWebhookInput: CreateWebhookInput;
+  CreatedWebhook: ResolverTypeWrapper<Omit<CreatedWebhook, 'webhook'> & { webhook: ResolversTypes['Webhook'] }>;
   Date: ResolverTypeWrapper<Scalars['Date']['output']>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   Dependant: ResolverTypeWrapper<DependantDoc>;
@@ -2067,6 +2338,8 @@ export type ResolversTypes = ResolversObject<{
   EducationMajorRefInput: EducationMajorRefInput;
   EducationType: EducationType;
   EmployerEntity: ResolverTypeWrapper<NonNullable<JobOpportunityDoc['employerEntity']>>;
+  ErasureRecipient: ResolverTypeWrapper<ErasureRecipient>;
+  ErasureResult: ResolverTypeWrapper<ErasureResult>;
   Exam: Exam;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   Gender: Gender;
@@ -2113,6 +2386,10 @@ export type ResolversTypes = ResolversObject<{
   Status: Status;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   TravelDocumentStatus: TravelDocumentStatus;
+  Webhook: ResolverTypeWrapper<WebhookStatus>;
+  WebhookDelivery: ResolverTypeWrapper<DeliveryDoc>;
+  WebhookDeliveryState: WebhookDeliveryState;
+  WebhookEventType: WebhookEventType;
   WorkPermitStatus: WorkPermitStatus;
   YesNo: YesNo;
   YesNoUnsure: YesNoUnsure;
@@ -2128,6 +2405,9 @@ export type ResolversParentTypes = ResolversObject<{
   Candidate: CandidateDoc;
   CandidateCertification: CandidateCertificationDoc;
   CandidateCertificationInput: CandidateCertificationInput;
+  CandidateChange: ChangeEvent;
+  CandidateChangeConnection: Omit<CandidateChangeConnection, 'edges'> & { edges: Array<ResolversParentTypes['CandidateChangeEdge']> };
+  CandidateChangeEdge: Omit<CandidateChangeEdge, 'node'> & { node: ResolversParentTypes['CandidateChange'] };
   CandidateCitizenship: CandidateCitizenshipDoc;
   CandidateCitizenshipInput: CandidateCitizenshipInput;
   CandidateConnection: Omit<CandidateConnection, 'edges'> & { edges: Array<ResolversParentTypes['CandidateEdge']> };
@@ -2153,6 +2433,8 @@ export type ResolversParentTypes = ResolversObject<{
   CandidateVisaJobCheck: CandidateVisaJobCheckDoc;
   Country: CountryDoc;
   CountryRefInput: CountryRefInput;
+  CreateWebhookInput: CreateWebhookInput;
+  CreatedWebhook: Omit<CreatedWebhook, 'webhook'> & { webhook: ResolversParentTypes['Webhook'] };
   Date: Scalars['Date']['output'];
   DateTime: Scalars['DateTime']['output'];
   Dependant: DependantDoc;
@@ -2164,6 +2446,8 @@ export type ResolversParentTypes = ResolversObject<{
   EducationMajor: EducationMajorDoc;
   EducationMajorRefInput: EducationMajorRefInput;
   EmployerEntity: NonNullable<JobOpportunityDoc['employerEntity']>;
+  ErasureRecipient: ErasureRecipient;
+  ErasureResult: ErasureResult;
   Float: Scalars['Float']['output'];
   ID: Scalars['ID']['output'];
   IdentityInput: IdentityInput;
@@ -2191,6 +2475,8 @@ export type ResolversParentTypes = ResolversObject<{
   SavedList: SavedListDoc;
   StatisticsCell: StatisticsCell;
   String: Scalars['String']['output'];
+  Webhook: WebhookStatus;
+  WebhookDelivery: DeliveryDoc;
 }>;
 
 export type AuditEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AuditEvent'] = ResolversParentTypes['AuditEvent']> = ResolversObject<{
@@ -2327,6 +2613,23 @@ export type CandidateCertificationResolvers<ContextType = GraphQLContext, Parent
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
+export type CandidateChangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateChange'] = ResolversParentTypes['CandidateChange']> = ResolversObject<{
+  at?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  candidate?: Resolver<Maybe<ResolversTypes['Candidate']>, ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['CandidateChangeKind'], ParentType, ContextType>;
+  publicId?: Resolver<ResolversTypes['PublicId'], ParentType, ContextType>;
+}>;
+
+export type CandidateChangeConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateChangeConnection'] = ResolversParentTypes['CandidateChangeConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['CandidateChangeEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type CandidateChangeEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateChangeEdge'] = ResolversParentTypes['CandidateChangeEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['CandidateChange'], ParentType, ContextType>;
+}>;
+
 export type CandidateCitizenshipResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateCitizenship'] = ResolversParentTypes['CandidateCitizenship']> = ResolversObject<{
   hasPassport?: Resolver<Maybe<ResolversTypes['PassportStatus']>, ParentType, ContextType>;
   nationality?: Resolver<Maybe<ResolversTypes['Country']>, ParentType, ContextType>;
@@ -2450,6 +2753,11 @@ export type CountryResolvers<ContextType = GraphQLContext, ParentType extends Re
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
+export type CreatedWebhookResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreatedWebhook'] = ResolversParentTypes['CreatedWebhook']> = ResolversObject<{
+  secret?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  webhook?: Resolver<ResolversTypes['Webhook'], ParentType, ContextType>;
+}>;
+
 export interface DateScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Date'], any> {
   name: 'Date';
 }
@@ -2499,6 +2807,17 @@ export type EmployerEntityResolvers<ContextType = GraphQLContext, ParentType ext
   hasHiredInternationally?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
 }>;
 
+export type ErasureRecipientResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ErasureRecipient'] = ResolversParentTypes['ErasureRecipient']> = ResolversObject<{
+  keyId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type ErasureResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ErasureResult'] = ResolversParentTypes['ErasureResult']> = ResolversObject<{
+  erasedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  publicId?: Resolver<ResolversTypes['PublicId'], ParentType, ContextType>;
+  recipients?: Resolver<Array<ResolversTypes['ErasureRecipient']>, ParentType, ContextType>;
+}>;
+
 export type JobMatchResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['JobMatchResult'] = ResolversParentTypes['JobMatchResult']> = ResolversObject<{
   jobMatchId?: Resolver<ResolversTypes['PublicId'], ParentType, ContextType>;
   message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -2539,8 +2858,12 @@ export interface LongScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
   createJobMatch?: Resolver<ResolversTypes['JobMatchResult'], ParentType, ContextType, RequireFields<MutationCreateJobMatchArgs, 'input'>>;
+  createWebhook?: Resolver<ResolversTypes['CreatedWebhook'], ParentType, ContextType, RequireFields<MutationCreateWebhookArgs, 'input'>>;
+  eraseCandidate?: Resolver<ResolversTypes['ErasureResult'], ParentType, ContextType, RequireFields<MutationEraseCandidateArgs, 'publicId'>>;
   offerToAssist?: Resolver<ResolversTypes['OfferToAssistResult'], ParentType, ContextType, RequireFields<MutationOfferToAssistArgs, 'input'>>;
   registerCandidate?: Resolver<ResolversTypes['RegisterCandidateResult'], ParentType, ContextType, RequireFields<MutationRegisterCandidateArgs, 'input'>>;
+  removeWebhook?: Resolver<ResolversTypes['Webhook'], ParentType, ContextType, RequireFields<MutationRemoveWebhookArgs, 'id'>>;
+  replayWebhookDelivery?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationReplayWebhookDeliveryArgs, 'seq' | 'webhookId'>>;
 }>;
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = ResolversObject<{
@@ -2572,6 +2895,7 @@ export interface PublicIdScalarConfig extends GraphQLScalarTypeConfig<ResolversT
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   auditEvents?: Resolver<ResolversTypes['AuditEventConnection'], ParentType, ContextType, RequireFields<QueryAuditEventsArgs, 'first'>>;
   candidate?: Resolver<Maybe<ResolversTypes['Candidate']>, ParentType, ContextType, RequireFields<QueryCandidateArgs, 'publicId'>>;
+  candidateChanges?: Resolver<ResolversTypes['CandidateChangeConnection'], ParentType, ContextType, RequireFields<QueryCandidateChangesArgs, 'first'>>;
   candidateStatistics?: Resolver<ResolversTypes['CandidateStatistics'], ParentType, ContextType, RequireFields<QueryCandidateStatisticsArgs, 'groupBy' | 'includeEmployed'>>;
   candidates?: Resolver<ResolversTypes['CandidatePage'], ParentType, ContextType, RequireFields<QueryCandidatesArgs, 'includeEmployed' | 'limit' | 'page'>>;
   candidatesConnection?: Resolver<ResolversTypes['CandidateConnection'], ParentType, ContextType, RequireFields<QueryCandidatesConnectionArgs, 'first' | 'includeEmployed'>>;
@@ -2584,6 +2908,8 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   nodes?: Resolver<Array<Maybe<ResolversTypes['Node']>>, ParentType, ContextType, RequireFields<QueryNodesArgs, 'ids'>>;
   occupations?: Resolver<Array<ResolversTypes['Occupation']>, ParentType, ContextType, Partial<QueryOccupationsArgs>>;
   savedList?: Resolver<Maybe<ResolversTypes['SavedList']>, ParentType, ContextType, RequireFields<QuerySavedListArgs, 'publicId'>>;
+  webhookDeliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType, RequireFields<QueryWebhookDeliveriesArgs, 'first' | 'webhookId'>>;
+  webhooks?: Resolver<Array<ResolversTypes['Webhook']>, ParentType, ContextType>;
 }>;
 
 export type RegisterCandidateResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RegisterCandidateResult'] = ResolversParentTypes['RegisterCandidateResult']> = ResolversObject<{
@@ -2604,6 +2930,30 @@ export type StatisticsCellResolvers<ContextType = GraphQLContext, ParentType ext
   values?: Resolver<Array<ResolversTypes['DimensionValue']>, ParentType, ContextType>;
 }>;
 
+export type WebhookResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Webhook'] = ResolversParentTypes['Webhook']> = ResolversObject<{
+  apiKeyId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdDate?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  cursor?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  eventTypes?: Resolver<Array<ResolversTypes['WebhookEventType']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lag?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type WebhookDeliveryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDelivery'] = ResolversParentTypes['WebhookDelivery']> = ResolversObject<{
+  attempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  eventId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['WebhookEventType'], ParentType, ContextType>;
+  lastAttemptAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  lastError?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastStatus?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  publicId?: Resolver<ResolversTypes['PublicId'], ParentType, ContextType>;
+  seq?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['WebhookDeliveryState'], ParentType, ContextType>;
+  webhookId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+}>;
+
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   AuditEvent?: AuditEventResolvers<ContextType>;
   AuditEventConnection?: AuditEventConnectionResolvers<ContextType>;
@@ -2611,6 +2961,9 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   AuditedStatisticsQuery?: AuditedStatisticsQueryResolvers<ContextType>;
   Candidate?: CandidateResolvers<ContextType>;
   CandidateCertification?: CandidateCertificationResolvers<ContextType>;
+  CandidateChange?: CandidateChangeResolvers<ContextType>;
+  CandidateChangeConnection?: CandidateChangeConnectionResolvers<ContextType>;
+  CandidateChangeEdge?: CandidateChangeEdgeResolvers<ContextType>;
   CandidateCitizenship?: CandidateCitizenshipResolvers<ContextType>;
   CandidateConnection?: CandidateConnectionResolvers<ContextType>;
   CandidateEdge?: CandidateEdgeResolvers<ContextType>;
@@ -2625,6 +2978,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   CandidateVisaCheck?: CandidateVisaCheckResolvers<ContextType>;
   CandidateVisaJobCheck?: CandidateVisaJobCheckResolvers<ContextType>;
   Country?: CountryResolvers<ContextType>;
+  CreatedWebhook?: CreatedWebhookResolvers<ContextType>;
   Date?: GraphQLScalarType;
   DateTime?: GraphQLScalarType;
   Dependant?: DependantResolvers<ContextType>;
@@ -2633,6 +2987,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   EducationLevel?: EducationLevelResolvers<ContextType>;
   EducationMajor?: EducationMajorResolvers<ContextType>;
   EmployerEntity?: EmployerEntityResolvers<ContextType>;
+  ErasureRecipient?: ErasureRecipientResolvers<ContextType>;
+  ErasureResult?: ErasureResultResolvers<ContextType>;
   JobMatchResult?: JobMatchResultResolvers<ContextType>;
   JobOpportunity?: JobOpportunityResolvers<ContextType>;
   Language?: LanguageResolvers<ContextType>;
@@ -2648,5 +3004,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   RegisterCandidateResult?: RegisterCandidateResultResolvers<ContextType>;
   SavedList?: SavedListResolvers<ContextType>;
   StatisticsCell?: StatisticsCellResolvers<ContextType>;
+  Webhook?: WebhookResolvers<ContextType>;
+  WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
 }>;
 

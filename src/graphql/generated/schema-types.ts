@@ -350,6 +350,48 @@ export type CandidateCertificationInput = {
   name: Scalars['String']['input'];
 };
 
+/** One change to a candidate. */
+export type CandidateChange = {
+  __typename?: 'CandidateChange';
+  /** When the change was made. */
+  at: Scalars['DateTime']['output'];
+  /** The candidate as it is now; null when it was erased since (or by this change). */
+  candidate?: Maybe<Candidate>;
+  /** What happened. */
+  kind: CandidateChangeKind;
+  /** The candidate's public id (also for an erased candidate). */
+  publicId: Scalars['PublicId']['output'];
+};
+
+/** A slice of the change feed, oldest change first (Relay connection). */
+export type CandidateChangeConnection = {
+  __typename?: 'CandidateChangeConnection';
+  /** The changes of this slice, each with its cursor. */
+  edges: Array<CandidateChangeEdge>;
+  /** Where this slice stands in the feed: `hasNextPage` false means the feed is read up to now. */
+  pageInfo: PageInfo;
+};
+
+/** One change of a slice of the change feed. */
+export type CandidateChangeEdge = {
+  __typename?: 'CandidateChangeEdge';
+  /** Opaque cursor of this change: pass it as `after` to continue after it. */
+  cursor: Scalars['String']['output'];
+  /** The change. */
+  node: CandidateChange;
+};
+
+/** What happened to a candidate. */
+export type CandidateChangeKind =
+  /** The candidate was erased: drop your copy. */
+  | 'ERASED'
+  /** The candidate was created by an import from the system of record. */
+  | 'IMPORTED'
+  /** The candidate registered through the API. */
+  | 'REGISTERED'
+  /** The candidate was changed (by an import from the system of record). */
+  | 'UPDATED';
+
 /** A citizenship of a candidate, with the state of the matching passport. */
 export type CandidateCitizenship = {
   __typename?: 'CandidateCitizenship';
@@ -822,6 +864,27 @@ export type CovidVaccinatedStatus =
   /** Partially vaccinated. */
   | 'PARTIAL';
 
+/** What a new webhook is sent, where, and for whom. */
+export type CreateWebhookInput = {
+  /** Id of the API key (`key_…`) the webhook serves: job matches and offers are sent only when they name a candidate this key registered or received. */
+  apiKeyId: Scalars['String']['input'];
+  /** The kinds of events to send; at least one. */
+  eventTypes: Array<WebhookEventType>;
+  /** True: send every event already in the change feed too, from the first; false: only events after now. */
+  fromBeginning?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The endpoint: an absolute https URL (without credentials or fragment). */
+  url: Scalars['String']['input'];
+};
+
+/** A webhook just created, with its signing secret. */
+export type CreatedWebhook = {
+  __typename?: 'CreatedWebhook';
+  /** The signing secret (`whsec_…`) for verifying deliveries with a Standard Webhooks library. Shown only here, once. */
+  secret: Scalars['String']['output'];
+  /** The webhook. */
+  webhook: Webhook;
+};
+
 /** A dependant of a candidate (anonymised: no name, no date of birth). */
 export type Dependant = {
   __typename?: 'Dependant';
@@ -993,6 +1056,26 @@ export type EmployerEntity = {
   country?: Maybe<Country>;
   /** Whether the employer has hired internationally before. */
   hasHiredInternationally?: Maybe<Scalars['Boolean']['output']>;
+};
+
+/** An API key that received an erased candidate. */
+export type ErasureRecipient = {
+  __typename?: 'ErasureRecipient';
+  /** Id of the API key (`key_…`). */
+  keyId: Scalars['String']['output'];
+  /** Name of the API key; null when the key no longer exists. */
+  name?: Maybe<Scalars['String']['output']>;
+};
+
+/** What an erasure did. */
+export type ErasureResult = {
+  __typename?: 'ErasureResult';
+  /** When the candidate was first erased. */
+  erasedAt: Scalars['DateTime']['output'];
+  /** The erased candidate's public id. */
+  publicId: Scalars['PublicId']['output'];
+  /** The API keys that received the candidate, according to the audit trail, ordered by key id. */
+  recipients: Array<ErasureRecipient>;
 };
 
 /** A language exam. */
@@ -1289,6 +1372,22 @@ export type Mutation = {
    */
   createJobMatch: JobMatchResult;
   /**
+   * Registers an endpoint that is sent the chosen change events, signed per the Standard Webhooks
+   * specification. ADMIN only. The endpoint must be https and its host must not be or resolve to
+   * a loopback, private, link-local or other non-public address (unless the service allows them).
+   * The answer holds the signing secret, once: it cannot be read again.
+   */
+  createWebhook: CreatedWebhook;
+  /**
+   * Erases a candidate (the right to erasure): identity data, the candidate document and its
+   * saved-list memberships, in one transaction. Afterwards the candidate is unknown to every read
+   * (REST 404, GraphQL null, absent from searches, saved lists and statistics), and an ERASED
+   * change goes to the change feed (`candidateChanges`) to tell every recipient. Repeating it is
+   * harmless: it answers the same, with the time of the first erasure. Fails with NOT_FOUND when
+   * no candidate ever had this publicId. Needs an API key with the ADMIN permission.
+   */
+  eraseCandidate: ErasureResult;
+  /**
    * Records a service provider's offer to assist candidates (REST
    * `POST /v1/candidates/offer-to-assist`). Fails with NOT_FOUND when a candidate is unknown (and
    * then records nothing) and with BAD_USER_INPUT when a value breaks a rule given in the
@@ -1303,6 +1402,13 @@ export type Mutation = {
    * rule given in the descriptions of the input.
    */
   registerCandidate: RegisterCandidateResult;
+  /** Removes a webhook and its deliveries; nothing more is sent to it. ADMIN only. */
+  removeWebhook: Webhook;
+  /**
+   * Sends a dead-lettered delivery again, with a fresh series of attempts and the same
+   * `webhook-id`. ADMIN only; NOT_FOUND unless that delivery is dead-lettered.
+   */
+  replayWebhookDelivery: WebhookDelivery;
 };
 
 
@@ -1313,6 +1419,26 @@ export type Mutation = {
  */
 export type MutationCreateJobMatchArgs = {
   input: JobMatchInput;
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationCreateWebhookArgs = {
+  input: CreateWebhookInput;
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationEraseCandidateArgs = {
+  publicId: Scalars['PublicId']['input'];
 };
 
 
@@ -1333,6 +1459,27 @@ export type MutationOfferToAssistArgs = {
  */
 export type MutationRegisterCandidateArgs = {
   input: RegisterCandidateInput;
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationRemoveWebhookArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationReplayWebhookDeliveryArgs = {
+  seq: Scalars['Int']['input'];
+  webhookId: Scalars['ID']['input'];
 };
 
 /**
@@ -1517,6 +1664,14 @@ export type Query = {
    */
   candidate?: Maybe<Candidate>;
   /**
+   * The change feed: every change to a candidate (registration, import, update, erasure) in the
+   * order the changes were committed, paginated by cursor, for partners that keep a copy in sync.
+   * Start without `after` (from the first change ever recorded), then pass the `endCursor` of the
+   * last page: cursors stay valid across restarts of the service. Needs the READ_CANDIDATE_DATA
+   * permission; any other key fails with FORBIDDEN.
+   */
+  candidateChanges: CandidateChangeConnection;
+  /**
    * How many candidates there are, in total and by up to two dimensions, under ε-differential
    * privacy, so that no sequence of answers can single out a person: every published number is
    * the true count plus random noise (discrete Laplace, scaled to what one candidate can change
@@ -1593,6 +1748,16 @@ export type Query = {
    * give the REST `GET /v1/candidates/by-list/{publicListId}`.
    */
   savedList?: Maybe<SavedList>;
+  /**
+   * The deliveries of one webhook that needed more than one attempt (a delivery answered 2xx at
+   * its first attempt is not kept), newest event first. ADMIN only.
+   */
+  webhookDeliveries: Array<WebhookDelivery>;
+  /**
+   * Every registered webhook with how far its deliveries have got. Needs an API key with the
+   * ADMIN permission; any other key fails with FORBIDDEN. Never returns a signing secret.
+   */
+  webhooks: Array<Webhook>;
 };
 
 
@@ -1619,6 +1784,18 @@ export type QueryAuditEventsArgs = {
  */
 export type QueryCandidateArgs = {
   publicId: Scalars['PublicId']['input'];
+};
+
+
+/**
+ * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
+ * result. All of them need a valid API key. Other areas add their fields with `extend type
+ * Query` (the audit trail in admin.graphql, `node` and `nodes` in node.graphql); API keys are
+ * administered with `npm run keys`, not through GraphQL.
+ */
+export type QueryCandidateChangesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1706,6 +1883,19 @@ export type QueryOccupationsArgs = {
  */
 export type QuerySavedListArgs = {
   publicId: Scalars['PublicId']['input'];
+};
+
+
+/**
+ * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
+ * result. All of them need a valid API key. Other areas add their fields with `extend type
+ * Query` (the audit trail in admin.graphql, `node` and `nodes` in node.graphql); API keys are
+ * administered with `npm run keys`, not through GraphQL.
+ */
+export type QueryWebhookDeliveriesArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  state?: InputMaybe<WebhookDeliveryState>;
+  webhookId: Scalars['ID']['input'];
 };
 
 /** Status of a candidate with the refugee agency. */
@@ -1886,6 +2076,78 @@ export type TravelDocumentStatus =
   | 'NO_RESPONSE'
   /** Valid travel documents. */
   | 'VALID';
+
+/** A registered webhook; its signing secret is never shown again after creation. */
+export type Webhook = {
+  __typename?: 'Webhook';
+  /** Id of the API key the webhook serves. */
+  apiKeyId: Scalars['String']['output'];
+  /** When it was registered. */
+  createdDate: Scalars['DateTime']['output'];
+  /** Sequence number of the last change event it is done with (delivered, dead-lettered or not for it). */
+  cursor: Scalars['Int']['output'];
+  /** The kinds of events it is sent. */
+  eventTypes: Array<WebhookEventType>;
+  /** Unique identifier (`wh_…`). */
+  id: Scalars['ID']['output'];
+  /** Change events written after the cursor: at most this many are still to send. */
+  lag: Scalars['Int']['output'];
+  /** The endpoint. */
+  url: Scalars['String']['output'];
+};
+
+/** One change event's delivery to one webhook, kept once its first attempt failed. */
+export type WebhookDelivery = {
+  __typename?: 'WebhookDelivery';
+  /** Attempts made so far. */
+  attempts: Scalars['Int']['output'];
+  /** The `webhook-id` header of every attempt of this delivery (the same across retries and duplicates). */
+  eventId: Scalars['String']['output'];
+  /** The kind of the event. */
+  kind: WebhookEventType;
+  /** When the last attempt was made. */
+  lastAttemptAt: Scalars['DateTime']['output'];
+  /** Why the last attempt failed (a status, a timeout or a network error code); null after a 2xx. */
+  lastError?: Maybe<Scalars['String']['output']>;
+  /** HTTP status of the last attempt; null when it got no answer. */
+  lastStatus?: Maybe<Scalars['Int']['output']>;
+  /** When the next attempt is due; null once delivered or dead-lettered. */
+  nextAttemptAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The candidate the event is about. */
+  publicId: Scalars['PublicId']['output'];
+  /** The change event's sequence number. */
+  seq: Scalars['Int']['output'];
+  /** Where the delivery stands. */
+  state: WebhookDeliveryState;
+  /** The webhook's id. */
+  webhookId: Scalars['ID']['output'];
+};
+
+/** Where a delivery stands. */
+export type WebhookDeliveryState =
+  /** Failed every allowed attempt; no more attempts unless replayed. */
+  | 'DEAD_LETTER'
+  /** Answered 2xx after at least one failed attempt. */
+  | 'DELIVERED'
+  /** A dead letter sent again (replayWebhookDelivery); the next attempt is due at `nextAttemptAt`. */
+  | 'REPLAY'
+  /** Failed so far; the next attempt is due at `nextAttemptAt`. Later events of the webhook wait for it. */
+  | 'RETRYING';
+
+/** A kind of event a webhook can be sent. */
+export type WebhookEventType =
+  /** A candidate was erased (type `candidate.erased`). */
+  | 'ERASED'
+  /** A candidate was inserted by an import (type `candidate.imported`). */
+  | 'IMPORTED'
+  /** A job match named a candidate the webhook's key registered or received (type `job_match.created`). */
+  | 'JOB_MATCH'
+  /** An offer to assist named a candidate the webhook's key registered or received (type `offer.created`). */
+  | 'OFFER'
+  /** A candidate was registered (type `candidate.registered`). */
+  | 'REGISTERED'
+  /** A candidate was changed by an import (type `candidate.updated`). */
+  | 'UPDATED';
 
 /** Whether a candidate holds a work permit in the host country, and whether they want one. */
 export type WorkPermitStatus =

@@ -2,9 +2,9 @@ import type { RequestAudit } from '../../audit/request-audit';
 
 /**
  * The audit trail records every candidate a response carries. Candidates reach a response
- * through exactly four fields, each of which records what it returns: `Query.candidate`,
- * `Candidate.partner`, `CandidatePage.content` (searches and saved lists) and `CandidateEdge.node`
- * (the connection). Recording there, rather than where services return candidates, counts only
+ * through exactly five fields, each of which records what it returns: `Query.candidate`,
+ * `Candidate.partner`, `CandidatePage.content` (searches and saved lists), `CandidateEdge.node`
+ * (the connection) and `CandidateChange.candidate` (the change feed). Recording there, rather than where services return candidates, counts only
  * the candidates a response really carries (`candidates { totalElements }` returns none), and,
  * unlike a `Candidate.publicId` resolver, also those whose publicId was not selected.
  */

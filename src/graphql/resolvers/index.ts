@@ -3,6 +3,8 @@ import { scalarResolvers } from '../scalars';
 import { AdminQuery } from './AdminQuery';
 import { AuditEvent } from './AuditEvent';
 import { Candidate } from './Candidate';
+import { CandidateChange } from './CandidateChange';
+import { CandidateChangesQuery } from './CandidateChangesQuery';
 import { CandidateCitizenship } from './CandidateCitizenship';
 import { CandidateEdge } from './CandidateEdge';
 import { CandidateEducation } from './CandidateEducation';
@@ -19,6 +21,7 @@ import { EmployerEntity } from './EmployerEntity';
 import { JobOpportunity } from './JobOpportunity';
 import { Language } from './Language';
 import { LanguageLevel } from './LanguageLevel';
+import { ErasureMutation } from './ErasureMutation';
 import { Mutation } from './Mutation';
 import { Node } from './Node';
 import { NodeQuery } from './NodeQuery';
@@ -26,12 +29,14 @@ import { Occupation } from './Occupation';
 import { Query } from './Query';
 import { SavedList } from './SavedList';
 import { StatisticsQuery } from './StatisticsQuery';
+import { WebhookDelivery } from './WebhookDelivery';
+import { WebhookMutation, WebhookQuery } from './WebhookQuery';
 
 export const resolvers: Resolvers = {
   ...scalarResolvers,
-  Query: { ...Query, ...AdminQuery, ...NodeQuery, ...StatisticsQuery },
+  Query: { ...Query, ...AdminQuery, ...NodeQuery, ...StatisticsQuery, ...CandidateChangesQuery, ...WebhookQuery },
   Node,
-  Mutation,
+  Mutation: { ...Mutation, ...ErasureMutation, ...WebhookMutation },
   Candidate,
   CandidateOccupation,
   CandidateJobExperience,
@@ -46,10 +51,12 @@ export const resolvers: Resolvers = {
   SavedList,
   CandidatePage,
   CandidateEdge,
+  CandidateChange,
   AuditEvent,
   Country,
   Language,
   LanguageLevel,
   Occupation,
   EducationLevel,
+  WebhookDelivery,
 };

@@ -1,0 +1,226 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { loadConfig } from './config';
+import { isAppError } from './errors';
+import { createApiKeyRepository } from './auth/api-key-repository';
+import { ensureIndexes } from './store/indexes';
+import { DataDirectoryInUseError, openStore, type OpenedStore } from './store/open-store';
+import { systemClock, type Clock } from './common/clock';
+import { changeOutbox } from './webhooks/outbox-source';
+import { createSecretBox } from './webhooks/secret-box';
+import { WEBHOOK_EVENT_TYPES } from './webhooks/webhook-event';
+import { webhookIndexes } from './webhooks/webhook-indexes';
+import { WebhookRepository } from './webhooks/webhook-repository';
+import { WebhookService, type WebhookStatus } from './webhooks/webhook-service';
+import type { CliOutput } from './keys-cli';
+
+/**
+ * `npm run webhooks -- <command>`: the operator's tool for webhooks. Parses arguments, opens the
+ * store of the configuration and calls WebhookService as an ADMIN; every rule lives in the service.
+ */
+
+export const USAGE = `Usage: npm run webhooks -- <command>
+
+Commands:
+  add --key <key id> --url <https URL> --events <E1,E2,...> [--from-beginning]
+      Registers an endpoint for the key's partner and prints its signing secret, alone, on the
+      last line of stdout. It is shown only once.
+  list
+      Lists every webhook: id, key, URL, event types, cursor and lag.
+  remove <id>
+      Removes the webhook with this id and its deliveries.
+
+Events: ${WEBHOOK_EVENT_TYPES.join(', ')}.
+--from-beginning: also send the change events already written; without it, only later ones.
+
+Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR, which the service
+must not be running on at the same time.`;
+
+export type WebhooksCommand =
+  | { command: 'add'; apiKeyId: string; url: string; eventTypes: string[]; fromBeginning: boolean }
+  | { command: 'list' }
+  | { command: 'remove'; id: string }
+  | { command: 'help' };
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export function parseWebhooksArgs(argv: readonly string[]): WebhooksCommand {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case undefined:
+      throw new UsageError('a command is required');
+    case 'help':
+    case '--help':
+    case '-h':
+      return { command: 'help' };
+    case 'add': {
+      const { values, positionals } = parse(rest, {
+        key: { type: 'string' },
+        url: { type: 'string' },
+        events: { type: 'string' },
+        'from-beginning': { type: 'boolean' },
+      });
+      if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+      if (!values.key) throw new UsageError('--key is required');
+      if (!values.url) throw new UsageError('--url is required');
+      const eventTypes = (values.events ?? '')
+        .split(',')
+        .map((e) => e.trim())
+        .filter((e) => e !== '');
+      if (eventTypes.length === 0) throw new UsageError('--events needs at least one event type');
+      return {
+        command: 'add',
+        apiKeyId: values.key,
+        url: values.url,
+        eventTypes,
+        fromBeginning: values['from-beginning'] === true,
+      };
+    }
+    case 'list': {
+      const { positionals } = parse(rest, {});
+      if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
+      return { command: 'list' };
+    }
+    case 'remove': {
+      const { positionals } = parse(rest, {});
+      if (positionals.length !== 1 || positionals[0] === '')
+        throw new UsageError('remove takes exactly one webhook id');
+      return { command: 'remove', id: positionals[0] };
+    }
+    default:
+      throw new UsageError(`unknown command: ${command}`);
+  }
+}
+
+function parse<const T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** The operator at the command line acts as an ADMIN. */
+const OPERATOR = { permissions: ['ADMIN' as const] };
+
+/** Runs one command and resolves with the process exit code. */
+export async function runWebhooksCli(
+  argv: readonly string[],
+  output: CliOutput,
+  env: Record<string, string | undefined> = process.env,
+  clock: Clock = systemClock,
+): Promise<number> {
+  let command: WebhooksCommand;
+  try {
+    command = parseWebhooksArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    output.err(`webhooks: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (command.command === 'help') {
+    output.out(USAGE);
+    return 0;
+  }
+  let store: OpenedStore | undefined;
+  try {
+    const config = loadConfig(env);
+    store = await openStore(config, {
+      embedded: {
+        run: 'in-process',
+        log: (level, msg) => {
+          if (level !== 'info') output.err(`store ${level}: ${msg}`);
+        },
+      },
+    });
+    const db = store.database.db;
+    await ensureIndexes(db, webhookIndexes);
+    const service = new WebhookService(
+      new WebhookRepository(db),
+      createApiKeyRepository(db),
+      changeOutbox(db),
+      { allowHttp: config.webhookAllowHttp, allowPrivateAddresses: config.webhookAllowPrivateAddresses },
+      clock,
+      createSecretBox(config.webhookSecretKey),
+    );
+    switch (command.command) {
+      case 'add': {
+        const { webhook, secret } = await service.create(OPERATOR, command);
+        output.err(`Created ${summarise(webhook)}`);
+        output.err('The signing secret follows on stdout. Store it now: it cannot be shown again.');
+        output.out(secret);
+        break;
+      }
+      case 'list':
+        output.out(formatWebhookTable(await service.list(OPERATOR)));
+        break;
+      case 'remove':
+        output.err(`Removed ${summarise(await service.remove(OPERATOR, command.id))}`);
+        break;
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof DataDirectoryInUseError) {
+      output.err(
+        `webhooks: the embedded store on DATA_DIR=${error.dataDir} is in use by process ${error.pid} (the service is probably running). ` +
+          'Stop the service and run this command again, register the webhook with the createWebhook mutation, or set MONGODB_URI (and MONGODB_DB) to the MongoDB the service uses.',
+      );
+      return 1;
+    }
+    if (isAppError(error) && error.code === 'BAD_USER_INPUT') {
+      output.err(`webhooks: ${error.message}`);
+      return 2;
+    }
+    output.err(`webhooks: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  } finally {
+    await store?.close();
+  }
+}
+
+function summarise(webhook: WebhookStatus): string {
+  return `webhook ${webhook.id} for key ${webhook.apiKeyId} to ${webhook.url} (${webhook.eventTypes.join(', ')})`;
+}
+
+/** The list as an aligned text table; never contains a secret. */
+export function formatWebhookTable(webhooks: readonly WebhookStatus[]): string {
+  if (webhooks.length === 0) return 'No webhooks.';
+  const header = ['ID', 'KEY', 'URL', 'EVENTS', 'CREATED', 'CURSOR', 'LAG'];
+  const rows = webhooks.map((w) => [
+    w.id,
+    w.apiKeyId,
+    w.url,
+    w.eventTypes.join(','),
+    w.createdDate.toISOString(),
+    String(w.cursor),
+    String(w.lag),
+  ]);
+  const widths = header.map((_, i) => Math.max(...[header, ...rows].map((row) => row[i].length)));
+  return [header, ...rows]
+    .map((row) =>
+      row
+        .map((cell, i) => cell.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+if (require.main === module) {
+  runWebhooksCli(process.argv.slice(2), {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  }).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`webhooks: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

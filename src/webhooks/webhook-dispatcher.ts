@@ -1,0 +1,219 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../common/clock';
+import { retryDelayMs } from './backoff';
+import type { AttemptResult, DeliveryRequest } from './delivery-client';
+import { deliveryEventId, deliveryPayload, type OutboxEvent, type OutboxSource } from './webhook-event';
+import type { SecretBox } from './secret-box';
+import type { DeliveryDoc, WebhookRecord, WebhookRepository } from './webhook-repository';
+
+export interface DispatcherOptions {
+  /** WEBHOOK_MAX_ATTEMPTS: attempts of one event before it is dead-lettered */
+  maxAttempts: number;
+  /** WEBHOOK_BACKOFF_BASE_MS / WEBHOOK_BACKOFF_MAX_MS */
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  /** WEBHOOK_POLL_MS: how often the outbox and due retries are looked at */
+  pollMs: number;
+  /** WEBHOOK_LEASE_MS: how long an instance holds a webhook without renewing it */
+  leaseMs: number;
+  /** events read per webhook per poll */
+  batchSize?: number;
+  random?: () => number;
+}
+
+/** The API keys as the dispatcher needs them: a revoked or expired key's webhook gets nothing more. */
+export interface DispatcherKeys {
+  findById(id: string): Promise<{ revokedAt?: Date; expiresAt?: Date } | null>;
+}
+
+export interface DispatcherLog {
+  warn(details: Record<string, unknown>, message: string): void;
+}
+
+/**
+ * Delivers the outbox to every webhook, at least once and in seq order per webhook.
+ *
+ * Each webhook has a cursor in the store (the last seq it is done with) that moves only after a
+ * 2xx (or a dead letter), so a restart resumes at the first event not confirmed. An instance
+ * delivers for a webhook only while it holds the webhook's lease (an owner and an expiry from
+ * the injected clock, renewed at every step), so several instances do not deliver the same
+ * events concurrently; a crash leaves the lease to expire, and the next holder sends again what
+ * was not confirmed, with the same webhook-id. An event that fails waits for its retry (backoff
+ * with jitter) before the webhook's later events: receivers see them in order.
+ */
+export class WebhookDispatcher {
+  private readonly owner = `dispatcher_${randomUUID()}`;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private started = false;
+  private stopped = false;
+
+  constructor(
+    private readonly repository: WebhookRepository,
+    private readonly outbox: OutboxSource,
+    private readonly send: (request: DeliveryRequest) => Promise<AttemptResult>,
+    private readonly clock: Clock,
+    private readonly options: DispatcherOptions,
+    private readonly log: DispatcherLog,
+    private readonly keys: DispatcherKeys,
+    private readonly secrets: SecretBox,
+  ) {}
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.schedule(0);
+  }
+
+  /** Stops polling and waits for the poll in progress (its attempts are bounded by their timeout). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.pollOnce()
+        .catch((error: unknown) => this.log.warn({ err: error }, 'webhook dispatch failed; retrying at the next poll'))
+        .finally(() => {
+          this.running = undefined;
+          this.schedule(this.options.pollMs);
+        });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  /** One pass over every webhook this instance can lease (exposed for tests). */
+  async pollOnce(): Promise<void> {
+    const webhooks = await this.repository.list();
+    await Promise.all(webhooks.map((webhook) => this.serve(webhook.id)));
+  }
+
+  private leaseUntil(): Date {
+    return new Date(this.clock.now().getTime() + this.options.leaseMs);
+  }
+
+  private async serve(webhookId: string): Promise<void> {
+    const webhook = await this.repository.acquireLease(webhookId, this.owner, this.clock.now(), this.leaseUntil());
+    if (webhook === null) return;
+    if (!(await this.keyIsActive(webhook.apiKeyId))) {
+      await this.repository.releaseLease(webhookId, this.owner);
+      return;
+    }
+    try {
+      const stored = await this.repository.signingSecret(webhookId);
+      if (stored === null) return;
+      const secret = this.secrets.open(stored);
+      await this.replays(webhook, secret);
+      await this.stream(webhook, secret);
+    } finally {
+      await this.repository.releaseLease(webhookId, this.owner).catch(() => undefined);
+    }
+  }
+
+  private async replays(webhook: WebhookRecord, secret: string): Promise<void> {
+    for (const delivery of await this.repository.dueReplays(webhook.id, this.clock.now(), 10)) {
+      if (this.stopped || !(await this.repository.extendLease(webhook.id, this.owner, this.leaseUntil()))) return;
+      const result = await this.attempt(webhook, secret, delivery.event);
+      await this.repository.saveDelivery(this.next(delivery, result, 'REPLAY'));
+    }
+  }
+
+  private async stream(webhook: WebhookRecord, secret: string): Promise<void> {
+    const events = await this.outbox.readAfter(webhook.cursor, this.options.batchSize ?? 100);
+    // `done`: the last seq this webhook is done with; stored with the next write (and at the end).
+    let done = webhook.cursor;
+    let stored = webhook.cursor;
+    for (const event of events) {
+      if (this.stopped) break;
+      if (!(await this.wants(webhook, event))) {
+        done = event.seq;
+        continue;
+      }
+      const earlier = await this.repository.findDelivery(webhook.id, event.seq);
+      if (earlier?.state === 'RETRYING' && earlier.nextAttemptAt !== null && earlier.nextAttemptAt > this.clock.now())
+        break;
+      // Renews the lease before the attempt: false when another instance took the webhook over.
+      if (!(await this.repository.advanceCursor(webhook.id, this.owner, done, this.leaseUntil()))) return;
+      stored = done;
+      // Delivered or dead-lettered before a crash stopped the cursor moving: nothing to send.
+      if (earlier === null || earlier.state === 'RETRYING') {
+        const result = await this.attempt(webhook, secret, event);
+        if (result.ok) {
+          if (earlier !== null) await this.repository.saveDelivery(this.next(earlier, result, 'RETRYING'));
+        } else {
+          const delivery = this.next(earlier ?? this.first(webhook, event), result, 'RETRYING');
+          await this.repository.saveDelivery(delivery);
+          if (delivery.state === 'RETRYING') return;
+        }
+      }
+      // Only now is the event done with: a crash before the cursor is stored sends it again, same id.
+      done = event.seq;
+    }
+    if (done > stored) await this.repository.advanceCursor(webhook.id, this.owner, done, this.leaseUntil());
+  }
+
+  /** A webhook serves its key: once the key is revoked or expired, its cursor stays where it is. */
+  private async keyIsActive(apiKeyId: string): Promise<boolean> {
+    const key = await this.keys.findById(apiKeyId);
+    const now = this.clock.now();
+    return key !== null && key.revokedAt === undefined && (key.expiresAt === undefined || key.expiresAt > now);
+  }
+
+  /** Candidate changes go to every webhook that asked for their kind; job matches and offers only to a key that knows the candidate. */
+  private async wants(webhook: WebhookRecord, event: OutboxEvent): Promise<boolean> {
+    if (!webhook.eventTypes.includes(event.kind)) return false;
+    if (event.kind !== 'JOB_MATCH' && event.kind !== 'OFFER') return true;
+    return this.repository.keyKnowsCandidate(webhook.apiKeyId, event.publicId);
+  }
+
+  private attempt(webhook: WebhookRecord, secret: string, event: OutboxEvent): Promise<AttemptResult> {
+    return this.send({
+      url: webhook.url,
+      secret,
+      eventId: deliveryEventId(webhook.id, event.seq),
+      payload: deliveryPayload(event),
+      timestamp: this.clock.now(),
+    });
+  }
+
+  private first(webhook: WebhookRecord, event: OutboxEvent): DeliveryDoc {
+    return {
+      webhookId: webhook.id,
+      seq: event.seq,
+      eventId: deliveryEventId(webhook.id, event.seq),
+      event,
+      state: 'RETRYING',
+      attempts: 0,
+      lastStatus: null,
+      lastError: null,
+      lastAttemptAt: this.clock.now(),
+      nextAttemptAt: null,
+    };
+  }
+
+  /** The delivery after one more attempt: delivered, due again (in `retryState`) or dead-lettered. */
+  private next(delivery: DeliveryDoc, result: AttemptResult, retryState: 'RETRYING' | 'REPLAY'): DeliveryDoc {
+    const now = this.clock.now();
+    const attempts = delivery.attempts + 1;
+    const base = { ...delivery, attempts, lastStatus: result.status, lastError: result.error, lastAttemptAt: now };
+    if (result.ok) return { ...base, state: 'DELIVERED', nextAttemptAt: null };
+    if (attempts >= this.options.maxAttempts) {
+      this.log.warn(
+        {
+          webhookId: delivery.webhookId,
+          seq: delivery.seq,
+          attempts,
+          lastStatus: result.status,
+          lastError: result.error,
+        },
+        'webhook delivery dead-lettered',
+      );
+      return { ...base, state: 'DEAD_LETTER', nextAttemptAt: null };
+    }
+    const delay = retryDelayMs(attempts, this.options.backoffBaseMs, this.options.backoffMaxMs, this.options.random);
+    return { ...base, state: retryState, nextAttemptAt: new Date(now.getTime() + delay) };
+  }
+}

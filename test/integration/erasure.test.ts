@@ -1,0 +1,114 @@
+import type { CandidateDoc, SavedListDoc } from '../../src/candidates/candidate-document';
+import { ChangeEventRepository } from '../../src/changes/change-events';
+import { COLLECTIONS } from '../../src/indexes';
+import { StatisticsRepository } from '../../src/statistics/statistics-repository';
+import { graphql, startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
+import { rest } from '../support/rest-client';
+
+const ERASE = `mutation Erase($publicId: PublicId!) {
+  eraseCandidate(publicId: $publicId) { publicId erasedAt recipients { keyId name } }
+}`;
+
+interface Erased {
+  eraseCandidate: { publicId: string; erasedAt: string; recipients: { keyId: string; name: string | null }[] };
+}
+
+describe('eraseCandidate', () => {
+  let service: AppUnderTest;
+  let admin: string;
+  let reader: string;
+  let bystander: string;
+  let target: string;
+
+  beforeAll(async () => {
+    service = await startAppUnderTest({ candidates: 40, seed: 5 });
+    admin = await service.key('ADMIN');
+    reader = await service.key('READ_CANDIDATE_DATA');
+    bystander = await service.key('READ_CANDIDATE_DATA');
+    // A candidate of a saved list, so that its membership is erased too.
+    const list = await service.db
+      .collection<SavedListDoc>(COLLECTIONS.savedLists)
+      .findOne({ 'candidatePublicIds.0': { $exists: true } });
+    target = list!.candidatePublicIds[0]!;
+  });
+
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  /** The keys of the audit events naming `publicId`, once the buffered trail has stored `count` events in all. */
+  async function auditedKeyIds(publicId: string, count: number): Promise<string[]> {
+    const events = service.db.collection(COLLECTIONS.auditEvents);
+    for (let i = 0; i < 200 && (await events.countDocuments({})) < count; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(await events.countDocuments({})).toBeGreaterThanOrEqual(count);
+    return ((await events.distinct('apiKeyId', { candidatePublicIds: publicId })) as string[]).sort();
+  }
+
+  test('when an ADMIN erases a candidate, then no collection holds it, reads miss it, statistics do not count it, and the recipients are the keys of the audit trail', async () => {
+    const statistics = new StatisticsRepository(service.db);
+    const countedBefore = await statistics.count({ includeEmployed: true });
+    expect((await rest(service.url, 'GET', `/v1/candidates/${target}`, { key: reader })).status).toBe(200);
+    await rest(service.url, 'GET', '/v1/candidates?limit=1', { key: bystander });
+    const expectedRecipients = await auditedKeyIds(target, 2);
+    expect(expectedRecipients.length).toBeGreaterThanOrEqual(1);
+
+    const { body } = await graphql<Erased>(service.url, ERASE, { publicId: target }, admin);
+
+    expect(body.errors).toBeUndefined();
+    const erased = body.data!.eraseCandidate;
+    expect(erased.publicId).toBe(target);
+    expect(erased.recipients.map((r) => r.keyId)).toEqual(expectedRecipients);
+    expect(erased.recipients.every((r) => typeof r.name === 'string')).toBe(true);
+    // Collection by collection, as the store lists them: only pseudonymous mentions remain.
+    const kept = new Set<string>([COLLECTIONS.auditEvents, COLLECTIONS.changeEvents, COLLECTIONS.offers]);
+    for (const { name } of await service.db.listCollections({}, { nameOnly: true }).toArray()) {
+      if (kept.has(name)) continue;
+      const holding = await service.db.collection(name).find({}).toArray();
+      const mentions = holding.filter((doc) => JSON.stringify(doc).includes(target));
+      expect([name, mentions.length]).toEqual([name, 0]);
+    }
+    expect(
+      await service.db.collection(COLLECTIONS.candidateIdentities).countDocuments({ candidatePublicId: target }),
+    ).toBe(0);
+    expect((await rest(service.url, 'GET', `/v1/candidates/${target}`, { key: reader })).status).toBe(404);
+    const read = await graphql<{ candidate: unknown }>(
+      service.url,
+      'query($id: PublicId!) { candidate(publicId: $id) { publicId } }',
+      { id: target },
+      reader,
+    );
+    expect(read.body.data).toEqual({ candidate: null });
+    const search = await rest(service.url, 'GET', '/v1/candidates?limit=100&includeEmployed=true', { key: reader });
+    expect(search.body.content.map((c: CandidateDoc) => c.publicId)).not.toContain(target);
+    expect(await statistics.count({ includeEmployed: true })).toBe(countedBefore - 1);
+    const events = await new ChangeEventRepository(service.db).readAfter(0, 1000, ['ERASED']);
+    expect(events.map((e) => e.publicId)).toEqual([target]);
+  });
+
+  test('when the erasure is repeated, then it answers the same and appends no second ERASED event', async () => {
+    const first = await graphql<Erased>(service.url, ERASE, { publicId: target }, admin);
+
+    const again = await graphql<Erased>(service.url, ERASE, { publicId: target }, admin);
+
+    expect(again.body.data).toEqual(first.body.data);
+    const events = await new ChangeEventRepository(service.db).readAfter(0, 1000, ['ERASED']);
+    expect(events).toHaveLength(1);
+  });
+
+  test('when an unknown publicId is erased, then NOT_FOUND', async () => {
+    const { body } = await graphql(service.url, ERASE, { publicId: 'ZZZZZZZZZZZZZZZZZZZZZZ' }, admin);
+
+    expect(body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+  });
+
+  test('when a key without ADMIN erases, then FORBIDDEN and the candidate stays', async () => {
+    const other = (await service.db.collection<CandidateDoc>(COLLECTIONS.candidates).findOne({}))!.publicId;
+
+    const { body } = await graphql(service.url, ERASE, { publicId: other }, reader);
+
+    expect(body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect(await service.db.collection(COLLECTIONS.candidates).countDocuments({ publicId: other })).toBe(1);
+  });
+});

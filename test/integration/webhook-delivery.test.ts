@@ -1,0 +1,281 @@
+import { randomBytes } from 'node:crypto';
+import { startStoreUnderTest } from 'embedded-mongodb/test-support';
+import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
+import { connectDatabase, type Database } from '../../src/store/mongo';
+import { ensureIndexes } from '../../src/store/indexes';
+import { createDeliveryClient } from '../../src/webhooks/delivery-client';
+import type { OutboxEvent, OutboxSource, WebhookEventType } from '../../src/webhooks/webhook-event';
+import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/webhook-dispatcher';
+import { webhookIndexes } from '../../src/webhooks/webhook-indexes';
+import { WebhookRepository } from '../../src/webhooks/webhook-repository';
+import { WebhookService } from '../../src/webhooks/webhook-service';
+import { createSecretBox } from '../../src/webhooks/secret-box';
+import { recordSecret } from '../support/log-capture';
+import { TestClock } from '../support/test-clock';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+/**
+ * The dispatcher against the real store and a real receiver on 127.0.0.1 that verifies every
+ * signature with the `standardwebhooks` library. The outbox is an in-memory list here (the
+ * change outbox's own tests cover how events are written); polls are run by hand and the
+ * injected clock is moved by hand, so no test waits for a backoff.
+ */
+const ADMIN = { permissions: ['ADMIN' as const] };
+const OPEN = { allowHttp: true, allowPrivateAddresses: true };
+const BASE_MS = 1000;
+const MAX_ATTEMPTS = 3;
+/** secrets are stored sealed here, as with WEBHOOK_SECRET_KEY set */
+const SECRET_KEY = randomBytes(32);
+
+let store: Awaited<ReturnType<typeof startStoreUnderTest>>;
+let database: Database;
+let repository: WebhookRepository;
+let receiver: WebhookReceiver;
+let clock: TestClock;
+let events: OutboxEvent[];
+const dispatchers: WebhookDispatcher[] = [];
+
+const outbox: OutboxSource = {
+  readAfter: (after, limit) => Promise.resolve(events.filter((e) => e.seq > after).slice(0, limit)),
+  latestSeq: () => Promise.resolve(events.at(-1)?.seq ?? 0),
+};
+
+function append(kind: WebhookEventType = 'REGISTERED', publicId = `p${events.length + 1}`): OutboxEvent {
+  const event = { seq: events.length + 1, kind, publicId, at: clock.now() };
+  events.push(event);
+  return event;
+}
+
+function dispatcher(options: Partial<DispatcherOptions> & { timeoutMs?: number; strict?: boolean } = {}) {
+  const policy = options.strict ? { allowHttp: true, allowPrivateAddresses: false } : OPEN;
+  const created = new WebhookDispatcher(
+    repository,
+    outbox,
+    createDeliveryClient({ ...policy, timeoutMs: options.timeoutMs ?? 2000 }),
+    clock,
+    {
+      maxAttempts: MAX_ATTEMPTS,
+      backoffBaseMs: BASE_MS,
+      backoffMaxMs: 60_000,
+      pollMs: 50,
+      leaseMs: 30_000,
+      random: () => 1,
+      ...options,
+    },
+    { warn: () => undefined },
+    { findById: (id) => Promise.resolve(id === 'key_revoked' ? { revokedAt: clock.now() } : {}) },
+    createSecretBox(SECRET_KEY),
+  );
+  dispatchers.push(created);
+  return created;
+}
+
+async function register(eventTypes: WebhookEventType[] = ['REGISTERED', 'UPDATED'], apiKeyId = 'key_partner') {
+  const service = new WebhookService(
+    repository,
+    { findById: (id) => Promise.resolve({ id }) },
+    outbox,
+    OPEN,
+    clock,
+    createSecretBox(SECRET_KEY),
+  );
+  const created = await service.create(ADMIN, { apiKeyId, url: receiver.url, eventTypes, fromBeginning: true });
+  recordSecret(created.secret);
+  receiver.setSecret(created.secret);
+  return { service, webhook: created.webhook };
+}
+
+beforeAll(async () => {
+  store = await startStoreUnderTest();
+  database = await connectDatabase(store.uri, `webhook_delivery_${randomBytes(6).toString('hex')}`);
+  await ensureIndexes(database.db, webhookIndexes);
+  repository = new WebhookRepository(database.db);
+});
+
+beforeEach(async () => {
+  await database.db.collection('webhooks').deleteMany({});
+  await database.db.collection('webhookDeliveries').deleteMany({});
+  // Standard Webhooks receivers refuse timestamps more than 5 minutes from their own clock.
+  clock = new TestClock(new Date());
+  events = [];
+  receiver = new WebhookReceiver();
+  await receiver.start();
+});
+
+afterEach(async () => {
+  await Promise.all(dispatchers.splice(0).map((d) => d.stop()));
+  await receiver.stop();
+});
+
+afterAll(async () => {
+  await database?.db.dropDatabase().catch(() => undefined);
+  await database?.close();
+  await store?.stop();
+});
+
+describe('webhook delivery', () => {
+  test('when the receiver answers 2xx, then every event arrives once, in order, signed, with an id derived from the webhook and the seq', async () => {
+    const { webhook } = await register();
+    append();
+    append('UPDATED');
+    append('ERASED'); // not asked for
+    append();
+    await dispatcher().pollOnce();
+
+    expect(receiver.badSignatures).toBe(0);
+    expect(receiver.received).toEqual([
+      { id: `msg_${webhook.id}_1`, type: 'candidate.registered', seq: 1, publicId: 'p1' },
+      { id: `msg_${webhook.id}_2`, type: 'candidate.updated', seq: 2, publicId: 'p2' },
+      { id: `msg_${webhook.id}_4`, type: 'candidate.registered', seq: 4, publicId: 'p4' },
+    ]);
+    expect((await repository.findById(webhook.id))?.cursor).toBe(4);
+    expect(await repository.signingSecret(webhook.id)).toMatch(/^enc:v1:/);
+  });
+
+  test('when the receiver answers 500, then the event is retried only after its backoff, with the same id, and later events wait for it', async () => {
+    const { webhook, service } = await register();
+    append();
+    append();
+    const sender = dispatcher();
+    receiver.mode = 'fail';
+    await sender.pollOnce();
+    await sender.pollOnce(); // the retry is not due yet: nothing is sent
+    expect(receiver.requests).toBe(1);
+    const [retrying] = await service.deliveries(ADMIN, webhook.id, undefined, 10);
+    expect(retrying).toMatchObject({ seq: 1, state: 'RETRYING', attempts: 1, lastStatus: 500 });
+    expect(retrying.nextAttemptAt).toEqual(new Date(clock.now().getTime() + BASE_MS));
+
+    receiver.mode = 'ok';
+    clock.advance(BASE_MS);
+    await sender.pollOnce();
+
+    expect(receiver.requests).toBe(3);
+    expect(receiver.received.map((r) => r.id)).toEqual([`msg_${webhook.id}_1`, `msg_${webhook.id}_2`]);
+    const [delivered] = await service.deliveries(ADMIN, webhook.id, 'DELIVERED', 10);
+    expect(delivered).toMatchObject({ seq: 1, attempts: 2, lastStatus: 204, nextAttemptAt: null });
+  });
+
+  test('when the receiver is down, then no event is lost: they all arrive once it is back', async () => {
+    await register();
+    append();
+    append();
+    const sender = dispatcher();
+    await receiver.stop();
+    await sender.pollOnce();
+    clock.advance(BASE_MS);
+    await sender.pollOnce();
+    await receiver.start();
+    clock.advance(4 * BASE_MS);
+    await sender.pollOnce();
+
+    expect(receiver.received.map((r) => r.seq)).toEqual([1, 2]);
+  });
+
+  test('when the receiver answers too slowly, then the attempt fails and the duplicate it gets carries the same id', async () => {
+    const { webhook } = await register();
+    append();
+    const sender = dispatcher({ timeoutMs: 200 });
+    receiver.mode = 'slow';
+    await sender.pollOnce();
+    receiver.mode = 'ok';
+    clock.advance(BASE_MS);
+    await sender.pollOnce();
+
+    expect(receiver.received.map((r) => r.id)).toEqual([`msg_${webhook.id}_1`, `msg_${webhook.id}_1`]);
+    expect((await repository.findDelivery(webhook.id, 1))?.state).toBe('DELIVERED');
+  });
+
+  test('when an event fails every allowed attempt, then it is dead-lettered, later events go on, and a replay delivers it with its id', async () => {
+    const { webhook, service } = await register();
+    append();
+    append();
+    const sender = dispatcher();
+    receiver.mode = 'fail';
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+      await sender.pollOnce();
+      clock.advance(60_000);
+    }
+    receiver.mode = 'ok';
+    await sender.pollOnce();
+
+    expect(receiver.received.map((r) => r.seq)).toEqual([2]);
+    const [dead] = await service.deliveries(ADMIN, webhook.id, 'DEAD_LETTER', 10);
+    expect(dead).toMatchObject({ seq: 1, attempts: MAX_ATTEMPTS, lastStatus: 500, nextAttemptAt: null });
+    expect((await service.list(ADMIN))[0]).toMatchObject({ cursor: 2, lag: 0 });
+
+    await service.replay(ADMIN, webhook.id, 1);
+    await sender.pollOnce();
+    expect(receiver.received.map((r) => r.id)).toEqual([`msg_${webhook.id}_2`, `msg_${webhook.id}_1`]);
+    expect((await repository.findDelivery(webhook.id, 1))?.state).toBe('DELIVERED');
+    await expect(service.replay(ADMIN, webhook.id, 1)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  test('when the endpoint answers a redirect, then it is not followed and the attempt fails', async () => {
+    const { webhook } = await register();
+    append();
+    receiver.mode = 'redirect';
+    await dispatcher().pollOnce();
+
+    expect(receiver.requests).toBe(1); // the redirect's target (the same server) got nothing more
+    expect(await repository.findDelivery(webhook.id, 1)).toMatchObject({
+      state: 'RETRYING',
+      lastStatus: 307,
+      lastError: 'redirect 307 not followed',
+    });
+  });
+
+  test('when private addresses are not allowed at delivery time, then a loopback endpoint is never connected to', async () => {
+    const { webhook } = await register();
+    append();
+    await dispatcher({ strict: true }).pollOnce();
+
+    expect(receiver.requests).toBe(0);
+    expect(await repository.findDelivery(webhook.id, 1)).toMatchObject({ state: 'RETRYING', lastStatus: null });
+  });
+
+  test('when two instances poll the same webhook at once, then each event is sent once (the lease)', async () => {
+    await register();
+    for (let i = 0; i < 5; i += 1) append();
+    await Promise.all([dispatcher().pollOnce(), dispatcher().pollOnce(), dispatcher().pollOnce()]);
+
+    expect(receiver.received.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  test('when an instance dies holding the lease, then another takes over once it expires and resends the unconfirmed event with the same id', async () => {
+    const { webhook } = await register();
+    append();
+    // The dead instance: its lease is stored, its cursor never moved.
+    await repository.acquireLease(webhook.id, 'dispatcher_dead', clock.now(), new Date(clock.now().getTime() + 30_000));
+    const survivor = dispatcher();
+    await survivor.pollOnce();
+    expect(receiver.requests).toBe(0);
+
+    clock.advance(30_000);
+    await survivor.pollOnce();
+    expect(receiver.received.map((r) => r.id)).toEqual([`msg_${webhook.id}_1`]);
+  });
+
+  test('when a job match names a candidate, then only a webhook whose key registered or received that candidate is sent it', async () => {
+    const knows = await register(['JOB_MATCH'], 'key_knows');
+    await database.db
+      .collection(AUDIT_COLLECTION)
+      .insertOne({ apiKeyId: 'key_knows', candidatePublicIds: ['p_known'], status: 200, time: clock.now() });
+    append('JOB_MATCH', 'p_other');
+    append('JOB_MATCH', 'p_known');
+    await dispatcher().pollOnce();
+
+    expect(receiver.received).toEqual([
+      { id: `msg_${knows.webhook.id}_2`, type: 'job_match.created', seq: 2, publicId: 'p_known' },
+    ]);
+    expect((await repository.findById(knows.webhook.id))?.cursor).toBe(2);
+  });
+
+  test("when the webhook's key is revoked, then nothing more is sent to it and its cursor stays", async () => {
+    const { webhook } = await register(['REGISTERED'], 'key_revoked');
+    append();
+    await dispatcher().pollOnce();
+
+    expect(receiver.requests).toBe(0);
+    expect((await repository.findById(webhook.id))?.cursor).toBe(0);
+  });
+});
