@@ -7,6 +7,7 @@ import { answerClientError } from './http/client-errors';
 import { createHttpApp } from './create-http-app';
 import { driverTimeouts, type Database } from './store/mongo';
 import { isStoreReachable } from './store/availability';
+import { watchConnection } from './store/connection-watch';
 import { createHealth } from './http/health';
 import { httpHygiene, httpServerOptions } from './http/security';
 import { dropSupersededIndexes, ensureIndexes } from './indexes';
@@ -149,6 +150,10 @@ export async function createApp(
   });
   const graphql = await createGraphQLEndpoint(config, services, logger, schema, metrics);
   const health = createHealth(() => isStoreReachable(database.db, config.mongodbTimeoutMs));
+  const connection = watchConnection(database, {
+    timeoutMs: config.mongodbTimeoutMs,
+    onReset: () => logger.warn('reconnected to the store: it answered a new connection while ours did not'),
+  });
   const server = http.createServer(
     httpServerOptions(config.requestTimeoutMs),
     createHttpApp(
@@ -190,6 +195,7 @@ export async function createApp(
         await flushBookkeeping().catch((error: unknown) =>
           logger.error({ err: error }, 'could not write the buffered bookkeeping at stop'),
         );
+        connection.stop();
         await store.close();
       })()),
   };

@@ -10,6 +10,13 @@ interface EpochDoc {
   value: ObjectId;
 }
 
+/**
+ * How long a shared epoch read or advance may take before its waiters give up on it (503) and
+ * the next caller starts another: far above the few milliseconds one takes, below the request
+ * timeout, so a run caught by a store crash holds requests for seconds, not for good.
+ */
+export const SHARED_EPOCH_RUN_DEADLINE_MS = 5_000;
+
 /** The epoch of a store no writer has marked yet. */
 const INITIAL_EPOCH = 'initial';
 
@@ -37,7 +44,7 @@ export async function advanceReadEpoch(db: Db): Promise<void> {
  */
 export class ReadEpoch {
   /** A read in flight started before a caller and may predate a write it must see. */
-  private readonly reads = new RunStartedAfter(() => this.read());
+  private readonly reads = new RunStartedAfter(() => this.read(), SHARED_EPOCH_RUN_DEADLINE_MS);
 
   constructor(private readonly db: Db) {}
 

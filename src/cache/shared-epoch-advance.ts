@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { advanceReadEpoch } from './read-epoch';
+import { advanceReadEpoch, SHARED_EPOCH_RUN_DEADLINE_MS } from './read-epoch';
 import { RunStartedAfter } from './run-started-after';
 
 /**
@@ -15,7 +15,7 @@ export class SharedEpochAdvance {
   private readonly advances: RunStartedAfter<void>;
 
   constructor(db: Db) {
-    this.advances = new RunStartedAfter(() => advanceReadEpoch(db));
+    this.advances = new RunStartedAfter(() => advanceReadEpoch(db), SHARED_EPOCH_RUN_DEADLINE_MS);
   }
 
   /** Resolves once an advance that started after this call is acknowledged. */

@@ -41,11 +41,21 @@ const UNAVAILABLE_SERVER_CODES = new Set([
 const UNAVAILABLE_ERROR_NAMES = new Set(['MongoPoolClosedError', 'MongoWaitQueueTimeoutError']);
 
 /**
+ * Socket errors of the operating system. The driver wraps most as MongoNetworkError, but a write
+ * to a connection whose peer just died can surface as the bare `write EPIPE` (seen when the
+ * store was killed under load): from a repository, any of these means the store went away.
+ */
+const SOCKET_ERROR_CODES = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ENOTCONN', 'ETIMEDOUT']);
+
+/**
  * True for a driver error meaning the database is unreachable or unable to serve now: no
  * server selectable in time, a network error or timeout (a cleared pool is one), a client or
- * topology closed under the operation (shutdown), a primary stepping down.
+ * topology closed under the operation (shutdown), a primary stepping down, a socket error.
  */
 export function isStoreUnavailableError(error: unknown): boolean {
+  // Not `instanceof Error`: Node's own errors may come from another realm (a VM context, as in tests).
+  if (typeof error === 'object' && error !== null && SOCKET_ERROR_CODES.has(String((error as { code?: unknown }).code)))
+    return true;
   if (
     error instanceof MongoServerSelectionError ||
     error instanceof MongoNetworkError ||

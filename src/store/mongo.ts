@@ -4,6 +4,9 @@ import { MongoClient, type Db, type MongoClientOptions } from 'mongodb';
 export interface Database {
   readonly client: MongoClient;
   readonly db: Db;
+  /** What the client was made from, so that a second client can be made the same way (connection-watch.ts). */
+  readonly uri: string;
+  readonly options: MongoClientOptions;
   close(): Promise<void>;
 }
 
@@ -31,17 +34,20 @@ export async function connectDatabase(
   dbName: string,
   options: MongoClientOptions = {},
 ): Promise<Database> {
-  const client = new MongoClient(uri, {
+  const clientOptions: MongoClientOptions = {
     serverSelectionTimeoutMS: 5_000,
     connectTimeoutMS: 5_000,
     // Command events feed the command-count tests and the mongodb_command* metrics (src/observability).
     monitorCommands: true,
     ...options,
-  });
+  };
+  const client = new MongoClient(uri, clientOptions);
   await client.connect();
   return {
     client,
     db: client.db(dbName),
+    uri,
+    options: clientOptions,
     close: () => client.close(),
   };
 }
