@@ -64,9 +64,9 @@ export class ErasureRepository {
   /** When the candidate was first erased (its ERASED change event); null when it never was. */
   async erasedAt(publicId: string): Promise<Date | null> {
     const event = await this.db
-      .collection<{ _id: number; kind: string; publicId: string; at: Date }>(CHANGE_COLLECTIONS.changeEvents)
+      .collection<{ kind: string; publicId: string; at: Date }>(CHANGE_COLLECTIONS.changeEvents)
       .find({ publicId, kind: 'ERASED' })
-      .sort({ _id: 1 })
+      .sort({ at: 1 })
       .limit(1)
       .next();
     return event?.at ?? null;

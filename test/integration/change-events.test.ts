@@ -31,27 +31,49 @@ describe('the change-event outbox', () => {
     return db;
   }
 
-  test('when events are appended in transactions, then they are read back in seq order from 1, paged by seq', async () => {
+  test('when events are appended in transactions, then they are read back numbered from 1 in commit order, paged by seq', async () => {
     const db = await freshDatabase('outbox');
     const transactions = new WriteTransactions(db);
     const changes = new ChangeEventRepository(db);
-    const seqs: number[] = [];
 
     for (let i = 0; i < 5; i++) {
-      await transactions.run(async (session) => {
-        seqs.push(await appendChangeEvent(db, session, { kind: 'REGISTERED', publicId: `candidate-${i}`, at: at(i) }));
-      }, []);
+      await transactions.run(
+        (session) => appendChangeEvent(db, session, { kind: 'REGISTERED', publicId: `candidate-${i}`, at: at(i) }),
+        [],
+      );
     }
 
-    expect(seqs).toEqual([1, 2, 3, 4, 5]);
     const first = await changes.readAfter(0, 2);
     expect(first).toEqual([
       { seq: 1, kind: 'REGISTERED', publicId: 'candidate-0', at: at(0) },
       { seq: 2, kind: 'REGISTERED', publicId: 'candidate-1', at: at(1) },
     ]);
-    expect((await changes.readAfter(2, 10)).map((e) => e.seq)).toEqual([3, 4, 5]);
+    expect((await changes.readAfter(2, 10)).map((e) => [e.seq, e.publicId])).toEqual([
+      [3, 'candidate-2'],
+      [4, 'candidate-3'],
+      [5, 'candidate-4'],
+    ]);
     expect(await changes.readAfter(5, 10)).toEqual([]);
     expect(await changes.lastSeq()).toBe(5);
+  });
+
+  test('when events are appended after a reader has read, then they get higher seqs and the reader finds them from its position', async () => {
+    const db = await freshDatabase('later');
+    const transactions = new WriteTransactions(db);
+    const changes = new ChangeEventRepository(db);
+    const append = (publicId: string) =>
+      transactions.run((session) => appendChangeEvent(db, session, { kind: 'UPDATED', publicId, at: at(1) }), []);
+    await append('a');
+    const seen = await changes.readAfter(0, 10);
+
+    await append('b');
+    await append('c');
+
+    expect(seen.map((e) => e.seq)).toEqual([1]);
+    expect((await changes.readAfter(1, 10)).map((e) => [e.seq, e.publicId])).toEqual([
+      [2, 'b'],
+      [3, 'c'],
+    ]);
   });
 
   test('when a transaction that appended is aborted, then its event is never read and later seqs still increase', async () => {
@@ -82,7 +104,7 @@ describe('the change-event outbox', () => {
     expect(events[1].seq).toBeGreaterThan(events[0].seq);
   });
 
-  test('when many transactions append at once, then every committed event has its own seq and none is lost', async () => {
+  test('when many transactions append at once, then none conflicts, and every event has its own seq', async () => {
     const db = await freshDatabase('concurrent');
     const transactions = new WriteTransactions(db);
     const changes = new ChangeEventRepository(db);
@@ -101,6 +123,7 @@ describe('the change-event outbox', () => {
     );
 
     const committed = outcomes.filter((o) => o.status === 'fulfilled').length;
+    expect(committed).toBe(count);
     const events = await changes.readAfter(0, 100);
     expect(events).toHaveLength(committed);
     expect(new Set(events.map((e) => e.publicId)).size).toBe(committed);
@@ -146,8 +169,29 @@ describe('registrations in the change feed', () => {
     await service.stop();
   });
 
+  test('when 40 candidates register at once, then every registration succeeds and appears once in the outbox', async () => {
+    const registrar = await service.key('REGISTER_CANDIDATES');
+
+    const statuses = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        rest(service.url, 'POST', '/v1/candidates/register', {
+          key: registrar,
+          body: { registrationData: { identity: { email: `burst-${i}@example.org` } } },
+        }).then((r) => r.status),
+      ),
+    );
+
+    expect(statuses.filter((status) => status !== 201)).toEqual([]);
+    const events = await new ChangeEventRepository(service.db).readAfter(0, 1000);
+    const registered = await service.db.collection(COLLECTIONS.candidates).distinct('publicId');
+    expect(events.map((e) => e.publicId).sort()).toEqual([...registered].sort());
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  });
+
   test('when candidates register, then each registration appends one REGISTERED event naming it and the key, in order', async () => {
     const registrar = await service.key('REGISTER_CANDIDATES');
+    const changes = new ChangeEventRepository(service.db);
+    const start = await changes.lastSeq();
     const registered: string[] = [];
 
     for (let i = 0; i < 3; i++) {
@@ -164,7 +208,7 @@ describe('registrations in the change feed', () => {
     });
 
     expect(refused.status).toBe(409);
-    const events = await new ChangeEventRepository(service.db).readAfter(0, 10);
+    const events = await changes.readAfter(start, 10);
     expect(events.map((e) => [e.kind, e.publicId])).toEqual(registered.map((id) => ['REGISTERED', id]));
     const keyIds = new Set(events.map((e) => e.keyId));
     expect(keyIds.size).toBe(1);

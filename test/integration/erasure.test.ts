@@ -1,5 +1,6 @@
 import type { CandidateDoc, SavedListDoc } from '../../src/candidates/candidate-document';
 import { ChangeEventRepository } from '../../src/changes/change-events';
+import { runEraseCli } from '../../src/erase-cli';
 import { COLLECTIONS } from '../../src/indexes';
 import { StatisticsRepository } from '../../src/statistics/statistics-repository';
 import { graphql, startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
@@ -110,5 +111,33 @@ describe('eraseCandidate', () => {
 
     expect(body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     expect(await service.db.collection(COLLECTIONS.candidates).countDocuments({ publicId: other })).toBe(1);
+  });
+});
+
+describe('npm run erase', () => {
+  let service: AppUnderTest;
+
+  beforeAll(async () => {
+    service = await startAppUnderTest({ candidates: 3, seed: 9 });
+  });
+
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  test('when the CLI erases a candidate, then it is gone and the CLI prints its erasure; an unknown id exits 1, no id exits 2', async () => {
+    const target = (await service.db.collection<CandidateDoc>(COLLECTIONS.candidates).findOne({}))!.publicId;
+    const env = { MONGODB_URI: service.app.config.mongodbUri, MONGODB_DB: service.db.databaseName };
+    const out: string[] = [];
+    const err: string[] = [];
+    const output = { out: (line: string) => out.push(line), err: (line: string) => err.push(line) };
+
+    const code = await runEraseCli([target], output, env);
+
+    expect(code).toBe(0);
+    expect(out[0]).toMatch(new RegExp(`^Erased ${target} at \\d{4}-`));
+    expect(await service.db.collection(COLLECTIONS.candidates).countDocuments({ publicId: target })).toBe(0);
+    expect(await runEraseCli(['ZZZZZZZZZZZZZZZZZZZZZZ'], output, env)).toBe(1);
+    expect(await runEraseCli([], output, env)).toBe(2);
   });
 });
