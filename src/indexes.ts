@@ -3,6 +3,7 @@ import { API_KEY_COLLECTION, apiKeyIndexes } from './auth/api-key-indexes';
 import { AUDIT_COLLECTION, auditIndexes } from './audit/audit-indexes';
 import { CANDIDATE_COLLECTIONS, candidateIndexes, supersededCandidateIndexes } from './candidates/candidate-indexes';
 import { PERSISTED_QUERY_COLLECTION, persistedQueryIndexes } from './persisted-queries/persisted-query-indexes';
+import { PUBLISHED_OPERATION_COLLECTION, publishedOperationIndexes } from './operations/published-operation-indexes';
 import { RATE_LIMIT_COLLECTION, rateLimitIndexes } from './rate-limit/rate-limit-indexes';
 import { REFERENCE_DATA_COLLECTIONS, referenceIndexes } from './reference/reference-indexes';
 import { IDEMPOTENCY_COLLECTION, idempotencyIndexes } from './rest/idempotency-indexes';
@@ -37,6 +38,7 @@ export const COLLECTIONS = {
   rateLimits: RATE_LIMIT_COLLECTION,
   auditEvents: AUDIT_COLLECTION,
   persistedQueries: PERSISTED_QUERY_COLLECTION,
+  publishedOperations: PUBLISHED_OPERATION_COLLECTION,
 } as const;
 export type CollectionName = (typeof COLLECTIONS)[keyof typeof COLLECTIONS];
 
@@ -49,6 +51,7 @@ export const INDEXES: readonly IndexSpec[] = [
   ...rateLimitIndexes,
   ...auditIndexes,
   ...persistedQueryIndexes,
+  ...publishedOperationIndexes,
   ...statisticsIndexes(COLLECTIONS.candidates),
 ];
 

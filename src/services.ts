@@ -24,6 +24,8 @@ import { RateLimitRepository } from './rate-limit/rate-limit-repository';
 import { RateLimiter, type RateLimitBudgets } from './rate-limit/rate-limiter';
 import { withAvailability } from './store/availability';
 import { PersistedQueryRepository } from './persisted-queries/persisted-query-repository';
+import { PublishedOperationRepository } from './operations/published-operation-repository';
+import { PublishedOperationService } from './operations/published-operation-service';
 import { PersistedQueryStore, type PersistedQueryBounds } from './persisted-queries/persisted-query-store';
 import type { DisclosureRules } from './statistics/disclosure-control';
 import { StatisticsRepository } from './statistics/statistics-repository';
@@ -131,6 +133,7 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
       options.persistedQueries ?? DEFAULT_PERSISTED_QUERIES,
       clock,
     ),
+    publishedOperations: new PublishedOperationService(withAvailability(new PublishedOperationRepository(db)), clock),
     clock,
   };
 }

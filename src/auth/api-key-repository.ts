@@ -21,7 +21,13 @@ export interface ApiKeyDoc {
   rateLimit?: { reads: number; writes: number };
   /** true for internal load-test keys: never rate limited, nothing counted */
   unlimited?: boolean;
+  /** which GraphQL operations the key may run; absent (keys made before the policy existed): `any` */
+  operations?: OperationPolicy;
 }
+
+/** `any`: every document; `published`: only the operations published for the key (and every /v1 route). */
+export type OperationPolicy = 'any' | 'published';
+export const OPERATION_POLICIES: readonly OperationPolicy[] = ['any', 'published'];
 
 /** A key record as the rest of the code sees it: no `_id`, no hash. */
 export type ApiKeyRecord = Omit<ApiKeyDoc, 'keyHash'>;
@@ -35,6 +41,13 @@ export interface ApiKeyRepository {
   list(): Promise<ApiKeyRecord[]>;
   /** Sets revokedAt unless already set (the first revocation time stays); null when `id` is unknown. */
   revoke(id: string, at: Date): Promise<ApiKeyRecord | null>;
+  /** Sets the settable fields given; null when `id` is unknown. Takes effect at once on every instance. */
+  update(id: string, changes: KeyChanges): Promise<ApiKeyRecord | null>;
+}
+
+/** What an operator may change on an existing key (`npm run keys -- update`). */
+export interface KeyChanges {
+  operations?: OperationPolicy;
 }
 
 export function createApiKeyRepository(db: Db): ApiKeyRepository {
@@ -73,6 +86,15 @@ export function createApiKeyRepository(db: Db): ApiKeyRepository {
       await advanceReadEpoch(db);
       return findById(id);
     },
+
+    async update(id, changes) {
+      const set: Partial<ApiKeyDoc> = {};
+      if (changes.operations !== undefined) set.operations = changes.operations;
+      if (Object.keys(set).length > 0) await collection.updateOne({ id }, { $set: set });
+      // As revoke: cached key records of every instance stop being used from here on.
+      await advanceReadEpoch(db);
+      return findById(id);
+    },
   };
 }
 
@@ -90,5 +112,6 @@ function toRecord(doc: ApiKeyDoc): ApiKeyRecord {
   if (doc.rateLimit !== undefined && doc.rateLimit !== null)
     record.rateLimit = { reads: doc.rateLimit.reads, writes: doc.rateLimit.writes };
   if (doc.unlimited === true) record.unlimited = true;
+  if (doc.operations === 'published') record.operations = 'published';
   return record;
 }

@@ -1,12 +1,12 @@
 import { EpochCache } from '../cache/epoch-cache';
 import { BadUserInputError, NotFoundError, UnauthenticatedError } from '../errors';
 import { generateApiKey, generateKeyId, hashApiKey, isWellFormedApiKey, shownPrefix } from './api-key-format';
-import type { ApiKeyRecord, ApiKeyRepository } from './api-key-repository';
+import { OPERATION_POLICIES, type ApiKeyRecord, type ApiKeyRepository, type OperationPolicy } from './api-key-repository';
 import { authorize } from './authorize';
 import { isPermission, PERMISSIONS, type Permission } from './permissions';
 import { systemClock, type Clock } from '../common/clock';
 
-export type { ApiKeyRecord } from './api-key-repository';
+export type { ApiKeyRecord, OperationPolicy } from './api-key-repository';
 
 export interface CreateKeyInput {
   name: string;
@@ -22,6 +22,8 @@ export interface CreateKeyInput {
   rateLimit?: { reads: number; writes: number };
   /** never rate limited (internal load tests); excludes `rateLimit` */
   unlimited?: boolean;
+  /** which GraphQL operations the key may run; absent: `any` */
+  operations?: string;
 }
 
 export interface CreatedKey {
@@ -61,6 +63,7 @@ export class ApiKeyService {
     const permissions = validatePermissions(input.permissions);
     const expiresInDays = validateExpiresInDays(input.expiresInDays);
     const rateLimit = validateRateLimit(input.rateLimit, input.unlimited);
+    const operations = validateOperationPolicy(input.operations);
     if (input.value !== undefined && !isWellFormedApiKey(input.value)) {
       throw new BadUserInputError('The fixed key value does not have the format of an API key.', {
         parameter: 'value',
@@ -74,6 +77,7 @@ export class ApiKeyService {
     if (expiresInDays !== undefined) record.expiresAt = new Date(createdDate.getTime() + expiresInDays * DAY_MS);
     if (rateLimit !== undefined) record.rateLimit = rateLimit;
     if (input.unlimited === true) record.unlimited = true;
+    if (operations === 'published') record.operations = 'published';
 
     await this.keys.insert({ ...record, keyHash: hashApiKey(key) });
     return { key, record };
@@ -123,6 +127,31 @@ export class ApiKeyService {
     if (record === null) throw new NotFoundError('No API key has this id.');
     return record;
   }
+
+  /** Changes the given settings of a key, effective at once on every instance (as revocation). */
+  async updateKey(id: string, input: UpdateKeyInput): Promise<ApiKeyRecord> {
+    const operations = validateOperationPolicy(input.operations);
+    const record = await this.keys.update(id, { operations });
+    if (record === null) throw new NotFoundError('No API key has this id.');
+    return record;
+  }
+}
+
+/** What `updateKey` may change; each absent field stays as it is. */
+export interface UpdateKeyInput {
+  operations?: string;
+}
+
+function validateOperationPolicy(policy: string | undefined): OperationPolicy | undefined {
+  if (policy === undefined) return undefined;
+  const found = OPERATION_POLICIES.find((known) => known === policy);
+  if (found === undefined) {
+    throw new BadUserInputError(`The operation policy is one of ${OPERATION_POLICIES.join(', ')}.`, {
+      parameter: 'operations',
+      rule: 'enum',
+    });
+  }
+  return found;
 }
 
 function validateName(name: unknown): string {

@@ -68,7 +68,7 @@ export async function createGraphQLEndpoint(
       serviceUnavailablePlugin(),
       rateLimitPlugin(services.rateLimits),
       auditPlugin(services.audit),
-      persistedQueryPlugin(services.persistedQueries),
+      persistedQueryPlugin(services.persistedQueries, logger, metrics),
     ],
     // Automatic persisted queries: Apollo checks the hash and registers a query only after it
     // passed the context factory (the key), validation (the limits) and the rate limit.

@@ -48,6 +48,12 @@ function fakeRepository() {
       doc.revokedAt ??= at;
       return strip(doc);
     },
+    update: async (id, changes) => {
+      const doc = docs.find((d) => d.id === id);
+      if (!doc) return null;
+      if (changes.operations !== undefined) doc.operations = changes.operations;
+      return strip(doc);
+    },
   };
   return { repository, docs, calls };
 }
