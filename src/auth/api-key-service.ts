@@ -1,7 +1,12 @@
 import { EpochCache } from '../cache/epoch-cache';
 import { BadUserInputError, NotFoundError, UnauthenticatedError } from '../errors';
 import { generateApiKey, generateKeyId, hashApiKey, isWellFormedApiKey, shownPrefix } from './api-key-format';
-import { OPERATION_POLICIES, type ApiKeyRecord, type ApiKeyRepository, type OperationPolicy } from './api-key-repository';
+import {
+  OPERATION_POLICIES,
+  type ApiKeyRecord,
+  type ApiKeyRepository,
+  type OperationPolicy,
+} from './api-key-repository';
 import { authorize } from './authorize';
 import { isPermission, PERMISSIONS, type Permission } from './permissions';
 import { systemClock, type Clock } from '../common/clock';
