@@ -8,7 +8,9 @@ import {
   MAX_EXPIRES_IN_DAYS,
   MAX_RATE_LIMIT_PER_MINUTE,
   type ApiKeyRecord,
+  type UpdateKeyInput,
 } from './auth/api-key-service';
+import { OPERATION_POLICIES, type OperationPolicy } from './auth/api-key-repository';
 import { isPermission, PERMISSIONS, type Permission } from './auth/permissions';
 import { ensureIndexes } from './store/indexes';
 import { DataDirectoryInUseError, openStore, type OpenedStore } from './store/open-store';
@@ -23,7 +25,10 @@ export const USAGE = `Usage: npm run keys -- <command>
 
 Commands:
   create --name <name> --permissions <P1,P2,...> [--expires <days>] [--rate-limit <reads>/<writes> | --unlimited]
+         [--operations any|published]
       Creates a key and prints it, alone, on the last line of stdout. It is shown only once.
+  update <id> --operations any|published
+      Changes a setting of the key, effective at once on every instance.
   list
       Lists every key: id, name, prefix, permissions, created, expiry, rate limit, revoked state.
   revoke <id>
@@ -34,6 +39,8 @@ Permissions: ${PERMISSIONS.join(', ')} (ADMIN implies all).
 --rate-limit: this key's own budgets per minute, e.g. 1200/120 (reads/writes, each 1 to ${MAX_RATE_LIMIT_PER_MINUTE});
       without it the key has the service's RATE_LIMIT_READS/RATE_LIMIT_WRITES.
 --unlimited: never rate limited and never counted; for internal load tests only.
+--operations: which GraphQL operations the key may run: any (the default) or published, only the
+      operations published for it with \`npm run operations -- publish\` (REST /v1 stays open to it).
 
 Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR, which the service
 must not be running on at the same time.`;
@@ -47,7 +54,9 @@ export type KeysCommand =
       /** per minute */
       rateLimit?: { reads: number; writes: number };
       unlimited?: boolean;
+      operations?: OperationPolicy;
     }
+  | { command: 'update'; id: string; changes: KeyUpdate }
   | { command: 'list' }
   | { command: 'revoke'; id: string }
   | { command: 'help' };
@@ -76,6 +85,7 @@ export function parseKeysArgs(argv: readonly string[]): KeysCommand {
         expires: { type: 'string' },
         'rate-limit': { type: 'string' },
         unlimited: { type: 'boolean' },
+        operations: { type: 'string' },
       });
       if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
       const name = values.name?.trim();
@@ -87,7 +97,28 @@ export function parseKeysArgs(argv: readonly string[]): KeysCommand {
         throw new UsageError('--rate-limit and --unlimited exclude each other');
       if (values['rate-limit'] !== undefined) result.rateLimit = parseRateLimit(values['rate-limit']);
       if (values.unlimited === true) result.unlimited = true;
+      if (values.operations !== undefined) result.operations = parseOperationPolicy(values.operations);
       return result;
+    }
+    case 'update': {
+      const { values, positionals } = parse(
+        rest,
+        Object.fromEntries(Object.keys(SETTABLE).map((option) => [option, { type: 'string' as const }])),
+      );
+      if (positionals.length !== 1 || positionals[0] === '') throw new UsageError('update takes exactly one key id');
+      const changes: KeyUpdate = {};
+      for (const [option, setting] of Object.entries(SETTABLE)) {
+        const value = values[option];
+        if (typeof value === 'string') setting.apply(changes, value);
+      }
+      if (Object.keys(changes).length === 0) {
+        throw new UsageError(
+          `update needs at least one of ${Object.keys(SETTABLE)
+            .map((o) => `--${o}`)
+            .join(', ')}`,
+        );
+      }
+      return { command: 'update', id: positionals[0], changes };
     }
     case 'list': {
       const { positionals } = parse(rest, {});
@@ -111,6 +142,20 @@ function parse<const T extends NonNullable<ParseArgsConfig['options']>>(args: st
     // parseArgs names the offending option, e.g. "Unknown option '--nmae'".
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
+}
+
+/** What `update` may change on a key. */
+export type KeyUpdate = UpdateKeyInput;
+
+/** The options of `update`, each with how it reads its value: one row per settable option. */
+const SETTABLE: Record<string, { apply(changes: KeyUpdate, value: string): void }> = {
+  operations: { apply: (changes, value) => (changes.operations = parseOperationPolicy(value)) },
+};
+
+function parseOperationPolicy(text: string): OperationPolicy {
+  const policy = OPERATION_POLICIES.find((known) => known === text);
+  if (policy === undefined) throw new UsageError(`--operations must be one of ${OPERATION_POLICIES.join(', ')}`);
+  return policy;
 }
 
 function parsePermissions(list: string): Permission[] {
@@ -189,8 +234,15 @@ export async function runKeysCli(
       case 'create': {
         // The store may be one the service has not prepared yet; the unique keyHash index must exist.
         await ensureIndexes(db, apiKeyIndexes);
-        const { name, permissions, expiresInDays, rateLimit, unlimited } = command;
-        const { key, record } = await service.createKey({ name, permissions, expiresInDays, rateLimit, unlimited });
+        const { name, permissions, expiresInDays, rateLimit, unlimited, operations } = command;
+        const { key, record } = await service.createKey({
+          name,
+          permissions,
+          expiresInDays,
+          rateLimit,
+          unlimited,
+          operations,
+        });
         output.err(`Created ${summarise(record)}`);
         output.err('The key follows on stdout. Store it now: it cannot be shown again.');
         output.out(key);
@@ -202,6 +254,11 @@ export async function runKeysCli(
       case 'revoke': {
         const record = await service.revokeKey(command.id);
         output.err(`Revoked ${summarise(record)}`);
+        break;
+      }
+      case 'update': {
+        const record = await service.updateKey(command.id, command.changes);
+        output.err(`Updated ${summarise(record)}`);
         break;
       }
     }
@@ -228,7 +285,7 @@ export async function runKeysCli(
 
 function summarise(record: ApiKeyRecord): string {
   const expiry = record.expiresAt ? `expires ${record.expiresAt.toISOString()}` : 'does not expire';
-  return `key ${record.id} "${record.name}" (${record.prefix}…) with ${record.permissions.join(', ')}; ${expiry}; rate limit ${rateLimitOf(record)}`;
+  return `key ${record.id} "${record.name}" (${record.prefix}…) with ${record.permissions.join(', ')}; ${expiry}; rate limit ${rateLimitOf(record)}; operations ${record.operations ?? 'any'}`;
 }
 
 /** `default` (the service's RATE_LIMIT_READS/WRITES), `<reads>/<writes>` per minute, or `unlimited`. */
@@ -240,7 +297,7 @@ function rateLimitOf(record: ApiKeyRecord): string {
 /** The list as an aligned text table; never contains a key or a hash. */
 export function formatKeyTable(records: readonly ApiKeyRecord[], now: Date): string {
   if (records.length === 0) return 'No API keys.';
-  const header = ['ID', 'NAME', 'PREFIX', 'PERMISSIONS', 'CREATED', 'EXPIRES', 'RATE_LIMIT', 'STATE'];
+  const header = ['ID', 'NAME', 'PREFIX', 'PERMISSIONS', 'CREATED', 'EXPIRES', 'RATE_LIMIT', 'OPERATIONS', 'STATE'];
   const rows = records.map((r) => [
     r.id,
     r.name,
@@ -249,6 +306,7 @@ export function formatKeyTable(records: readonly ApiKeyRecord[], now: Date): str
     r.createdDate.toISOString(),
     r.expiresAt ? r.expiresAt.toISOString() : 'never',
     rateLimitOf(r),
+    r.operations ?? 'any',
     r.revokedAt
       ? `revoked ${r.revokedAt.toISOString()}`
       : r.expiresAt && r.expiresAt.getTime() <= now.getTime()

@@ -13,7 +13,7 @@ import type { Services } from '../core';
 import { protectionOf } from './armor';
 import { auditPlugin } from './apollo-audit-plugin';
 import { auditWhenClosed } from '../audit/audit-on-close';
-import { persistedQueryPlugin, trustedDocuments } from './persisted-query-plugin';
+import { persistedQueryPlugin, trustedDocuments, type GraphQLParams } from './persisted-query-plugin';
 import { rateLimitPlugin } from './apollo-rate-limit-plugin';
 import { createContext, type GraphQLContext } from './context';
 import { executorGateway } from './execution/apollo-gateway';
@@ -102,7 +102,7 @@ export async function createGraphQLEndpoint(
         // For the request log: the key's id (never the key) and, once Apollo resolves it, the operation name.
         res.locals.apiKeyId = context.apiKey.id;
         const tracked = operations.track(context, res);
-        await trusted.check(tracked, req.method === 'GET' ? req.query : (req.body ?? {}));
+        await trusted.check(tracked, req.method === 'GET' ? req.query : ((req.body ?? {}) as GraphQLParams));
         return tracked;
       } catch (error) {
         if (isAppError(error)) {

@@ -175,7 +175,7 @@ describe('trusted documents (operation policy `published`)', () => {
     });
 
     expect(answer.status).toBe(200);
-    expect(((await answer.json()) as any).data.candidates.content).toHaveLength(3);
+    expect((await answer.json()).data.candidates.content).toHaveLength(3);
   });
 
   test('when operations are published for one key, then another published key may not run them', async () => {
