@@ -5,7 +5,8 @@
  * @apollo/persisted-query-lists (ids from the manifest, the document never sent).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ApolloClient, ApolloLink, HttpLink, InMemoryCache, type DocumentNode } from '@apollo/client';
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
@@ -13,7 +14,9 @@ import { generatePersistedQueryManifest } from '@apollo/generate-persisted-query
 import { generatePersistedQueryIdsFromManifest } from '@apollo/persisted-query-lists';
 import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { ApiKeyService } from '../../src/auth/api-key-service';
+import { runKeysCli } from '../../src/keys-cli';
 import { createLogger } from '../../src/logger';
+import { runOperationsCli } from '../../src/operations-cli';
 import { createApp, type CandidateDirectory } from '../../src/main';
 import { createSchema } from '../../src/graphql/schema';
 import { operationProblems } from '../../src/graphql/armor';
@@ -320,6 +323,82 @@ describe('trusted documents (operation policy `published`)', () => {
     expect(outcomes[0]).toContain('nope');
     expect(outcomes[1]).toContain(`TooCostly (${costly.id})`);
     expect(await operations().list(id)).toEqual([]);
+  });
+
+  describe('npm run operations and npm run keys', () => {
+    const cliEnv = () => ({ MONGODB_URI: service.app.config.mongodbUri, MONGODB_DB: service.app.config.mongodbDb });
+    const cli = async (run: typeof runOperationsCli | typeof runKeysCli, argv: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await run(argv, { out: (l) => out.push(l), err: (l) => err.push(l) }, cliEnv());
+      return { code, out: out.join('\n'), err: err.join('\n') };
+    };
+    const writeManifest = (operations: { id: string; name: string; type: string; body: string }[]) => {
+      const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'manifest-')), 'manifest.json');
+      writeFileSync(file, JSON.stringify({ format: 'apollo-persisted-query-manifest', version: 1, operations }));
+      return file;
+    };
+
+    test('when a key is created published by the CLI and the manifest published twice, then its operations run and are listed once, and retire --all ends them', async () => {
+      const created = await cli(runKeysCli, [
+        'create',
+        '--name',
+        'partner cli',
+        '--permissions',
+        'READ_CANDIDATE_DATA',
+        '--operations',
+        'published',
+      ]);
+      const key = created.out.split('\n').at(-1)!;
+      recordSecret(key);
+      const id = /key (key_\S+)/.exec(created.err)![1];
+
+      const first = await cli(runOperationsCli, ['publish', MANIFEST_FILE, '--key', id]);
+      const again = await cli(runOperationsCli, ['publish', MANIFEST_FILE, '--key', id]);
+      const listed = await cli(runOperationsCli, ['list', '--key', id]);
+      const ran = await run(byId(key), SEARCH);
+      const retired = await cli(runOperationsCli, ['retire', '--key', id, '--all']);
+      const refused = await run(byId(key), SEARCH);
+
+      expect([created.code, first.code, again.code, listed.code, retired.code]).toEqual([0, 0, 0, 0, 0]);
+      expect(created.err).toContain('operations published');
+      expect(first.err).toContain('2 new');
+      expect(again.err).toContain('0 new, 2 already published');
+      expect(listed.out.split('\n')).toHaveLength(3);
+      expect(listed.out).toContain('PartnerSearch');
+      expect(listed.out).not.toContain('candidates');
+      expect(ran.data.candidates.content).toHaveLength(3);
+      expect(refused.error).toBeDefined();
+    });
+
+    test('when the CLI is given a manifest with an operation that breaks the schema, then it exits 2 naming it and publishes nothing', async () => {
+      const { id } = await aKey('published');
+      const body = 'query Broken { candidate { nope } }';
+      const broken = { id: createHash('sha256').update(body).digest('hex'), name: 'Broken', type: 'query', body };
+
+      const result = await cli(runOperationsCli, [
+        'publish',
+        writeManifest([manifest.operations[0], broken]),
+        '--key',
+        id,
+      ]);
+
+      expect(result.code).toBe(2);
+      expect(result.err).toContain(`Broken (${broken.id})`);
+      expect(await operations().list(id)).toEqual([]);
+    });
+
+    test('when keys update changes the policy, then the key is refused an unpublished operation at once', async () => {
+      const { key, id } = await aKey('any');
+      const before = await run(byText(key), UNPUBLISHED);
+
+      const updated = await cli(runKeysCli, ['update', id, '--operations', 'published']);
+      const after = await run(byText(key), UNPUBLISHED);
+
+      expect(updated.code).toBe(0);
+      expect(before.data.candidates.totalElements).toBeGreaterThan(0);
+      expect(after.error).toBeDefined();
+    });
   });
 
   async function refusedCount(reason: string): Promise<number> {
