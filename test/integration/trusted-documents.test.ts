@@ -181,6 +181,26 @@ describe('trusted documents (operation policy `published`)', () => {
     expect((await answer.json()).data.candidates.content).toHaveLength(3);
   });
 
+  test('when a published key sends a published operation by id in a GET, then it runs, and an unknown id is refused', async () => {
+    const { key, id } = await aKey('published');
+    await operations().publish(id, manifest, validator());
+    const get = (sha256Hash: string) =>
+      fetch(
+        `${service.url}/graphql?extensions=${encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash } }))}`,
+        { headers: { 'x-api-key': key } },
+      );
+
+    const published = await get(manifest.operations.find((o) => o.name === 'PartnerSearch')!.id);
+    const unknown = await get('0'.repeat(64));
+
+    expect(published.status).toBe(200);
+    expect(((await published.json()) as any).data.candidates.content).toHaveLength(3);
+    expect([unknown.status, codesOf((await unknown.json()) as Record<string, any>)]).toEqual([
+      403,
+      ['OPERATION_NOT_PUBLISHED'],
+    ]);
+  });
+
   test('when operations are published for one key, then another published key may not run them', async () => {
     const owner = await aKey('published');
     await operations().publish(owner.id, manifest, validator());
