@@ -194,7 +194,7 @@ describe('trusted documents (operation policy `published`)', () => {
     const unknown = await get('0'.repeat(64));
 
     expect(published.status).toBe(200);
-    expect(((await published.json())).data.candidates.content).toHaveLength(3);
+    expect((await published.json()).data.candidates.content).toHaveLength(3);
     expect([unknown.status, codesOf((await unknown.json()) as Record<string, any>)]).toEqual([
       403,
       ['OPERATION_NOT_PUBLISHED'],
