@@ -1,6 +1,7 @@
 import type { Clock } from './common/clock';
 import type { AuditService } from './audit/audit-service';
 import type { ApiKeyService } from './auth/api-key-service';
+import type { PublishedOperationService } from './operations/published-operation-service';
 import type { CoalescedFetch } from './cache/coalesced-fetch';
 import type { EpochCache } from './cache/epoch-cache';
 import type { ReadEpoch } from './cache/read-epoch';
@@ -64,6 +65,8 @@ export interface Services {
   readonly persistedQueries: PersistedQueryStore;
   /** webhooks: registration by ADMIN, delivery state (the dispatcher is started by main.ts) */
   readonly webhooks: WebhookService;
+  /** operations published for keys whose policy is `published` (trusted documents) */
+  readonly publishedOperations: PublishedOperationService;
   /** what every rule above reads the time from (src/common/clock.ts) */
   readonly clock: Clock;
 }

@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'BAD_USER_INPUT'
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
+  | 'OPERATION_NOT_PUBLISHED'
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'TOO_MANY_REQUESTS'
@@ -59,6 +60,17 @@ export class ForbiddenError extends AppError {
   constructor(message = 'The caller is not allowed to do this.', options?: { cause?: unknown }) {
     super('FORBIDDEN', 403, message, options);
     this.name = 'ForbiddenError';
+  }
+}
+
+/**
+ * A key whose operation policy is `published` sent a GraphQL document (or an id) not published
+ * for it, or tried to register one as an automatic persisted query.
+ */
+export class OperationNotPublishedError extends AppError {
+  constructor(message = 'This API key may run only the operations published for it.', options?: { cause?: unknown }) {
+    super('OPERATION_NOT_PUBLISHED', 403, message, options);
+    this.name = 'OperationNotPublishedError';
   }
 }
 

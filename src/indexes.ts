@@ -9,6 +9,7 @@ import {
 } from './candidates/candidate-indexes';
 import { CHANGE_COLLECTIONS, changeIndexes } from './changes/change-indexes';
 import { PERSISTED_QUERY_COLLECTION, persistedQueryIndexes } from './persisted-queries/persisted-query-indexes';
+import { PUBLISHED_OPERATION_COLLECTION, publishedOperationIndexes } from './operations/published-operation-indexes';
 import { RATE_LIMIT_COLLECTION, rateLimitIndexes } from './rate-limit/rate-limit-indexes';
 import { REFERENCE_DATA_COLLECTIONS, referenceIndexes } from './reference/reference-indexes';
 import { IDEMPOTENCY_COLLECTION, idempotencyIndexes } from './rest/idempotency-indexes';
@@ -50,6 +51,7 @@ export const COLLECTIONS = {
   changeEvents: CHANGE_COLLECTIONS.changeEvents,
   webhooks: WEBHOOK_COLLECTIONS.webhooks,
   webhookDeliveries: WEBHOOK_COLLECTIONS.webhookDeliveries,
+  publishedOperations: PUBLISHED_OPERATION_COLLECTION,
 } as const;
 export type CollectionName = (typeof COLLECTIONS)[keyof typeof COLLECTIONS];
 
@@ -63,6 +65,7 @@ export const INDEXES: readonly IndexSpec[] = [
   ...auditIndexes,
   ...persistedQueryIndexes,
   ...webhookIndexes,
+  ...publishedOperationIndexes,
   ...statisticsIndexes(COLLECTIONS.candidates),
   ...privacyLedgerIndexes,
   ...changeIndexes,

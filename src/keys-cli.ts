@@ -8,7 +8,9 @@ import {
   MAX_EXPIRES_IN_DAYS,
   MAX_RATE_LIMIT_PER_MINUTE,
   type ApiKeyRecord,
+  type UpdateKeyInput,
 } from './auth/api-key-service';
+import { OPERATION_POLICIES, type OperationPolicy } from './auth/api-key-repository';
 import { isPermission, PERMISSIONS, type Permission } from './auth/permissions';
 import { ensureIndexes } from './store/indexes';
 import { DataDirectoryInUseError, openStore, type OpenedStore } from './store/open-store';
@@ -23,10 +25,10 @@ export const USAGE = `Usage: npm run keys -- <command>
 
 Commands:
   create --name <name> --permissions <P1,P2,...> [--expires <days>] [--rate-limit <reads>/<writes> | --unlimited]
-         [--statistics-budget <epsilon>]
+         [--statistics-budget <epsilon>] [--operations any|published]
       Creates a key and prints it, alone, on the last line of stdout. It is shown only once.
-  update <id> --statistics-budget <epsilon>
-      Changes the key's own settings, effective at its next request.
+  update <id> [--statistics-budget <epsilon>] [--operations any|published]
+      Changes settings of the key, effective at once on every instance.
   list
       Lists every key: id, name, prefix, permissions, created, expiry, rate limit, revoked state.
   revoke <id>
@@ -39,6 +41,8 @@ Permissions: ${PERMISSIONS.join(', ')} (ADMIN implies all).
 --unlimited: never rate limited and never counted; for internal load tests only.
 --statistics-budget: the privacy budget (ε) the key may spend on candidateStatistics per period,
       0 to 1000000 with at most three decimals; without it the key has the service's STATISTICS_BUDGET.
+--operations: which GraphQL operations the key may run: any (the default) or published, only the
+      operations published for it with \`npm run operations -- publish\` (REST /v1 stays open to it).
 
 Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR, which the service
 must not be running on at the same time.`;
@@ -54,8 +58,9 @@ export type KeysCommand =
       unlimited?: boolean;
       /** ε per statistics budget period */
       statisticsBudget?: number;
+      operations?: OperationPolicy;
     }
-  | { command: 'update'; id: string; statisticsBudget?: number }
+  | { command: 'update'; id: string; changes: KeyUpdate }
   | { command: 'list' }
   | { command: 'revoke'; id: string }
   | { command: 'help' };
@@ -85,6 +90,7 @@ export function parseKeysArgs(argv: readonly string[]): KeysCommand {
         'rate-limit': { type: 'string' },
         unlimited: { type: 'boolean' },
         'statistics-budget': { type: 'string' },
+        operations: { type: 'string' },
       });
       if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
       const name = values.name?.trim();
@@ -98,16 +104,28 @@ export function parseKeysArgs(argv: readonly string[]): KeysCommand {
       if (values.unlimited === true) result.unlimited = true;
       if (values['statistics-budget'] !== undefined)
         result.statisticsBudget = parseStatisticsBudget(values['statistics-budget']);
+      if (values.operations !== undefined) result.operations = parseOperationPolicy(values.operations);
       return result;
     }
     case 'update': {
-      const { values, positionals } = parse(rest, { 'statistics-budget': { type: 'string' } });
+      const { values, positionals } = parse(
+        rest,
+        Object.fromEntries(Object.keys(SETTABLE).map((option) => [option, { type: 'string' as const }])),
+      );
       if (positionals.length !== 1 || positionals[0] === '') throw new UsageError('update takes exactly one key id');
-      const result: KeysCommand = { command: 'update', id: positionals[0] };
-      if (values['statistics-budget'] !== undefined)
-        result.statisticsBudget = parseStatisticsBudget(values['statistics-budget']);
-      if (result.statisticsBudget === undefined) throw new UsageError('update needs --statistics-budget');
-      return result;
+      const changes: KeyUpdate = {};
+      for (const [option, setting] of Object.entries(SETTABLE)) {
+        const value = values[option];
+        if (typeof value === 'string') setting.apply(changes, value);
+      }
+      if (Object.keys(changes).length === 0) {
+        throw new UsageError(
+          `update needs at least one of ${Object.keys(SETTABLE)
+            .map((o) => `--${o}`)
+            .join(', ')}`,
+        );
+      }
+      return { command: 'update', id: positionals[0], changes };
     }
     case 'list': {
       const { positionals } = parse(rest, {});
@@ -140,6 +158,21 @@ function parseStatisticsBudget(text: string): number {
       '--statistics-budget must be an ε from 0 to 1000000 with at most three decimals, e.g. 5 or 2.5',
     );
   return budget;
+}
+
+/** What `update` may change on a key. */
+export type KeyUpdate = UpdateKeyInput;
+
+/** The options of `update`, each with how it reads its value: one row per settable option. */
+const SETTABLE: Record<string, { apply(changes: KeyUpdate, value: string): void }> = {
+  operations: { apply: (changes, value) => (changes.operations = parseOperationPolicy(value)) },
+  'statistics-budget': { apply: (changes, value) => (changes.statisticsBudget = parseStatisticsBudget(value)) },
+};
+
+function parseOperationPolicy(text: string): OperationPolicy {
+  const policy = OPERATION_POLICIES.find((known) => known === text);
+  if (policy === undefined) throw new UsageError(`--operations must be one of ${OPERATION_POLICIES.join(', ')}`);
+  return policy;
 }
 
 function parsePermissions(list: string): Permission[] {
@@ -218,7 +251,7 @@ export async function runKeysCli(
       case 'create': {
         // The store may be one the service has not prepared yet; the unique keyHash index must exist.
         await ensureIndexes(db, apiKeyIndexes);
-        const { name, permissions, expiresInDays, rateLimit, unlimited, statisticsBudget } = command;
+        const { name, permissions, expiresInDays, rateLimit, unlimited, statisticsBudget, operations } = command;
         const { key, record } = await service.createKey({
           name,
           permissions,
@@ -226,6 +259,7 @@ export async function runKeysCli(
           rateLimit,
           unlimited,
           statisticsBudget,
+          operations,
         });
         output.err(`Created ${summarise(record)}`);
         output.err('The key follows on stdout. Store it now: it cannot be shown again.');
@@ -241,10 +275,8 @@ export async function runKeysCli(
         break;
       }
       case 'update': {
-        let record: ApiKeyRecord | undefined;
-        if (command.statisticsBudget !== undefined)
-          record = await service.setStatisticsBudget(command.id, command.statisticsBudget);
-        if (record) output.err(`Updated ${summarise(record)}`);
+        const record = await service.updateKey(command.id, command.changes);
+        output.err(`Updated ${summarise(record)}`);
         break;
       }
     }
@@ -272,7 +304,7 @@ export async function runKeysCli(
 function summarise(record: ApiKeyRecord): string {
   const expiry = record.expiresAt ? `expires ${record.expiresAt.toISOString()}` : 'does not expire';
   const statistics = record.statisticsBudget === undefined ? '' : `; statistics budget ε ${record.statisticsBudget}`;
-  return `key ${record.id} "${record.name}" (${record.prefix}…) with ${record.permissions.join(', ')}; ${expiry}; rate limit ${rateLimitOf(record)}${statistics}`;
+  return `key ${record.id} "${record.name}" (${record.prefix}…) with ${record.permissions.join(', ')}; ${expiry}; rate limit ${rateLimitOf(record)}; operations ${record.operations ?? 'any'}${statistics}`;
 }
 
 /** `default` (the service's RATE_LIMIT_READS/WRITES), `<reads>/<writes>` per minute, or `unlimited`. */
@@ -284,7 +316,7 @@ function rateLimitOf(record: ApiKeyRecord): string {
 /** The list as an aligned text table; never contains a key or a hash. */
 export function formatKeyTable(records: readonly ApiKeyRecord[], now: Date): string {
   if (records.length === 0) return 'No API keys.';
-  const header = ['ID', 'NAME', 'PREFIX', 'PERMISSIONS', 'CREATED', 'EXPIRES', 'RATE_LIMIT', 'STATE'];
+  const header = ['ID', 'NAME', 'PREFIX', 'PERMISSIONS', 'CREATED', 'EXPIRES', 'RATE_LIMIT', 'OPERATIONS', 'STATE'];
   const rows = records.map((r) => [
     r.id,
     r.name,
@@ -293,6 +325,7 @@ export function formatKeyTable(records: readonly ApiKeyRecord[], now: Date): str
     r.createdDate.toISOString(),
     r.expiresAt ? r.expiresAt.toISOString() : 'never',
     rateLimitOf(r),
+    r.operations ?? 'any',
     r.revokedAt
       ? `revoked ${r.revokedAt.toISOString()}`
       : r.expiresAt && r.expiresAt.getTime() <= now.getTime()

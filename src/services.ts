@@ -24,6 +24,8 @@ import { RateLimitRepository } from './rate-limit/rate-limit-repository';
 import { RateLimiter, type RateLimitBudgets } from './rate-limit/rate-limiter';
 import { withAvailability } from './store/availability';
 import { PersistedQueryRepository } from './persisted-queries/persisted-query-repository';
+import { PublishedOperationRepository } from './operations/published-operation-repository';
+import { PublishedOperationService } from './operations/published-operation-service';
 import { PersistedQueryStore, type PersistedQueryBounds } from './persisted-queries/persisted-query-store';
 import { PrivacyLedgerRepository } from './statistics/privacy-ledger-repository';
 import { StatisticsRepository } from './statistics/statistics-repository';
@@ -156,6 +158,7 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
       clock,
       createSecretBox(options.webhookSecretKey),
     ),
+    publishedOperations: new PublishedOperationService(withAvailability(new PublishedOperationRepository(db)), clock),
     clock,
   };
 }

@@ -23,7 +23,13 @@ export interface ApiKeyDoc {
   unlimited?: boolean;
   /** the ε this key may spend on statistics per budget period; absent: STATISTICS_BUDGET */
   statisticsBudget?: number;
+  /** which GraphQL operations the key may run; absent (keys made before the policy existed): `any` */
+  operations?: OperationPolicy;
 }
+
+/** `any`: every document; `published`: only the operations published for the key (and every /v1 route). */
+export type OperationPolicy = 'any' | 'published';
+export const OPERATION_POLICIES: readonly OperationPolicy[] = ['any', 'published'];
 
 /** A key record as the rest of the code sees it: no `_id`, no hash. */
 export type ApiKeyRecord = Omit<ApiKeyDoc, 'keyHash'>;
@@ -39,6 +45,14 @@ export interface ApiKeyRepository {
   revoke(id: string, at: Date): Promise<ApiKeyRecord | null>;
   /** Sets the key's own statistics budget (ε per period); null when `id` is unknown. */
   setStatisticsBudget(id: string, statisticsBudget: number): Promise<ApiKeyRecord | null>;
+  /** Sets the settable fields given; null when `id` is unknown. Takes effect at once on every instance. */
+  update(id: string, changes: KeyChanges): Promise<ApiKeyRecord | null>;
+}
+
+/** What an operator may change on an existing key (`npm run keys -- update`). */
+export interface KeyChanges {
+  operations?: OperationPolicy;
+  statisticsBudget?: number;
 }
 
 export function createApiKeyRepository(db: Db): ApiKeyRepository {
@@ -84,6 +98,16 @@ export function createApiKeyRepository(db: Db): ApiKeyRepository {
       await advanceReadEpoch(db);
       return findById(id);
     },
+
+    async update(id, changes) {
+      const set: Partial<ApiKeyDoc> = {};
+      if (changes.operations !== undefined) set.operations = changes.operations;
+      if (changes.statisticsBudget !== undefined) set.statisticsBudget = changes.statisticsBudget;
+      if (Object.keys(set).length > 0) await collection.updateOne({ id }, { $set: set });
+      // As revoke: cached key records of every instance stop being used from here on.
+      await advanceReadEpoch(db);
+      return findById(id);
+    },
   };
 }
 
@@ -102,5 +126,6 @@ function toRecord(doc: ApiKeyDoc): ApiKeyRecord {
     record.rateLimit = { reads: doc.rateLimit.reads, writes: doc.rateLimit.writes };
   if (doc.unlimited === true) record.unlimited = true;
   if (typeof doc.statisticsBudget === 'number') record.statisticsBudget = doc.statisticsBudget;
+  if (doc.operations === 'published') record.operations = 'published';
   return record;
 }

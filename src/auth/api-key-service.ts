@@ -1,12 +1,17 @@
 import { EpochCache } from '../cache/epoch-cache';
 import { BadUserInputError, NotFoundError, UnauthenticatedError } from '../errors';
 import { generateApiKey, generateKeyId, hashApiKey, isWellFormedApiKey, shownPrefix } from './api-key-format';
-import type { ApiKeyRecord, ApiKeyRepository } from './api-key-repository';
+import {
+  OPERATION_POLICIES,
+  type ApiKeyRecord,
+  type ApiKeyRepository,
+  type OperationPolicy,
+} from './api-key-repository';
 import { authorize } from './authorize';
 import { isPermission, PERMISSIONS, type Permission } from './permissions';
 import { systemClock, type Clock } from '../common/clock';
 
-export type { ApiKeyRecord } from './api-key-repository';
+export type { ApiKeyRecord, OperationPolicy } from './api-key-repository';
 
 export interface CreateKeyInput {
   name: string;
@@ -24,6 +29,8 @@ export interface CreateKeyInput {
   unlimited?: boolean;
   /** the ε this key may spend on statistics per budget period instead of STATISTICS_BUDGET */
   statisticsBudget?: number;
+  /** which GraphQL operations the key may run; absent: `any` */
+  operations?: string;
 }
 
 export interface CreatedKey {
@@ -63,6 +70,7 @@ export class ApiKeyService {
     const permissions = validatePermissions(input.permissions);
     const expiresInDays = validateExpiresInDays(input.expiresInDays);
     const rateLimit = validateRateLimit(input.rateLimit, input.unlimited);
+    const operations = validateOperationPolicy(input.operations);
     if (input.value !== undefined && !isWellFormedApiKey(input.value)) {
       throw new BadUserInputError('The fixed key value does not have the format of an API key.', {
         parameter: 'value',
@@ -78,6 +86,7 @@ export class ApiKeyService {
     if (input.unlimited === true) record.unlimited = true;
     if (input.statisticsBudget !== undefined)
       record.statisticsBudget = validateStatisticsBudget(input.statisticsBudget);
+    if (operations === 'published') record.operations = 'published';
 
     await this.keys.insert({ ...record, keyHash: hashApiKey(key) });
     return { key, record };
@@ -134,6 +143,35 @@ export class ApiKeyService {
     if (record === null) throw new NotFoundError('No API key has this id.');
     return record;
   }
+
+  /** Changes the given settings of a key, effective at once on every instance (as revocation). */
+  async updateKey(id: string, input: UpdateKeyInput): Promise<ApiKeyRecord> {
+    const operations = validateOperationPolicy(input.operations);
+    const statisticsBudget =
+      input.statisticsBudget === undefined ? undefined : validateStatisticsBudget(input.statisticsBudget);
+    const record = await this.keys.update(id, { operations, statisticsBudget });
+    if (record === null) throw new NotFoundError('No API key has this id.');
+    return record;
+  }
+}
+
+/** What `updateKey` may change; each absent field stays as it is. */
+export interface UpdateKeyInput {
+  operations?: string;
+  /** ε per statistics budget period */
+  statisticsBudget?: number;
+}
+
+function validateOperationPolicy(policy: string | undefined): OperationPolicy | undefined {
+  if (policy === undefined) return undefined;
+  const found = OPERATION_POLICIES.find((known) => known === policy);
+  if (found === undefined) {
+    throw new BadUserInputError(`The operation policy is one of ${OPERATION_POLICIES.join(', ')}.`, {
+      parameter: 'operations',
+      rule: 'enum',
+    });
+  }
+  return found;
 }
 
 function validateName(name: unknown): string {

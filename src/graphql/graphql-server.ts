@@ -1,8 +1,7 @@
 import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { GraphQLError, type GraphQLSchema, type ValidationContext } from 'graphql';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
 import type { RequestHandler } from 'express';
 import type { Config } from '../config';
 import { isAppError } from '../errors';
@@ -11,9 +10,10 @@ import { recordGraphQLOperations } from './graphql-operation';
 import type { Metrics } from '../observability/metrics';
 import { requestIdOf } from '../observability/request-id';
 import type { Services } from '../core';
+import { protectionOf } from './armor';
 import { auditPlugin } from './apollo-audit-plugin';
 import { auditWhenClosed } from '../audit/audit-on-close';
-import { persistedQueryPlugin } from './persisted-query-plugin';
+import { persistedQueryPlugin, trustedDocuments, type GraphQLParams } from './persisted-query-plugin';
 import { rateLimitPlugin } from './apollo-rate-limit-plugin';
 import { createContext, type GraphQLContext } from './context';
 import { executorGateway } from './execution/apollo-gateway';
@@ -44,22 +44,9 @@ export async function createGraphQLEndpoint(
   metrics?: Metrics,
 ): Promise<GraphQLEndpoint> {
   const development = config.environment === 'development';
-  const costOverDepth = costReportedUnlessTooDeep();
-  const armor = new ApolloArmor({
-    maxDepth: { n: config.graphqlMaxDepth, ignoreIntrospection: true, onAccept: [costOverDepth.depthAccepted] },
-    costLimit: {
-      maxCost: config.graphqlMaxCost,
-      ignoreIntrospection: true,
-      propagateOnRejection: false,
-      onReject: [costOverDepth.costRejected],
-    },
-    maxAliases: { n: config.graphqlMaxAliases },
-    // Not armor's maxTokens: it parses inside Apollo's parsing hook and turns every syntax error
-    // into a 500 quoting the document. graphql-js's own parse option is used below instead.
-    maxTokens: { enabled: false },
-    blockFieldSuggestion: { enabled: !development },
-  }).protect();
+  const armor = protectionOf(config);
   const operations = recordGraphQLOperations<GraphQLContext>();
+  const trusted = trustedDocuments(logger, metrics);
   const server = new ApolloServer<GraphQLContext>({
     parseOptions: { maxTokens: config.graphqlMaxTokens },
     // GRAPHQL_JIT: Apollo hands each validated operation to the app's executor, which runs it compiled.
@@ -75,6 +62,7 @@ export async function createGraphQLEndpoint(
       rateLimitPlugin(services.rateLimits),
       auditPlugin(services.audit),
       persistedQueryPlugin(services.persistedQueries),
+      trusted.plugin,
     ],
     // Automatic persisted queries: Apollo checks the hash and registers a query only after it
     // passed the context factory (the key), validation (the limits) and the rate limit.
@@ -113,7 +101,9 @@ export async function createGraphQLEndpoint(
         auditWhenClosed(res, services.audit, context.audit, logger);
         // For the request log: the key's id (never the key) and, once Apollo resolves it, the operation name.
         res.locals.apiKeyId = context.apiKey.id;
-        return operations.track(context, res);
+        const tracked = operations.track(context, res);
+        await trusted.check(tracked, req.method === 'GET' ? req.query : ((req.body ?? {}) as GraphQLParams));
+        return tracked;
       } catch (error) {
         if (isAppError(error)) {
           throw new GraphQLError(error.message, { extensions: { code: error.code, http: httpExtensionOf(error) } });
@@ -123,28 +113,4 @@ export async function createGraphQLEndpoint(
     },
   });
   return { handler, stop: () => server.stop() };
-}
-
-/**
- * The cost of a query grows as 1.5 to the power of its depth, so every query over the depth limit
- * is over the cost limit too: reporting both would name a limit the caller did not aim at. The
- * cost rule runs first (armor's order), so its rejection waits for the depth rule of the same
- * operation and is reported only when the depth was within its limit.
- */
-function costReportedUnlessTooDeep(): {
-  costRejected: (context: ValidationContext | null, error: GraphQLError) => void;
-  depthAccepted: (context: ValidationContext | null) => void;
-} {
-  const pending = new WeakMap<ValidationContext, GraphQLError>();
-  return {
-    costRejected(context, error) {
-      if (context !== null) pending.set(context, error);
-    },
-    depthAccepted(context) {
-      const error = context === null ? undefined : pending.get(context);
-      if (context === null || error === undefined) return;
-      pending.delete(context);
-      context.reportError(error);
-    },
-  };
 }

@@ -42,6 +42,7 @@ export class RestProblem extends Error {
 const BY_CODE: Record<Exclude<ErrorCode, 'BAD_USER_INPUT'>, ProblemType> = {
   UNAUTHENTICATED: PROBLEM_TYPES.unauthenticated,
   FORBIDDEN: PROBLEM_TYPES.forbidden,
+  OPERATION_NOT_PUBLISHED: PROBLEM_TYPES.forbidden,
   NOT_FOUND: PROBLEM_TYPES.notFound,
   CONFLICT: PROBLEM_TYPES.conflict,
   TOO_MANY_REQUESTS: PROBLEM_TYPES.tooManyRequests,

@@ -23,6 +23,8 @@ export interface Metrics {
   readonly dataloaderBatchSize: Histogram<'loader'>;
   /** `rate_limit_rejections_total{kind}`: requests refused by a rate limit, by budget kind (e.g. `read`, `write`) */
   readonly rateLimitRejections: Counter<'kind'>;
+  /** `graphql_operations_refused_total{reason}`: requests of `published` keys refused, `not_published` or `registration` */
+  readonly operationsRefused: Counter<'reason'>;
   /** `embedded_store_restarts_total`: restarts of the embedded store child after it died */
   readonly embeddedStoreRestarts: Counter;
 }
@@ -71,6 +73,12 @@ export function createMetrics(): Metrics {
       name: 'rate_limit_rejections_total',
       help: 'Requests refused because the API key ran out of its rate-limit budget, by budget kind.',
       labelNames: ['kind'] as const,
+      registers,
+    }),
+    operationsRefused: new Counter({
+      name: 'graphql_operations_refused_total',
+      help: 'GraphQL requests of keys with the published operation policy refused: an unpublished operation (not_published) or an APQ registration (registration).',
+      labelNames: ['reason'] as const,
       registers,
     }),
     embeddedStoreRestarts: new Counter({

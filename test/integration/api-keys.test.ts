@@ -209,7 +209,9 @@ describe('keys CLI as a child process', () => {
     expect(listed.code).toBe(0);
     const line = listed.stdout.split('\n').find((l) => l.startsWith(record.id));
     expect(line).toMatch(
-      new RegExp(`^${record.id}\\s+cli listed\\s+${record.prefix}\\s+ADMIN\\s+\\S+\\s+never\\s+default\\s+active$`),
+      new RegExp(
+        `^${record.id}\\s+cli listed\\s+${record.prefix}\\s+ADMIN\\s+\\S+\\s+never\\s+default\\s+any\\s+active$`,
+      ),
     );
     for (const form of [...keyForms(key), hashApiKey(key)]) expect(listed.stdout + listed.stderr).not.toContain(form);
     expect(revoked.code).toBe(0);
@@ -254,8 +256,8 @@ describe('keys CLI in process, on a clock the test moves', () => {
     now = clock.now();
 
     expect(created.code).toBe(0);
-    expect(lastMoment).toMatch(/2030-05-07T12:00:00.000Z\s+default\s+active$/);
-    expect(dayLater).toMatch(/2030-05-07T12:00:00.000Z\s+default\s+expired$/);
+    expect(lastMoment).toMatch(/2030-05-07T12:00:00.000Z\s+default\s+any\s+active$/);
+    expect(dayLater).toMatch(/2030-05-07T12:00:00.000Z\s+default\s+any\s+expired$/);
     expect(await authenticationError(key)).toBeInstanceOf(UnauthenticatedError);
   });
 

@@ -458,7 +458,7 @@ describe('per-key budgets and unlimited keys (keys CLI)', () => {
     expect(answers[0].headers.get('ratelimit-policy')).toBe('"reads";q=3;w=60, "writes";q=1;w=60');
     const record = await keyService().authenticate(key);
     expect(record.rateLimit).toEqual({ reads: 3, writes: 1 });
-    expect((await listWithCli()).find((line) => line.startsWith(record.id))).toMatch(/\s3\/1\s+active$/);
+    expect((await listWithCli()).find((line) => line.startsWith(record.id))).toMatch(/\s3\/1\s+any\s+active$/);
   });
 
   test('when a key made with --rate-limit 5/3 sends 15 aliased createJobMatch in one operation, then it is refused whole (429, Retry-After) and nothing is recorded; 3 aliases then pass', async () => {
@@ -503,13 +503,13 @@ describe('per-key budgets and unlimited keys (keys CLI)', () => {
     }
     expect(await countersOf(record.id)).toEqual([]);
     expect(record.unlimited).toBe(true);
-    expect((await listWithCli()).find((line) => line.startsWith(record.id))).toMatch(/\sunlimited\s+active$/);
+    expect((await listWithCli()).find((line) => line.startsWith(record.id))).toMatch(/\sunlimited\s+any\s+active$/);
   });
 
   test('when a key has no budgets of its own, then list shows default', async () => {
     const { id } = await defaultKey('READ_CANDIDATE_DATA');
 
-    expect((await listWithCli()).find((line) => line.startsWith(id))).toMatch(/\sdefault\s+active$/);
+    expect((await listWithCli()).find((line) => line.startsWith(id))).toMatch(/\sdefault\s+any\s+active$/);
   });
 
   test('when the service is asked for both or for a budget out of range, then it refuses with BAD_USER_INPUT', async () => {

@@ -54,6 +54,13 @@ function fakeRepository() {
       doc.statisticsBudget = statisticsBudget;
       return strip(doc);
     },
+    update: async (id, changes) => {
+      const doc = docs.find((d) => d.id === id);
+      if (!doc) return null;
+      if (changes.operations !== undefined) doc.operations = changes.operations;
+      if (changes.statisticsBudget !== undefined) doc.statisticsBudget = changes.statisticsBudget;
+      return strip(doc);
+    },
   };
   return { repository, docs, calls };
 }
@@ -180,6 +187,34 @@ describe('permissions', () => {
 });
 
 describe('API key service rules', () => {
+  test('when a key is created without a policy and then updated to published and back, then it reads any, published, any', async () => {
+    const { service, docs } = serviceWithClock();
+    const { record } = await service.createKey({ name: 'partner', permissions: ['READ_CANDIDATE_DATA'] });
+
+    const published = await service.updateKey(record.id, { operations: 'published' });
+    const any = await service.updateKey(record.id, { operations: 'any' });
+
+    expect([record.operations ?? 'any', published.operations, any.operations ?? 'any']).toEqual([
+      'any',
+      'published',
+      'any',
+    ]);
+    expect(docs).toHaveLength(1);
+  });
+
+  test('when a key is created or updated with an unknown policy, then BAD_USER_INPUT, and an unknown id is NOT_FOUND', async () => {
+    const { service } = serviceWithClock();
+    const { record } = await service.createKey({ name: 'partner', permissions: ['READ_CANDIDATE_DATA'] });
+
+    await expect(
+      service.createKey({ name: 'p', permissions: ['READ_CANDIDATE_DATA'], operations: 'some' }),
+    ).rejects.toMatchObject({ code: 'BAD_USER_INPUT' });
+    await expect(service.updateKey(record.id, { operations: 'some' })).rejects.toMatchObject({
+      code: 'BAD_USER_INPUT',
+    });
+    await expect(service.updateKey('key_unknown', { operations: 'any' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
   test('when a key is created, then the key is returned once and only its hash is stored', async () => {
     const { service, docs } = serviceWithClock();
 
@@ -328,6 +363,35 @@ describe('keys CLI arguments', () => {
     });
   });
 
+  test('when create has --operations, then the policy is parsed', () => {
+    expect(parseKeysArgs(['create', '--name', 'n', '--permissions', 'ADMIN', '--operations', 'published'])).toEqual({
+      command: 'create',
+      name: 'n',
+      permissions: ['ADMIN'],
+      operations: 'published',
+    });
+  });
+
+  test('when update has a key id and --operations, then the change is parsed', () => {
+    expect(parseKeysArgs(['update', 'key_abc', '--operations', 'any'])).toEqual({
+      command: 'update',
+      id: 'key_abc',
+      changes: { operations: 'any' },
+    });
+  });
+
+  test.each([
+    ['update without a change', ['update', 'key_abc']],
+    ['update without a key id', ['update', '--operations', 'any']],
+    ['an unknown operation policy', ['update', 'key_abc', '--operations', 'some']],
+    [
+      'create with an unknown operation policy',
+      ['create', '--name', 'n', '--permissions', 'ADMIN', '--operations', 'x'],
+    ],
+  ])('when %s is given, then it is a usage error', (_label, argv) => {
+    expect(() => parseKeysArgs(argv)).toThrow(UsageError);
+  });
+
   test('when list or revoke are given, then they are parsed', () => {
     expect(parseKeysArgs(['list'])).toEqual({ command: 'list' });
     expect(parseKeysArgs(['revoke', 'key_abc'])).toEqual({ command: 'revoke', id: 'key_abc' });
@@ -405,16 +469,20 @@ describe('keys CLI arguments', () => {
         { ...base, id: 'key_active000000', name: 'active one' },
         { ...base, id: 'key_expired00000', name: 'old', expiresAt: new Date('2030-02-01T00:00:00Z') },
         { ...base, id: 'key_revoked00000', name: 'gone', revokedAt: new Date('2030-03-01T00:00:00Z') },
+        { ...base, id: 'key_partner00000', name: 'partner app', operations: 'published' },
       ],
       now,
     );
 
     const lines = table.split('\n');
-    expect(lines[0]).toMatch(/^ID\s+NAME\s+PREFIX\s+PERMISSIONS\s+CREATED\s+EXPIRES\s+RATE_LIMIT\s+STATE$/);
-    expect(lines[1]).toMatch(
-      /key_active000000\s+active one\s+cdk_abcdef\s+ADMIN\s+2030-01-01T00:00:00.000Z\s+never\s+default\s+active$/,
+    expect(lines[0]).toMatch(
+      /^ID\s+NAME\s+PREFIX\s+PERMISSIONS\s+CREATED\s+EXPIRES\s+RATE_LIMIT\s+OPERATIONS\s+STATE$/,
     );
-    expect(lines[2]).toMatch(/2030-02-01T00:00:00.000Z\s+default\s+expired$/);
+    expect(lines[1]).toMatch(
+      /key_active000000\s+active one\s+cdk_abcdef\s+ADMIN\s+2030-01-01T00:00:00.000Z\s+never\s+default\s+any\s+active$/,
+    );
+    expect(lines[2]).toMatch(/2030-02-01T00:00:00.000Z\s+default\s+any\s+expired$/);
     expect(lines[3]).toMatch(/revoked 2030-03-01T00:00:00.000Z$/);
+    expect(lines[4]).toMatch(/^key_partner00000\s+partner app\s.*\sdefault\s+published\s+active$/);
   });
 });
