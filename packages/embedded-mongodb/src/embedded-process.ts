@@ -90,7 +90,9 @@ function waitUntilReady(child: ChildProcess): Promise<ReadyMessage> {
         else
           reject(
             new Error(
-              `embedded store exited before it was ready (code ${code}, signal ${signal}); see its log on stderr`,
+              failed !== undefined
+                ? `embedded store failed to start: ${failed.message}`
+                : `embedded store exited before it was ready (code ${code}, signal ${signal}); see its log on stderr`,
             ),
           );
       };

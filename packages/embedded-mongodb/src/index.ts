@@ -5,7 +5,7 @@ import { WireServer } from './server';
 import { SILENT_LOG } from './store-log';
 import { DEFAULT_TTL_MONITOR_SLEEP_SECS, TtlMonitor } from './ttl-monitor';
 
-export { DataDirectoryInUseError } from './persistence/data-directory';
+export { DataDirectoryInUseError, DataDirectoryPermissionError } from './persistence/data-directory';
 export type { StoreLog } from './store-log';
 export {
   spawnEmbeddedStore,

@@ -43,10 +43,66 @@ export class DataDirectoryInUseError extends Error {
   }
 }
 
+/** Files of a data directory: the owner alone reads and writes them, whatever the umask. */
+export const DATA_FILE_MODE = 0o600;
+/** Folders of a data directory: the owner alone lists and enters them. */
+export const DATA_FOLDER_MODE = 0o700;
+
+/**
+ * A data directory that another user owns: its owner (or anyone who can write to it) could read
+ * the stored documents or change them, so the store refuses it.
+ */
+export class DataDirectoryPermissionError extends Error {
+  constructor(
+    /** The data directory, resolved to an absolute path. */
+    readonly dataDir: string,
+    readonly reason: string,
+  ) {
+    super(`data directory ${dataDir} ${reason}`);
+    this.name = 'DataDirectoryPermissionError';
+  }
+}
+
+/**
+ * Makes `directory` ours alone, before any file is written in it. Created 0700 (and its missing
+ * parents). One owned by another user is refused: this process cannot narrow it, and its owner
+ * reads whatever is stored there. One of ours open to group or others is narrowed to 0700, and
+ * its files to 0600 (data written by an earlier version, or copied in), with a warning: the
+ * operator chose the path, and narrowing it costs them nothing.
+ */
+function secureDirectory(directory: string, log: StoreLog): void {
+  fs.mkdirSync(directory, { recursive: true, mode: DATA_FOLDER_MODE });
+  const absolute = path.resolve(directory);
+  const stat = fs.statSync(directory);
+  if (!stat.isDirectory()) throw new DataDirectoryPermissionError(absolute, 'is not a directory');
+  const uid = process.getuid?.();
+  if (uid === undefined) return; // no POSIX owners (Windows): nothing to check
+  if (stat.uid !== uid) {
+    throw new DataDirectoryPermissionError(
+      absolute,
+      `is owned by uid ${stat.uid}, not by uid ${uid} that runs the store: refusing to store data where another user can read or change it (chown it to uid ${uid}, or choose another directory)`,
+    );
+  }
+  if ((stat.mode & 0o077) !== 0) {
+    fs.chmodSync(directory, DATA_FOLDER_MODE);
+    log('warn', 'data directory was open to other users: narrowed to 0700', {
+      directory: absolute,
+      mode: (stat.mode & 0o777).toString(8),
+    });
+  }
+  for (const entry of fs.readdirSync(directory, { withFileTypes: true })) {
+    const file = path.join(directory, entry.name);
+    const entryStat = fs.lstatSync(file);
+    if (entryStat.isSymbolicLink() || entryStat.uid !== uid || (entryStat.mode & 0o077) === 0) continue;
+    fs.chmodSync(file, entry.isDirectory() ? DATA_FOLDER_MODE : DATA_FILE_MODE);
+    log('warn', 'file of the data directory was open to other users: narrowed', { file: entry.name });
+  }
+}
+
 /** One process per data directory: a second store on the same files would corrupt them. */
 function acquireLock(lockPath: string): void {
   try {
-    fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
+    fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx', mode: DATA_FILE_MODE });
     return;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -56,7 +112,7 @@ function acquireLock(lockPath: string): void {
     throw new DataDirectoryInUseError(path.dirname(lockPath), owner);
   }
   // Left behind by a process that died without closing (kill -9): safe to take over.
-  fs.writeFileSync(lockPath, String(process.pid));
+  fs.writeFileSync(lockPath, String(process.pid), { mode: DATA_FILE_MODE });
 }
 
 /**
@@ -75,7 +131,7 @@ export class DataDirectory {
 
   /** `durableMarks`: test only (Journal.open). */
   static async open(directory: string, catalog: Catalog, log: StoreLog, durableMarks?: string): Promise<DataDirectory> {
-    fs.mkdirSync(directory, { recursive: true });
+    secureDirectory(directory, log);
     const lockPath = path.join(directory, LOCK);
     acquireLock(lockPath);
     let snapshot: DataFile | undefined;

@@ -47,7 +47,8 @@ export class Journal implements ChangeLog {
 
   /** `durableMarks`: test only, see DurableMarks. */
   static async open(path: string, durableMarks?: string): Promise<Journal> {
-    const handle = await fs.promises.open(path, 'a');
+    // The owner alone (DATA_FILE_MODE of data-directory.ts), whatever the umask.
+    const handle = await fs.promises.open(path, 'a', 0o600);
     const { size } = await handle.stat();
     return new Journal(
       handle,
@@ -161,7 +162,7 @@ class DurableMarks {
   private readonly journal: string;
 
   constructor(file: string, journalPath: string) {
-    this.fd = fs.openSync(file, 'a');
+    this.fd = fs.openSync(file, 'a', 0o600);
     this.journal = path.basename(journalPath);
   }
 

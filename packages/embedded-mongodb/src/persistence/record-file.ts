@@ -99,7 +99,8 @@ export class RecordFileWriter {
   private position = 0;
 
   constructor(path: string) {
-    this.fd = fs.openSync(path, 'w');
+    // The owner alone (DATA_FILE_MODE of data-directory.ts), whatever the umask.
+    this.fd = fs.openSync(path, 'w', 0o600);
   }
 
   /** Appends a record; returns where its payload starts in the file. */
