@@ -1051,7 +1051,7 @@ export interface components {
             detail: string;
             /**
              * Format: uri-reference
-             * @description URI reference identifying this occurrence: the request path with its query.
+             * @description URI reference identifying this occurrence: the request path, without its query (a query may hold values the service will not repeat).
              */
             instance: string;
         };
