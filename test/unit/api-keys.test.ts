@@ -398,7 +398,7 @@ describe('keys CLI arguments', () => {
     expect(parseKeysArgs(['update', 'key_abc', '--statistics-budget', '2.5'])).toEqual({
       command: 'update',
       id: 'key_abc',
-      statisticsBudget: 2.5,
+      changes: { statisticsBudget: 2.5 },
     });
     expect(parseKeysArgs(['create', '--name=n', '--permissions=READ_STATISTICS', '--statistics-budget', '0'])).toEqual({
       command: 'create',

@@ -42,6 +42,9 @@ export interface FailedMessage {
   inUse?: { dataDir: string; pid: number };
 }
 
+/** The store reported why it would not start (bad data directory, permissions): starting it again would not help. */
+class StoreStartRefusedError extends Error {}
+
 function isReadyMessage(message: unknown): message is ReadyMessage {
   return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'ready';
 }
@@ -89,11 +92,11 @@ function waitUntilReady(child: ChildProcess): Promise<ReadyMessage> {
         if (failed?.inUse) reject(new DataDirectoryInUseError(failed.inUse.dataDir, failed.inUse.pid));
         else
           reject(
-            new Error(
-              failed !== undefined
-                ? `embedded store failed to start: ${failed.message}`
-                : `embedded store exited before it was ready (code ${code}, signal ${signal}); see its log on stderr`,
-            ),
+            failed !== undefined
+              ? new StoreStartRefusedError(`embedded store failed to start: ${failed.message}`)
+              : new Error(
+                  `embedded store exited before it was ready (code ${code}, signal ${signal}); see its log on stderr`,
+                ),
           );
       };
       // A message sent just before exiting may still be in the channel: it is read before the channel closes.
@@ -198,9 +201,32 @@ export async function superviseEmbeddedStore(
   events: { restarting(details: StoreExit & { delayMs: number; error?: string }): void; restarted(pid: number): void },
 ): Promise<SupervisedStore> {
   const socket = storeSocket(dbPath);
+  let deaths: number[] = [];
+  /** Counts a death: the delay before the next start, or undefined when the store is to be given up. */
+  const nextDelay = (): number | undefined => {
+    const now = Date.now();
+    deaths = deaths.filter((at) => now - at < policy.windowMs);
+    if (deaths.length >= policy.maxRestarts) return undefined;
+    deaths.push(now);
+    return Math.min(policy.backoffMs * 2 ** (deaths.length - 1), MAX_BACKOFF_MS);
+  };
   let current: EmbeddedStoreProcess;
   try {
-    current = await spawnEmbeddedStore({ dbPath, socket });
+    // A store that dies while it starts (killed before it reported ready) is started again under
+    // the same policy as one that dies later; one that refused to start (a data directory held by
+    // another process, or not ours) is not.
+    for (;;) {
+      try {
+        current = await spawnEmbeddedStore({ dbPath, socket });
+        break;
+      } catch (error) {
+        const refused = error instanceof DataDirectoryInUseError || error instanceof StoreStartRefusedError;
+        const delayMs = refused ? undefined : nextDelay();
+        if (delayMs === undefined) throw error;
+        events.restarting({ code: null, signal: null, delayMs, error: (error as Error).message });
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+      }
+    }
   } catch (error) {
     socket.release();
     throw error;
@@ -208,20 +234,16 @@ export async function superviseEmbeddedStore(
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
   let starting: Promise<void> | undefined;
-  let deaths: number[] = [];
   let giveUp!: (error: Error) => void;
   const gaveUp = new Promise<Error>((resolve) => (giveUp = resolve));
 
   const died = (exit: StoreExit, error?: string): void => {
     if (stopping) return;
-    const now = Date.now();
-    deaths = deaths.filter((at) => now - at < policy.windowMs);
-    if (deaths.length >= policy.maxRestarts) {
+    const delayMs = nextDelay();
+    if (delayMs === undefined) {
       giveUp(new Error(`the embedded store died ${deaths.length + 1} times within ${policy.windowMs} ms`));
       return;
     }
-    deaths.push(now);
-    const delayMs = Math.min(policy.backoffMs * 2 ** (deaths.length - 1), MAX_BACKOFF_MS);
     events.restarting({ ...exit, delayMs, ...(error === undefined ? {} : { error }) });
     timer = setTimeout(() => {
       starting = restart();
