@@ -29,8 +29,8 @@ function storeWithManualReads() {
     /** lets the oldest read in flight finish (it sees the store as it is now) */
     finishRead: async () => {
       pending.shift()!();
-      // let the promise callbacks run
-      for (let i = 0; i < 5; i++) await Promise.resolve();
+      // let every promise callback run (the shared run settles through a few layers of them)
+      await new Promise((resolve) => setImmediate(resolve));
     },
   };
 }
