@@ -5,6 +5,7 @@ import { isAppError } from './errors';
 import { ensureIndexes } from './indexes';
 import { DataDirectoryInUseError, openStore, type OpenedStore } from './store/open-store';
 import { systemClock, type Clock } from './common/clock';
+import { runAsCommand, type CliOutput } from './cli-support';
 
 /**
  * `npm run erase -- <publicId>`: the operator's tool for the right to erasure. Opens the store of
@@ -20,11 +21,6 @@ each of them. Repeating it is harmless.
 
 Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR, which the service
 must not be running on at the same time (use the eraseCandidate mutation while it runs).`;
-
-export interface CliOutput {
-  out(line: string): void;
-  err(line: string): void;
-}
 
 /** Runs the command and resolves with the process exit code. */
 export async function runEraseCli(
@@ -82,17 +78,4 @@ export async function runEraseCli(
   }
 }
 
-if (require.main === module) {
-  runEraseCli(process.argv.slice(2), {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  }).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      process.stderr.write(`erase: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) runAsCommand('erase', runEraseCli);

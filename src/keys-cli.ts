@@ -15,6 +15,7 @@ import { isPermission, PERMISSIONS, type Permission } from './auth/permissions';
 import { ensureIndexes } from './store/indexes';
 import { DataDirectoryInUseError, openStore, type OpenedStore } from './store/open-store';
 import { systemClock, type Clock } from './common/clock';
+import { alignedTable, runAsCommand, type CliOutput } from './cli-support';
 
 /**
  * `npm run keys -- <command>`: the operator's tool for API keys. Parses arguments, opens the
@@ -207,11 +208,6 @@ function parseRateLimit(text: string): { reads: number; writes: number } {
   return { reads, writes };
 }
 
-export interface CliOutput {
-  out(line: string): void;
-  err(line: string): void;
-}
-
 /** Runs one command and resolves with the process exit code. */
 export async function runKeysCli(
   argv: readonly string[],
@@ -332,28 +328,7 @@ export function formatKeyTable(records: readonly ApiKeyRecord[], now: Date): str
         ? 'expired'
         : 'active',
   ]);
-  const widths = header.map((_, i) => Math.max(...[header, ...rows].map((row) => row[i].length)));
-  return [header, ...rows]
-    .map((row) =>
-      row
-        .map((cell, i) => cell.padEnd(widths[i]))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  return alignedTable(header, rows);
 }
 
-if (require.main === module) {
-  runKeysCli(process.argv.slice(2), {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  }).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      process.stderr.write(`keys: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) runAsCommand('keys', runKeysCli);

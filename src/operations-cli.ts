@@ -10,6 +10,7 @@ import { PublishedOperationRepository, type PublishedOperation } from './operati
 import { PublishedOperationService } from './operations/published-operation-service';
 import { ensureIndexes } from './store/indexes';
 import { DataDirectoryInUseError, openStore, type OpenedStore } from './store/open-store';
+import { alignedTable, runAsCommand, type CliOutput } from './cli-support';
 
 /**
  * `npm run operations -- <command>`: the operator's tool for trusted documents, the operations
@@ -95,11 +96,6 @@ function parse<const T extends NonNullable<ParseArgsConfig['options']>>(args: st
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
-}
-
-export interface CliOutput {
-  out(line: string): void;
-  err(line: string): void;
 }
 
 /** Runs one command and resolves with the process exit code. */
@@ -192,28 +188,7 @@ export function formatOperationTable(operations: readonly PublishedOperation[]):
   if (operations.length === 0) return 'No published operations.';
   const header = ['KEY', 'ID', 'NAME', 'TYPE', 'PUBLISHED'];
   const rows = operations.map((o) => [o.keyId, o.operationId, o.name, o.type, o.publishedAt.toISOString()]);
-  const widths = header.map((_, i) => Math.max(...[header, ...rows].map((row) => row[i].length)));
-  return [header, ...rows]
-    .map((row) =>
-      row
-        .map((cell, i) => cell.padEnd(widths[i]))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  return alignedTable(header, rows);
 }
 
-if (require.main === module) {
-  runOperationsCli(process.argv.slice(2), {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  }).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      process.stderr.write(`operations: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) runAsCommand('operations', runOperationsCli);

@@ -11,7 +11,7 @@ import { WEBHOOK_EVENT_TYPES } from './webhooks/webhook-event';
 import { webhookIndexes } from './webhooks/webhook-indexes';
 import { WebhookRepository } from './webhooks/webhook-repository';
 import { WebhookService, type WebhookStatus } from './webhooks/webhook-service';
-import type { CliOutput } from './keys-cli';
+import { alignedTable, runAsCommand, type CliOutput } from './cli-support';
 
 /**
  * `npm run webhooks -- <command>`: the operator's tool for webhooks. Parses arguments, opens the
@@ -199,28 +199,7 @@ export function formatWebhookTable(webhooks: readonly WebhookStatus[]): string {
     String(w.cursor),
     String(w.lag),
   ]);
-  const widths = header.map((_, i) => Math.max(...[header, ...rows].map((row) => row[i].length)));
-  return [header, ...rows]
-    .map((row) =>
-      row
-        .map((cell, i) => cell.padEnd(widths[i]))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  return alignedTable(header, rows);
 }
 
-if (require.main === module) {
-  runWebhooksCli(process.argv.slice(2), {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  }).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (error: unknown) => {
-      process.stderr.write(`webhooks: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) runAsCommand('webhooks', runWebhooksCli);
