@@ -663,7 +663,7 @@ export function cliStartTable(report: RunReport): string | undefined {
     return `${s(median)} s (${s(sorted[0])}–${s(sorted[sorted.length - 1])}, ${list.length} runs)`;
   };
   const lines = [
-    '| candidates | `npm run keys -- list` (median, min–max) | `node dist/src/keys-cli.js list` (median, min–max) |',
+    '| candidates | `npm run keys -- list` (median, min–max) | `node dist/src/cli/keys.js list` (median, min–max) |',
     '|---:|---:|---:|',
   ];
   for (const run of timed) {
@@ -719,7 +719,7 @@ or quicker with \`npm run bench -- --sizes 10000 --duration 5\`. Options: \`--si
 - Machine: ${machine.cpus} CPUs (nproc), ${machine.cpuModel}, ${machine.ramGiB.toFixed(1)} GiB RAM, Node ${machine.node}, ${machine.kernel}
 - Commit: \`${commit.short}\`, ${dirty}
 - Load: autocannon ${settings.connections} connections (unless a row says otherwise), ${settings.warmupS} s warm-up then ${settings.durationS} s measured per scenario, request timeout ${settings.timeoutS} s; before each scenario the harness waits (up to ${settings.quietWaitS} s) for other processes of the machine to go quiet, and after each run until the server is idle; the load generator runs in the harness process, on the same ${report.machine.cpus} cores as the server
-- Service: \`node dist/src/main.js\` on 127.0.0.1, embedded store as its child on a freshly seeded data directory (seed 1) per size; env ${env}
+- Service: \`node dist/src/app/main.js\` on 127.0.0.1, embedded store as its child on a freshly seeded data directory (seed 1) per size; env ${env}
 - API key: ${report.keyKind}
 - Cold rows: ${coldCachesText(report)}
 - MongoDB command metric (\`mongodb_commands_total\` on GET /metrics): ${report.features.commandMetric === true ? 'present' : report.features.commandMetric === false ? 'absent, so cmds/req is n/a' : 'not checked'}

@@ -10,7 +10,7 @@ import { requestIdOf } from '../observability/request-id';
 import { rateLimitHeaders, rateLimitPolicyHeader } from '../rate-limit/rate-limit-headers';
 import { throwIfExceeded, type RateLimitKind } from '../rate-limit/rate-limiter';
 import { toPage } from '../candidates/search-input';
-import type { Services } from '../core';
+import type { Services } from '../service-types';
 import { fingerprintOf, idempotencyKeyOf, retryTokenOf, type CompletionOf, type Idempotency } from './idempotency';
 import { loadPersistedOperations, type DataOf } from './persisted-operations';
 import {
@@ -23,7 +23,7 @@ import {
   type RestResponse,
 } from '../http/problem';
 import { PROBLEM_TYPES } from '../http/problem-types';
-import { pageReads } from '../graphql/operation-weight';
+import { pageReads } from '../rate-limit/read-pricing';
 import { CODES, FLAG, LIMIT, PAGE, pageSizeGiven, parsePublicIdParameter, parseQuery } from './query-parameters';
 import { createRequestBodies, parseBody, type MutationName } from './request-bodies';
 import { REST_ROUTES } from './rest-routes';

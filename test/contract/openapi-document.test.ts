@@ -19,7 +19,7 @@ import { Idempotency } from '../../src/rest/idempotency';
 import { IdempotencyRepository } from '../../src/rest/idempotency-repository';
 import { createSchema } from '../../src/graphql/schema';
 import { createLogger } from '../../src/logger';
-import { createServices } from '../../src/services';
+import { createServices } from '../../src/app/create-services';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import {
   HTTP_METHODS,
