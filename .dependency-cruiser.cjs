@@ -6,7 +6,7 @@
 
 /** The domain areas and shared layers below the transports: they never import a transport. */
 const BELOW_TRANSPORTS =
-  '^src/(audit|auth|cache|candidates|changes|common|demo|observability|operations|persisted-queries|rate-limit|reference|statistics|store|webhooks)/';
+  '^src/(audit|auth|cache|candidates|changes|common|demo|idempotency|observability|operations|persisted-queries|rate-limit|reference|statistics|store|webhooks)/';
 /** The application: start-up, the composition root (services, indexes, the HTTP app), the banner. */
 const APP = '^src/app/';
 /** The command-line tools: composition roots of their own. */

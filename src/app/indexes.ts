@@ -12,7 +12,7 @@ import { PERSISTED_QUERY_COLLECTION, persistedQueryIndexes } from '../persisted-
 import { PUBLISHED_OPERATION_COLLECTION, publishedOperationIndexes } from '../operations/published-operation-indexes';
 import { RATE_LIMIT_COLLECTION, rateLimitIndexes } from '../rate-limit/rate-limit-indexes';
 import { REFERENCE_DATA_COLLECTIONS, referenceIndexes } from '../reference/reference-indexes';
-import { IDEMPOTENCY_COLLECTION, idempotencyIndexes } from '../rest/idempotency-indexes';
+import { IDEMPOTENCY_COLLECTION, idempotencyIndexes } from '../idempotency/idempotency-indexes';
 import { PRIVACY_LEDGER_COLLECTIONS, privacyLedgerIndexes } from '../statistics/privacy-ledger-repository';
 import { statisticsIndexes, supersededStatisticsIndexes } from '../statistics/statistics-indexes';
 import { WEBHOOK_COLLECTIONS, webhookIndexes } from '../webhooks/webhook-indexes';

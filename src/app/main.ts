@@ -27,7 +27,7 @@ import { attachOperationExecutor } from '../graphql/execution/operation-executor
 import { createRestRouter } from '../rest/rest-router';
 import { withAvailability } from '../store/availability';
 import { Idempotency } from '../rest/idempotency';
-import { IdempotencyRepository } from '../rest/idempotency-repository';
+import { IdempotencyRepository } from '../idempotency/idempotency-repository';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import { observeMongoCommands } from '../observability/mongo-commands';
 import { createApiKeyRepository } from '../auth/api-key-repository';

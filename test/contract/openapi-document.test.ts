@@ -16,7 +16,7 @@ import { PROBLEM_TYPES } from '../../src/http/problem-types';
 import { openApiOperations, serveOpenApi } from '../../src/rest/openapi-route';
 import { createRestRouter } from '../../src/rest/rest-router';
 import { Idempotency } from '../../src/rest/idempotency';
-import { IdempotencyRepository } from '../../src/rest/idempotency-repository';
+import { IdempotencyRepository } from '../../src/idempotency/idempotency-repository';
 import { createSchema } from '../../src/graphql/schema';
 import { createLogger } from '../../src/logger';
 import { createServices } from '../../src/app/create-services';

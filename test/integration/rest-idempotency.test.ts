@@ -4,8 +4,8 @@ import type { CandidateDoc, OfferDoc } from '../../src/candidates/candidate-docu
 import { createLogger } from '../../src/logger';
 import { createApp } from '../../src/app/main';
 import { fingerprintOf, Idempotency } from '../../src/rest/idempotency';
-import { IDEMPOTENCY_COLLECTION } from '../../src/rest/idempotency-indexes';
-import { IdempotencyRepository, type IdempotencyRecord } from '../../src/rest/idempotency-repository';
+import { IDEMPOTENCY_COLLECTION } from '../../src/idempotency/idempotency-indexes';
+import { IdempotencyRepository, type IdempotencyRecord } from '../../src/idempotency/idempotency-repository';
 import { COLLECTIONS } from '../../src/app/indexes';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { recordSecret } from '../support/log-capture';
