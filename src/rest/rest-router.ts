@@ -31,7 +31,7 @@ import { gzipEtag, gzippedBody, MIN_COMPRESSED_BYTES, ResponseCache, serialisedA
 import { withoutNulls } from './shape';
 
 /**
- * The REST /v1 layer: each operation of the contract (seed section 4) parses its request,
+ * The REST /v1 layer: each operation of the contract (contract section 4) parses its request,
  * runs its persisted GraphQL operation on the one schema with the one context factory, and
  * shapes the result. No rule of the product lives here.
  *
