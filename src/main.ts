@@ -96,6 +96,8 @@ export async function createApp(
   await applyAuditRetention(database.db, config.auditRetentionDays);
   // Data written before `listed` existed gets it before any search relies on it.
   await new CandidateRepository(database.db).backfillListed();
+  // Data written before the statistics lists existed gets them before any statistics query counts by them.
+  await new CandidateRepository(database.db).backfillStatisticsLists();
   // Identities written before e-mails were compared by emailIdentityKey get that key.
   const emailKeys = await backfillEmailKeys(database.db, emailIdentityKey);
   if (emailKeys.keyed + emailKeys.unkeyed > 0) logger.info(emailKeys, 'gave earlier identities their e-mail key');

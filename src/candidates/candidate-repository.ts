@@ -3,7 +3,7 @@ import { thenAdvanceReadEpoch } from '../cache/read-epoch';
 import { findDecodedOnce, findOneDecodedOnce } from '../store/decode-once';
 import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
 import { conflictOnDuplicate } from '../store/duplicate-key';
-import { toStoredCandidate, type CandidateDoc, type StoredCandidateDoc } from './candidate-document';
+import { statisticsListsOf, toStoredCandidate, type CandidateDoc, type StoredCandidateDoc } from './candidate-document';
 
 /**
  * Filters of a candidate search. Codes arrive normalised (upper case) from the caller.
@@ -35,8 +35,11 @@ export interface CandidatePosition {
 /** The one order of every search: total and stable, since publicId is unique. */
 export const CANDIDATE_ORDER = { createdDate: 1, publicId: 1 } as const;
 
-/** Every field of the read model: neither `_id` nor the stored-only `listed`. */
-const READ_MODEL = { _id: 0, listed: 0 } as const;
+/** Every field of the read model: neither `_id` nor the stored-only derived fields (DerivedCandidateFields). */
+const READ_MODEL = { _id: 0, listed: 0, statisticsOccupations: 0, statisticsLanguages: 0 } as const;
+
+/** Candidates given their statistics lists per write of the backfill. */
+const BACKFILL_BATCH = 1000;
 
 /** The `candidates` collection: the anonymised read model. */
 export class CandidateRepository {
@@ -63,6 +66,31 @@ export class CandidateRepository {
     const hidden = await collection.updateMany({ ...missing, status: 'EMPLOYED' }, { $set: { listed: false } });
     const shown = await collection.updateMany(missing, { $set: { listed: true } });
     return hidden.modifiedCount + shown.modifiedCount;
+  }
+
+  /**
+   * Sets `statisticsOccupations` and `statisticsLanguages` (statisticsListsOf) on the candidates
+   * stored without them (data written before the fields existed), in batches. Idempotent: when
+   * every candidate has both, one query finds none and nothing is written. Returns how many
+   * candidates it changed.
+   */
+  async backfillStatisticsLists(): Promise<number> {
+    const missing = {
+      $or: [{ statisticsOccupations: { $exists: false } }, { statisticsLanguages: { $exists: false } }],
+    };
+    const projection = { _id: 1, candidateOccupations: 1, candidateLanguages: 1 } as const;
+    let changed = 0;
+    for (;;) {
+      const batch = await this.collection.find(missing, { projection, limit: BACKFILL_BATCH }).toArray();
+      if (batch.length === 0) return changed;
+      const result = await this.collection.bulkWrite(
+        batch.map((candidate) => ({
+          updateOne: { filter: { _id: candidate._id }, update: { $set: statisticsListsOf(candidate) } },
+        })),
+        { ordered: false },
+      );
+      changed += result.modifiedCount;
+    }
   }
 
   /**
