@@ -49,7 +49,7 @@ async function exactCounts(db: Db, location: string, groupBy: Dimension[]): Prom
   );
   return Object.fromEntries(
     groups.map((group) => [
-      group.values.map((value) => (value === null ? 'UNKNOWN' : String(value))).join('|'),
+      group.values.map((value) => (value === null ? 'UNKNOWN' : String(value as string | number))).join('|'),
       group.count,
     ]),
   );
