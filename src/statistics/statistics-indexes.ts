@@ -26,6 +26,12 @@ const FILTER_AND_SCALARS = {
  * index (candidate-indexes.ts) first. On MongoDB they serve the `$match` (covering is not
  * possible there for array fields).
  */
+/**
+ * The index of the stored statistics lists that tells their backfill has run (main.ts creates
+ * the indexes after it: CandidateRepository.backfillStatisticsLists).
+ */
+export const STATISTICS_LISTS_INDEX = 'candidates_statistics_languages';
+
 export function statisticsIndexes(candidates: string): readonly IndexSpec[] {
   return [
     // Without an array: one entry per candidate, for queries by single-valued dimensions only.
@@ -38,7 +44,7 @@ export function statisticsIndexes(candidates: string): readonly IndexSpec[] {
     {
       collection: candidates,
       key: { ...FILTER_AND_SCALARS, 'statisticsLanguages.languageIsoCode': 1 },
-      options: { name: 'candidates_statistics_languages' },
+      options: { name: STATISTICS_LISTS_INDEX },
     },
   ];
 }

@@ -9,6 +9,7 @@ import { toStoredCandidate, type CandidateDoc } from '../../src/candidates/candi
 import { CandidateRepository } from '../../src/candidates/candidate-repository';
 import { COLLECTIONS, ensureIndexes } from '../../src/indexes';
 import { storedKeyOf, type Dimension } from '../../src/statistics/dimensions';
+import { STATISTICS_LISTS_INDEX } from '../../src/statistics/statistics-indexes';
 import { StatisticsRepository } from '../../src/statistics/statistics-repository';
 import { aCandidate, testDatabaseName } from '../support/builders';
 import { startStoreUnderTest, type StoreUnderTest } from 'embedded-mongodb/test-support';
@@ -29,9 +30,14 @@ afterAll(async () => {
   await store?.stop();
 });
 
-async function freshDatabase(label: string): Promise<Db> {
+function newDatabase(label: string): Db {
   const db = client.db(testDatabaseName(label));
   databases.push(db);
+  return db;
+}
+
+async function freshDatabase(label: string): Promise<Db> {
+  const db = newDatabase(label);
   await ensureIndexes(db);
   return db;
 }
@@ -126,9 +132,10 @@ describe('statistics lists stored with candidates', () => {
     }
   });
 
-  test('when a database written before the statistics lists existed is backfilled as at start, then every candidate gets the lists a write gives it (in batches), and a second run changes nothing', async () => {
-    // Arrange: 1,050 candidates as an earlier release stored them (more than one batch of the backfill).
-    const db = await freshDatabase('stats_lists_backfill');
+  test('when a database written before the statistics lists existed is prepared as at start, then every candidate gets the lists a write gives it (in batches), a second run changes nothing, and once the indexes exist none runs', async () => {
+    // Arrange: 1,050 candidates as an earlier release stored them (more than one batch of the
+    // backfill), without this release's indexes.
+    const db = newDatabase('stats_lists_backfill');
     const old = Array.from({ length: 1050 }, (_v, i) =>
       aCandidate({
         countryIsoCode: 'TR',
@@ -136,21 +143,27 @@ describe('statistics lists stored with candidates', () => {
         candidateLanguages: i % 5 === 0 ? undefined : languages('ar', 'en', 'ar', 'fr', 'de'),
       }),
     );
-    await db
-      .collection(COLLECTIONS.candidates)
-      .insertMany(old.map((candidate) => ({ ...candidate, listed: candidate.status !== 'EMPLOYED' })));
+    const raw = (candidate: CandidateDoc) => ({ ...candidate, listed: candidate.status !== 'EMPLOYED' });
+    await db.collection(COLLECTIONS.candidates).insertMany(old.map(raw));
     const repo = new CandidateRepository(db);
     const before = await exactCounts(db, 'TR', ['OCCUPATION']);
 
-    // Act
-    const changed = await repo.backfillStatisticsLists();
+    // Act: what main.ts does at start (the backfill, then the indexes), and the backfill again
+    const changed = await repo.backfillStatisticsLists(STATISTICS_LISTS_INDEX);
     const changedAgain = await repo.backfillStatisticsLists();
+    await ensureIndexes(db);
+    const late = aCandidate({ countryIsoCode: 'IQ' });
+    await db.collection(COLLECTIONS.candidates).insertOne(raw(late));
+    const changedOnceIndexed = await repo.backfillStatisticsLists(STATISTICS_LISTS_INDEX);
 
     // Assert
-    expect([changed, changedAgain]).toEqual([1050, 0]);
+    expect([changed, changedAgain, changedOnceIndexed]).toEqual([1050, 0, 0]);
     const stored = await db
       .collection(COLLECTIONS.candidates)
-      .find({}, { projection: { _id: 0, publicId: 1, statisticsOccupations: 1, statisticsLanguages: 1 } })
+      .find(
+        { countryIsoCode: 'TR' },
+        { projection: { _id: 0, publicId: 1, statisticsOccupations: 1, statisticsLanguages: 1 } },
+      )
       .toArray();
     const expected = new Map(old.map((candidate) => [candidate.publicId, toStoredCandidate(candidate)]));
     expect(stored).toHaveLength(1050);
@@ -165,5 +178,15 @@ describe('statistics lists stored with candidates', () => {
       '7126': 700,
       '2211': 700,
     });
+  });
+
+  test('when a database has no candidates collection yet, then the backfill finds nothing to do', async () => {
+    // Act
+    const changed = await new CandidateRepository(newDatabase('stats_lists_empty')).backfillStatisticsLists(
+      STATISTICS_LISTS_INDEX,
+    );
+
+    // Assert
+    expect(changed).toBe(0);
   });
 });
