@@ -101,7 +101,7 @@ export class CandidateRepository {
   private async hasIndex(name: string): Promise<boolean> {
     try {
       const indexes = await this.collection.listIndexes().toArray();
-      return indexes.some((index) => index.name === name);
+      return indexes.some((index: { name?: unknown }) => index.name === name);
     } catch (error) {
       // NamespaceNotFound: no candidates collection yet, so no index either.
       if ((error as { code?: unknown }).code === 26) return false;
