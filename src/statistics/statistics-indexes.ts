@@ -17,6 +17,12 @@ const FILTER_AND_SCALARS = {
 } as const;
 
 /**
+ * The index of the stored statistics lists that tells their backfill has run (main.ts creates
+ * the indexes after it: CandidateRepository.backfillStatisticsLists).
+ */
+export const STATISTICS_LISTS_INDEX = 'candidates_statistics_languages';
+
+/**
  * Indexes of the candidates collection (named by the caller, src/indexes.ts) that hold every
  * field a statistics query reads, so that the embedded store counts from index entries without
  * decoding a candidate (its covered-group.ts; at 100,000 candidates decoding them is seconds per
@@ -26,12 +32,6 @@ const FILTER_AND_SCALARS = {
  * index (candidate-indexes.ts) first. On MongoDB they serve the `$match` (covering is not
  * possible there for array fields).
  */
-/**
- * The index of the stored statistics lists that tells their backfill has run (main.ts creates
- * the indexes after it: CandidateRepository.backfillStatisticsLists).
- */
-export const STATISTICS_LISTS_INDEX = 'candidates_statistics_languages';
-
 export function statisticsIndexes(candidates: string): readonly IndexSpec[] {
   return [
     // Without an array: one entry per candidate, for queries by single-valued dimensions only.
