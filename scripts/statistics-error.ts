@@ -12,7 +12,7 @@
  * three queries stand for the three scales an answer can have.
  *
  * Run: `npx tsx scripts/statistics-error.ts [--repeats 200] [--numbers 1000]`: each figure from at
- * least that many answers and measured numbers (about five minutes). The figures are in README.md
+ * least that many answers and measured numbers (about 15 minutes on 2 busy cores). The figures are in README.md
  * ("Statistics for analysts").
  */
 import { mkdtempSync, rmSync } from 'node:fs';
