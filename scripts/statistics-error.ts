@@ -12,8 +12,8 @@
  * three queries stand for the three scales an answer can have.
  *
  * Run: `npx tsx scripts/statistics-error.ts [--repeats 200] [--numbers 1000]`: each figure from at
- * least that many answers and measured numbers (about 15 minutes on 2 busy cores). The figures are in README.md
- * ("Statistics for analysts").
+ * least that many answers and measured numbers (about 15 minutes on 2 busy cores). The figures
+ * are in README.md ("Statistics for analysts").
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
