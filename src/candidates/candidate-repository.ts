@@ -1,4 +1,4 @@
-import type { Collection, Db, Filter } from 'mongodb';
+import type { Collection, Db, Filter, ObjectId } from 'mongodb';
 import { thenAdvanceReadEpoch } from '../cache/read-epoch';
 import { findDecodedOnce, findOneDecodedOnce } from '../store/decode-once';
 import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
@@ -85,9 +85,21 @@ export class CandidateRepository {
     };
     const projection = { _id: 1, candidateOccupations: 1, candidateLanguages: 1 } as const;
     let changed = 0;
+    // In `_id` order, each batch after the last: a batch does not scan again the candidates before
+    // it. `$gt` compares only ids of one BSON type, so when no batch is left, one search from the
+    // start makes sure that no candidate with an id of another type is left.
+    let after: ObjectId | undefined;
     for (;;) {
-      const batch = await this.collection.find(missing, { projection, limit: BACKFILL_BATCH }).toArray();
-      if (batch.length === 0) return changed;
+      const query = after === undefined ? missing : { $and: [missing, { _id: { $gt: after } }] };
+      const batch = await this.collection
+        .find(query, { projection, sort: { _id: 1 }, limit: BACKFILL_BATCH })
+        .toArray();
+      if (batch.length === 0) {
+        if (after === undefined) return changed;
+        after = undefined;
+        continue;
+      }
+      after = batch[batch.length - 1]._id;
       const result = await this.collection.bulkWrite(
         batch.map((candidate) => ({
           updateOne: { filter: { _id: candidate._id }, update: { $set: statisticsListsOf(candidate) } },

@@ -145,6 +145,11 @@ describe('statistics lists stored with candidates', () => {
     );
     const raw = (candidate: CandidateDoc) => ({ ...candidate, listed: candidate.status !== 'EMPLOYED' });
     await db.collection(COLLECTIONS.candidates).insertMany(old.map(raw));
+    // One inserted by hand, with an id that is not an ObjectId (and sorts after them: a Date).
+    const byHand = aCandidate({ countryIsoCode: 'IQ', candidateLanguages: languages('ar', 'en', 'fr', 'de') });
+    await db
+      .collection<{ _id: Date }>(COLLECTIONS.candidates)
+      .insertOne({ ...raw(byHand), _id: new Date(Date.UTC(2020, 0, 1)) });
     const repo = new CandidateRepository(db);
     const before = await exactCounts(db, 'TR', ['OCCUPATION']);
 
@@ -152,12 +157,13 @@ describe('statistics lists stored with candidates', () => {
     const changed = await repo.backfillStatisticsLists(STATISTICS_LISTS_INDEX);
     const changedAgain = await repo.backfillStatisticsLists();
     await ensureIndexes(db);
-    const late = aCandidate({ countryIsoCode: 'IQ' });
+    const late = aCandidate({ countryIsoCode: 'SY' });
     await db.collection(COLLECTIONS.candidates).insertOne(raw(late));
     const changedOnceIndexed = await repo.backfillStatisticsLists(STATISTICS_LISTS_INDEX);
 
     // Assert
-    expect([changed, changedAgain, changedOnceIndexed]).toEqual([1050, 0, 0]);
+    expect([changed, changedAgain, changedOnceIndexed]).toEqual([1051, 0, 0]);
+    expect(await exactCounts(db, 'IQ', ['LANGUAGE'])).toEqual({ ar: 1, en: 1, fr: 1 });
     const stored = await db
       .collection(COLLECTIONS.candidates)
       .find(
