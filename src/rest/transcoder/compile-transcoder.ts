@@ -560,8 +560,10 @@ class Writer {
           break;
         }
         case 'joined': {
-          if (type !== BSON_TYPE.string) giveUp();
-          const joined = inputs.jobOpportunities.get(stringAt(buf, at));
+          // Every publicId is a string: a key of another type finds nothing (null), but a
+          // regular expression, which a lookup by `$in` would match against them.
+          if (type === BSON_TYPE.regex) giveUp();
+          const joined = type === BSON_TYPE.string ? inputs.jobOpportunities.get(stringAt(buf, at)) : undefined;
           if (joined === undefined) {
             if (field.nonNull) giveUp();
             continue;
