@@ -46,7 +46,7 @@ export async function startPeer(
   repo: string,
   logFile: string,
 ): Promise<RunningPeer> {
-  const uri = `mongodb://${encodeURIComponent(socketPath)}`;
+  const uri = `mongodb://${encodeURIComponent(socketPath)}/?directConnection=true`;
   const child = forkChild('peer', path.join(__dirname, 'peer-server.ts'), [uri, database], { cwd: repo, logFile });
   try {
     const port = await new Promise<number>((resolve, reject) => {

@@ -639,7 +639,14 @@ async function measurePeer(
     report.problems.push(`Size ${result.size}: the store's socket was not found; the peer rows were not run.`);
     return;
   }
-  const peer = await startPeer(socket, 'candidate_directory', REPO, path.join(sizeDir, 'peer.log'));
+  let peer: Awaited<ReturnType<typeof startPeer>>;
+  try {
+    peer = await startPeer(socket, 'candidate_directory', REPO, path.join(sizeDir, 'peer.log'));
+  } catch (error) {
+    // The service's rows stand without it.
+    report.problems.push(`Size ${result.size}: the peer did not start (${String(error)}); its rows were not run.`);
+    return;
+  }
   try {
     const sample = [
       ...[0, 1, Math.floor(pagesOf100 / 2), Math.max(0, pagesOf100 - 1)].map(

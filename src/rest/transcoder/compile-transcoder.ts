@@ -106,7 +106,11 @@ const SCALARS: ReadonlySet<string> = new Set<ScalarKind>([
 
 type ValuePlan =
   | { readonly kind: 'scalar'; readonly scalar: ScalarKind }
-  | { readonly kind: 'enum'; readonly values: ReadonlySet<string> }
+  | {
+      readonly kind: 'enum';
+      readonly values: ReadonlySet<string>;
+      readonly byLength: readonly (readonly Buffer[] | undefined)[];
+    }
   | { readonly kind: 'list'; readonly of: ValuePlan; readonly itemsNonNull: boolean }
   | { readonly kind: 'object'; readonly plan: ObjectPlan };
 
@@ -142,7 +146,24 @@ interface ReferencePlan {
   readonly collection: ReferenceCollection;
   readonly plan: ObjectPlan;
   /** each reference document's JSON under this selection, per reference snapshot; null: the executor must answer */
-  readonly written: WeakMap<ReferenceCache, Map<unknown, Buffer | null>>;
+  readonly written: WeakMap<ReferenceCache, WrittenReferences>;
+}
+
+/** The JSON of each reference document under one selection, by key; null: the executor must answer. */
+interface WrittenReferences {
+  readonly byKey: Map<unknown, Buffer | null>;
+  /** the string keys of at most PACKED_MAX bytes, by packedKey */
+  readonly packed: Map<number, Buffer | null>;
+}
+
+/** Longest string key looked up by its bytes: five bytes and the length fit a number exactly. */
+const PACKED_MAX = 5;
+
+/** The bytes of a short string as one number (its length in the top byte: "A" and "A\0" differ). */
+function packedKey(buf: Buffer, at: number, length: number): number {
+  let key = length;
+  for (let i = 0; i < length; i++) key = key * 256 + buf[at + i];
+  return key;
 }
 
 type PageField =
@@ -264,6 +285,7 @@ function compile(
     return output.take();
   };
   const writer = new Writer(output, found);
+  const joinPlan = candidatePlan.joins ? joinsOnly(candidatePlan) : undefined;
 
   return {
     operationName,
@@ -279,9 +301,9 @@ function compile(
       }
     },
     joinedJobOpportunities(candidates) {
-      if (!candidatePlan.joins) return [];
+      if (joinPlan === undefined) return [];
       const keys = new Set<string>();
-      for (const candidate of candidates) writer.collectJoins(candidatePlan, asBuffer(candidate), 0, keys);
+      for (const candidate of candidates) writer.collectJoins(joinPlan, asBuffer(candidate), 0, keys);
       return [...keys];
     },
     writeCandidate(candidate, inputs) {
@@ -417,6 +439,42 @@ function compileObject(context: CompileContext, type: GraphQLObjectType, nodes: 
   };
 }
 
+/**
+ * The plan with only what leads to a join, for the collecting pass: its scans then match the few
+ * names on the way instead of every selected one.
+ */
+function joinsOnly(plan: ObjectPlan): ObjectPlan {
+  const slotNames: string[] = [];
+  const fields: FieldPlan[] = [];
+  const prunedValue = (value: ValuePlan): ValuePlan =>
+    value.kind === 'object'
+      ? { kind: 'object', plan: joinsOnly(value.plan) }
+      : value.kind === 'list'
+        ? { ...value, of: prunedValue(value.of) }
+        : value;
+  for (const field of plan.fields) {
+    if (field.kind === 'joined' || (field.kind === 'value' && joinsBelow(field.value))) {
+      const name = plan.slotNames[field.slot];
+      let slot = slotNames.indexOf(name);
+      if (slot < 0) slot = slotNames.push(name) - 1;
+      fields.push(field.kind === 'value' ? { ...field, slot, value: prunedValue(field.value) } : { ...field, slot });
+    }
+  }
+  const slotsByLength: { name: Buffer; slot: number }[][] = [];
+  slotNames.forEach((slotName, slot) => {
+    const bytes = Buffer.from(slotName, 'utf8');
+    (slotsByLength[bytes.length] ??= []).push({ name: bytes, slot });
+  });
+  return {
+    fields,
+    slotsByLength,
+    slotNames,
+    offsets: new Int32Array(slotNames.length),
+    types: new Uint8Array(slotNames.length),
+    joins: plan.joins,
+  };
+}
+
 function joinsBelow(value: ValuePlan): boolean {
   if (value.kind === 'object') return value.plan.joins;
   if (value.kind === 'list') return joinsBelow(value.of);
@@ -444,7 +502,12 @@ function compileValue(
   if (isEnumType(inner)) {
     const values = inner.getValues();
     if (values.some((value) => value.value !== value.name)) refuse(`${where}: ${inner.name} maps its values`);
-    return { kind: 'enum', values: new Set(values.map((value) => value.name)) };
+    const byLength: Buffer[][] = [];
+    for (const value of values) {
+      const quoted = Buffer.from(JSON.stringify(value.name), 'utf8');
+      (byLength[quoted.length - 2] ??= []).push(quoted);
+    }
+    return { kind: 'enum', values: new Set(values.map((value) => value.name)), byLength };
   }
   if (isObjectType(inner)) return { kind: 'object', plan: compileObject(context, inner, nodes) };
   return refuse(`${where} is of the abstract type ${String(inner)}`);
@@ -492,14 +555,11 @@ class Writer {
       const candidates = slotsByLength[p - nameStart];
       p++;
       if (candidates !== undefined) {
-        for (const { name, slot } of candidates) {
-          let same = true;
-          for (let i = 0; i < name.length; i++)
-            if (buf[nameStart + i] !== name[i]) {
-              same = false;
-              break;
-            }
-          if (same) {
+        for (let c = 0; c < candidates.length; c++) {
+          const { name, slot } = candidates[c];
+          let i = 0;
+          while (i < name.length && buf[nameStart + i] === name[i]) i++;
+          if (i === name.length) {
             offsets[slot] = p;
             types[slot] = type;
             break;
@@ -586,13 +646,18 @@ class Writer {
         return this.scalar(plan.scalar, buf, type, at);
       case 'enum': {
         if (type !== BSON_TYPE.string) giveUp();
+        // Compared as bytes with the enum's values (each kept quoted, as written): no string is made.
         const length = int32At(buf, at) - 1;
-        const text = buf.toString('latin1', at + 4, at + 4 + length);
-        if (!plan.values.has(text)) giveUp();
-        out.byte(0x22);
-        out.ascii(text);
-        out.byte(0x22);
-        return;
+        const sameLength = plan.byLength[length];
+        if (sameLength !== undefined) {
+          for (let v = 0; v < sameLength.length; v++) {
+            const quoted = sameLength[v];
+            let i = 0;
+            while (i < length && buf[at + 4 + i] === quoted[i + 1]) i++;
+            if (i === length) return out.raw(quoted);
+          }
+        }
+        return giveUp();
       }
       case 'object':
         if (type !== BSON_TYPE.document) giveUp();
@@ -673,31 +738,42 @@ class Writer {
       reference.written.set(cache, written);
     }
     // The resolver looks the stored value up as it is: a string or a number can match a key, nothing else.
-    let key: unknown;
-    if (type === BSON_TYPE.string) key = stringAt(buf, at);
-    else if (type === BSON_TYPE.int32) key = int32At(buf, at);
-    else if (type === BSON_TYPE.double) key = buf.readDoubleLE(at);
-    else if (type === BSON_TYPE.int64) key = promotedInt64(buf, at);
+    let json: Buffer | null | undefined;
+    if (type === BSON_TYPE.string) {
+      // A short code (a country, a language, an occupation) is looked up by its bytes, without a string.
+      const length = int32At(buf, at) - 1;
+      json =
+        length <= PACKED_MAX
+          ? written.packed.get(packedKey(buf, at + 4, length))
+          : written.byKey.get(stringAt(buf, at));
+    } else if (type === BSON_TYPE.int32) json = written.byKey.get(int32At(buf, at));
+    else if (type === BSON_TYPE.double) json = written.byKey.get(buf.readDoubleLE(at));
+    else if (type === BSON_TYPE.int64) json = written.byKey.get(promotedInt64(buf, at));
     else return undefined;
-    const json = written.get(key);
     if (json === null) giveUp();
     return json;
   }
 
   /** Every document of the collection written once under the selection, from its BSON form. */
-  private writeReferences(reference: ReferencePlan, cache: ReferenceCache): Map<unknown, Buffer | null> {
-    const written = new Map<unknown, Buffer | null>();
+  private writeReferences(reference: ReferencePlan, cache: ReferenceCache): WrittenReferences {
+    const written: WrittenReferences = { byKey: new Map(), packed: new Map() };
     const writer = new Writer(new JsonOutput(1024), { type: 0 });
     const none: TranscoderInputs = { reference: cache, jobOpportunities: new Map() };
     for (const key of cache.keys(reference.collection)) {
       const document = BSON.serialize(cache.find(reference.collection, key) as object);
+      let json: Buffer | null;
       try {
         writer.object(reference.plan, asBuffer(document), 0, none);
-        written.set(key, writer.out.take());
+        json = writer.out.take();
       } catch (error) {
         if (!(error instanceof NotTranscodable)) throw error;
         writer.out.reset();
-        written.set(key, null);
+        json = null;
+      }
+      written.byKey.set(key, json);
+      if (typeof key === 'string') {
+        const bytes = Buffer.from(key, 'utf8');
+        if (bytes.length <= PACKED_MAX) written.packed.set(packedKey(bytes, 0, bytes.length), json);
       }
     }
     return written;
