@@ -25,16 +25,7 @@ import { fieldSourceOf, type FieldSource } from '../../graphql/resolvers/field-s
 import { fragmentsOf } from '../../graphql/selections';
 import type { ReferenceCollection } from '../../reference/reference-repository';
 import type { ReferenceCache } from '../../reference/reference-cache';
-import {
-  asBuffer,
-  BSON_TYPE,
-  findElement,
-  int32At,
-  promotedInt64,
-  publicIdOf,
-  skipValue,
-  stringAt,
-} from '../../store/raw-bson';
+import { asBuffer, BSON_TYPE, findElement, promotedInt64, publicIdOf, skipValue, stringAt } from '../../store/raw-bson';
 import { giveUp, JsonOutput, NotTranscodable } from './json-output';
 
 /**
@@ -532,6 +523,23 @@ function isInt32(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value <= 2147483647 && value >= -2147483648;
 }
 
+// The element types read on every value, as local constants (read as a module's export, each is a property lookup).
+const T_DOUBLE = BSON_TYPE.double;
+const T_STRING = BSON_TYPE.string;
+const T_DOCUMENT = BSON_TYPE.document;
+const T_ARRAY = BSON_TYPE.array;
+const T_UNDEFINED = BSON_TYPE.undefined;
+const T_BOOLEAN = BSON_TYPE.boolean;
+const T_DATE_TIME = BSON_TYPE.dateTime;
+const T_NULL = BSON_TYPE.null;
+const T_REGEX = BSON_TYPE.regex;
+const T_INT32 = BSON_TYPE.int32;
+const T_INT64 = BSON_TYPE.int64;
+
+function int32At(buf: Buffer, at: number): number {
+  return buf[at] | (buf[at + 1] << 8) | (buf[at + 2] << 16) | (buf[at + 3] << 24);
+}
+
 /** Largest |milliseconds| a Date holds (ECMAScript's time value range). */
 const MAX_TIME = 8.64e15;
 
@@ -578,7 +586,7 @@ class Writer {
     for (const name of field.rest) {
       if (at < 0) break;
       // A property of anything but an object is undefined to the resolver (an array's too).
-      at = type === BSON_TYPE.document ? findElement(buf, at, name, this.found) : -1;
+      at = type === T_DOCUMENT ? findElement(buf, at, name, this.found) : -1;
       type = this.found.type;
     }
     this.found.type = type;
@@ -599,11 +607,11 @@ class Writer {
       }
       const at = this.locate(plan, field, buf);
       const type = this.found.type;
-      if (at < 0 || type === BSON_TYPE.null) {
+      if (at < 0 || type === T_NULL) {
         if (field.nonNull) giveUp();
         continue;
       }
-      if (type === BSON_TYPE.undefined) giveUp();
+      if (type === T_UNDEFINED) giveUp();
       switch (field.kind) {
         case 'value':
           out.raw(first ? field.prefix : field.nextPrefix);
@@ -622,8 +630,8 @@ class Writer {
         case 'joined': {
           // Every publicId is a string: a key of another type finds nothing (null), but a
           // regular expression, which a lookup by `$in` would match against them.
-          if (type === BSON_TYPE.regex) giveUp();
-          const joined = type === BSON_TYPE.string ? inputs.jobOpportunities.get(stringAt(buf, at)) : undefined;
+          if (type === T_REGEX) giveUp();
+          const joined = type === T_STRING ? inputs.jobOpportunities.get(stringAt(buf, at)) : undefined;
           if (joined === undefined) {
             if (field.nonNull) giveUp();
             continue;
@@ -645,7 +653,7 @@ class Writer {
       case 'scalar':
         return this.scalar(plan.scalar, buf, type, at);
       case 'enum': {
-        if (type !== BSON_TYPE.string) giveUp();
+        if (type !== T_STRING) giveUp();
         // Compared as bytes with the enum's values (each kept quoted, as written): no string is made.
         const length = int32At(buf, at) - 1;
         const sameLength = plan.byLength[length];
@@ -660,10 +668,10 @@ class Writer {
         return giveUp();
       }
       case 'object':
-        if (type !== BSON_TYPE.document) giveUp();
+        if (type !== T_DOCUMENT) giveUp();
         return this.object(plan.plan, buf, at, inputs);
       case 'list': {
-        if (type !== BSON_TYPE.array) giveUp();
+        if (type !== T_ARRAY) giveUp();
         const end = at + int32At(buf, at) - 1;
         let p = at + 4;
         let first = true;
@@ -672,10 +680,10 @@ class Writer {
           const itemType = buf[p++];
           while (buf[p] !== 0) p++;
           p++;
-          if (itemType === BSON_TYPE.null) {
+          if (itemType === T_NULL) {
             if (plan.itemsNonNull) giveUp();
           } else {
-            if (itemType === BSON_TYPE.undefined) giveUp();
+            if (itemType === T_UNDEFINED) giveUp();
             if (!first) out.byte(0x2c);
             this.value(plan.of, buf, itemType, p, inputs);
             first = false;
@@ -696,10 +704,10 @@ class Writer {
       case 'String':
       case 'PublicId':
       case 'Date':
-        if (type !== BSON_TYPE.string) giveUp();
+        if (type !== T_STRING) giveUp();
         return out.utf8String(buf, at + 4, at + 4 + int32At(buf, at) - 1);
       case 'Boolean':
-        if (type !== BSON_TYPE.boolean || buf[at] > 1) giveUp();
+        if (type !== T_BOOLEAN || buf[at] > 1) giveUp();
         return out.ascii(buf[at] === 0 ? 'false' : 'true');
       case 'Int': {
         const value = numberAt(buf, type, at);
@@ -713,7 +721,7 @@ class Writer {
         return out.ascii(String(value));
       }
       case 'DateTime': {
-        if (type !== BSON_TYPE.dateTime) giveUp();
+        if (type !== T_DATE_TIME) giveUp();
         const ms = buf.readInt32LE(at + 4) * 2 ** 32 + buf.readUInt32LE(at);
         if (!(Math.abs(ms) <= MAX_TIME)) giveUp();
         out.byte(0x22);
@@ -739,16 +747,16 @@ class Writer {
     }
     // The resolver looks the stored value up as it is: a string or a number can match a key, nothing else.
     let json: Buffer | null | undefined;
-    if (type === BSON_TYPE.string) {
+    if (type === T_STRING) {
       // A short code (a country, a language, an occupation) is looked up by its bytes, without a string.
       const length = int32At(buf, at) - 1;
       json =
         length <= PACKED_MAX
           ? written.packed.get(packedKey(buf, at + 4, length))
           : written.byKey.get(stringAt(buf, at));
-    } else if (type === BSON_TYPE.int32) json = written.byKey.get(int32At(buf, at));
-    else if (type === BSON_TYPE.double) json = written.byKey.get(buf.readDoubleLE(at));
-    else if (type === BSON_TYPE.int64) json = written.byKey.get(promotedInt64(buf, at));
+    } else if (type === T_INT32) json = written.byKey.get(int32At(buf, at));
+    else if (type === T_DOUBLE) json = written.byKey.get(buf.readDoubleLE(at));
+    else if (type === T_INT64) json = written.byKey.get(promotedInt64(buf, at));
     else return undefined;
     if (json === null) giveUp();
     return json;
@@ -788,7 +796,7 @@ class Writer {
       const type = this.found.type;
       if (at < 0) continue;
       if (field.kind === 'joined') {
-        if (type === BSON_TYPE.string) keys.add(stringAt(buf, at));
+        if (type === T_STRING) keys.add(stringAt(buf, at));
       } else if (field.kind === 'value') {
         this.collectValue(field.value, buf, type, at, keys);
       }
@@ -796,10 +804,10 @@ class Writer {
   }
 
   private collectValue(plan: ValuePlan, buf: Buffer, type: number, at: number, keys: Set<string>): void {
-    if (plan.kind === 'object' && type === BSON_TYPE.document) {
+    if (plan.kind === 'object' && type === T_DOCUMENT) {
       // The plan's scratch is refilled by the nested scan: the caller reads its own first.
       this.collectJoins(plan.plan, buf, at, keys);
-    } else if (plan.kind === 'list' && type === BSON_TYPE.array) {
+    } else if (plan.kind === 'list' && type === T_ARRAY) {
       const end = at + int32At(buf, at) - 1;
       let p = at + 4;
       while (p < end) {
@@ -816,9 +824,9 @@ class Writer {
 
 /** A stored number as bson decodes it (int64 within the promoted range), undefined for any other type. */
 function numberAt(buf: Buffer, type: number, at: number): number | undefined {
-  if (type === BSON_TYPE.int32) return int32At(buf, at);
-  if (type === BSON_TYPE.double) return buf.readDoubleLE(at);
-  if (type === BSON_TYPE.int64) return promotedInt64(buf, at);
+  if (type === T_INT32) return int32At(buf, at);
+  if (type === T_DOUBLE) return buf.readDoubleLE(at);
+  if (type === T_INT64) return promotedInt64(buf, at);
   return undefined;
 }
 

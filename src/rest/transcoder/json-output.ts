@@ -107,7 +107,7 @@ export class JsonOutput {
       out[--pos] = 0x30 + (n - next * 10);
       n = next;
     }
-    out[--pos] = 0x30 + n;
+    out[pos - 1] = 0x30 + n;
   }
 
   /**
