@@ -605,8 +605,16 @@ class Writer {
         first = false;
         continue;
       }
-      const at = this.locate(plan, field, buf);
-      const type = this.found.type;
+      // Most fields are the element of their own name: read from the scan, with no walk below.
+      let at: number;
+      let type: number;
+      if (field.rest.length === 0) {
+        at = plan.offsets[field.slot];
+        type = plan.types[field.slot];
+      } else {
+        at = this.locate(plan, field, buf);
+        type = this.found.type;
+      }
       if (at < 0 || type === T_NULL) {
         if (field.nonNull) giveUp();
         continue;
