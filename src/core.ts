@@ -42,6 +42,8 @@ export interface Repositories {
   /** The same fetches as stored bytes, for the REST reads written from them (src/rest/transcoder/). */
   readonly candidateRawFetch: CoalescedFetch<Uint8Array>;
   readonly jobOpportunityRawFetch: CoalescedFetch<Uint8Array>;
+  /** Job opportunities as stored bytes, kept like jobOpportunityCache (a page of candidates joins the same few). */
+  readonly jobOpportunityRawCache: EpochCache<string, Uint8Array>;
 }
 
 /** The core: every rule of the product. Both transports call these and nothing else. */

@@ -109,6 +109,7 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
       ),
       candidateRawFetch: new CoalescedFetch((ids) => candidates.findRawByPublicIds(ids), publicIdOf),
       jobOpportunityRawFetch: new CoalescedFetch((ids) => jobOpportunities.findRawByPublicIds(ids), publicIdOf),
+      jobOpportunityRawCache: new EpochCache(cached),
     },
     apiKeys: new ApiKeyService(withAvailability(createApiKeyRepository(db)), clock, cached),
     candidateQueries: new CandidateQueryService(

@@ -39,7 +39,7 @@ export function createRawReads(operations: PersistedOperations, services: Servic
     const compilation = compilations[name];
     return 'transcoder' in compilation ? compilation.transcoder : undefined;
   };
-  const { candidateRawFetch, jobOpportunityRawFetch } = services.repositories;
+  const { candidateRawFetch, jobOpportunityRawFetch, jobOpportunityRawCache } = services.repositories;
   const queries = services.candidateQueries;
 
   return {
@@ -93,11 +93,20 @@ export function createRawReads(operations: PersistedOperations, services: Servic
     context: GraphQLContext,
     write: (inputs: Parameters<Transcoder['writePage']>[1]) => Buffer,
   ): Promise<Buffer | undefined> {
-    const jobIds = transcoder.joinedJobOpportunities(candidates);
     const jobOpportunities = new Map<string, Uint8Array>();
-    if (jobIds.length > 0) {
-      for (const document of await fetchRaw(jobOpportunityRawFetch, jobIds, context.readEpoch))
-        jobOpportunities.set(publicIdOf(document), document);
+    const missing: string[] = [];
+    for (const publicId of transcoder.joinedJobOpportunities(candidates)) {
+      // Kept under the read epoch, as the job opportunity loader keeps them (an empty epoch keeps nothing).
+      const kept = context.readEpoch === '' ? undefined : jobOpportunityRawCache.get(publicId, context.readEpoch);
+      if (kept === undefined) missing.push(publicId);
+      else jobOpportunities.set(publicId, kept);
+    }
+    if (missing.length > 0) {
+      for (const document of await fetchRaw(jobOpportunityRawFetch, missing, context.readEpoch)) {
+        const publicId = publicIdOf(document);
+        jobOpportunities.set(publicId, document);
+        if (context.readEpoch !== '') jobOpportunityRawCache.set(publicId, context.readEpoch, document);
+      }
     }
     let body: Buffer;
     try {
