@@ -39,6 +39,11 @@ export interface Repositories {
   /** What the loaders do not find in the caches, fetched for all concurrent requests at once (src/cache/coalesced-fetch.ts). */
   readonly candidateFetch: CoalescedFetch<CandidateDoc>;
   readonly jobOpportunityFetch: CoalescedFetch<JobOpportunityDoc>;
+  /** The same fetches as stored bytes, for the REST reads written from them (src/rest/transcoder/). */
+  readonly candidateRawFetch: CoalescedFetch<Uint8Array>;
+  readonly jobOpportunityRawFetch: CoalescedFetch<Uint8Array>;
+  /** Job opportunities as stored bytes, kept like jobOpportunityCache (a page of candidates joins the same few). */
+  readonly jobOpportunityRawCache: EpochCache<string, Uint8Array>;
 }
 
 /** The core: every rule of the product. Both transports call these and nothing else. */

@@ -132,7 +132,8 @@ export function sameBodyBaseline(
   m: Measurement,
 ): { name: string; baseline: Measurement } | undefined {
   if (m.scenario.kind === 'baseline') return undefined;
-  const key = m.scenario.key;
+  // The peer's rows answer the same bodies as the service's rows of the same name.
+  const key = m.scenario.key.replace(/^peer-/, 'rest-');
   const [baselineKey, name] = key.startsWith('rest-by-id')
     ? ['baseline-express', 'Express']
     : key.startsWith('rest-search-100-gzip')
@@ -368,6 +369,47 @@ export function coldGoals(report: RunReport): string[] {
           `${answers}${flagged(m)}. That a 201 is sent only after its fsync is not visible from outside: the group-commit kill -9 test proves it).`,
       );
     }
+  }
+
+  // Against the hand-written peer (Express + driver + res.json, same store, answers checked byte-identical).
+  for (const [serviceKey, peerKey, bound, what] of [
+    ['rest-search-100-cold', 'peer-search-100-cold', 4, 'Cold search limit=100 ÷ the hand-written peer, same body ≥ 4'],
+    ['rest-by-id-cold', 'peer-by-id-cold', 1.5, 'Cold by id ÷ the hand-written peer ≥ 1.5'],
+  ] as const) {
+    const parts = sizes.flatMap((size) => {
+      const ours = find(report, size, serviceKey);
+      const peer = find(report, size, peerKey);
+      if (!ours || !peer) return [];
+      const share = ours.reqPerS / peer.reqPerS;
+      return [
+        {
+          met: share >= bound,
+          text: `${sizeText(size)}: ${rate(ours.reqPerS)} vs ${rate(peer.reqPerS)} req/s = ${share.toFixed(2)}${flaggedAll(ours, peer)}`,
+        },
+      ];
+    });
+    lines.push(
+      parts.length === 0
+        ? `- ${what}: **not measured in this run** (needs the cold rows and the peer's).`
+        : `- ${what}: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`,
+    );
+  }
+
+  // The service's own CPU per cold page of 100.
+  {
+    const what = 'Service CPU per cold page of 100 ≤ 3 ms';
+    const parts = sizes.flatMap((size) => {
+      const m = find(report, size, 'rest-search-100-cold');
+      const cpu = m?.cpuMsPerRequest.service;
+      return m && cpu !== undefined
+        ? [{ met: cpu <= 3, text: `${sizeText(size)}: ${cpu.toFixed(1)} ms${flagged(m)}` }]
+        : [];
+    });
+    lines.push(
+      parts.length === 0
+        ? `- ${what}: **not measured in this run** (needs the cold search row).`
+        : `- ${what}: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`,
+    );
   }
   return lines;
 }

@@ -13,6 +13,7 @@ import { readCommandCounts } from './metrics';
 import { peakRssOf, waitForQuietMachine } from './probe';
 import { goals, markdown, resultsTable, type RunReport, type SizeRun } from './report';
 import { coldCacheSettings, pagesOf, seededData, type CacheSettings, type Rotations } from './rotation';
+import { differingAnswers, peerScenarios, startPeer, storeSocketOf } from './peer';
 import { baselineScenario, coldScenarios, serviceScenarios, type Scenario, type ScenarioContext } from './scenarios';
 import {
   BENCH_KEY_BUDGETS,
@@ -540,6 +541,17 @@ async function benchmarkSize(
         result.cold.push(m);
         assertRunning(service, `"${scenario.label}"`);
       }
+      await measurePeer(
+        service,
+        apiKey,
+        seeded.candidateIds,
+        searchPages.of100,
+        cold,
+        result,
+        report,
+        sizeDir,
+        options,
+      );
     } finally {
       await stop();
     }
@@ -595,6 +607,91 @@ async function benchmarkSize(
     await stop();
   }
 }
+
+/**
+ * The hand-written peer on the cold service's store: its answers to a sample of the cold rows'
+ * requests (pages of 100 spread over the search, ids spread over the store) checked byte for
+ * byte against the service's, then the same cold rotations measured against it. A peer that
+ * answers otherwise is not measured (its rows say why).
+ */
+async function measurePeer(
+  service: RunningService,
+  apiKey: string,
+  candidateIds: readonly string[],
+  pagesOf100: number,
+  cold: readonly Scenario[],
+  result: SizeRun,
+  report: RunReport,
+  sizeDir: string,
+  options: Options,
+): Promise<void> {
+  const rows = peerScenarios(
+    coldScenarios({
+      apiKey,
+      everyCandidateId: candidateIds,
+      searchPages: { of100: pagesOf100, of20: 1 },
+      combinedFilters: ['-'],
+    }),
+  ).filter((row) => cold.some((c) => PEER_ROW_OF[row.key] === c.key));
+  if (rows.length === 0) return;
+  const socket = service.storePid === undefined ? undefined : storeSocketOf(service.storePid);
+  if (socket === undefined) {
+    report.problems.push(`Size ${result.size}: the store's socket was not found; the peer rows were not run.`);
+    return;
+  }
+  let peer: Awaited<ReturnType<typeof startPeer>>;
+  try {
+    peer = await startPeer(socket, 'candidate_directory', REPO, path.join(sizeDir, 'peer.log'));
+  } catch (error) {
+    // The service's rows stand without it.
+    report.problems.push(`Size ${result.size}: the peer did not start (${String(error)}); its rows were not run.`);
+    return;
+  }
+  try {
+    const sample = [
+      ...[0, 1, Math.floor(pagesOf100 / 2), Math.max(0, pagesOf100 - 1)].map(
+        (page) => `/v1/candidates?limit=100&page=${page}`,
+      ),
+      ...Array.from(
+        { length: 40 },
+        (_, i) => `/v1/candidates/${candidateIds[Math.floor((i * candidateIds.length) / 40)]}`,
+      ),
+    ];
+    const differing = await differingAnswers(service.url, peer.url, apiKey, sample);
+    log(
+      `size ${result.size}: the peer's answers to ${sample.length} requests: ${differing.length === 0 ? "byte-identical to the service's" : `${differing.length} differ`}`,
+    );
+    if (differing.length > 0) {
+      report.problems.push(
+        `Size ${result.size}: the peer's answers differ from the service's (${differing.length} of ${sample.length}, e.g. ${differing[0]}); its rows were not measured.`,
+      );
+      return;
+    }
+    const processes = [{ label: 'service', pid: peer.child.pid }];
+    if (service.storePid !== undefined) processes.push({ label: 'store', pid: service.storePid });
+    for (const row of rows) {
+      const m = await measure(
+        { url: peer.url, processes, hasCommandMetric: false },
+        row,
+        String(result.size),
+        options.load,
+        log,
+      );
+      m.notes.push(
+        `the peer's answers to ${sample.length} of these requests were checked byte-identical to the service's`,
+      );
+      log(summary(m));
+      result.cold.push(m);
+    }
+  } finally {
+    await stopChild(peer.child, 5_000);
+  }
+}
+
+const PEER_ROW_OF: Readonly<Record<string, string>> = {
+  'peer-search-100-cold': 'rest-search-100-cold',
+  'peer-by-id-cold': 'rest-by-id-cold',
+};
 
 /**
  * Why a cold row was cold, or a warning when it may not have been: its distinct answers, the

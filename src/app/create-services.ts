@@ -15,6 +15,7 @@ import { ReferenceService } from '../reference/reference-service';
 import { AuditRepository } from '../audit/audit-repository';
 import { AuditService } from '../audit/audit-service';
 import { CoalescedFetch } from '../cache/coalesced-fetch';
+import { publicIdOf } from '../store/raw-bson';
 import { EpochCache } from '../cache/epoch-cache';
 import { ReadEpoch } from '../cache/read-epoch';
 import { settings } from '../config';
@@ -106,6 +107,9 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
         (ids) => jobOpportunities.findByPublicIds(ids),
         (doc) => doc.publicId,
       ),
+      candidateRawFetch: new CoalescedFetch((ids) => candidates.findRawByPublicIds(ids), publicIdOf),
+      jobOpportunityRawFetch: new CoalescedFetch((ids) => jobOpportunities.findRawByPublicIds(ids), publicIdOf),
+      jobOpportunityRawCache: new EpochCache(cached),
     },
     apiKeys: new ApiKeyService(withAvailability(createApiKeyRepository(db)), clock, cached),
     candidateQueries: new CandidateQueryService(

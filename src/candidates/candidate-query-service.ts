@@ -33,6 +33,9 @@ export interface SearchArgs {
   limit?: number | null;
 }
 
+/** A CandidatePage whose candidates are their stored bytes, for answers written from them (src/rest/transcoder/). */
+export type RawCandidatePage = Omit<CandidatePage, 'content'> & { content: Uint8Array[] };
+
 /** A search page as kept between requests: which candidates, in order, and the total. */
 interface KeptPage {
   publicIds: string[];
@@ -102,6 +105,29 @@ export class CandidateQueryService {
     return pageOf(items, total, page, limit);
   }
 
+  /**
+   * search with the same rules, its candidates as stored bytes holding `fields` (at least
+   * those). Reads the store every time: the pages and candidates kept between requests are
+   * decoded documents, and the answers written from bytes are kept whole by the REST layer.
+   */
+  async searchRaw(caller: ApiKeyRecord, args: SearchArgs, fields: readonly string[]): Promise<RawCandidatePage> {
+    authorize(caller, 'READ_CANDIDATE_DATA');
+    const filter = toSearchFilter(args.filter, args.includeEmployed);
+    const { page, limit } = toPage(args.page, args.limit);
+    const { items, total } = await this.candidates.searchRaw(filter, { skip: page * limit, limit }, fields);
+    return pageOf(items, total, page, limit);
+  }
+
+  /** findCandidate, the candidate as its stored bytes. */
+  findCandidateRaw(
+    caller: ApiKeyRecord,
+    publicId: string,
+    load: (publicId: string) => Promise<Uint8Array | null>,
+  ): Promise<Uint8Array | null> {
+    authorize(caller, 'READ_CANDIDATE_DATA');
+    return load(publicId);
+  }
+
   /** Keyset pagination: cursors name a position in the order, so inserts never shift them. `fields` as in search. */
   async connection(
     caller: ApiKeyRecord,
@@ -153,21 +179,43 @@ export class CandidateQueryService {
    * candidates, so totalElements and totalPages are true for the whole list (the original
    * service reported the page's size instead).
    */
-  async savedListPage(
+  savedListPage(
     list: SavedListDoc,
     args: { page?: number | null; limit?: number | null },
     loadCandidates: (publicIds: readonly string[]) => Promise<(CandidateDoc | null)[]>,
   ): Promise<CandidatePage> {
+    return this.listPage(list, args, loadCandidates);
+  }
+
+  /** savedListPage, its candidates as stored bytes (`loadCandidates` answers in key order, null for a missing one). */
+  savedListPageRaw(
+    list: SavedListDoc,
+    args: { page?: number | null; limit?: number | null },
+    loadCandidates: (publicIds: readonly string[]) => Promise<(Uint8Array | null)[]>,
+  ): Promise<RawCandidatePage> {
+    return this.listPage(list, args, loadCandidates);
+  }
+
+  private async listPage<T>(
+    list: SavedListDoc,
+    args: { page?: number | null; limit?: number | null },
+    loadCandidates: (publicIds: readonly string[]) => Promise<(T | null)[]>,
+  ): Promise<Omit<CandidatePage, 'content'> & { content: T[] }> {
     const { page, limit } = toPage(args.page, args.limit);
     const existing = await this.candidates.findExistingPublicIds(list.candidatePublicIds);
     const members = [...new Set(list.candidatePublicIds)].filter((id) => existing.has(id));
     const slice = members.slice(page * limit, page * limit + limit);
-    const content = (await loadCandidates(slice)).filter((doc): doc is CandidateDoc => doc !== null);
+    const content = (await loadCandidates(slice)).filter((doc): doc is T => doc !== null);
     return pageOf(content, members.length, page, limit);
   }
 }
 
-function pageOf(content: CandidateDoc[], total: number, page: number, limit: number): CandidatePage {
+function pageOf<T>(
+  content: T[],
+  total: number,
+  page: number,
+  limit: number,
+): Omit<CandidatePage, 'content'> & { content: T[] } {
   return { content, totalElements: total, totalPages: Math.ceil(total / limit), size: limit, number: page };
 }
 

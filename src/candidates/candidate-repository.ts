@@ -1,6 +1,6 @@
 import type { Collection, Db, Filter, ObjectId } from 'mongodb';
 import { thenAdvanceReadEpoch } from '../cache/read-epoch';
-import { findDecodedOnce, findOneDecodedOnce } from '../store/decode-once';
+import { findDecodedOnce, findOneDecodedOnce, findRaw } from '../store/decode-once';
 import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
 import { conflictOnDuplicate } from '../store/duplicate-key';
 import { statisticsListsOf, toStoredCandidate, type CandidateDoc, type StoredCandidateDoc } from './candidate-document';
@@ -144,6 +144,25 @@ export class CandidateRepository {
     return { items, total };
   }
 
+  /** search, with the candidates as their stored bytes (undecoded), each holding only `fields` when given. */
+  async searchRaw(
+    filter: CandidateSearchFilter,
+    page: PageRequest,
+    fields?: readonly string[],
+  ): Promise<{ items: Uint8Array[]; total: number }> {
+    const query = searchQuery(filter);
+    const [items, total] = await Promise.all([
+      findRaw(this.collection, query, {
+        projection: projectionOf(fields),
+        sort: CANDIDATE_ORDER,
+        skip: page.skip,
+        limit: page.limit,
+      }),
+      this.collection.countDocuments(query),
+    ]);
+    return { items, total };
+  }
+
   /**
    * Up to `limit` matching candidates strictly after `after` in search order (keyset
    * pagination): a cursor stays on the same candidate while others are added before it.
@@ -180,6 +199,16 @@ export class CandidateRepository {
   async findByPublicIds(publicIds: readonly string[]): Promise<CandidateDoc[]> {
     if (publicIds.length === 0) return [];
     return findDecodedOnce(
+      this.collection,
+      { publicId: { $in: [...publicIds] } },
+      { projection: READ_MODEL, ...oneBatchFor(publicIds) },
+    );
+  }
+
+  /** findByPublicIds, as stored bytes (undecoded). */
+  async findRawByPublicIds(publicIds: readonly string[]): Promise<Uint8Array[]> {
+    if (publicIds.length === 0) return [];
+    return findRaw(
       this.collection,
       { publicId: { $in: [...publicIds] } },
       { projection: READ_MODEL, ...oneBatchFor(publicIds) },

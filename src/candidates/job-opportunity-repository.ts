@@ -1,6 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { thenAdvanceReadEpoch } from '../cache/read-epoch';
-import { findDecodedOnce } from '../store/decode-once';
+import { findDecodedOnce, findRaw } from '../store/decode-once';
 import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
 import { conflictOnDuplicate } from '../store/duplicate-key';
 import type { JobOpportunityDoc } from './candidate-document';
@@ -18,6 +18,16 @@ export class JobOpportunityRepository {
   async findByPublicIds(publicIds: readonly string[]): Promise<JobOpportunityDoc[]> {
     if (publicIds.length === 0) return [];
     return findDecodedOnce(
+      this.collection,
+      { publicId: { $in: [...publicIds] } },
+      { projection: { _id: 0 }, ...oneBatchFor(publicIds) },
+    );
+  }
+
+  /** findByPublicIds, as stored bytes (undecoded). */
+  async findRawByPublicIds(publicIds: readonly string[]): Promise<Uint8Array[]> {
+    if (publicIds.length === 0) return [];
+    return findRaw(
       this.collection,
       { publicId: { $in: [...publicIds] } },
       { projection: { _id: 0 }, ...oneBatchFor(publicIds) },

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
 import { resolvers } from './resolvers';
+import { describeFieldSources } from './resolvers/field-source';
 
 /** The `schema/` folder of the project, from sources (src/graphql) or from the build (dist/src/graphql). */
 export function schemaDirectory(): string {
@@ -23,5 +24,8 @@ export function loadTypeDefs(directory = schemaDirectory()): string[] {
 }
 
 export function createSchema(): GraphQLSchema {
-  return makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers });
+  const schema = makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers });
+  // What the described resolvers do, for the compilers that read it (src/rest/transcoder/).
+  describeFieldSources(schema, resolvers);
+  return schema;
 }

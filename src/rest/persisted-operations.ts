@@ -31,6 +31,7 @@ import type {
   RegisterCandidateMutationVariables,
 } from './generated/operations';
 import { compileJsonWriter, type JsonWriter } from './shape';
+import { compileTranscoder, type TranscoderCompilation } from './transcoder/compile-transcoder';
 
 /** The operations behind /v1, one file each in schema/rest/ (fragments in fragments.graphql). */
 export const OPERATION_FILES = {
@@ -71,6 +72,12 @@ export interface PersistedOperations {
    * compiled from its selection: the JSON of withoutNulls, in one pass (shape.ts).
    */
   jsonWriter(name: OperationName, path: readonly string[]): JsonWriter;
+  /**
+   * The transcoder of the REST body at `path` of a read operation, compiled from its selection
+   * (transcoder/compile-transcoder.ts), or why it could not be: that operation then runs on the
+   * executor only.
+   */
+  transcoder(name: OperationName, path: readonly string[]): TranscoderCompilation;
 }
 
 /** schema/rest/ beside the SDL. */
@@ -139,6 +146,11 @@ export function loadPersistedOperations(
       const document = sources.get(name);
       if (document === undefined) throw new Error(`no persisted operation ${name}`);
       return compileJsonWriter(schema, document, name, path);
+    },
+    transcoder(name, path) {
+      const document = sources.get(name);
+      if (document === undefined) throw new Error(`no persisted operation ${name}`);
+      return compileTranscoder(schema, document, name, path);
     },
   };
 }

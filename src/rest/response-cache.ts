@@ -83,9 +83,9 @@ export class ResponseCache {
   }
 }
 
-/** A JSON answer as Express would send it: UTF-8 bytes and a weak ETag over them. */
-export function serialisedAnswer(json: string): { body: Buffer; etag: string } {
-  const body = Buffer.from(json, 'utf8');
+/** A JSON answer as Express would send it: UTF-8 bytes (as they are when already bytes) and a weak ETag over them. */
+export function serialisedAnswer(json: string | Buffer): { body: Buffer; etag: string } {
+  const body = typeof json === 'string' ? Buffer.from(json, 'utf8') : json;
   const digest = createHash('sha1').update(body).digest('base64').slice(0, 27);
   return { body, etag: `W/"${body.length.toString(16)}-${digest}"` };
 }

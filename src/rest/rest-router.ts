@@ -29,6 +29,7 @@ import { createRequestBodies, parseBody, type MutationName } from './request-bod
 import { REST_ROUTES } from './rest-routes';
 import { gzipEtag, gzippedBody, MIN_COMPRESSED_BYTES, ResponseCache, serialisedAnswer } from './response-cache';
 import { withoutNulls } from './shape';
+import { createRawReads } from './transcoder/raw-reads';
 
 /**
  * The REST /v1 layer: each operation of the contract (contract section 4) parses its request,
@@ -105,7 +106,7 @@ interface ReadRoute {
   path: string;
   operationId: string;
   pageOfCandidates: boolean;
-  answer: (req: Request, context: GraphQLContext) => Promise<string>;
+  answer: (req: Request, context: GraphQLContext) => Promise<string | Buffer>;
 }
 
 /** The router of /v1 (mount it at `/v1`). Fails when a persisted operation no longer fits the schema. */
@@ -125,6 +126,9 @@ export async function createRestRouter({
   const pageJson = operations.jsonWriter('FindCandidates', ['candidates']);
   const listPageJson = operations.jsonWriter('GetCandidatesByList', ['savedList', 'candidates']);
   const candidateJson = operations.jsonWriter('GetCandidate', ['candidate']);
+  // The same bodies written from the stored bytes where the operation compiles; the executor
+  // answers when it did not, or when a stored value is one the transcoder leaves to it.
+  const raw = createRawReads(operations, services);
 
   const reads: readonly ReadRoute[] = [
     {
@@ -133,11 +137,10 @@ export async function createRestRouter({
       pageOfCandidates: true,
       answer: async (req, context) => {
         const { page, limit, includeEmployed, ...filter } = parseQuery(req.originalUrl, SEARCH_PARAMETERS);
-        const data = await operations.run(
-          'FindCandidates',
-          defined({ page, limit, includeEmployed, filter: nonEmpty(filter) }),
-          context,
-        );
+        const variables = defined({ page, limit, includeEmployed, filter: nonEmpty(filter) });
+        const written = await raw.findCandidates(variables, context);
+        if (written !== undefined) return written;
+        const data = await operations.run('FindCandidates', variables, context);
         return pageJson(data.candidates);
       },
     },
@@ -151,7 +154,11 @@ export async function createRestRouter({
         // The service's page rule, applied before the list is looked up: GraphQL would check the
         // page only under a list that exists, and input is checked before anything is looked up.
         toPage(page, limit);
-        const data = await operations.run('GetCandidatesByList', defined({ publicListId, page, limit }), context);
+        const variables = defined({ publicListId, page, limit });
+        const written = await raw.getCandidatesByList(variables, context);
+        if (written === null) throw new RestProblem(PROBLEM_TYPES.notFound, 'No saved list has this public id.');
+        if (written !== undefined) return written;
+        const data = await operations.run('GetCandidatesByList', variables, context);
         if (data.savedList === null) throw new RestProblem(PROBLEM_TYPES.notFound, 'No saved list has this public id.');
         return listPageJson(data.savedList.candidates);
       },
@@ -163,6 +170,9 @@ export async function createRestRouter({
       answer: async (req, context) => {
         parseQuery(req.originalUrl, {});
         const publicId = parsePublicIdParameter(String(req.params.publicId), 'publicId');
+        const written = await raw.getCandidate({ publicId }, context);
+        if (written === null) throw new RestProblem(PROBLEM_TYPES.notFound, 'No candidate has this public id.');
+        if (written !== undefined) return written;
         const data = await operations.run('GetCandidate', { publicId }, context);
         if (data.candidate === null) throw new RestProblem(PROBLEM_TYPES.notFound, 'No candidate has this public id.');
         return candidateJson(data.candidate);

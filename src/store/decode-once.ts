@@ -28,3 +28,16 @@ export async function findOneDecodedOnce<T extends Document>(
   const [first] = await findDecodedOnce(collection, filter, { ...options, limit: 1, batchSize: 1 });
   return first ?? null;
 }
+
+/**
+ * `collection.find(filter, options).toArray()` as the stored bytes of each document, decoded
+ * never: for readers that write their answer from the bytes (src/rest/transcoder/). The driver
+ * serves `raw: true` the same from MongoDB and from the embedded store.
+ */
+export async function findRaw<T extends Document>(
+  collection: Collection<T>,
+  filter: Filter<T>,
+  options: FindOptions = {},
+): Promise<Uint8Array[]> {
+  return (await collection.find(filter, { ...options, raw: true }).toArray()) as unknown as Uint8Array[];
+}

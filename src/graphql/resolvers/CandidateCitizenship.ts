@@ -1,5 +1,6 @@
 import type { CandidateCitizenshipResolvers } from '../generated/resolvers-types';
+import { referenceField } from './field-source';
 
 export const CandidateCitizenship: CandidateCitizenshipResolvers = {
-  nationality: (item, _args, { reference }) => reference.find('countries', item.nationalityIsoCode),
+  nationality: referenceField('countries', 'nationalityIsoCode'),
 };

@@ -1,6 +1,7 @@
 import type { CandidateEducationResolvers } from '../generated/resolvers-types';
+import { referenceField } from './field-source';
 
 export const CandidateEducation: CandidateEducationResolvers = {
-  country: (item, _args, { reference }) => reference.find('countries', item.countryIsoCode),
-  educationMajor: (item, _args, { reference }) => reference.find('educationMajors', item.educationMajorId),
+  country: referenceField('countries', 'countryIsoCode'),
+  educationMajor: referenceField('educationMajors', 'educationMajorId'),
 };

@@ -1,5 +1,6 @@
 import type { CandidateJobExperienceResolvers } from '../generated/resolvers-types';
+import { referenceField } from './field-source';
 
 export const CandidateJobExperience: CandidateJobExperienceResolvers = {
-  country: (item, _args, { reference }) => reference.find('countries', item.countryIsoCode),
+  country: referenceField('countries', 'countryIsoCode'),
 };

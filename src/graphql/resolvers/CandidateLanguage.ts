@@ -1,7 +1,8 @@
 import type { CandidateLanguageResolvers } from '../generated/resolvers-types';
+import { referenceField } from './field-source';
 
 export const CandidateLanguage: CandidateLanguageResolvers = {
-  language: (item, _args, { reference }) => reference.find('languages', item.languageIsoCode),
-  writtenLevel: (item, _args, { reference }) => reference.find('languageLevels', item.writtenLevel),
-  spokenLevel: (item, _args, { reference }) => reference.find('languageLevels', item.spokenLevel),
+  language: referenceField('languages', 'languageIsoCode'),
+  writtenLevel: referenceField('languageLevels', 'writtenLevel'),
+  spokenLevel: referenceField('languageLevels', 'spokenLevel'),
 };

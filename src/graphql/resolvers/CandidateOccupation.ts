@@ -1,5 +1,6 @@
 import type { CandidateOccupationResolvers } from '../generated/resolvers-types';
+import { referenceField } from './field-source';
 
 export const CandidateOccupation: CandidateOccupationResolvers = {
-  occupation: (item, _args, { reference }) => reference.find('occupations', item.occupation?.isco08Code),
+  occupation: referenceField('occupations', 'occupation', 'isco08Code'),
 };

@@ -1,6 +1,7 @@
+import type { CandidateDoc } from '../../candidates/candidate-document';
 import type { CandidatePageResolvers } from '../generated/resolvers-types';
-import { auditedCandidates } from './audited';
+import { auditedCandidateList } from './field-source';
 
 export const CandidatePage: CandidatePageResolvers = {
-  content: (page, _args, { audit }) => [...auditedCandidates(audit, page.content)],
+  content: auditedCandidateList<CandidateDoc>('content'),
 };

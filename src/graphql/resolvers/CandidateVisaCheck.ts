@@ -1,5 +1,6 @@
 import type { CandidateVisaCheckResolvers } from '../generated/resolvers-types';
+import { referenceField } from './field-source';
 
 export const CandidateVisaCheck: CandidateVisaCheckResolvers = {
-  country: (item, _args, { reference }) => reference.find('countries', item.countryIsoCode),
+  country: referenceField('countries', 'countryIsoCode'),
 };

@@ -1,7 +1,7 @@
 import type { CandidateVisaJobCheckResolvers } from '../generated/resolvers-types';
-import { loadOptional } from './load';
+import { joinedJobOpportunity, referenceField } from './field-source';
 
 export const CandidateVisaJobCheck: CandidateVisaJobCheckResolvers = {
-  jobOpp: (item, _args, { loaders }) => loadOptional(loaders.jobOpportunities, item.jobOppPublicId),
-  occupation: (item, _args, { reference }) => reference.find('occupations', item.occupationIsco08Code),
+  jobOpp: joinedJobOpportunity('jobOppPublicId'),
+  occupation: referenceField('occupations', 'occupationIsco08Code'),
 };

@@ -1,5 +1,6 @@
 import type { DestinationResolvers } from '../generated/resolvers-types';
+import { referenceField } from './field-source';
 
 export const Destination: DestinationResolvers = {
-  country: (item, _args, { reference }) => reference.find('countries', item.countryIsoCode),
+  country: referenceField('countries', 'countryIsoCode'),
 };

@@ -1,5 +1,6 @@
 import type { EmployerEntityResolvers } from '../generated/resolvers-types';
+import { referenceField } from './field-source';
 
 export const EmployerEntity: EmployerEntityResolvers = {
-  country: (employer, _args, { reference }) => reference.find('countries', employer.countryIsoCode),
+  country: referenceField('countries', 'countryIsoCode'),
 };

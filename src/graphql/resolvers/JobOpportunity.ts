@@ -1,7 +1,8 @@
 import type { JobOpportunityResolvers } from '../generated/resolvers-types';
 import { toGlobalId } from '../global-id';
+import { referenceField } from './field-source';
 
 export const JobOpportunity: JobOpportunityResolvers = {
   id: (job) => toGlobalId('JobOpportunity', job.publicId),
-  country: (job, _args, { reference }) => reference.find('countries', job.countryIsoCode),
+  country: referenceField('countries', 'countryIsoCode'),
 };
