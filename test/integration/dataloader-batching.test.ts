@@ -90,6 +90,8 @@ describe('per-request DataLoaders', () => {
     // after the answer); what is counted here is the loaders' work.
     const bookkeeping = new Set([READ_EPOCH_COLLECTION, COLLECTIONS.apiKeys, RATE_LIMIT_COLLECTION, AUDIT_COLLECTION]);
     const listener = (event: CommandStartedEvent) => {
+      // (the connection watch's ping, every second, is no command of the request)
+      if (event.commandName === 'ping') return;
       const collection = String(event.command[event.commandName]);
       if (!bookkeeping.has(collection)) names.push(`${event.commandName}:${collection}`);
     };
