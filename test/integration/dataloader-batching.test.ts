@@ -6,6 +6,7 @@ import { RATE_LIMIT_COLLECTION } from '../../src/rate-limit/rate-limit-indexes';
 import { loadReferenceData } from '../../src/reference/load-reference-data';
 import { COLLECTIONS } from '../../src/app/indexes';
 import { startAppUnderTest, graphql, type AppUnderTest } from '../support/app-under-test';
+import { isBackgroundCommand } from '../support/background-commands';
 import { aCandidate, aJobOpportunity, at } from '../support/builders';
 import { fullSelection } from '../support/full-selection';
 
@@ -90,8 +91,7 @@ describe('per-request DataLoaders', () => {
     // after the answer); what is counted here is the loaders' work.
     const bookkeeping = new Set([READ_EPOCH_COLLECTION, COLLECTIONS.apiKeys, RATE_LIMIT_COLLECTION, AUDIT_COLLECTION]);
     const listener = (event: CommandStartedEvent) => {
-      // (the connection watch's ping, every second, is no command of the request)
-      if (event.commandName === 'ping') return;
+      if (isBackgroundCommand(event)) return;
       const collection = String(event.command[event.commandName]);
       if (!bookkeeping.has(collection)) names.push(`${event.commandName}:${collection}`);
     };

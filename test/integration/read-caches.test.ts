@@ -11,6 +11,7 @@ import type { CandidateDoc } from '../../src/candidates/candidate-document';
 import { RATE_LIMIT_COLLECTION } from '../../src/rate-limit/rate-limit-indexes';
 import { COLLECTIONS } from '../../src/app/indexes';
 import { graphql, startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
+import { isBackgroundCommand } from '../support/background-commands';
 import { rest } from '../support/rest-client';
 
 const registration = (email: string) => ({
@@ -23,17 +24,11 @@ const registration = (email: string) => ({
   },
 });
 
-/**
- * Commands no request sends: the connection watch pings the store every second
- * (src/store/connection-watch.ts), and one may land while a request is measured.
- */
-const HEALTH_COMMANDS = new Set(['ping']);
-
 /** The collections a function's requests touch, one entry per command. */
 async function collectionsTouched(service: AppUnderTest, run: () => Promise<unknown>): Promise<string[]> {
   const touched: string[] = [];
   const listener = (event: CommandStartedEvent) => {
-    if (!HEALTH_COMMANDS.has(event.commandName)) touched.push(String(event.command[event.commandName]));
+    if (!isBackgroundCommand(event)) touched.push(String(event.command[event.commandName]));
   };
   service.app.database.client.on('commandStarted', listener);
   try {
