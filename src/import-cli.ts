@@ -139,7 +139,7 @@ function progressBar(io: ImportIo, path: string | undefined): SingleBar | undefi
     {
       format: 'import [{bar}] {percentage}% | {duration}s',
       hideCursor: true,
-      stream: io.stderr as NodeJS.WriteStream,
+      stream: io.stderr,
     },
     Presets.shades_classic,
   );

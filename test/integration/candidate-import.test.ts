@@ -28,10 +28,10 @@ let targetKey: string;
 let dir: string;
 /** what the source answered: each page of the full search, then each candidate by id */
 const answers = new Map<string, string>();
-let exported: string[] = [];
+const exported: string[] = [];
 
 function envOf(app: AppUnderTest): Record<string, string> {
-  return { MONGODB_URI: app.app.config.mongodbUri!, MONGODB_DB: app.db.databaseName };
+  return { MONGODB_URI: app.app.config.mongodbUri, MONGODB_DB: app.db.databaseName };
 }
 
 function capture() {
