@@ -39,3 +39,15 @@ export function alignedTable(header: readonly string[], rows: readonly (readonly
     )
     .join('\n');
 }
+
+/**
+ * What a tool says when the embedded store on DATA_DIR is held by a process it cannot connect to.
+ * A running service's store publishes its address and the tools connect to it (openStore); this
+ * is the rare rest: a store still loading its data, or one that listens nowhere this user can reach.
+ */
+export function heldStoreMessage(tool: string, held: { dataDir: string; pid: number }): string {
+  return (
+    `${tool}: the embedded store on DATA_DIR=${held.dataDir} is held by process ${held.pid}, which does not accept connections yet ` +
+    '(it may still be loading its data). Run this command again in a moment, or set MONGODB_URI (and MONGODB_DB) to the MongoDB the service uses.'
+  );
+}

@@ -108,7 +108,7 @@ export const settings = {
     env: 'READ_CACHE_ENTRIES',
     default: '10000',
     description:
-      'How many candidates, job opportunities and API key records each instance keeps between requests (0: none). A kept value serves a request only if no write changed the store since it was read (see "Read caches" in the README).',
+      'How many candidates, job opportunities and API key records each instance keeps between requests (0: none). A kept value serves a request only if no write changed the store since it was read (docs/operators.md, "Read caches").',
     schema: z.coerce.number().int().min(0).max(1_000_000),
   },
   readCacheMb: {
@@ -164,7 +164,7 @@ export const settings = {
     env: 'STATISTICS_EPSILON',
     default: '1',
     description:
-      'The ε (privacy cost) of a candidateStatistics query that names none: the noise of every published count is scaled to it (see "Statistics for analysts" in the README). At most 3 decimals.',
+      'The ε (privacy cost) of a candidateStatistics query that names none: the noise of every published count is scaled to it (docs/analysts.md). At most 3 decimals.',
     schema: z.coerce.number().min(0.001).max(10),
   },
   statisticsBudget: {
@@ -348,7 +348,7 @@ export function loadConfig(
   return { ...result, dataDir: path.resolve(result.dataDir) };
 }
 
-/** The settings as a markdown table (the README's configuration section is generated from it). */
+/** The settings as a markdown table (the configuration section of docs/operators.md is generated from it). */
 export function settingsTable(): string {
   const rows = Object.values(settings).map(
     (s) => `| \`${s.env}\` | ${s.default === '' ? '(unset)' : `\`${s.default}\``} | ${s.description} |`,

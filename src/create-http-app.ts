@@ -51,7 +51,7 @@ export function createHttpApp(routes: HttpRoutes, logger: Logger, metrics: Metri
   app.use(REST_MOUNT, routes.rest);
   // The OpenAPI document of /v1 is public: partners read it before they have a key.
   app.get(OPENAPI_PATH, serveOpenApi());
-  // Prometheus text format, without a key so a scraper needs no secret: keep it off the internet (README).
+  // Prometheus text format, without a key so a scraper needs no secret: keep it off the internet (docs/operators.md).
   app.get(METRICS_PATH, serveMetrics(metrics));
   app.use(notFound);
   app.use(hygiene.afterTimeout);

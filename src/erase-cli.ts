@@ -5,7 +5,7 @@ import { isAppError } from './errors';
 import { ensureIndexes } from './indexes';
 import { DataDirectoryInUseError, openStore, type OpenedStore } from './store/open-store';
 import { systemClock, type Clock } from './common/clock';
-import { runAsCommand, type CliOutput } from './cli-support';
+import { heldStoreMessage, runAsCommand, type CliOutput } from './cli-support';
 
 /**
  * `npm run erase -- <publicId>`: the operator's tool for the right to erasure. Opens the store of
@@ -61,10 +61,7 @@ export async function runEraseCli(
     return 0;
   } catch (error) {
     if (error instanceof DataDirectoryInUseError) {
-      output.err(
-        `erase: the embedded store on DATA_DIR=${error.dataDir} is in use by process ${error.pid} (the service is probably running). ` +
-          'Use the eraseCandidate mutation with an ADMIN key, or stop the service and run this command again.',
-      );
+      output.err(heldStoreMessage('erase', error));
       return 1;
     }
     if (isAppError(error) && error.code === 'BAD_USER_INPUT') {

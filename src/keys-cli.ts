@@ -15,7 +15,7 @@ import { isPermission, PERMISSIONS, type Permission } from './auth/permissions';
 import { ensureIndexes } from './store/indexes';
 import { DataDirectoryInUseError, openStore, type OpenedStore } from './store/open-store';
 import { systemClock, type Clock } from './common/clock';
-import { alignedTable, runAsCommand, type CliOutput } from './cli-support';
+import { alignedTable, heldStoreMessage, runAsCommand, type CliOutput } from './cli-support';
 
 /**
  * `npm run keys -- <command>`: the operator's tool for API keys. Parses arguments, opens the
@@ -279,11 +279,7 @@ export async function runKeysCli(
     return 0;
   } catch (error) {
     if (error instanceof DataDirectoryInUseError) {
-      // Two processes on one data directory would corrupt it: "the service is running" becomes advice, not a stack.
-      output.err(
-        `keys: the embedded store on DATA_DIR=${error.dataDir} is in use by process ${error.pid} (the service is probably running). ` +
-          'Stop the service and run this command again, or set MONGODB_URI (and MONGODB_DB) to the MongoDB the service uses.',
-      );
+      output.err(heldStoreMessage('keys', error));
       return 1;
     }
     if (isAppError(error) && error.code === 'BAD_USER_INPUT') {

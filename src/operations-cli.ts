@@ -10,7 +10,7 @@ import { PublishedOperationRepository, type PublishedOperation } from './operati
 import { PublishedOperationService } from './operations/published-operation-service';
 import { ensureIndexes } from './store/indexes';
 import { DataDirectoryInUseError, openStore, type OpenedStore } from './store/open-store';
-import { alignedTable, runAsCommand, type CliOutput } from './cli-support';
+import { alignedTable, heldStoreMessage, runAsCommand, type CliOutput } from './cli-support';
 
 /**
  * `npm run operations -- <command>`: the operator's tool for trusted documents, the operations
@@ -157,10 +157,7 @@ export async function runOperationsCli(
     return 0;
   } catch (error) {
     if (error instanceof DataDirectoryInUseError) {
-      output.err(
-        `operations: the embedded store on DATA_DIR=${error.dataDir} is in use by process ${error.pid} (the service is probably running). ` +
-          'Stop the service and run this command again, or set MONGODB_URI (and MONGODB_DB) to the MongoDB the service uses.',
-      );
+      output.err(heldStoreMessage('operations', error));
       return 1;
     }
     if (isAppError(error) && error.code === 'BAD_USER_INPUT') {

@@ -11,7 +11,7 @@ import { WEBHOOK_EVENT_TYPES } from './webhooks/webhook-event';
 import { webhookIndexes } from './webhooks/webhook-indexes';
 import { WebhookRepository } from './webhooks/webhook-repository';
 import { WebhookService, type WebhookStatus } from './webhooks/webhook-service';
-import { alignedTable, runAsCommand, type CliOutput } from './cli-support';
+import { alignedTable, heldStoreMessage, runAsCommand, type CliOutput } from './cli-support';
 
 /**
  * `npm run webhooks -- <command>`: the operator's tool for webhooks. Parses arguments, opens the
@@ -165,10 +165,7 @@ export async function runWebhooksCli(
     return 0;
   } catch (error) {
     if (error instanceof DataDirectoryInUseError) {
-      output.err(
-        `webhooks: the embedded store on DATA_DIR=${error.dataDir} is in use by process ${error.pid} (the service is probably running). ` +
-          'Stop the service and run this command again, register the webhook with the createWebhook mutation, or set MONGODB_URI (and MONGODB_DB) to the MongoDB the service uses.',
-      );
+      output.err(heldStoreMessage('webhooks', error));
       return 1;
     }
     if (isAppError(error) && error.code === 'BAD_USER_INPUT') {

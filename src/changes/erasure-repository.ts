@@ -23,7 +23,7 @@ export interface Recipient {
  * the candidate document, its saved-list memberships and its ERASED change event. Statistics
  * are computed from `candidates`, so they lose it with the document; search indexes are the
  * store's. Audit events, change events, job matches and offers name the candidate only by its
- * pseudonymous publicId and are kept (see the README, "Erasure").
+ * pseudonymous publicId and are kept (docs/graphql-clients.md, "Change feed and erasure").
  */
 export class ErasureRepository {
   private readonly transactions: WriteTransactions;

@@ -4,6 +4,7 @@ import type { Db } from 'mongodb';
 import { CandidateRepository } from '../candidates/candidate-repository';
 import { loadConfig, type Config } from '../config';
 import { COLLECTIONS, dropSupersededIndexes, ensureIndexes, INDEXES } from '../indexes';
+import { heldStoreMessage } from '../cli-support';
 import { DataDirectoryInUseError, openStore, type OpenedStore } from '../store/open-store';
 import { DemoGenerator, isDemoSeed, MAX_DEMO_SEED } from './demo-generator';
 import { seedDemoData, type SeedCounts, type SeedProgress } from './seed-demo-data';
@@ -228,17 +229,19 @@ export async function runSeedCli(
   let store: OpenedStore | undefined;
   try {
     try {
-      // The embedded store on DATA_DIR runs in a worker thread of this process.
+      // The embedded store on DATA_DIR runs in a worker thread of this process, or in the
+      // running service (openStore connects to it).
       store = await openStore(config, { embedded: { run: 'worker' } });
     } catch (error) {
       if (!(error instanceof DataDirectoryInUseError)) throw error;
-      io.stderr.write(
-        `error: the data directory ${config.dataDir} is in use by a running service.\n` +
-          'Stop the service and seed again, or set MONGODB_URI to the store address the service logged at start.\n',
-      );
+      io.stderr.write(`${heldStoreMessage('seed', error)}\n`);
       return 1;
     }
-    const target = store.embedded ? `embedded store on ${config.dataDir}` : 'MONGODB_URI';
+    const target = !store.embedded
+      ? 'MONGODB_URI'
+      : store.embedded.shared
+        ? `the running store on ${config.dataDir} (process ${store.embedded.pid()})`
+        : `embedded store on ${config.dataDir}`;
     const { database } = store;
     const progress = progressReporter(
       io,

@@ -1,5 +1,6 @@
 import {
   DataDirectoryInUseError,
+  runningStore,
   startEmbeddedStore,
   storeSocket,
   superviseEmbeddedStore,
@@ -42,8 +43,13 @@ export interface OpenStoreOptions {
 export interface EmbeddedStoreHandle {
   /** The Unix domain socket it listens on (mode 0600). */
   readonly socketPath: string;
-  /** The process running it: a child's pid (it changes when the child is restarted), or this process. */
+  /**
+   * The process running it: a child's pid (it changes when the child is restarted), this
+   * process, or (`shared`) the process that held the data directory when it was opened.
+   */
   pid(): number;
+  /** True when another process runs the store (a CLI beside the running service), which stays up after close. */
+  readonly shared: boolean;
   /** Resolves when a `child` store kept dying and was given up; never resolves otherwise. */
   readonly gaveUp: Promise<Error>;
 }
@@ -126,7 +132,12 @@ async function startEmbedded(config: Config, embedded: EmbeddedRun): Promise<Sta
       );
       return {
         uri: supervised.uri,
-        handle: { socketPath: supervised.socketPath, pid: () => supervised.pid(), gaveUp: supervised.gaveUp },
+        handle: {
+          socketPath: supervised.socketPath,
+          pid: () => supervised.pid(),
+          gaveUp: supervised.gaveUp,
+          shared: false,
+        },
         driver: {},
         stop: () => supervised.stop(),
       };
@@ -135,7 +146,7 @@ async function startEmbedded(config: Config, embedded: EmbeddedRun): Promise<Sta
       const thread = await startStoreThread(config.dataDir);
       return {
         uri: thread.uri,
-        handle: { socketPath: thread.socketPath, pid: () => process.pid, gaveUp: NEVER },
+        handle: { socketPath: thread.socketPath, pid: () => process.pid, gaveUp: NEVER, shared: false },
         driver: STORE_THREAD_TIMEOUTS,
         stop: () => thread.close(),
       };
@@ -144,7 +155,7 @@ async function startEmbedded(config: Config, embedded: EmbeddedRun): Promise<Sta
       const store = await startInProcessStore(config.dataDir, embedded.log);
       return {
         uri: store.uri,
-        handle: { socketPath: store.socketPath, pid: () => process.pid, gaveUp: NEVER },
+        handle: { socketPath: store.socketPath, pid: () => process.pid, gaveUp: NEVER, shared: false },
         driver: {},
         stop: () => store.close(),
       };
@@ -153,18 +164,49 @@ async function startEmbedded(config: Config, embedded: EmbeddedRun): Promise<Sta
 }
 
 /**
+ * The store another process runs on DATA_DIR, when it held the directory as this process tried
+ * to open it: the CLI connects to the running service's store (as a second instance of the
+ * service would) instead of opening the files, which would corrupt them. Rethrows `inUse` when
+ * the holder publishes no address (it is still loading its data, or listens on nothing this
+ * user can reach).
+ */
+function runningEmbedded(config: Config, inUse: DataDirectoryInUseError): StartedEmbedded {
+  const running = runningStore(config.dataDir);
+  if (running === undefined) throw inUse;
+  const host = new URL(running.uri).hostname;
+  return {
+    uri: running.uri,
+    handle: {
+      socketPath: host.endsWith('.sock') ? decodeURIComponent(host) : '',
+      pid: () => running.pid,
+      gaveUp: NEVER,
+      shared: true,
+    },
+    driver: {},
+    stop: async () => undefined,
+  };
+}
+
+/**
  * The store of the configuration, connected: MONGODB_URI when set, otherwise the embedded store
  * on DATA_DIR, run as `options.embedded` says. The service and every CLI open their store here.
- * Two stores on one data directory would corrupt it: whichever way the embedded store runs, a
- * data directory held by a live process (a running service, say) rejects with
- * DataDirectoryInUseError.
+ * Two stores on one data directory would corrupt it: when a live process already runs the store
+ * on DATA_DIR (a running service, say), a CLI (`worker` or `in-process`) connects to that store
+ * instead, and the service (`child`) rejects with DataDirectoryInUseError, as every run does
+ * when the holder cannot be reached.
  */
 export async function openStore(config: Config, options: OpenStoreOptions): Promise<OpenedStore> {
   if (config.mongodbUri !== '') {
     const database = await connectDatabase(config.mongodbUri, config.mongodbDb, options.driver);
     return { database, embedded: undefined, close: () => database.close() };
   }
-  const embedded = await startEmbedded(config, options.embedded);
+  let embedded: StartedEmbedded;
+  try {
+    embedded = await startEmbedded(config, options.embedded);
+  } catch (error) {
+    if (!(error instanceof DataDirectoryInUseError) || options.embedded.run === 'child') throw error;
+    embedded = runningEmbedded(config, error);
+  }
   let database: Database;
   try {
     database = await connectDatabase(embedded.uri, config.mongodbDb, { ...options.driver, ...embedded.driver });

@@ -56,9 +56,9 @@ describe('what bounds each collection', () => {
     expect(none).toEqual([]);
   });
 
-  test('when the README lists what bounds each collection, then every collection of the service is there', () => {
-    const readme = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
-    const section = /### What bounds each collection\n([\s\S]*?)\n(?=#)/.exec(readme)?.[1] ?? '';
+  test('when the operators page lists what bounds each collection, then every collection of the service is there', () => {
+    const docs = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'operators.md'), 'utf8');
+    const section = /(?:^|\n)## What bounds each collection\n([\s\S]*?)(?=\n#|$)/.exec(docs)?.[1] ?? '';
     const listed = [...section.matchAll(/^\| `(\w+)`\s+\|/gm)].map((match) => match[1]);
 
     expect(listed.sort()).toEqual([...Object.values(COLLECTIONS), READ_EPOCH_COLLECTION].sort());

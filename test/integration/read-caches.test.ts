@@ -1,5 +1,5 @@
 /**
- * The read caches (README "Read caches"): what an instance keeps between requests serves a
+ * The read caches (docs/operators.md, "Read caches"): what an instance keeps between requests serves a
  * request only under the read epoch that request read, so answers are fast when nothing
  * changed and exact when something did.
  */

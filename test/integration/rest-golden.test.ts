@@ -1,7 +1,8 @@
 /**
  * The REST answers, byte for byte, for a fixed data set: status, content type and the exact
- * body of every request below are pinned in test/fixtures/rest-golden.json, recorded from the
- * code at 55a35ad (before issue 13 changed how documents are read, projected and serialised).
+ * body of every request below are pinned in test/fixtures/rest-golden.json, recorded before the
+ * read path was rewritten (how documents are read, projected and serialised); git log of the
+ * fixture says when.
  * Any change in the stored documents, the projection, the execution or the serialisation that
  * alters one byte of an answer fails here.
  *

@@ -132,7 +132,7 @@ describe('property: query and path parameters of the REST GETs', () => {
   const get = (target: string) => exchange(service.url, { method: 'GET', target, headers: { 'x-api-key': reader } });
 
   /**
-   * The answer the rules give a query of GET /v1/candidates (README "Decisions"): a 400 for any
+   * The answer the rules give a query of GET /v1/candidates (docs/partners-rest.md, "Decisions where the contract is silent"): a 400 for any
    * unknown, repeated or malformed parameter (page and limit 32-bit integers), else the page of
    * `expectedSearch`.
    */

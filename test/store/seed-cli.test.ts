@@ -59,22 +59,27 @@ describe('seed CLI on an embedded data directory', () => {
     }
   });
 
-  it('when the data directory is held by a running store, then seeding is refused with exit code 1', async () => {
+  it('when the data directory is held by a running store, then the seed goes into that store', async () => {
     // Arrange
     const config = loadConfig({ DATA_DIR: temp.dir });
-    const { io, stderr } = capturedIo();
+    const { io, stdout } = capturedIo();
     const running = await startEmbeddedStore({ dbPath: temp.dir, port: 0 });
+    const client = await MongoClient.connect(running.uri);
 
     // Act
     let code: number;
+    let stored: number;
     try {
       code = await runSeedCli(['--candidates', '10'], io, config);
+      stored = await client.db(config.mongodbDb).collection(COLLECTIONS.candidates).countDocuments();
     } finally {
+      await client.close();
       await running.close();
     }
 
     // Assert
-    expect(code).toBe(1);
-    expect(stderr()).toContain(`the data directory ${temp.dir} is in use by a running service`);
+    expect(code).toBe(0);
+    expect(stdout()).toContain(`into the running store on ${temp.dir} (process ${process.pid})`);
+    expect(stored).toBe(10);
   });
 });

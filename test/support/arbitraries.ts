@@ -584,7 +584,7 @@ const CODE_PATTERNS: Record<string, RegExp> = {
 };
 
 /**
- * What a search must answer, by the rules of the README: codes trimmed, upper-cased, blank ones
+ * What a search must answer, by the rules of docs/partners-rest.md: codes trimmed, upper-cased, blank ones
  * dropped, duplicates removed, at most 50 per field and of the field's form; page >= 0, limit 1
  * to 100; candidates in (createdDate, publicId) order, EMPLOYED ones only when asked for.
  * `candidates` must be in that order already. `invalid` names the broken rule.

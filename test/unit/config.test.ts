@@ -43,10 +43,10 @@ describe('configuration', () => {
     }
   });
 
-  test('when the README is read, then its configuration table is the one generated from the settings', () => {
-    const readme = fs.readFileSync(path.resolve(__dirname, '../../README.md'), 'utf8');
+  test('when the operators page is read, then its configuration table is the one generated from the settings', () => {
+    const docs = fs.readFileSync(path.resolve(__dirname, '../../docs/operators.md'), 'utf8');
 
-    expect(readme).toContain(settingsTable());
-    for (const setting of Object.values(settings)) expect(readme).toContain(`\`${setting.env}\``);
+    expect(docs).toContain(settingsTable());
+    for (const setting of Object.values(settings)) expect(docs).toContain(`\`${setting.env}\``);
   });
 });

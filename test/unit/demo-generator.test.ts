@@ -157,7 +157,7 @@ describe('demo data generator', () => {
 
   // The data of a seed is part of the product: the REST golden test (seed 13), the benchmark
   // (seed 1 at 10k/100k) and every demo store depend on it. Hashes taken from the generator as
-  // one class (a88866a), before it was split by kind of document; a deliberate change of the
+  // one class, before it was split by kind of document; a deliberate change of the
   // demo data updates them, and says so.
   it.each([
     [0, 0, '902febadcd00e0da9759b42a96a1af5ff7931846d4a82a062a5fc38d4b760383'],

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { DataDirectory } from './persistence/data-directory';
 import { StoreRuntime } from './runtime';
 import { WireServer } from './server';
+import { publishStoreUri, withdrawStoreUri } from './store-address';
 import { SILENT_LOG } from './store-log';
 import { DEFAULT_TTL_MONITOR_SLEEP_SECS, TtlMonitor } from './ttl-monitor';
 
@@ -15,6 +16,7 @@ export {
   type StoreRestartPolicy,
   type SupervisedStore,
 } from './embedded-process';
+export { runningStore, STORE_URI_FILE, type RunningStore } from './store-address';
 export { MAX_SOCKET_PATH_BYTES, STORE_SOCKET_FILE, storeSocket, type StoreSocket } from './store-socket';
 // The wire protocol's framing, for tools that sit between a driver and the store (a fault-injecting proxy).
 export { decodeOpMsg } from './wire/op-msg';
@@ -83,6 +85,8 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
   const dataDirectory =
     dbPath === undefined ? undefined : await DataDirectory.open(dbPath, runtime.catalog, log, options.durableMarks);
   runtime.journal = dataDirectory?.journal;
+  // An address left by a holder killed with kill -9 must not be taken for this store's.
+  if (dbPath !== undefined) withdrawStoreUri(dbPath);
 
   const server = new WireServer(runtime);
   try {
@@ -100,17 +104,21 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
   });
   ttl.start();
   const where = socketPath === undefined ? { host, port: runtime.port } : { socket: socketPath };
+  const uri =
+    socketPath === undefined
+      ? `mongodb://${host}:${runtime.port}/?directConnection=true`
+      : `mongodb://${encodeURIComponent(socketPath)}/?directConnection=true`;
+  // Other processes of this user (a CLI beside the service) connect here instead of opening the files.
+  if (dbPath !== undefined) publishStoreUri(dbPath, uri);
   log('info', 'embedded store listening', { ...where, dbPath: dbPath ?? '(memory)' });
 
   let closing: Promise<void> | undefined;
   return {
-    uri:
-      socketPath === undefined
-        ? `mongodb://${host}:${runtime.port}/?directConnection=true`
-        : `mongodb://${encodeURIComponent(socketPath)}/?directConnection=true`,
+    uri,
     port: runtime.port,
     close: () => {
       closing ??= (async () => {
+        if (dbPath !== undefined) withdrawStoreUri(dbPath);
         clearInterval(sweeper);
         await ttl.stop();
         await server.close();

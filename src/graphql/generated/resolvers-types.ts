@@ -141,7 +141,7 @@ export type AvailImmediateReason =
 
 /**
  * An anonymised candidate profile: a skilled displaced person looking for work or support
- * abroad (contract section 2.2). It carries no identity data: names, e-mail, phone, documents,
+ * abroad. It carries no identity data: names, e-mail, phone, documents,
  * date of birth, agency numbers and links are accepted only at registration and are never
  * returned. Only `publicId` is always present; every other field is null when not recorded.
  */
@@ -661,7 +661,7 @@ export type CandidateOccupationInput = {
   yearsExperience?: InputMaybe<Scalars['Int']['input']>;
 };
 
-/** One page of candidates (contract section 2.3), as returned by offset pagination. */
+/** One page of candidates, as returned by offset pagination. */
 export type CandidatePage = {
   __typename?: 'CandidatePage';
   /** The candidates of this page, in the order of the query; empty when the page is past the end. */
@@ -1945,7 +1945,7 @@ export type RegisterCandidateResult = {
 };
 
 /**
- * The data of a new candidate (contract section 2.4): identity data, which is stored apart and
+ * The data of a new candidate: identity data, which is stored apart and
  * never returned, and profile fields with the same types and values as on `Candidate`.
  * References to reference data are given by their key (e.g. `{ isoCode: "SY" }`); a key that
  * names no entry of the reference data is rejected as bad user input. No text field may hold

@@ -659,7 +659,7 @@ export type RegisterCandidateInput = {
 };
 
 /**
- * The data of a new candidate (contract section 2.4): identity data, which is stored apart and
+ * The data of a new candidate: identity data, which is stored apart and
  * never returned, and profile fields with the same types and values as on `Candidate`.
  * References to reference data are given by their key (e.g. `{ isoCode: "SY" }`); a key that
  * names no entry of the reference data is rejected as bad user input. No text field may hold

@@ -133,7 +133,7 @@ export interface components {
          * @enum {string}
          */
         AvailImmediateReason: "FAMILY" | "HEALTH" | "CURRENT_WORK" | "STUDIES" | "OTHER";
-        /** @description An anonymised candidate profile (contract section 2.2). It carries no identity data: names, e-mail, phone, date of birth, agency numbers and links are accepted only at registration and never returned. Only `publicId` is always present; a field that is not recorded is omitted (never `null`). */
+        /** @description An anonymised candidate profile. It carries no identity data: names, e-mail, phone, date of birth, agency numbers and links are accepted only at registration and never returned. Only `publicId` is always present; a field that is not recorded is omitted (never `null`). */
         Candidate: {
             /** @description Public identifier of the candidate; unique and stable. */
             publicId: components["schemas"]["PublicId"];
@@ -589,7 +589,7 @@ export interface components {
             /** @description Jobs held in the occupation. */
             candidateJobExperiences?: components["schemas"]["CandidateJobExperienceInput"][] | null;
         };
-        /** @description One page of candidates (contract section 2.3), as returned by offset pagination. */
+        /** @description One page of candidates, as returned by offset pagination. */
         CandidatePage: {
             /** @description The candidates of this page, in the order of the query; empty when the page is past the end. */
             content: components["schemas"]["Candidate"][];
@@ -870,7 +870,7 @@ export interface components {
          * @enum {string}
          */
         IntRecruitReason: "NO_RESPONSE" | "CANT_RETURN_HOME" | "CITIZENSHIP" | "EXPERIENCE" | "CHILDREN" | "OTHER";
-        /** @description Body of a job match: the candidates an employer or recruiter is interested in (contract section 4.4). Unknown fields are refused (400); an optional field may also be `null`, which counts as absent. */
+        /** @description Body of a job match: the candidates an employer or recruiter is interested in. Unknown fields are refused (400); an optional field may also be `null`, which counts as absent. */
         JobMatchRequest: {
             /** @description The candidates of interest: at least one; each must exist, or nothing is recorded (404). */
             candidates: components["schemas"]["CandidateReference"][];
@@ -997,7 +997,7 @@ export interface components {
          * @enum {string}
          */
         OfferReason: "JOB_OPPORTUNITY" | "EDUCATION_SERVICE" | "MIGRATION_SERVICE" | "FINANCIAL_SUPPORT_SERVICE" | "SETTLEMENT_SERVICE" | "OTHER";
-        /** @description Body of an offer to assist: the candidates, and the kind of assistance offered (contract section 4.5). Unknown fields are refused (400); an optional field may also be `null`, which counts as absent. */
+        /** @description Body of an offer to assist: the candidates, and the kind of assistance offered. Unknown fields are refused (400); an optional field may also be `null`, which counts as absent. */
         OfferToAssistRequest: {
             /** @description The candidates offered assistance: at least one; each must exist, or nothing is recorded (404). */
             candidates: components["schemas"]["CandidateCoupon"][];
@@ -1071,7 +1071,7 @@ export interface components {
          * @enum {string}
          */
         RefugeeAgencyStatus: "NO_RESPONSE" | "MANDATE_REFUGEE" | "REGISTERED_ASYLUM" | "REGISTERED_STATELESS" | "REGISTERED_STATUS_UNKNOWN" | "NOT_REGISTERED" | "UNSURE" | "NA";
-        /** @description Body of a candidate registration (contract section 4.6). Unknown fields are refused (400); an optional field may also be `null`, which counts as absent. */
+        /** @description Body of a candidate registration. Unknown fields are refused (400); an optional field may also be `null`, which counts as absent. */
         RegisterCandidateRequest: {
             /** @description Identifier of the organisation supplying the data (at most 200 characters). */
             registrarId?: string | null;
@@ -1085,7 +1085,7 @@ export interface components {
             /** @description Public identifier assigned to the new candidate. */
             publicId: components["schemas"]["PublicId"];
         };
-        /** @description The data of a new candidate (contract section 2.4): identity data, which is stored apart and never returned, and profile fields with the same types and values as on `Candidate`. References to reference data are given by their key (e.g. `{ isoCode: "SY" }`); a key that names no entry of the reference data is rejected with 400. Lists hold at most 50 items; texts are trimmed, and names, cities, institutions and similar short texts may have at most 200 characters, messages and descriptions at most 2000; years are from 1900 to 2100. Unknown fields are refused (400); an optional field may also be `null`, which counts as absent. */
+        /** @description The data of a new candidate: identity data, which is stored apart and never returned, and profile fields with the same types and values as on `Candidate`. References to reference data are given by their key (e.g. `{ isoCode: "SY" }`); a key that names no entry of the reference data is rejected with 400. Lists hold at most 50 items; texts are trimmed, and names, cities, institutions and similar short texts may have at most 200 characters, messages and descriptions at most 2000; years are from 1900 to 2100. Unknown fields are refused (400); an optional field may also be `null`, which counts as absent. */
         RegistrationData: {
             /** @description Identity of the candidate. Never returned by any operation. */
             identity: components["schemas"]["Identity"];

@@ -99,6 +99,17 @@ function secureDirectory(directory: string, log: StoreLog): void {
   }
 }
 
+/** The live process holding `directory` (its lock file names it), or undefined. */
+export function holderOf(directory: string): number | undefined {
+  let owner: number;
+  try {
+    owner = Number.parseInt(fs.readFileSync(path.join(directory, LOCK), 'utf8'), 10);
+  } catch {
+    return undefined;
+  }
+  return Number.isInteger(owner) && isProcessAlive(owner) ? owner : undefined;
+}
+
 /** One process per data directory: a second store on the same files would corrupt them. */
 function acquireLock(lockPath: string): void {
   try {
