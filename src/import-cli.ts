@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { Presets, SingleBar } from 'cli-progress';
 import { ImportRepository } from './candidates/import-repository';
 import { ImportService, type ImportSummary } from './candidates/import-service';
-import { runAsCommand, type CliOutput } from './cli-support';
+import { heldStoreMessage, runAsCommand, type CliOutput } from './cli-support';
 import { systemClock, type Clock } from './common/clock';
 import { loadConfig } from './config';
 import { ensureIndexes } from './indexes';
@@ -29,7 +29,8 @@ Prints a summary: inserted, updated, unchanged, refused.
 Exit codes: 0 every line imported, 1 some lines refused (the others imported),
 2 bad arguments, 3 the import stopped on an error (lines before it stay imported).
 
-Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR.`;
+Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR (that of the running
+service when it runs).`;
 
 export const EXIT = { imported: 0, refused: 1, usage: 2, failed: 3 } as const;
 
@@ -100,10 +101,7 @@ export async function runImportCli(
   } catch (error) {
     bar?.stop();
     if (error instanceof DataDirectoryInUseError) {
-      output.err(
-        `import: the embedded store on DATA_DIR=${error.dataDir} is in use by process ${error.pid} (the service is probably running). ` +
-          'Stop the service and run this command again, or set MONGODB_URI to the store the service uses.',
-      );
+      output.err(heldStoreMessage('import', error));
       return EXIT.failed;
     }
     output.err(`import: ${error instanceof Error ? error.message : String(error)}`);
