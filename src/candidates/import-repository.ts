@@ -57,7 +57,7 @@ export class ImportRepository {
             .distinct('publicId', { publicId: { $in: publicIds }, kind: 'ERASED' }, { session })) as string[],
         );
         outcomes = [];
-        const writes: StoredCandidateDoc[] = [];
+        const writes: { doc: StoredCandidateDoc; isNew: boolean }[] = [];
         const events: Omit<ChangeEvent, 'seq'>[] = [];
         for (const candidate of batch) {
           const before = existing.get(candidate.publicId);
@@ -76,15 +76,18 @@ export class ImportRepository {
             continue;
           }
           outcomes.push(before === undefined ? 'inserted' : 'updated');
-          writes.push(next);
+          writes.push({ doc: next, isNew: before === undefined });
           events.push({ kind: before === undefined ? 'IMPORTED' : 'UPDATED', publicId: candidate.publicId, at });
         }
         if (writes.length === 0) return;
         wrote = true;
         await this.candidates.bulkWrite(
-          writes.map((doc) => ({
-            replaceOne: { filter: { publicId: doc.publicId }, replacement: doc, upsert: true },
-          })),
+          writes.map(({ doc, isNew }) =>
+            // Read in this transaction: absent means new (a concurrent insert conflicts, and the batch reruns).
+            isNew
+              ? { insertOne: { document: doc } }
+              : { replaceOne: { filter: { publicId: doc.publicId }, replacement: doc } },
+          ),
           { session, ordered: true },
         );
         // Last: the outbox is what concurrent change-writing transactions meet on.
