@@ -553,3 +553,20 @@ export class JobOpportunityIndex implements JobOpportunityLookup {
     return this.byShape.get(shape) ?? null;
   }
 }
+
+/** What the import accepts of one field: its enum values, or its own fields (lists of objects). */
+export interface ImportFieldShape {
+  enumValues?: readonly string[];
+  fields?: Readonly<Record<string, ImportFieldShape>>;
+}
+
+/** The fields the import accepts, as a tree (held against the SDL's Candidate by a test). */
+export function importShape(fields: Fields = CANDIDATE): Record<string, ImportFieldShape> {
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, { spec }]) => {
+      if (spec.t === 'enum' || spec.t === 'enumList') return [name, { enumValues: spec.values }];
+      if (spec.t === 'list' || spec.t === 'object') return [name, { fields: importShape(spec.of) }];
+      return [name, {}];
+    }),
+  );
+}
