@@ -61,7 +61,7 @@ export async function runImportCli(
   const file = argv.length === 0 || argv[0] === '-' ? undefined : argv[0];
   let store: OpenedStore | undefined;
   let input: Readable | undefined;
-  let bar: SingleBar | undefined;
+  let bar: Progress | undefined;
   try {
     const started = process.hrtime.bigint();
     input = file === undefined ? io.stdin : await openFile(file);
@@ -89,8 +89,9 @@ export async function runImportCli(
     const lines = createInterface({ input, crlfDelay: Infinity });
     const summary = await new ImportService(new ImportRepository(db), reference, clock).importLines(lines, {
       refused: (lineNumber, reason) => {
-        bar?.stop();
-        output.err(`line ${lineNumber}: refused: ${reason}`);
+        const write = () => output.err(`line ${lineNumber}: refused: ${reason}`);
+        if (bar) bar.print(write);
+        else write();
       },
       progress: () => bar?.update((input as ReadStream).bytesRead),
     });
@@ -130,8 +131,16 @@ function openFile(path: string): Promise<ReadStream> {
   });
 }
 
-/** A bar of bytes read on a terminal (stderr), for a file; none otherwise (logs, pipes, stdin). */
-function progressBar(io: ImportIo, path: string | undefined): SingleBar | undefined {
+/** The progress shown on a terminal: bytes of the file read. */
+interface Progress {
+  update(bytesRead: number): void;
+  /** Writes a line (a refusal) above the bar, which goes on below it. */
+  print(write: () => void): void;
+  stop(): void;
+}
+
+/** A bar on a terminal (stderr), for a file; none otherwise (logs, pipes, stdin). */
+function progressBar(io: ImportIo, path: string | undefined): Progress | undefined {
   if (path === undefined || io.stderr.isTTY !== true) return undefined;
   const bar = new SingleBar(
     {
@@ -141,8 +150,18 @@ function progressBar(io: ImportIo, path: string | undefined): SingleBar | undefi
     },
     Presets.shades_classic,
   );
-  bar.start(Math.max(1, statSync(path).size), 0);
-  return bar;
+  const total = Math.max(1, statSync(path).size);
+  let value = 0;
+  bar.start(total, value);
+  return {
+    update: (bytesRead) => bar.update((value = Math.min(total, bytesRead))),
+    print: (write) => {
+      bar.stop();
+      write();
+      bar.start(total, value);
+    },
+    stop: () => bar.stop(),
+  };
 }
 
 if (require.main === module) runAsCommand('import', runImportCli);
