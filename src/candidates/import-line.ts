@@ -65,7 +65,7 @@ type Spec =
   | { t: 'object'; of: Fields };
 
 /** A field of the JSON: its rule and, when it differs, the field of the document it fills. */
-type Field = { spec: Spec; to?: string; wrap?: (key: unknown) => unknown };
+type Field = { spec: Spec; to?: string; wrap?: (key: unknown) => unknown; required?: boolean };
 type Fields = Readonly<Record<string, Field>>;
 
 const f = (spec: Spec, to?: string): Field => ({ spec, to });
@@ -232,7 +232,12 @@ const CANDIDATE: Fields = {
   partnerIeltsYr: year(),
   partnerOccupation: occupation('partnerOccupationIsco08Code'),
   maxEducationLevel: educationLevel('maxEducationLevel'),
-  candidateCertifications: list({ name: line(), institution: line(), dateCompleted: date() }),
+  // Non-null in the schema: a certification without them could not be read.
+  candidateCertifications: list({
+    name: { ...line(), required: true },
+    institution: { ...line(), required: true },
+    dateCompleted: { ...date(), required: true },
+  }),
   candidateCitizenships: list({
     hasPassport: en(['NO_RESPONSE', 'VALID_PASSPORT', 'INVALID_PASSPORT', 'NO_PASSPORT']),
     passportExp: date(),
@@ -384,6 +389,12 @@ function readObject(
     if (value === null) continue;
     const read = readValue(value, field.spec, parameter, collectors);
     if (read !== undefined) doc[field.to ?? name] = field.wrap ? field.wrap(read) : read;
+    // A required text left blank stays blank, as registration stores it.
+    else if (field.required && typeof value === 'string' && value.trim() === '') doc[field.to ?? name] = '';
+  }
+  for (const [name, field] of Object.entries(fields)) {
+    if (field.required && json[name] == null)
+      collectors.issues.push({ parameter: path === '' ? name : `${path}.${name}`, rule: 'required' });
   }
   return doc;
 }

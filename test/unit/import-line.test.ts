@@ -130,6 +130,28 @@ describe('import lines', () => {
     });
   });
 
+  test('when a certification lacks a field the schema requires, then the line is refused; one left blank is kept blank', () => {
+    const line = (certification: object) =>
+      JSON.stringify({ publicId: ID, status: 'ACTIVE', candidateCertifications: [certification] });
+
+    const missing = readImportLine(line({ name: 'First aid', dateCompleted: '2020-05-01' }), reference, jobs);
+    const blank = readImportLine(
+      line({ name: ' ', institution: 'Red Crescent', dateCompleted: '2020-05-01' }),
+      reference,
+      jobs,
+    );
+
+    expect(missing).toEqual({ ok: false, reason: 'candidateCertifications[0].institution: required' });
+    expect(blank).toEqual({
+      ok: true,
+      candidate: {
+        publicId: ID,
+        status: 'ACTIVE',
+        candidateCertifications: [{ name: '', institution: 'Red Crescent', dateCompleted: '2020-05-01' }],
+      },
+    });
+  });
+
   test('when two stored documents differ only in field order, then they are the same; a date or an array item that differs is not', () => {
     const at = new Date('2024-01-01T00:00:00Z');
 
