@@ -6,11 +6,11 @@
 
 /** The domain areas and shared layers below the transports: they never import a transport. */
 const BELOW_TRANSPORTS =
-  '^src/(audit|auth|cache|candidates|common|demo|observability|persisted-queries|rate-limit|reference|statistics|store)/';
-/** The modules that wire everything together; only entry points import them. */
-const COMPOSITION_ROOTS = '^src/(main|services|indexes|create-http-app)[.]ts$';
-/** Command-line entry points inside an area: composition roots of their own. */
-const CLI_ENTRY_POINTS = '^src/(demo/seed-cli|store/cli)[.]ts$';
+  '^src/(audit|auth|cache|candidates|changes|common|demo|idempotency|observability|operations|persisted-queries|rate-limit|reference|statistics|store|webhooks)/';
+/** The application: start-up, the composition root (services, indexes, the HTTP app), the banner. */
+const APP = '^src/app/';
+/** The command-line tools: composition roots of their own. */
+const CLI = '^src/cli/';
 
 module.exports = {
   forbidden: [
@@ -58,17 +58,24 @@ module.exports = {
     {
       name: 'rest-does-not-import-the-http-app',
       severity: 'error',
-      comment: 'The REST router is mounted by the HTTP app (create-http-app); it does not reach back up to it.',
+      comment: 'The REST router is mounted by the HTTP app (src/app/http-app.ts); it does not reach back up to it.',
       from: { path: '^src/rest/' },
-      to: { path: 'create-http-app[.]ts$' },
+      to: { path: APP },
     },
     {
       name: 'areas-do-not-import-the-composition-root',
       severity: 'error',
       comment:
-        'main.ts, services.ts, indexes.ts and create-http-app.ts wire the areas together; an area never imports them (the CLI entry points, composition roots themselves, may).',
-      from: { path: '^src/[^/]+/', pathNot: CLI_ENTRY_POINTS },
-      to: { path: COMPOSITION_ROOTS },
+        'src/app/ (start-up, services, indexes, the HTTP app) wires the areas and transports together; nothing outside it imports it but the command-line tools, composition roots themselves.',
+      from: { path: '^src/', pathNot: [APP, CLI] },
+      to: { path: APP },
+    },
+    {
+      name: 'nothing-imports-the-tools',
+      severity: 'error',
+      comment: 'src/cli/ holds entry points only: the tools import the product, never the reverse.',
+      from: { path: '^src/', pathNot: CLI },
+      to: { path: CLI },
     },
     {
       name: 'apollo-plugins-in-graphql',

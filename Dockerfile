@@ -26,4 +26,4 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "dist/src/app/main.js"]

@@ -5,7 +5,7 @@ import { killGroup, spawnChild } from './children';
 import { peakRssOf } from './probe';
 import { REPO, tail, toolEnvironment } from './service';
 
-/** One run of `node dist/src/import-cli.js <file>`. */
+/** One run of `node dist/src/cli/import.js <file>`. */
 export interface ImportRun {
   wallMs: number;
   /** VmHWM of the import process, last read before it exited (sampled every 100 ms) */
@@ -81,7 +81,7 @@ export async function benchImport(
 async function runImport(file: string, dataDir: string, logFile: string): Promise<ImportRun> {
   const log = fs.openSync(logFile, 'a');
   const started = performance.now();
-  const child = spawnChild('import', process.execPath, [path.join(REPO, 'dist/src/import-cli.js'), file], {
+  const child = spawnChild('import', process.execPath, [path.join(REPO, 'dist/src/cli/import.js'), file], {
     cwd: REPO,
     env: toolEnvironment(dataDir),
     stdio: ['ignore', log, log],

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { DemoGenerator } from '../../src/demo/demo-generator';
-import { BOOTSTRAP_SEED } from '../../src/demo/bootstrap';
+import { BOOTSTRAP_SEED } from '../../src/app/demo-bootstrap';
 import { forkChild, killAllSync, leftovers, startReaper, stopChild, stopReaper } from './children';
 import { benchImport } from './import';
 import { DEEP_QUERY_PAGE } from './graphql-operations';
@@ -396,7 +396,7 @@ async function benchmarkSize(
     const { npmMs, nodeMs, rebuilt } = result.cliStart;
     const runs = (list: number[]) => list.map((m) => (m / 1000).toFixed(2)).join(', ');
     log(
-      `size ${size}: npm run keys -- list ${runs(npmMs)} s; node dist/src/keys-cli.js list ${runs(nodeMs)} s${rebuilt ? ' (the untimed first run built)' : ''}`,
+      `size ${size}: npm run keys -- list ${runs(npmMs)} s; node dist/src/cli/keys.js list ${runs(nodeMs)} s${rebuilt ? ' (the untimed first run built)' : ''}`,
     );
   }
   const savedListIds = new DemoGenerator({ candidates: size, seed: BOOTSTRAP_SEED })

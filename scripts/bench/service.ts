@@ -75,7 +75,7 @@ export async function seed(dataDir: string, candidates: number, logFile: string)
   const foreign = foreignCpuAroundChild();
   const { ms, output } = await runTool(
     'seed',
-    'demo/seed-cli.js',
+    'cli/seed.js',
     ['--candidates', String(candidates)],
     toolEnvironment(dataDir),
     logFile,
@@ -109,7 +109,7 @@ export async function keysCliFeatures(logFile: string): Promise<KeysCliFeatures>
   try {
     const { output } = await runTool(
       'keys --help',
-      'keys-cli.js',
+      'cli/keys.js',
       ['--help'],
       toolEnvironment(path.join(REPO, '.bench', 'no-store')),
       logFile,
@@ -133,7 +133,7 @@ export async function createBenchKey(dataDir: string, logFile: string, budget: r
   const child = spawnChild(
     'keys create',
     process.execPath,
-    [path.join(DIST, 'keys-cli.js'), 'create', '--name', 'benchmark', '--permissions', 'ADMIN', ...budget],
+    [path.join(DIST, 'cli', 'keys.js'), 'create', '--name', 'benchmark', '--permissions', 'ADMIN', ...budget],
     { cwd: REPO, env: toolEnvironment(dataDir), stdio: ['ignore', fd, errFd] },
   );
   fs.closeSync(fd);
@@ -154,7 +154,7 @@ export async function createBenchKey(dataDir: string, logFile: string, budget: r
 export interface CliStartResult {
   /** `npm run keys -- list`, as an operator runs it: npm, the build check (scripts/build-if-stale.mjs) and the CLI; ms */
   npmMs: number[];
-  /** `node dist/src/keys-cli.js list`: the CLI alone (node start, open the store, list, close); ms */
+  /** `node dist/src/cli/keys.js list`: the CLI alone (node start, open the store, list, close); ms */
   nodeMs: number[];
   /** the first, untimed run found the build stale and built */
   rebuilt: boolean;
@@ -175,7 +175,7 @@ export async function timeCliStart(dataDir: string, logFile: string, runs = 5): 
   const result: CliStartResult = { npmMs: [], nodeMs: [], rebuilt: /\bbuild: /.test(first.output) };
   for (let i = 0; i < runs; i++) {
     result.npmMs.push((await runCommand('npm run keys -- list', npm, keysList, env, logFile, 120_000)).ms);
-    result.nodeMs.push((await runTool('keys list', 'keys-cli.js', ['list'], env, logFile, 120_000)).ms);
+    result.nodeMs.push((await runTool('keys list', 'cli/keys.js', ['list'], env, logFile, 120_000)).ms);
   }
   return result;
 }
@@ -203,7 +203,7 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** `node dist/src/main.js` on a free loopback port; resolves once /healthz answers (the app listens last). */
+/** `node dist/src/app/main.js` on a free loopback port; resolves once /healthz answers (the app listens last). */
 export async function startService(options: {
   dataDir: string;
   env: Record<string, string>;
@@ -214,7 +214,7 @@ export async function startService(options: {
   const port = await freePort();
   const log = fs.openSync(options.logFile, 'a');
   const started = process.hrtime.bigint();
-  const child = spawnChild('service', process.execPath, [path.join(DIST, 'main.js')], {
+  const child = spawnChild('service', process.execPath, [path.join(DIST, 'app', 'main.js')], {
     cwd: REPO,
     env: toolEnvironment(options.dataDir, { ...options.env, HOST: '127.0.0.1', PORT: String(port) }),
     stdio: ['ignore', log, log],

@@ -14,7 +14,7 @@ interface Waiter<V> {
  * Nothing is kept once a fetch is answered (the read caches do that), and nothing is decided:
  * each request checked its own permissions before it asked. When a combined fetch fails, each
  * request's ids are fetched again on their own, so a failure reaches only the requests whose own
- * fetch fails. Built once per process by the composition root (src/services.ts), like the caches.
+ * fetch fails. Built once per process by the composition root (src/app/create-services.ts), like the caches.
  */
 export class CoalescedFetch<V> {
   /** requests not yet sent, by the read epoch they read */

@@ -1,6 +1,6 @@
 /**
  * MongoDB document shapes of the `candidates`, `jobOpportunities`, `savedLists` and `offers`
- * collections. They mirror the read model of the contract (seed section 2.2) field for field,
+ * collections. They mirror the read model of the contract (contract section 2.2) field for field,
  * except that every reference to reference data is stored as its code or id (resolved by
  * per-request loaders) and that nothing identifying is ever stored here: identity data lives
  * in `candidateIdentities` (see identity-document.ts).

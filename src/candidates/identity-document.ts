@@ -1,6 +1,6 @@
 /**
  * One document of `candidateIdentities`: the identity data accepted at registration
- * (seed section 2.4). Kept physically apart from `candidates`; no read path of the product
+ * (contract section 2.4). Kept physically apart from `candidates`; no read path of the product
  * ever queries this collection. `emailKey` carries the unique index that detects
  * duplicate registrations.
  */

@@ -3,7 +3,7 @@ import { RequestAudit } from '../audit/request-audit';
 import type { ApiKeyRecord } from '../auth/api-key-repository';
 import { isWellFormedApiKey } from '../auth/api-key-format';
 import type { Metrics } from '../observability/metrics';
-import type { Services } from '../core';
+import type { Services } from '../service-types';
 import type { ReferenceCache } from '../reference/reference-cache';
 import type { CompanionWrite, WriteOutcome, WriteRequest } from '../store/write-transaction';
 import { createLoaders, type Loaders } from './loaders';

@@ -9,7 +9,7 @@ import type { Logger } from '../logger';
 import { recordGraphQLOperations } from './graphql-operation';
 import type { Metrics } from '../observability/metrics';
 import { requestIdOf } from '../observability/request-id';
-import type { Services } from '../core';
+import type { Services } from '../service-types';
 import { protectionOf } from './armor';
 import { auditPlugin } from './apollo-audit-plugin';
 import { auditWhenClosed } from '../audit/audit-on-close';

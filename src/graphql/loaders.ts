@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { CoalescedFetch } from '../cache/coalesced-fetch';
 import type { EpochCache } from '../cache/epoch-cache';
 import type { CandidateDoc, JobOpportunityDoc } from '../candidates/candidate-document';
-import type { Repositories } from '../core';
+import type { Repositories } from '../service-types';
 
 /**
  * The DataLoaders of one request. Created per request (never shared: a loader caches what

@@ -13,13 +13,10 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
-import { DEFAULT_LIMIT, MAX_LIMIT, MIN_LIMIT } from '../candidates/search-input';
 import { rootFields } from './root-fields';
 import { forEachSelectedField, fragmentsOf } from './selections';
 import type { RateLimitKind } from '../rate-limit/rate-limiter';
-
-/** Candidates per read unit: a page of up to 10 candidates costs 1 read, a page of 100 costs 10. */
-export const CANDIDATES_PER_READ = 10;
+import { pageReads } from '../rate-limit/read-pricing';
 
 /**
  * The fields that return a page of candidates, by schema coordinate, and the argument that sizes
@@ -36,19 +33,6 @@ const PAGE_FIELDS: Readonly<Record<string, string>> = {
 export interface OperationCharge {
   kind: RateLimitKind;
   weight: number;
-}
-
-/**
- * The reads a page of `size` candidates costs: ceil(size / 10), the size taken within the
- * bounds of a page (1 to 100; a size out of bounds is refused later, and costs as the bound).
- * The same on both transports: `GET /v1/candidates?limit=100` and `candidates(limit: 100)` cost 10.
- */
-export function pageReads(size: number | undefined): number {
-  const bounded =
-    size === undefined || !Number.isFinite(size)
-      ? DEFAULT_LIMIT
-      : Math.min(MAX_LIMIT, Math.max(MIN_LIMIT, Math.floor(size)));
-  return Math.ceil(bounded / CANDIDATES_PER_READ);
 }
 
 /**

@@ -3,7 +3,7 @@ import { Kind, type DocumentNode, type FieldNode, type FragmentDefinitionNode, t
 /**
  * The one walker of selection sets through fragments, for everything that reads what an
  * operation selects: its root fields (root-fields.ts), the candidate fields a search must read
- * (execution/candidate-fields.ts), the weight of an operation (rate-limit/operation-weight.ts)
+ * (execution/candidate-fields.ts), the weight of an operation (operation-weight.ts)
  * and the fragments a persisted operation needs (rest/persisted-operations.ts).
  */
 

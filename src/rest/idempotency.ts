@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Logger } from '../logger';
-import { IDEMPOTENCY_TTL_SECONDS } from './idempotency-indexes';
-import type { IdempotencyRecord, IdempotencyRepository } from './idempotency-repository';
+import { IDEMPOTENCY_TTL_SECONDS } from '../idempotency/idempotency-indexes';
+import type { IdempotencyRecord, IdempotencyRepository } from '../idempotency/idempotency-repository';
 import { PROBLEM_TYPES } from '../http/problem-types';
 import { RestProblem, type RestResponse } from '../http/problem';
 import { systemClock, type Clock } from '../common/clock';

@@ -10,7 +10,7 @@ import { requestIdOf } from '../observability/request-id';
 import { rateLimitHeaders, rateLimitPolicyHeader } from '../rate-limit/rate-limit-headers';
 import { throwIfExceeded, type RateLimitKind } from '../rate-limit/rate-limiter';
 import { toPage } from '../candidates/search-input';
-import type { Services } from '../core';
+import type { Services } from '../service-types';
 import { fingerprintOf, idempotencyKeyOf, retryTokenOf, type CompletionOf, type Idempotency } from './idempotency';
 import { loadPersistedOperations, type DataOf } from './persisted-operations';
 import {
@@ -23,7 +23,7 @@ import {
   type RestResponse,
 } from '../http/problem';
 import { PROBLEM_TYPES } from '../http/problem-types';
-import { pageReads } from '../graphql/operation-weight';
+import { pageReads } from '../rate-limit/read-pricing';
 import { CODES, FLAG, LIMIT, PAGE, pageSizeGiven, parsePublicIdParameter, parseQuery } from './query-parameters';
 import { createRequestBodies, parseBody, type MutationName } from './request-bodies';
 import { REST_ROUTES } from './rest-routes';
@@ -31,7 +31,7 @@ import { gzipEtag, gzippedBody, MIN_COMPRESSED_BYTES, ResponseCache, serialisedA
 import { withoutNulls } from './shape';
 
 /**
- * The REST /v1 layer: each operation of the contract (seed section 4) parses its request,
+ * The REST /v1 layer: each operation of the contract (contract section 4) parses its request,
  * runs its persisted GraphQL operation on the one schema with the one context factory, and
  * shapes the result. No rule of the product lives here.
  *

@@ -17,7 +17,7 @@ const FILTER_AND_SCALARS = {
 } as const;
 
 /**
- * Indexes of the candidates collection (named by the caller, src/indexes.ts) that hold every
+ * Indexes of the candidates collection (named by the caller, src/app/indexes.ts) that hold every
  * field a statistics query reads, so that the embedded store counts from index entries without
  * decoding a candidate (its covered-group.ts; at 100,000 candidates decoding them is seconds per
  * query). One without arrays (one entry per candidate), and one per multi-valued dimension, since
@@ -41,7 +41,7 @@ export function statisticsIndexes(candidates: string): readonly IndexSpec[] {
   ];
 }
 
-/** The statistics indexes of earlier releases, led by status (src/indexes.ts gathers them, dropped at start). */
+/** The statistics indexes of earlier releases, led by status (src/app/indexes.ts gathers them, dropped at start). */
 export function supersededStatisticsIndexes(candidates: string): readonly { collection: string; name: string }[] {
   return ['candidates_statistics', 'candidates_statistics_occupation', 'candidates_statistics_language'].map(
     (name) => ({ collection: candidates, name }),

@@ -4,7 +4,7 @@ import type { Db, IndexDescription } from 'mongodb';
  * One index: its collection, key pattern and options as `createIndex` takes them. The name
  * is explicit, so that an operator can recognise the index and a changed key fails loudly.
  * Each area declares the indexes of its own collections (`src/<area>/*-indexes.ts`); the
- * composition root (src/indexes.ts) gathers them and hands them to ensureIndexes.
+ * composition root (src/app/indexes.ts) gathers them and hands them to ensureIndexes.
  */
 export interface IndexSpec {
   readonly collection: string;

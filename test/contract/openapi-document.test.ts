@@ -1,6 +1,6 @@
 /**
  * The OpenAPI document of /v1 (schema/rest/openapi.json) against the product's REST contract
- * (the seed), read programmatically: operations and statuses of sections 4 and 7, every field
+ * (the contract), read programmatically: operations and statuses of sections 4 and 7, every field
  * and enum of section 2, the bounds of section 8. Also: the document is structurally sound,
  * shows no identity data in any response, is served at GET /openapi.json, and lists exactly
  * the routes the REST router serves. Sample bodies show that the test-side validator rejects
@@ -16,10 +16,10 @@ import { PROBLEM_TYPES } from '../../src/http/problem-types';
 import { openApiOperations, serveOpenApi } from '../../src/rest/openapi-route';
 import { createRestRouter } from '../../src/rest/rest-router';
 import { Idempotency } from '../../src/rest/idempotency';
-import { IdempotencyRepository } from '../../src/rest/idempotency-repository';
+import { IdempotencyRepository } from '../../src/idempotency/idempotency-repository';
 import { createSchema } from '../../src/graphql/schema';
 import { createLogger } from '../../src/logger';
-import { createServices } from '../../src/services';
+import { createServices } from '../../src/app/create-services';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import {
   HTTP_METHODS,
@@ -38,17 +38,17 @@ import {
   firstTableOf,
   firstTableWithHeader,
   parseInlineFields,
-  readSeed,
+  readContract,
   sectionOf,
-  seedEndpoints,
-  seedErrorStatuses,
-  seedTypeDefinitions,
-  seedTypeName,
-  seedTypesOf,
+  contractEndpoints,
+  contractErrorStatuses,
+  contractTypeDefinitions,
+  contractTypeName,
+  contractTypesOf,
   type Expectation,
-  type SeedEndpoint,
-} from '../support/seed-tables';
-import { describeUnlessMissing, missingShared, SEED_PATH } from '../support/shared-files';
+  type ContractEndpoint,
+} from '../support/contract-tables';
+import { describeUnlessMissing, missingShared, CONTRACT_PATH } from '../support/shared-files';
 
 type Schema = Record<string, unknown>;
 
@@ -112,16 +112,16 @@ const DEMO_CANDIDATES = 60;
 
 const document = openApiDocument();
 // Every test below compares the document with the contract in ../shared: without it the whole suite is skipped.
-const seedMissing = missingShared(SEED_PATH, 'OpenAPI document tests');
-let seed!: string;
-let definitions!: ReturnType<typeof seedTypeDefinitions>;
-let seedTypes!: ReturnType<typeof seedTypesOf>;
-let endpoints: SeedEndpoint[] = [];
-if (seedMissing === undefined) {
-  seed = readSeed();
-  definitions = seedTypeDefinitions(seed);
-  seedTypes = seedTypesOf(seed, definitions);
-  endpoints = seedEndpoints(seed);
+const contractMissing = missingShared(CONTRACT_PATH, 'OpenAPI document tests');
+let contract!: string;
+let definitions!: ReturnType<typeof contractTypeDefinitions>;
+let contractTypes!: ReturnType<typeof contractTypesOf>;
+let endpoints: ContractEndpoint[] = [];
+if (contractMissing === undefined) {
+  contract = readContract();
+  definitions = contractTypeDefinitions(contract);
+  contractTypes = contractTypesOf(contract, definitions);
+  endpoints = contractEndpoints(contract);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -266,7 +266,7 @@ function responseBodySchemas(): Schema[] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Comparing a property schema with what the seed says
+// Comparing a property schema with what the contract says
 
 const SCALAR_SCHEMAS: Record<string, { type: string; format?: string }> = {
   String: { type: 'string' },
@@ -279,7 +279,7 @@ const SCALAR_SCHEMAS: Record<string, { type: string; format?: string }> = {
   PublicId: { type: 'string', format: 'base64-uuid' },
 };
 
-/** Problems of one (non-list) value schema against the seed's expectation; empty when it matches. */
+/** Problems of one (non-list) value schema against the contract's expectation; empty when it matches. */
 function valueProblems(where: string, schema: Schema, expected: Expectation): string[] {
   const target = deref(schema);
   if (expected.enumValues) {
@@ -287,7 +287,7 @@ function valueProblems(where: string, schema: Schema, expected: Expectation): st
     const values = Array.isArray(target.enum) ? [...(target.enum as string[])].sort() : undefined;
     if (!values) return [`${where} is not an enum`];
     if (values.join() !== [...expected.enumValues].sort().join())
-      problems.push(`${where} has values ${values.join()}, seed says ${expected.enumValues.join()}`);
+      problems.push(`${where} has values ${values.join()}, contract says ${expected.enumValues.join()}`);
     if (expected.named && refName(schema) !== expected.named)
       problems.push(`${where} should be the enum ${expected.named}, is ${refName(schema) ?? 'inline'}`);
     return problems;
@@ -298,14 +298,14 @@ function valueProblems(where: string, schema: Schema, expected: Expectation): st
     const actual = { type: target.type, format: target.format };
     return actual.type === scalar.type && actual.format === scalar.format
       ? []
-      : [`${where} is ${JSON.stringify(actual)}, seed says ${JSON.stringify(scalar)}`];
+      : [`${where} is ${JSON.stringify(actual)}, contract says ${JSON.stringify(scalar)}`];
   }
   return refName(schema) === expected.named
     ? []
     : [`${where} should be a ${expected.named}, is ${refName(schema) ?? JSON.stringify(schema)}`];
 }
 
-/** Problems of a property (list or not) against the seed. */
+/** Problems of a property (list or not) against the contract. */
 function propertyProblems(
   typeName: string,
   schema: Schema | undefined,
@@ -322,21 +322,21 @@ function propertyProblems(
   return valueProblems(where, schema, expected);
 }
 
-/** Problems of a whole component against seed rows: fields, types, required, and nothing else. */
+/** Problems of a whole component against contract rows: fields, types, required, and nothing else. */
 function typeProblems(typeName: string, rows: { name: string; type: string; notes: string }[]): string[] {
   const schema = component(typeName);
   const properties = propertiesOf(schema);
   const problems = rows.flatMap((row) =>
-    propertyProblems(typeName, properties[row.name], row.name, seedTypes.interpret(typeName, row)),
+    propertyProblems(typeName, properties[row.name], row.name, contractTypes.interpret(typeName, row)),
   );
   const extra = Object.keys(properties).filter((name) => !rows.some((row) => row.name === name));
-  if (extra.length > 0) problems.push(`${typeName} has fields the seed does not list: ${extra.join(', ')}`);
+  if (extra.length > 0) problems.push(`${typeName} has fields the contract does not list: ${extra.join(', ')}`);
   const required = rows
-    .filter((row) => seedTypes.interpret(typeName, row).required)
+    .filter((row) => contractTypes.interpret(typeName, row).required)
     .map((row) => row.name)
     .sort();
   if (requiredOf(schema).join() !== required.join())
-    problems.push(`${typeName} requires ${requiredOf(schema).join()}, seed says ${required.join()}`);
+    problems.push(`${typeName} requires ${requiredOf(schema).join()}, contract says ${required.join()}`);
   return problems;
 }
 
@@ -348,7 +348,7 @@ function backtickNames(section: string, prefix: string): string[] {
 }
 
 /** The operations a phrase of section 7's Endpoints column names: `all`, `job-match`, `GET by publicId`. */
-function endpointsNamed(phrase: string): SeedEndpoint[] {
+function endpointsNamed(phrase: string): ContractEndpoint[] {
   if (phrase === 'all') return endpoints;
   const byParameter = /^(GET|POST) by (\w+)$/.exec(phrase);
   const found = byParameter
@@ -365,10 +365,10 @@ const POSTS = endpoints.filter((endpoint) => endpoint.method === 'POST').map((en
 
 // ---------------------------------------------------------------------------------------------
 
-describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi.json)', () => {
+describeUnlessMissing(contractMissing)('OpenAPI document of /v1 (schema/rest/openapi.json)', () => {
   describe('structure', () => {
     it('when the document is read, then it is OpenAPI 3.1.0 with the 2020-12 dialect and the contract version', () => {
-      const version = /Interface version: ([\d.]+)\./.exec(sectionOf(seed, '## 9.'))?.[1];
+      const version = /Interface version: ([\d.]+)\./.exec(sectionOf(contract, '## 9.'))?.[1];
 
       expect(document.openapi).toBe('3.1.0');
       expect(document.jsonSchemaDialect).toBe('https://json-schema.org/draft/2020-12/schema');
@@ -439,7 +439,7 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       expect(broken).toEqual([]);
     });
 
-    it('when the seed lists its endpoints, then the document has exactly those operations, with their operationIds', () => {
+    it('when the contract lists its endpoints, then the document has exactly those operations, with their operationIds', () => {
       const expected = endpoints.map(({ method, path, operationId }) => ({ method, path, operationId }));
 
       expect(endpoints).toHaveLength(6);
@@ -464,8 +464,8 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       expect(problems).toEqual([]);
     });
 
-    it('when the seed names the API key header, then the ApiKey scheme is an apiKey in that header, required globally', () => {
-      const header = /header `([\w-]+)` with the caller's API key/.exec(sectionOf(seed, '## 5.'))?.[1];
+    it('when the contract names the API key header, then the ApiKey scheme is an apiKey in that header, required globally', () => {
+      const header = /header `([\w-]+)` with the caller's API key/.exec(sectionOf(contract, '## 5.'))?.[1];
       const scheme = (document.components as { securitySchemes: Record<string, Schema> }).securitySchemes.ApiKey;
 
       expect(header).toBe('X-API-Key');
@@ -499,9 +499,9 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
     });
   });
 
-  describe('responses (seed sections 4 and 7, and the additions of this service)', () => {
+  describe('responses (contract sections 4 and 7, and the additions of this service)', () => {
     it.each(endpoints.map((endpoint) => [endpoint.operationId, endpoint] as const))(
-      'when seed section 4 lists the responses of %s, then each of those statuses is declared',
+      'when contract section 4 lists the responses of %s, then each of those statuses is declared',
       (_operationId, endpoint) => {
         const declared = Object.keys(responsesOf(endpoint.operationId));
 
@@ -510,8 +510,8 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       },
     );
 
-    it('when seed section 7 lists a status for some endpoints, then each of them declares it', () => {
-      const rows = seedErrorStatuses(seed);
+    it('when contract section 7 lists a status for some endpoints, then each of them declares it', () => {
+      const rows = contractErrorStatuses(contract);
       const missing = rows.flatMap(({ status, endpoints: phrases }) =>
         phrases
           .flatMap(endpointsNamed)
@@ -618,9 +618,9 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
         expect(parametersOf(operationId).filter((parameter) => parameter.in === 'header')).toEqual([]);
     });
 
-    it('when the seed gives a 201 body, then the 201 schema has exactly those fields, all required, ids as public ids', () => {
+    it('when the contract gives a 201 body, then the 201 schema has exactly those fields, all required, ids as public ids', () => {
       for (const endpoint of endpoints.filter((e) => e.method === 'POST')) {
-        const names = backtickNames(sectionOf(seed, endpoint.section), '201 body');
+        const names = backtickNames(sectionOf(contract, endpoint.section), '201 body');
         const schema = (deref(responsesOf(endpoint.operationId)['201']).content as Record<string, { schema: Schema }>)[
           'application/json'
         ].schema;
@@ -653,10 +653,10 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
     });
   });
 
-  describe('parameters (seed sections 4.1, 4.3 and 8)', () => {
-    const table = firstTableWithHeader(sectionOf(seed, '### 4.1'));
+  describe('parameters (contract sections 4.1, 4.3 and 8)', () => {
+    const table = firstTableWithHeader(sectionOf(contract, '### 4.1'));
     const column = (name: string) => table.header.indexOf(name);
-    const seedParameter = (name: string) => table.cells.find((cells) => cells[0] === name)!;
+    const contractParameter = (name: string) => table.cells.find((cells) => cells[0] === name)!;
 
     /** `min 0` / `1 to 100` → JSON Schema bounds. */
     function boundsOf(text: string): Schema {
@@ -667,12 +667,12 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       return {};
     }
 
-    it('when the seed lists the query parameters of GET /v1/candidates, then exactly those are declared, optional, with type, default and bounds', () => {
+    it('when the contract lists the query parameters of GET /v1/candidates, then exactly those are declared, optional, with type, default and bounds', () => {
       const declared = parametersOf('findCandidates');
 
       expect(declared.map((parameter) => parameter.name)).toEqual(table.cells.map((cells) => cells[0]));
       for (const parameter of declared) {
-        const cells = seedParameter(String(parameter.name));
+        const cells = contractParameter(String(parameter.name));
         const schema = deref(parameter.schema);
         const defaultText = cells[column('Default')];
         const expectedDefault = defaultText === '' ? undefined : JSON.parse(defaultText);
@@ -738,14 +738,14 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
     });
   });
 
-  describe('schemas (seed section 2)', () => {
-    it('when the seed lists the Status values and the YNR and YNUR notations, then the enums Status, YesNo and YesNoUnsure have exactly them', () => {
+  describe('schemas (contract section 2)', () => {
+    it('when the contract lists the Status values and the YNR and YNUR notations, then the enums Status, YesNo and YesNoUnsure have exactly them', () => {
       expect(component('Status').enum).toEqual(definitions.statusValues);
-      expect(component('YesNo').enum).toEqual(seedTypes.yesNo);
-      expect(component('YesNoUnsure').enum).toEqual(seedTypes.yesNoUnsure);
+      expect(component('YesNo').enum).toEqual(contractTypes.yesNo);
+      expect(component('YesNoUnsure').enum).toEqual(contractTypes.yesNoUnsure);
     });
 
-    it('when a shared value type of seed section 2.1 has a field, then its schema has it with the same type, format, values and requiredness, and no other', () => {
+    it('when a shared value type of contract section 2.1 has a field, then its schema has it with the same type, format, values and requiredness, and no other', () => {
       const problems = definitions.valueTypes.flatMap(({ typeName, rows }) => typeProblems(typeName, rows));
 
       expect(definitions.valueTypes.map((definition) => definition.typeName).sort()).toEqual(
@@ -755,22 +755,22 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       expect(problems).toEqual([]);
     });
 
-    it('when seed section 2.2 lists a Candidate field, then the Candidate schema has it with the same type, format and values', () => {
+    it('when contract section 2.2 lists a Candidate field, then the Candidate schema has it with the same type, format and values', () => {
       const properties = propertiesOf(component('Candidate'));
       const problems = definitions.candidateRows.flatMap((row) =>
-        propertyProblems('Candidate', properties[row.name], row.name, seedTypes.interpret('Candidate', row)),
+        propertyProblems('Candidate', properties[row.name], row.name, contractTypes.interpret('Candidate', row)),
       );
 
-      // guards the parser: the seed's Candidate tables hold 79 fields besides the nested lists
+      // guards the parser: the contract's Candidate tables hold 79 fields besides the nested lists
       expect(definitions.candidateRows.length).toBeGreaterThanOrEqual(79);
       expect(problems).toEqual([]);
     });
 
-    it('when seed section 2.2 lists a nested list, then the Candidate has it as an array of the item type (maxEducationLevel: one EducationLevel)', () => {
+    it('when contract section 2.2 lists a nested list, then the Candidate has it as an array of the item type (maxEducationLevel: one EducationLevel)', () => {
       const properties = propertiesOf(component('Candidate'));
       const problems = definitions.nestedListRows.flatMap((row) => {
         const single = /single object/.test(row.type);
-        const named = seedTypeName(row.type.split('(')[0].trim());
+        const named = contractTypeName(row.type.split('(')[0].trim());
         return propertyProblems('Candidate', properties[row.name], row.name, { named, list: !single, required: false });
       });
 
@@ -779,21 +779,21 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       expect(problems).toEqual([]);
     });
 
-    it('when the Candidate schema is read, then it has only the seed fields (no GraphQL-only partner) and only publicId is required', () => {
-      const seedNames = [...definitions.candidateRows, ...definitions.nestedListRows].map((row) => row.name).sort();
+    it('when the Candidate schema is read, then it has only the contract fields (no GraphQL-only partner) and only publicId is required', () => {
+      const contractNames = [...definitions.candidateRows, ...definitions.nestedListRows].map((row) => row.name).sort();
 
-      expect(Object.keys(propertiesOf(component('Candidate'))).sort()).toEqual(seedNames);
+      expect(Object.keys(propertiesOf(component('Candidate'))).sort()).toEqual(contractNames);
       expect(requiredOf(component('Candidate'))).toEqual(['publicId']);
     });
 
-    it('when a nested item type of seed section 2.2 has a field, then its schema has it with the same type, format, values and requiredness, and no other', () => {
+    it('when a nested item type of contract section 2.2 has a field, then its schema has it with the same type, format, values and requiredness, and no other', () => {
       const problems: string[] = [];
       for (const { typeName, rows } of definitions.itemTypes) {
         problems.push(...typeProblems(typeName, rows));
         for (const row of rows) {
           // `employerEntity | object | anonymised employer: country (Country), …`
           const inline = /:\s*(.+)$/.exec(row.notes);
-          const expected = seedTypes.interpret(typeName, row);
+          const expected = contractTypes.interpret(typeName, row);
           const property = propertiesOf(component(typeName))[row.name];
           if (expected.named === undefined && !expected.enumValues && inline && property) {
             const objectName = refName(property);
@@ -816,15 +816,15 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       expect(problems).toEqual([]);
     });
 
-    it('when seed section 2.3 lists the CandidatePage fields, then the schema has exactly them, all required, content of Candidates', () => {
-      const rows = firstTableOf(sectionOf(seed, '### 2.3'));
+    it('when contract section 2.3 lists the CandidatePage fields, then the schema has exactly them, all required, content of Candidates', () => {
+      const rows = firstTableOf(sectionOf(contract, '### 2.3'));
       const schema = component('CandidatePage');
       const problems = rows.flatMap((row) =>
         propertyProblems(
           'CandidatePage',
           propertiesOf(schema)[row.name],
           row.name,
-          seedTypes.interpret('CandidatePage', row),
+          contractTypes.interpret('CandidatePage', row),
         ),
       );
 
@@ -844,8 +844,8 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
     });
   });
 
-  describe('request bodies (seed sections 2.4 and 4.4 to 4.6)', () => {
-    const rows = firstTableOf(sectionOf(seed, '### 2.4'));
+  describe('request bodies (contract sections 2.4 and 4.4 to 4.6)', () => {
+    const rows = firstTableOf(sectionOf(contract, '### 2.4'));
     const registration = component('RegistrationData');
     const registrationProperties = propertiesOf(registration);
     const candidateProperties = propertiesOf(component('Candidate'));
@@ -895,15 +895,15 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       return problems;
     }
 
-    it('when seed section 2.4 lists a registration field, then RegistrationData has it, and no other', () => {
-      const seedNames = rows.flatMap((row) => row.name.split(',').map((name) => name.trim()));
+    it('when contract section 2.4 lists a registration field, then RegistrationData has it, and no other', () => {
+      const contractNames = rows.flatMap((row) => row.name.split(',').map((name) => name.trim()));
 
-      expect(seedNames.length).toBeGreaterThan(25);
-      expect(Object.keys(registrationProperties).sort()).toEqual([...seedNames].sort());
+      expect(contractNames.length).toBeGreaterThan(25);
+      expect(Object.keys(registrationProperties).sort()).toEqual([...contractNames].sort());
       expect(component('RegistrationData').additionalProperties).toBe(false);
     });
 
-    it('when the seed gives identity as firstName, lastName and email, then Identity has exactly those, the e-mail required', () => {
+    it('when the contract gives identity as firstName, lastName and email, then Identity has exactly those, the e-mail required', () => {
       const identityRow = rows.find((row) => row.name === 'identity')!;
       const identity = component('Identity');
 
@@ -918,7 +918,7 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       expect(propertiesOf(identity).email).toMatchObject({ type: 'string', format: 'email' });
     });
 
-    it('when the seed types a registration field itself (dob, phone, …), then RegistrationData has that type', () => {
+    it('when the contract types a registration field itself (dob, phone, …), then RegistrationData has that type', () => {
       const problems = rows
         .filter((row) => row.type && row.type !== 'object' && row.type !== 'arrays')
         .flatMap((row) =>
@@ -927,7 +927,7 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
                 'RegistrationData',
                 withoutNull(registrationProperties[row.name]),
                 row.name,
-                seedTypes.interpret('RegistrationData', row),
+                contractTypes.interpret('RegistrationData', row),
               )
             : [`RegistrationData.${row.name} is missing`],
         );
@@ -971,9 +971,9 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       expect(problems).toEqual([]);
     });
 
-    it('when the seed gives the body of a POST, then the request schema has exactly its fields', () => {
+    it('when the contract gives the body of a POST, then the request schema has exactly its fields', () => {
       for (const endpoint of endpoints.filter((e) => e.method === 'POST')) {
-        const section = sectionOf(seed, endpoint.section);
+        const section = sectionOf(contract, endpoint.section);
         const tableNames = firstTableOf(section).map((row) => row.name);
         const names = tableNames.length > 0 ? tableNames : backtickNames(section, 'Request body');
         const schema = requestSchemaOf(endpoint.operationId);
@@ -1006,8 +1006,8 @@ describeUnlessMissing(seedMissing)('OpenAPI document of /v1 (schema/rest/openapi
       expect(registrationProperties.candidateSkills).toMatchObject({ maxItems: MAX_LIST_ITEMS });
     });
 
-    it('when the seed lists the offer reasons, then reason is a required enum of exactly those', () => {
-      const reasonRow = firstTableOf(sectionOf(seed, '### 4.5')).find((row) => row.name === 'reason')!;
+    it('when the contract lists the offer reasons, then reason is a required enum of exactly those', () => {
+      const reasonRow = firstTableOf(sectionOf(contract, '### 4.5')).find((row) => row.name === 'reason')!;
       const schema = requestSchemaOf('offerToAssistCandidates');
 
       expect(requiredOf(schema)).toEqual(['candidates', 'reason']);

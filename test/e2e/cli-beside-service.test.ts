@@ -46,7 +46,7 @@ describe('operator tools beside the running service', () => {
 
     // Act
     const key = (
-      await tool('src/keys-cli.ts', ['create', '--name', 'partner', '--permissions', 'READ_CANDIDATE_DATA'], dataDir)
+      await tool('src/cli/keys.ts', ['create', '--name', 'partner', '--permissions', 'READ_CANDIDATE_DATA'], dataDir)
     ).trim();
     const after = await get(service, '/v1/candidates', key);
 
@@ -66,7 +66,7 @@ describe('operator tools beside the running service', () => {
     const before = await get(service, `/v1/candidates/${publicId}`, key);
 
     // Act
-    const said = await tool('src/erase-cli.ts', [publicId], dataDir);
+    const said = await tool('src/cli/erase.ts', [publicId], dataDir);
     const after = await get(service, `/v1/candidates/${publicId}`, key);
 
     // Assert
@@ -89,7 +89,7 @@ describe('operator tools beside the running service', () => {
     fs.writeFileSync(file, `${line}\n`);
 
     // Act
-    const said = await tool('src/import-cli.ts', [file], dataDir);
+    const said = await tool('src/cli/import.ts', [file], dataDir);
     const after = await get(service, '/v1/candidates/importedBesideService1', key);
     const feed = await fetch(`${service.url}/graphql`, {
       method: 'POST',

@@ -3,7 +3,7 @@ import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
 import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { ApiKeyService } from '../../src/auth/api-key-service';
 import { spawnEmbeddedStore, type EmbeddedStoreProcess } from 'embedded-mongodb';
-import { COLLECTIONS } from '../../src/indexes';
+import { COLLECTIONS } from '../../src/app/indexes';
 import { makeTempDir } from 'embedded-mongodb/test-support';
 import { startCommandProxy, type CommandProxy } from '../support/command-proxy';
 import { recordSecret } from '../support/log-capture';

@@ -7,9 +7,9 @@ import { apiKeyIndexes } from '../../src/auth/api-key-indexes';
 import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { ApiKeyService, type ApiKeyRecord } from '../../src/auth/api-key-service';
 import { ConflictError, NotFoundError, UnauthenticatedError } from '../../src/errors';
-import { ensureIndexes } from '../../src/indexes';
+import { ensureIndexes } from '../../src/app/indexes';
 import { connectDatabase, type Database } from '../../src/store/mongo';
-import { runKeysCli } from '../../src/keys-cli';
+import { runKeysCli } from '../../src/cli/keys';
 import { startStoreUnderTest } from 'embedded-mongodb/test-support';
 import { TestClock } from '../support/test-clock';
 
@@ -67,7 +67,7 @@ async function authenticationError(key: string | undefined): Promise<unknown> {
 
 async function keysCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run('npx', ['tsx', 'src/keys-cli.ts', ...args], {
+    const { stdout, stderr } = await run('npx', ['tsx', 'src/cli/keys.ts', ...args], {
       cwd: ROOT,
       env: { ...process.env, MONGODB_URI: store.uri, MONGODB_DB: dbName },
     });

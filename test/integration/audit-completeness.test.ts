@@ -9,7 +9,7 @@ import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { ApiKeyService } from '../../src/auth/api-key-service';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
-import { createApp, type CandidateDirectory } from '../../src/main';
+import { createApp, type CandidateDirectory } from '../../src/app/main';
 import { spawnEmbeddedStore, type EmbeddedStoreProcess } from 'embedded-mongodb';
 import { startAppUnderTest, graphql, type AppUnderTest } from '../support/app-under-test';
 import { testDatabaseName } from '../support/builders';

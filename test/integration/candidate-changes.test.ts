@@ -9,7 +9,7 @@ import type { Permission } from '../../src/auth/permissions';
 import { loadConfig, type Config } from '../../src/config';
 import { seedDemoData } from '../../src/demo/seed-demo-data';
 import { createLogger } from '../../src/logger';
-import { createApp, type CandidateDirectory } from '../../src/main';
+import { createApp, type CandidateDirectory } from '../../src/app/main';
 import { graphql } from '../support/app-under-test';
 import { testDatabaseName } from '../support/builders';
 import { rest } from '../support/rest-client';

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { READ_EPOCH_COLLECTION } from '../../src/cache/read-epoch';
-import { runEraseCli } from '../../src/erase-cli';
-import { EXIT, runImportCli, type ImportIo } from '../../src/import-cli';
-import { COLLECTIONS } from '../../src/indexes';
+import { runEraseCli } from '../../src/cli/erase';
+import { EXIT, runImportCli, type ImportIo } from '../../src/cli/import';
+import { COLLECTIONS } from '../../src/app/indexes';
 import { graphql, startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { rest } from '../support/rest-client';
 

@@ -1,6 +1,6 @@
 import { MongoClient, type Db } from 'mongodb';
 import { appendChangeEvent, ChangeEventRepository } from '../../src/changes/change-events';
-import { COLLECTIONS, ensureIndexes } from '../../src/indexes';
+import { COLLECTIONS, ensureIndexes } from '../../src/app/indexes';
 import { WriteTransactions } from '../../src/store/write-transaction';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { at, testDatabaseName } from '../support/builders';

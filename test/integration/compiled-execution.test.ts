@@ -2,7 +2,7 @@ import { parse, print, type GraphQLSchema } from 'graphql';
 import { compileQuery } from 'graphql-jit';
 import type { CandidateDoc, SavedListDoc } from '../../src/candidates/candidate-document';
 import { toGlobalId } from '../../src/graphql/global-id';
-import { COLLECTIONS } from '../../src/indexes';
+import { COLLECTIONS } from '../../src/app/indexes';
 import { graphql, startAppUnderTest, type AppUnderTest, type GraphQLResponse } from '../support/app-under-test';
 import { fullSelection } from '../support/full-selection';
 import { rest, type RestOptions } from '../support/rest-client';

@@ -6,13 +6,13 @@ import { JobOpportunityRepository } from '../../src/candidates/job-opportunity-r
 import { OfferRepository } from '../../src/candidates/offer-repository';
 import { backfillEmailKeys, RegistrationRepository } from '../../src/candidates/registration-repository';
 import { SavedListRepository } from '../../src/candidates/saved-list-repository';
-import { seedWithOptions, SeedRefusedError } from '../../src/demo/seed-cli';
+import { seedWithOptions, SeedRefusedError } from '../../src/cli/seed';
 import { seedDemoData } from '../../src/demo/seed-demo-data';
 import { ConflictError } from '../../src/errors';
 import { loadReferenceData } from '../../src/reference/load-reference-data';
 import { languages, REFERENCE_COLLECTIONS } from '../../src/reference/reference-data';
 import { REFERENCE_COLLECTION_NAMES, ReferenceRepository } from '../../src/reference/reference-repository';
-import { COLLECTIONS, dropSupersededIndexes, ensureIndexes, INDEXES, SUPERSEDED_INDEXES } from '../../src/indexes';
+import { COLLECTIONS, dropSupersededIndexes, ensureIndexes, INDEXES, SUPERSEDED_INDEXES } from '../../src/app/indexes';
 import {
   aCandidate,
   aJobOpportunity,

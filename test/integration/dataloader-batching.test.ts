@@ -4,7 +4,7 @@ import { READ_EPOCH_COLLECTION } from '../../src/cache/read-epoch';
 import { toStoredCandidate, type CandidateDoc } from '../../src/candidates/candidate-document';
 import { RATE_LIMIT_COLLECTION } from '../../src/rate-limit/rate-limit-indexes';
 import { loadReferenceData } from '../../src/reference/load-reference-data';
-import { COLLECTIONS } from '../../src/indexes';
+import { COLLECTIONS } from '../../src/app/indexes';
 import { startAppUnderTest, graphql, type AppUnderTest } from '../support/app-under-test';
 import { aCandidate, aJobOpportunity, at } from '../support/builders';
 import { fullSelection } from '../support/full-selection';

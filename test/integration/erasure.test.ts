@@ -1,7 +1,7 @@
 import type { CandidateDoc, SavedListDoc } from '../../src/candidates/candidate-document';
 import { ChangeEventRepository } from '../../src/changes/change-events';
-import { runEraseCli } from '../../src/erase-cli';
-import { COLLECTIONS } from '../../src/indexes';
+import { runEraseCli } from '../../src/cli/erase';
+import { COLLECTIONS } from '../../src/app/indexes';
 import { StatisticsRepository } from '../../src/statistics/statistics-repository';
 import { graphql, startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { rest } from '../support/rest-client';

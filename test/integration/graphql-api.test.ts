@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { toStoredCandidate, type CandidateDoc } from '../../src/candidates/candidate-document';
-import { COLLECTIONS } from '../../src/indexes';
+import { COLLECTIONS } from '../../src/app/indexes';
 import { startAppUnderTest, graphql, type AppUnderTest } from '../support/app-under-test';
 import { aCandidate } from '../support/builders';
 import { fullSelection } from '../support/full-selection';

@@ -5,7 +5,7 @@
  */
 import type { CandidateDoc, SavedListDoc } from '../../src/candidates/candidate-document';
 import { toGlobalId } from '../../src/graphql/global-id';
-import { COLLECTIONS } from '../../src/indexes';
+import { COLLECTIONS } from '../../src/app/indexes';
 import { startAppUnderTest, graphql, type AppUnderTest } from '../support/app-under-test';
 import { fullSelection } from '../support/full-selection';
 

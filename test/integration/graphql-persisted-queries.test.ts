@@ -11,7 +11,7 @@ import type { Permission } from '../../src/auth/permissions';
 import { loadConfig, type Config } from '../../src/config';
 import { seedDemoData } from '../../src/demo/seed-demo-data';
 import { createLogger } from '../../src/logger';
-import { createApp, type CandidateDirectory } from '../../src/main';
+import { createApp, type CandidateDirectory } from '../../src/app/main';
 import { PERSISTED_QUERY_COLLECTION } from '../../src/persisted-queries/persisted-query-indexes';
 import { PersistedQueryRepository } from '../../src/persisted-queries/persisted-query-repository';
 import { PersistedQueryStore } from '../../src/persisted-queries/persisted-query-store';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { applyAuditRetention } from '../../src/audit/audit-repository';
 import { AUDIT_RETENTION_INDEX } from '../../src/audit/audit-indexes';
 import { READ_EPOCH_COLLECTION } from '../../src/cache/read-epoch';
-import { COLLECTIONS } from '../../src/indexes';
+import { COLLECTIONS } from '../../src/app/indexes';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 
 /** The collections every request, retry or query adds to: each must expire what it holds. */

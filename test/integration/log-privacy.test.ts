@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Collection, MongoServerError, type Document } from 'mongodb';
-import { COLLECTIONS } from '../../src/indexes';
+import { COLLECTIONS } from '../../src/app/indexes';
 import { startAppUnderTest, graphql, type AppUnderTest } from '../support/app-under-test';
 import { fullSelection } from '../support/full-selection';
 import { LogCapture, recordSecret } from '../support/log-capture';

@@ -1,8 +1,8 @@
 import { register as globalRegistry } from 'prom-client';
 import { hashApiKey } from '../../src/auth/api-key-format';
-import { ROUTE_LABELS } from '../../src/create-http-app';
+import { ROUTE_LABELS } from '../../src/app/http-app';
 import { openApiOperations } from '../../src/rest/openapi-route';
-import { COLLECTIONS } from '../../src/indexes';
+import { COLLECTIONS } from '../../src/app/indexes';
 import { startAppUnderTest, graphql, type AppUnderTest } from '../support/app-under-test';
 import { LogCapture } from '../support/log-capture';
 import { rest } from '../support/rest-client';

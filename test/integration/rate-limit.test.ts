@@ -14,7 +14,7 @@ import type { Db } from 'mongodb';
 import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { ApiKeyService } from '../../src/auth/api-key-service';
 import type { Permission } from '../../src/auth/permissions';
-import { parseKeysArgs, runKeysCli, UsageError } from '../../src/keys-cli';
+import { parseKeysArgs, runKeysCli, UsageError } from '../../src/cli/keys';
 import { PROBLEM_TYPES } from '../../src/http/problem-types';
 import { RATE_LIMIT_COLLECTION } from '../../src/rate-limit/rate-limit-indexes';
 import { RateLimitRepository, type RateLimitWindowDoc } from '../../src/rate-limit/rate-limit-repository';

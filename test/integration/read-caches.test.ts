@@ -9,7 +9,7 @@ import type { CommandStartedEvent } from 'mongodb';
 import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
 import type { CandidateDoc } from '../../src/candidates/candidate-document';
 import { RATE_LIMIT_COLLECTION } from '../../src/rate-limit/rate-limit-indexes';
-import { COLLECTIONS } from '../../src/indexes';
+import { COLLECTIONS } from '../../src/app/indexes';
 import { graphql, startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { rest } from '../support/rest-client';
 

@@ -3,7 +3,7 @@ import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { ApiKeyService } from '../../src/auth/api-key-service';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
-import { createApp, type CandidateDirectory } from '../../src/main';
+import { createApp, type CandidateDirectory } from '../../src/app/main';
 import { startEmbeddedStore, type EmbeddedStore } from 'embedded-mongodb';
 import { testDatabaseName } from '../support/builders';
 import { startCommandProxy, type CommandProxy, type FaultPoint } from '../support/command-proxy';
@@ -11,7 +11,7 @@ import { appLogDestination, recordSecret } from '../support/log-capture';
 import { expectWholeRegistrations } from '../support/registrations';
 import { rest } from '../support/rest-client';
 import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
-import { COLLECTIONS } from '../../src/indexes';
+import { COLLECTIONS } from '../../src/app/indexes';
 import { emailIdentityKey } from '../../src/candidates/text-input';
 
 /**

@@ -1,5 +1,5 @@
 import type { CandidateDoc, SavedListDoc } from '../../src/candidates/candidate-document';
-import { COLLECTIONS } from '../../src/indexes';
+import { COLLECTIONS } from '../../src/app/indexes';
 import { graphql, startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { aSavedList } from '../support/builders';
 import { fullSelection } from '../support/full-selection';

@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { toStoredCandidate, type CandidateDoc, type StoredCandidateDoc } from '../../src/candidates/candidate-document';
 import { generateDemoData } from '../../src/demo/demo-generator';
-import { COLLECTIONS } from '../../src/indexes';
+import { COLLECTIONS } from '../../src/app/indexes';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { aCandidate, aSavedList } from '../support/builders';
 import { rest } from '../support/rest-client';

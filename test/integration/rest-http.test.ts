@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { CandidateDoc } from '../../src/candidates/candidate-document';
 import { createSchema } from '../../src/graphql/schema';
 import { loadPersistedOperations, persistedOperationsDirectory } from '../../src/rest/persisted-operations';
-import { COLLECTIONS } from '../../src/indexes';
+import { COLLECTIONS } from '../../src/app/indexes';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { recordSecret } from '../support/log-capture';
 import { rest } from '../support/rest-client';

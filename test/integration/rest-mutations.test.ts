@@ -1,6 +1,6 @@
 import { hashApiKey } from '../../src/auth/api-key-format';
 import type { CandidateDoc, OfferDoc } from '../../src/candidates/candidate-document';
-import { COLLECTIONS } from '../../src/indexes';
+import { COLLECTIONS } from '../../src/app/indexes';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { aSavedList } from '../support/builders';
 import { recordSecret } from '../support/log-capture';

@@ -1,5 +1,5 @@
 import type { CandidateDoc } from '../../src/candidates/candidate-document';
-import { COLLECTIONS } from '../../src/indexes';
+import { COLLECTIONS } from '../../src/app/indexes';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { nullPaths, rest } from '../support/rest-client';
 

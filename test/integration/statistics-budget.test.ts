@@ -10,7 +10,7 @@ import { ApiKeyService } from '../../src/auth/api-key-service';
 import { loadConfig } from '../../src/config';
 import { seedDemoData } from '../../src/demo/seed-demo-data';
 import { createLogger } from '../../src/logger';
-import { createApp, type CandidateDirectory } from '../../src/main';
+import { createApp, type CandidateDirectory } from '../../src/app/main';
 import { graphql, type GraphQLResponse } from '../support/app-under-test';
 import { testDatabaseName } from '../support/builders';
 import { TestClock } from '../support/test-clock';

@@ -7,7 +7,7 @@ import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { ApiKeyService } from '../../src/auth/api-key-service';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
-import { createApp, type CandidateDirectory } from '../../src/main';
+import { createApp, type CandidateDirectory } from '../../src/app/main';
 import { testDatabaseName } from '../support/builders';
 import { appLogDestination, recordSecret } from '../support/log-capture';
 import { rest } from '../support/rest-client';

@@ -14,10 +14,10 @@ import { generatePersistedQueryManifest } from '@apollo/generate-persisted-query
 import { generatePersistedQueryIdsFromManifest } from '@apollo/persisted-query-lists';
 import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { ApiKeyService } from '../../src/auth/api-key-service';
-import { runKeysCli } from '../../src/keys-cli';
+import { runKeysCli } from '../../src/cli/keys';
 import { createLogger } from '../../src/logger';
-import { runOperationsCli } from '../../src/operations-cli';
-import { createApp, type CandidateDirectory } from '../../src/main';
+import { runOperationsCli } from '../../src/cli/operations';
+import { createApp, type CandidateDirectory } from '../../src/app/main';
 import { createSchema } from '../../src/graphql/schema';
 import { operationProblems } from '../../src/graphql/armor';
 import { PublishedOperationRepository } from '../../src/operations/published-operation-repository';

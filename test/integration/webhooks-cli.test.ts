@@ -3,7 +3,7 @@ import { startStoreUnderTest } from 'embedded-mongodb/test-support';
 import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { ApiKeyService } from '../../src/auth/api-key-service';
 import { connectDatabase, type Database } from '../../src/store/mongo';
-import { parseWebhooksArgs, runWebhooksCli } from '../../src/webhooks-cli';
+import { parseWebhooksArgs, runWebhooksCli } from '../../src/cli/webhooks';
 import { recordSecret } from '../support/log-capture';
 
 /** `npm run webhooks -- …` against the store under test (through MONGODB_URI), run in-process. */

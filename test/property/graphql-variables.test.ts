@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { CandidateDoc, OfferDoc, SavedListDoc } from '../../src/candidates/candidate-document';
-import { COLLECTIONS } from '../../src/indexes';
+import { COLLECTIONS } from '../../src/app/indexes';
 import {
   checkProperty,
   BODY_LIMIT_BYTES,

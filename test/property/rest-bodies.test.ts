@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import type { CandidateDoc, OfferDoc } from '../../src/candidates/candidate-document';
-import { COLLECTIONS } from '../../src/indexes';
+import { COLLECTIONS } from '../../src/app/indexes';
 import {
   checkProperty,
   BODY_LIMIT_BYTES,

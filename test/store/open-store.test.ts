@@ -3,7 +3,7 @@ import path from 'node:path';
 import { runningStore, STORE_URI_FILE } from 'embedded-mongodb';
 import { MongoClient, type Db } from 'mongodb';
 import { loadConfig } from '../../src/config';
-import { runKeysCli } from '../../src/keys-cli';
+import { runKeysCli } from '../../src/cli/keys';
 import {
   DataDirectoryInUseError,
   openStore,

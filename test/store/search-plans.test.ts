@@ -6,7 +6,7 @@ import {
   searchQuery,
   type CandidateSearchFilter,
 } from '../../src/candidates/candidate-repository';
-import { COLLECTIONS, ensureIndexes, INDEXES } from '../../src/indexes';
+import { COLLECTIONS, ensureIndexes, INDEXES } from '../../src/app/indexes';
 import { aCandidate, at } from '../support/builders';
 import { startStoreUnderTest, type StoreUnderTest } from 'embedded-mongodb/test-support';
 

@@ -1,8 +1,8 @@
 import { MongoClient } from 'mongodb';
 import { loadConfig } from '../../src/config';
-import { runSeedCli, type SeedCliIo } from '../../src/demo/seed-cli';
+import { runSeedCli, type SeedCliIo } from '../../src/cli/seed';
 import { startEmbeddedStore } from 'embedded-mongodb';
-import { COLLECTIONS, INDEXES } from '../../src/indexes';
+import { COLLECTIONS, INDEXES } from '../../src/app/indexes';
 import { makeTempDir } from 'embedded-mongodb/test-support';
 
 /**

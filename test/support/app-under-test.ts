@@ -6,7 +6,7 @@ import type { Clock } from '../../src/common/clock';
 import { loadConfig, type Config } from '../../src/config';
 import { seedDemoData } from '../../src/demo/seed-demo-data';
 import { createLogger } from '../../src/logger';
-import { createApp, type CandidateDirectory } from '../../src/main';
+import { createApp, type CandidateDirectory } from '../../src/app/main';
 import { testDatabaseName } from './builders';
 import { appLogDestination, recordSecret, type LogCapture } from './log-capture';
 import { startStoreUnderTest } from 'embedded-mongodb/test-support';

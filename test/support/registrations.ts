@@ -1,5 +1,5 @@
 import type { Db } from 'mongodb';
-import { COLLECTIONS } from '../../src/indexes';
+import { COLLECTIONS } from '../../src/app/indexes';
 
 /**
  * The pairs of a store's registrations that are not whole: identities whose candidate does not

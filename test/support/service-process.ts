@@ -4,7 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
-/** The start banner of src/main.ts, written at once and ended by a blank line. */
+/** The start banner of src/app/main.ts, written at once and ended by a blank line. */
 const BANNER = /Candidate Directory is running at (http:\/\/\S+)\n[\s\S]*?\n\n/;
 
 export interface ServiceProcess {
@@ -30,7 +30,7 @@ export interface ServiceProcess {
  * `env` in its environment; resolves once the banner is printed.
  */
 export async function startServiceProcess(env: Record<string, string>, timeoutMs = 90_000): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/app/main.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

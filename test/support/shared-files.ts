@@ -4,8 +4,8 @@
  */
 export { CRUD_SPEC_PATH, missingShared, SHARED_DIRECTORY, sharedFile } from 'embedded-mongodb/test-support';
 
-/** The product's REST contract (the seed), relative to SHARED_DIRECTORY. */
-export const SEED_PATH = 'seed/000_c5a116db02a6af1f.txt';
+/** The product's REST contract (a file of the shared folder named seed/), relative to SHARED_DIRECTORY. */
+export const CONTRACT_PATH = 'seed/000_c5a116db02a6af1f.txt';
 
 /**
  * `describe` when nothing is missing (`reason` undefined, see missingShared); otherwise a

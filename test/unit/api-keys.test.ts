@@ -18,7 +18,7 @@ import {
   NotFoundError,
   UnauthenticatedError,
 } from '../../src/errors';
-import { formatKeyTable, parseKeysArgs, runKeysCli, UsageError } from '../../src/keys-cli';
+import { formatKeyTable, parseKeysArgs, runKeysCli, UsageError } from '../../src/cli/keys';
 
 const KEY_SHAPE = /^cdk_[A-Za-z0-9_-]{43}$/;
 

@@ -5,7 +5,7 @@ import { isPublicId } from '../../src/common/public-id';
 import { DemoGenerator, generateDemoData } from '../../src/demo/demo-generator';
 import { CANDIDATE_MESSAGES, COMMON_OCCUPATIONS, HOST_CHALLENGES } from '../../src/demo/demo-vocabulary';
 import { loadConfig } from '../../src/config';
-import { parseSeedArgs, runSeedCli, UsageError } from '../../src/demo/seed-cli';
+import { parseSeedArgs, runSeedCli, UsageError } from '../../src/cli/seed';
 import {
   countries,
   educationLevels,

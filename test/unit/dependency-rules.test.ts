@@ -29,19 +29,20 @@ function depcheck(cwd: string): { status: number | null; violations: string[] } 
 }
 
 describe('dependency rules of src/ (npm run depcheck)', () => {
-  test('when a lower layer imports a higher one, an area imports the composition root or two modules import each other through types only, then the check fails naming each import', () => {
+  test('when a lower layer imports a higher one, an area imports the composition root, the product imports a tool, or two modules import each other through types only, then the check fails naming each import', () => {
     const { status, violations } = depcheck(path.join(ROOT, 'test/fixtures/dependency-rules'));
 
     expect(violations).toEqual(
       [
         'apollo-plugins-in-graphql: src/audit/apollo-audit-plugin.ts -> node_modules/@apollo/server/dist/cjs/index.d.ts',
-        'areas-do-not-import-the-composition-root: src/candidates/registration-service.ts -> src/services.ts',
-        'areas-do-not-import-the-composition-root: src/rest/rest-router.ts -> src/create-http-app.ts',
+        'areas-do-not-import-the-composition-root: src/candidates/registration-service.ts -> src/app/create-services.ts',
+        'areas-do-not-import-the-composition-root: src/rest/rest-router.ts -> src/app/http-app.ts',
         'domain-below-transports: src/audit/apollo-audit-plugin.ts -> src/graphql/context.ts',
         'http-below-transports: src/http/fallbacks.ts -> src/rest/problem.ts',
         // A cycle is reported once, at one of its imports.
         'no-circular: src/audit/audit-indexes.ts -> src/store/indexes.ts',
-        'rest-does-not-import-the-http-app: src/rest/rest-router.ts -> src/create-http-app.ts',
+        'nothing-imports-the-tools: src/http/usage.ts -> src/cli/keys.ts',
+        'rest-does-not-import-the-http-app: src/rest/rest-router.ts -> src/app/http-app.ts',
         'store-is-the-bottom-layer: src/store/indexes.ts -> src/audit/audit-indexes.ts',
       ].sort(),
     );

@@ -1,6 +1,6 @@
 /**
- * The SDL against the product's REST contract (the seed): every type, field and enum value of
- * seed section 2 is read from the seed's markdown programmatically, so removing or retyping a
+ * The SDL against the product's REST contract (the contract): every type, field and enum value of
+ * contract section 2 is read from the contract's markdown programmatically, so removing or retyping a
  * field in either place fails here. Also: descriptions everywhere, and no identity data in any
  * output type.
  */
@@ -29,15 +29,15 @@ import {
   REFERENCE_KEYS,
   firstTableOf,
   parseInlineFields,
-  readSeed,
+  readContract,
   sectionOf,
-  seedTypeDefinitions,
-  seedTypeName,
-  seedTypesOf,
+  contractTypeDefinitions,
+  contractTypeName,
+  contractTypesOf,
   valueList,
   type Expectation,
-} from '../support/seed-tables';
-import { describeUnlessMissing, missingShared, SEED_PATH } from '../support/shared-files';
+} from '../support/contract-tables';
+import { describeUnlessMissing, missingShared, CONTRACT_PATH } from '../support/shared-files';
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
 const SCHEMA_DIR = path.join(REPO_ROOT, 'schema');
@@ -84,7 +84,7 @@ function enumValuesOf(type: GraphQLNamedType): string[] {
     .sort();
 }
 
-/** Problems of one output field against the seed; empty when it matches. */
+/** Problems of one output field against the contract; empty when it matches. */
 function checkOutputField(
   schema: GraphQLSchema,
   typeName: string,
@@ -99,15 +99,15 @@ function checkOutputField(
   const shape = unwrap(field.type);
   const where = `${typeName}.${fieldName}`;
   if (expected.named && named.name !== expected.named)
-    problems.push(`${where} is ${named.name}, seed says ${expected.named}`);
+    problems.push(`${where} is ${named.name}, contract says ${expected.named}`);
   if (expected.enumValues) {
-    if (!isEnumType(named)) problems.push(`${where} is ${named.name}, seed says an enum`);
+    if (!isEnumType(named)) problems.push(`${where} is ${named.name}, contract says an enum`);
     else if (enumValuesOf(named).join() !== [...expected.enumValues].sort().join())
       problems.push(
-        `${where} (${named.name}) has values ${enumValuesOf(named).join()}, seed says ${expected.enumValues.join()}`,
+        `${where} (${named.name}) has values ${enumValuesOf(named).join()}, contract says ${expected.enumValues.join()}`,
       );
   }
-  if (shape.list !== expected.list) problems.push(`${where} list: ${shape.list}, seed: ${expected.list}`);
+  if (shape.list !== expected.list) problems.push(`${where} list: ${shape.list}, contract: ${expected.list}`);
   if (shape.list && !shape.itemNonNull) problems.push(`${where} must have non-null items`);
   const mustBeNonNull = nullability === 'nonNull' || expected.required;
   if (shape.nonNull !== mustBeNonNull) problems.push(`${where} non-null: ${shape.nonNull}, expected ${mustBeNonNull}`);
@@ -116,40 +116,40 @@ function checkOutputField(
 
 // ---------------------------------------------------------------------------------------------
 
-/** The sections "against seed …" need the contract in ../shared; the other tests of the schema do not. */
-const seedMissing = missingShared(SEED_PATH, 'GraphQL schema tests against the seed');
-const describeSeed = describeUnlessMissing(seedMissing);
+/** The sections "against contract …" need the contract in ../shared; the other tests of the schema do not. */
+const contractMissing = missingShared(CONTRACT_PATH, 'GraphQL schema tests against the contract');
+const describeContract = describeUnlessMissing(contractMissing);
 
 describe('GraphQL schema (schema/*.graphql)', () => {
   const schema = loadSchema();
-  // Read only when the seed is there: the describes that use them are skipped otherwise.
-  let seed!: string;
-  let seedTypes!: ReturnType<typeof seedTypesOf>;
-  let definitions!: ReturnType<typeof seedTypeDefinitions>;
-  if (seedMissing === undefined) {
-    seed = readSeed();
-    definitions = seedTypeDefinitions(seed);
-    seedTypes = seedTypesOf(seed, definitions);
+  // Read only when the contract is there: the describes that use them are skipped otherwise.
+  let contract!: string;
+  let contractTypes!: ReturnType<typeof contractTypesOf>;
+  let definitions!: ReturnType<typeof contractTypeDefinitions>;
+  if (contractMissing === undefined) {
+    contract = readContract();
+    definitions = contractTypeDefinitions(contract);
+    contractTypes = contractTypesOf(contract, definitions);
   }
 
-  describeSeed('against seed section 2.1 (shared value types)', () => {
-    it('when the seed lists the reference Status values, then enum Status has exactly them', () => {
+  describeContract('against contract section 2.1 (shared value types)', () => {
+    it('when the contract lists the reference Status values, then enum Status has exactly them', () => {
       const status = schema.getType('Status');
 
       expect(isEnumType(status)).toBe(true);
       expect(enumValuesOf(status as GraphQLEnumType)).toEqual([...definitions.statusValues].sort());
     });
 
-    it('when the seed notation defines YNR and YNUR, then YesNo and YesNoUnsure have exactly those values', () => {
-      expect(enumValuesOf(schema.getType('YesNo')!)).toEqual([...seedTypes.yesNo].sort());
-      expect(enumValuesOf(schema.getType('YesNoUnsure')!)).toEqual([...seedTypes.yesNoUnsure].sort());
+    it('when the contract notation defines YNR and YNUR, then YesNo and YesNoUnsure have exactly those values', () => {
+      expect(enumValuesOf(schema.getType('YesNo')!)).toEqual([...contractTypes.yesNo].sort());
+      expect(enumValuesOf(schema.getType('YesNoUnsure')!)).toEqual([...contractTypes.yesNoUnsure].sort());
     });
 
-    it('when a value type of the seed has a field, then the GraphQL type has it with the same type, values and nullability', () => {
+    it('when a value type of the contract has a field, then the GraphQL type has it with the same type, values and nullability', () => {
       const problems: string[] = [];
       for (const { typeName, rows } of definitions.valueTypes) {
         for (const row of rows) {
-          const expected = seedTypes.interpret(typeName, row);
+          const expected = contractTypes.interpret(typeName, row);
           problems.push(...checkOutputField(schema, typeName, row.name, expected, 'contract'));
         }
       }
@@ -165,13 +165,13 @@ describe('GraphQL schema (schema/*.graphql)', () => {
     });
   });
 
-  describeSeed('against seed section 2.2 (Candidate)', () => {
-    it('when the seed tables list a Candidate field, then Candidate has it with the same type, values and nullability', () => {
+  describeContract('against contract section 2.2 (Candidate)', () => {
+    it('when the contract tables list a Candidate field, then Candidate has it with the same type, values and nullability', () => {
       const problems = definitions.candidateRows.flatMap((row) =>
-        checkOutputField(schema, 'Candidate', row.name, seedTypes.interpret('Candidate', row), 'contract'),
+        checkOutputField(schema, 'Candidate', row.name, contractTypes.interpret('Candidate', row), 'contract'),
       );
 
-      // guards the parser itself: the seed's Candidate tables hold 79 fields besides the nested lists
+      // guards the parser itself: the contract's Candidate tables hold 79 fields besides the nested lists
       expect(definitions.candidateRows.length).toBeGreaterThanOrEqual(79);
       expect(definitions.candidateRows.map((row) => row.name)).toEqual(
         expect.arrayContaining(['publicId', 'partnerPublicId', 'ieltsScore', 'candidateMessage']),
@@ -179,10 +179,10 @@ describe('GraphQL schema (schema/*.graphql)', () => {
       expect(problems).toEqual([]);
     });
 
-    it('when the seed lists a nested list of Candidate, then Candidate has it as a list of the item type (or the single object)', () => {
+    it('when the contract lists a nested list of Candidate, then Candidate has it as a list of the item type (or the single object)', () => {
       const problems = definitions.nestedListRows.flatMap((row) => {
         const single = /single object/.test(row.type);
-        const named = seedTypeName(row.type.split('(')[0].trim());
+        const named = contractTypeName(row.type.split('(')[0].trim());
         return checkOutputField(schema, 'Candidate', row.name, { named, list: !single, required: false }, 'contract');
       });
 
@@ -190,11 +190,11 @@ describe('GraphQL schema (schema/*.graphql)', () => {
       expect(problems).toEqual([]);
     });
 
-    it('when a nested item type of the seed has a field, then the GraphQL type has it with the same type, values and nullability', () => {
+    it('when a nested item type of the contract has a field, then the GraphQL type has it with the same type, values and nullability', () => {
       const problems: string[] = [];
       for (const { typeName, rows } of definitions.itemTypes) {
         for (const row of rows) {
-          const expected = seedTypes.interpret(typeName, row);
+          const expected = contractTypes.interpret(typeName, row);
           problems.push(...checkOutputField(schema, typeName, row.name, expected, 'contract'));
           const inlineObject = /:\s*(.+)$/.exec(row.notes);
           const field = objectType(schema, typeName).getFields()[row.name];
@@ -203,7 +203,13 @@ describe('GraphQL schema (schema/*.graphql)', () => {
             const objectName = getNamedType(field.type).name;
             for (const inner of parseInlineFields(inlineObject[1])) {
               problems.push(
-                ...checkOutputField(schema, objectName, inner.name, seedTypes.interpret(objectName, inner), 'contract'),
+                ...checkOutputField(
+                  schema,
+                  objectName,
+                  inner.name,
+                  contractTypes.interpret(objectName, inner),
+                  'contract',
+                ),
               );
             }
           }
@@ -232,11 +238,11 @@ describe('GraphQL schema (schema/*.graphql)', () => {
     });
   });
 
-  describeSeed('against seed section 2.3 (CandidatePage)', () => {
-    it('when the seed lists a CandidatePage field, then CandidatePage has it, non-null', () => {
-      const rows = firstTableOf(sectionOf(seed, '### 2.3'));
+  describeContract('against contract section 2.3 (CandidatePage)', () => {
+    it('when the contract lists a CandidatePage field, then CandidatePage has it, non-null', () => {
+      const rows = firstTableOf(sectionOf(contract, '### 2.3'));
       const problems = rows.flatMap((row) =>
-        checkOutputField(schema, 'CandidatePage', row.name, seedTypes.interpret('CandidatePage', row), 'nonNull'),
+        checkOutputField(schema, 'CandidatePage', row.name, contractTypes.interpret('CandidatePage', row), 'nonNull'),
       );
 
       expect(rows.map((row) => row.name)).toEqual(['content', 'totalElements', 'totalPages', 'size', 'number']);
@@ -244,8 +250,8 @@ describe('GraphQL schema (schema/*.graphql)', () => {
     });
   });
 
-  describeSeed('against seed section 2.4 (registration data)', () => {
-    const rows = firstTableOf(sectionOf(seed, '### 2.4'));
+  describeContract('against contract section 2.4 (registration data)', () => {
+    const rows = firstTableOf(sectionOf(contract, '### 2.4'));
     const registration = inputType(schema, 'RegistrationDataInput');
     const candidateFields = objectType(schema, 'Candidate').getFields();
 
@@ -278,22 +284,22 @@ describe('GraphQL schema (schema/*.graphql)', () => {
       return problems;
     }
 
-    it('when the seed lists a registration field, then RegistrationDataInput has it', () => {
-      const seedNames = rows.flatMap((row) => row.name.split(',').map((name) => name.trim()));
-      const missing = seedNames.filter((name) => !registration.getFields()[name]);
+    it('when the contract lists a registration field, then RegistrationDataInput has it', () => {
+      const contractNames = rows.flatMap((row) => row.name.split(',').map((name) => name.trim()));
+      const missing = contractNames.filter((name) => !registration.getFields()[name]);
 
-      expect(seedNames.length).toBeGreaterThan(25);
+      expect(contractNames.length).toBeGreaterThan(25);
       expect(missing).toEqual([]);
     });
 
-    it('when the seed gives identity as firstName, lastName and email, then IdentityInput has exactly those, the e-mail required', () => {
+    it('when the contract gives identity as firstName, lastName and email, then IdentityInput has exactly those, the e-mail required', () => {
       const identityRow = rows.find((row) => row.name === 'identity')!;
-      const seedNames = parseInlineFields(identityRow.notes).map((row) => row.name);
+      const contractNames = parseInlineFields(identityRow.notes).map((row) => row.name);
       const identityField = registration.getFields().identity;
       const identity = inputType(schema, getNamedType(identityField.type).name).getFields();
 
       expect(isNonNullType(identityField.type)).toBe(true);
-      expect(Object.keys(identity).sort()).toEqual([...seedNames].sort());
+      expect(Object.keys(identity).sort()).toEqual([...contractNames].sort());
       expect(Object.fromEntries(Object.values(identity).map((field) => [field.name, String(field.type)]))).toEqual({
         firstName: 'String',
         lastName: 'String',
@@ -324,15 +330,15 @@ describe('GraphQL schema (schema/*.graphql)', () => {
       expect(problems).toEqual([]);
     });
 
-    it('when the seed types a registration field itself (dob, phone, …), then RegistrationDataInput has that type', () => {
+    it('when the contract types a registration field itself (dob, phone, …), then RegistrationDataInput has that type', () => {
       const problems = rows
         .filter((row) => row.type && row.type !== 'object' && row.type !== 'arrays')
         .flatMap((row) => {
-          const expected = seedTypes.interpret('RegistrationDataInput', row);
+          const expected = contractTypes.interpret('RegistrationDataInput', row);
           const actual = getNamedType(registration.getFields()[row.name].type).name;
           return actual === expected.named
             ? []
-            : [`RegistrationDataInput.${row.name} is ${actual}, seed says ${expected.named}`];
+            : [`RegistrationDataInput.${row.name} is ${actual}, contract says ${expected.named}`];
         });
 
       expect(problems).toEqual([]);
@@ -350,7 +356,7 @@ describe('GraphQL schema (schema/*.graphql)', () => {
     });
   });
 
-  describeSeed('against seed section 4 (operations)', () => {
+  describeContract('against contract section 4 (operations)', () => {
     /** `` `a` (string), `b` (string; …) `` on the line starting with `prefix`. */
     function backtickNames(section: string, prefix: string): string[] {
       const line = section.split('\n').find((l) => l.includes(prefix));
@@ -365,9 +371,9 @@ describe('GraphQL schema (schema/*.graphql)', () => {
     ];
 
     it.each(mutations)(
-      'when the seed defines $section, then Mutation.$field takes one input with the body fields and returns the 201 fields',
+      'when the contract defines $section, then Mutation.$field takes one input with the body fields and returns the 201 fields',
       ({ section, field }) => {
-        const text = sectionOf(seed, section);
+        const text = sectionOf(contract, section);
         const tableRows = firstTableOf(text);
         const bodyNames = tableRows.length > 0 ? tableRows.map((row) => row.name) : backtickNames(text, 'Request body');
         const resultNames = backtickNames(text, '201 body');
@@ -398,8 +404,8 @@ describe('GraphQL schema (schema/*.graphql)', () => {
       expect(String(itemOf('OfferToAssistInput').couponCode.type)).toBe('String');
     });
 
-    it('when the seed lists the offer reasons, then OfferToAssistInput.reason is a required enum of exactly those', () => {
-      const reasonRow = firstTableOf(sectionOf(seed, '### 4.5')).find((row) => row.name === 'reason')!;
+    it('when the contract lists the offer reasons, then OfferToAssistInput.reason is a required enum of exactly those', () => {
+      const reasonRow = firstTableOf(sectionOf(contract, '### 4.5')).find((row) => row.name === 'reason')!;
       const reason = inputType(schema, 'OfferToAssistInput').getFields().reason;
 
       expect(String(reason.type)).toBe('OfferReason!');

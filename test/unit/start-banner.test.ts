@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DEMO_KEY_FILE, showStartBanner, type BannerOutput } from '../../src/demo/start-banner';
+import { DEMO_KEY_FILE, showStartBanner, type BannerOutput } from '../../src/app/start-banner';
 import { createLogger } from '../../src/logger';
 import { LogCapture } from '../support/log-capture';
 

@@ -1,15 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { createApiKeyRepository } from './auth/api-key-repository';
-import { loadConfig } from './config';
-import { isAppError } from './errors';
-import { operationProblems } from './graphql/armor';
-import { createSchema } from './graphql/schema';
-import { publishedOperationIndexes } from './operations/published-operation-indexes';
-import { PublishedOperationRepository, type PublishedOperation } from './operations/published-operation-repository';
-import { PublishedOperationService } from './operations/published-operation-service';
-import { ensureIndexes } from './store/indexes';
-import { DataDirectoryInUseError, openStore, type OpenedStore } from './store/open-store';
+import { createApiKeyRepository } from '../auth/api-key-repository';
+import { loadConfig } from '../config';
+import { isAppError } from '../errors';
+import { operationProblems } from '../graphql/armor';
+import { createSchema } from '../graphql/schema';
+import { publishedOperationIndexes } from '../operations/published-operation-indexes';
+import { PublishedOperationRepository, type PublishedOperation } from '../operations/published-operation-repository';
+import { PublishedOperationService } from '../operations/published-operation-service';
+import { ensureIndexes } from '../store/indexes';
+import { DataDirectoryInUseError, openStore, type OpenedStore } from '../store/open-store';
 import { alignedTable, heldStoreMessage, runAsCommand, type CliOutput } from './cli-support';
 
 /**

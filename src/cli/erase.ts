@@ -1,10 +1,10 @@
-import { ErasureRepository } from './changes/erasure-repository';
-import { ErasureService } from './changes/erasure-service';
-import { loadConfig } from './config';
-import { isAppError } from './errors';
-import { ensureIndexes } from './indexes';
-import { DataDirectoryInUseError, openStore, type OpenedStore } from './store/open-store';
-import { systemClock, type Clock } from './common/clock';
+import { ErasureRepository } from '../changes/erasure-repository';
+import { ErasureService } from '../changes/erasure-service';
+import { loadConfig } from '../config';
+import { isAppError } from '../errors';
+import { ensureIndexes } from '../app/indexes';
+import { DataDirectoryInUseError, openStore, type OpenedStore } from '../store/open-store';
+import { systemClock, type Clock } from '../common/clock';
 import { heldStoreMessage, runAsCommand, type CliOutput } from './cli-support';
 
 /**

@@ -1,20 +1,20 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { loadConfig } from './config';
-import { isAppError } from './errors';
-import { apiKeyIndexes } from './auth/api-key-indexes';
-import { createApiKeyRepository } from './auth/api-key-repository';
+import { loadConfig } from '../config';
+import { isAppError } from '../errors';
+import { apiKeyIndexes } from '../auth/api-key-indexes';
+import { createApiKeyRepository } from '../auth/api-key-repository';
 import {
   ApiKeyService,
   MAX_EXPIRES_IN_DAYS,
   MAX_RATE_LIMIT_PER_MINUTE,
   type ApiKeyRecord,
   type UpdateKeyInput,
-} from './auth/api-key-service';
-import { OPERATION_POLICIES, type OperationPolicy } from './auth/api-key-repository';
-import { isPermission, PERMISSIONS, type Permission } from './auth/permissions';
-import { ensureIndexes } from './store/indexes';
-import { DataDirectoryInUseError, openStore, type OpenedStore } from './store/open-store';
-import { systemClock, type Clock } from './common/clock';
+} from '../auth/api-key-service';
+import { OPERATION_POLICIES, type OperationPolicy } from '../auth/api-key-repository';
+import { isPermission, PERMISSIONS, type Permission } from '../auth/permissions';
+import { ensureIndexes } from '../store/indexes';
+import { DataDirectoryInUseError, openStore, type OpenedStore } from '../store/open-store';
+import { systemClock, type Clock } from '../common/clock';
 import { alignedTable, heldStoreMessage, runAsCommand, type CliOutput } from './cli-support';
 
 /**

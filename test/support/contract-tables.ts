@@ -1,19 +1,19 @@
 /**
- * Reading the product's REST contract (the seed) programmatically: its markdown sections,
+ * Reading the product's REST contract (the contract) programmatically: its markdown sections,
  * tables, inline field lists and type notation. Tests compare the GraphQL schema and the
  * OpenAPI document with what is read here, so a field removed or retyped in either place
  * fails a test instead of drifting silently.
  */
 import { readFileSync } from 'node:fs';
-import { SEED_PATH, sharedFile } from './shared-files';
+import { CONTRACT_PATH, sharedFile } from './shared-files';
 
-export const SEED_FILE = sharedFile(SEED_PATH);
+export const SEED_FILE = sharedFile(CONTRACT_PATH);
 
-/** Product facts the seed leaves anonymous: "the service" is EducationMajor, held in `educationMajor`. */
+/** Product facts the contract leaves anonymous: "the service" is EducationMajor, held in `educationMajor`. */
 export const SEED_TYPE_ALIASES: Record<string, string> = { 'the service': 'EducationMajor' };
 export const SEED_FIELD_ALIASES: Record<string, string> = { 'the service': 'educationMajor' };
 
-/** Fields accepted only at registration (seed 2.4) and never returned by any read. */
+/** Fields accepted only at registration (contract 2.4) and never returned by any read. */
 export const IDENTITY_FIELDS = [
   'firstName',
   'lastName',
@@ -36,7 +36,7 @@ export const REFERENCE_KEYS: Record<string, string> = {
   EducationMajor: 'id',
 };
 
-export interface SeedRow {
+export interface ContractRow {
   name: string;
   /** the type column as written, e.g. `string, required`, `array of enum`, `YNR` */
   type: string;
@@ -44,27 +44,27 @@ export interface SeedRow {
   notes: string;
 }
 
-export interface SeedBlock {
+export interface ContractBlock {
   /** text between the `**` of the heading, e.g. `Country`, `Dependant`, `Identity and profile` */
   heading: string;
   /** header cells of the block's table, when it has one */
   header: string[];
-  rows: SeedRow[];
+  rows: ContractRow[];
   /** `**Status** (enum): A, B.` gives the values */
   enumValues?: string[];
   /** `**CandidateExam**: exam (enum …), …` gives the fields inline */
   inline: boolean;
 }
 
-export function readSeed(): string {
+export function readContract(): string {
   return readFileSync(SEED_FILE, 'utf8');
 }
 
 /** The text of the section whose heading starts with `heading` (e.g. `### 2.2`), up to the next heading of that level or higher. */
-export function sectionOf(seed: string, heading: string): string {
-  const lines = seed.split('\n');
+export function sectionOf(contract: string, heading: string): string {
+  const lines = contract.split('\n');
   const start = lines.findIndex((line) => line.startsWith(heading));
-  if (start < 0) throw new Error(`seed has no section ${heading}`);
+  if (start < 0) throw new Error(`contract has no section ${heading}`);
   const level = heading.split(' ')[0];
   const end = lines.findIndex(
     (line, index) => index > start && /^#{1,6} /.test(line) && line.split(' ')[0].length <= level.length,
@@ -73,15 +73,15 @@ export function sectionOf(seed: string, heading: string): string {
 }
 
 /** The heading lines of a level (e.g. `###`) under the section starting with `heading` (e.g. `## 4.`). */
-export function subheadingsOf(seed: string, heading: string, level: string): string[] {
-  return sectionOf(seed, heading)
+export function subheadingsOf(contract: string, heading: string, level: string): string[] {
+  return sectionOf(contract, heading)
     .split('\n')
     .filter((line) => line.startsWith(`${level} `));
 }
 
-/** `a (t1), b (t2, x)` → rows; parentheses are never nested in the seed. */
-export function parseInlineFields(text: string): SeedRow[] {
-  const rows: SeedRow[] = [];
+/** `a (t1), b (t2, x)` → rows; parentheses are never nested in the contract. */
+export function parseInlineFields(text: string): ContractRow[] {
+  const rows: ContractRow[] = [];
   for (const match of text.matchAll(/([A-Za-z_][\w ]*?)\s*\(([^()]*)\)/g)) {
     const rawName = match[1].trim();
     rows.push({ name: SEED_FIELD_ALIASES[rawName] ?? rawName, type: match[2].trim(), notes: '' });
@@ -99,9 +99,9 @@ export function tableCells(line: string): string[] {
 }
 
 /** The bold-headed blocks of a section, each with its table rows or inline fields. */
-export function blocksOf(section: string): SeedBlock[] {
-  const blocks: SeedBlock[] = [];
-  let current: SeedBlock | undefined;
+export function blocksOf(section: string): ContractBlock[] {
+  const blocks: ContractBlock[] = [];
+  let current: ContractBlock | undefined;
   for (const line of section.split('\n')) {
     const heading = /^\*\*(.+?)\*\*(.*)$/.exec(line);
     if (heading) {
@@ -130,12 +130,12 @@ export function blocksOf(section: string): SeedBlock[] {
 }
 
 /** The rows of the first table of a section (tables without a bold heading, as in 2.3 and 4.x). */
-export function firstTableOf(section: string): SeedRow[] {
+export function firstTableOf(section: string): ContractRow[] {
   return firstTableWithHeader(section).rows;
 }
 
 /** The first table of a section with its header cells and every cell of each row. */
-export function firstTableWithHeader(section: string): { header: string[]; rows: SeedRow[]; cells: string[][] } {
+export function firstTableWithHeader(section: string): { header: string[]; rows: ContractRow[]; cells: string[][] } {
   const block = blocksOf(`**table**\n${section}`)[0];
   const cells = section
     .split('\n')
@@ -146,17 +146,17 @@ export function firstTableWithHeader(section: string): { header: string[]; rows:
   return { header: block.header, rows: block.rows, cells };
 }
 
-export function seedTypeName(heading: string): string {
+export function contractTypeName(heading: string): string {
   // `Dependant** (anonymised)` style suffixes are already cut off by the heading regex.
   return SEED_TYPE_ALIASES[heading] ?? heading;
 }
 
 // ---------------------------------------------------------------------------------------------
-// Interpreting seed types
+// Interpreting contract types
 
-/** What the seed says of one field, in the vocabulary of the GraphQL schema (`Int`, `Long`, `Date`, `PublicId`, …). */
+/** What the contract says of one field, in the vocabulary of the GraphQL schema (`Int`, `Long`, `Date`, `PublicId`, …). */
 export interface Expectation {
-  /** expected named type; undefined when the seed gives only `object` or an enum without a name */
+  /** expected named type; undefined when the contract gives only `object` or an enum without a name */
   named?: string;
   list: boolean;
   required: boolean;
@@ -183,32 +183,32 @@ export function valueList(text: string): string[] | undefined {
   return values.length > 0 && values.every((value) => /^[A-Z][A-Z0-9_]*$/.test(value)) ? values : undefined;
 }
 
-export class SeedTypes {
+export class ContractTypes {
   readonly yesNo: string[];
   readonly yesNoUnsure: string[];
   constructor(
-    private readonly seed: string,
-    /** the seed's rows of each named type, for `enum as EducationLevel.educationType` */
-    private readonly rowsOf: (typeName: string) => SeedRow[],
+    private readonly contract: string,
+    /** the contract's rows of each named type, for `enum as EducationLevel.educationType` */
+    private readonly rowsOf: (typeName: string) => ContractRow[],
   ) {
     this.yesNo = this.notation('YNR');
     this.yesNoUnsure = this.notation('YNUR');
   }
 
   private notation(code: string): string[] {
-    const match = new RegExp('`' + code + '` = enum ([A-Z_, ]+)\\.').exec(this.seed);
-    if (!match) throw new Error(`seed notation ${code} not found`);
+    const match = new RegExp('`' + code + '` = enum ([A-Z_, ]+)\\.').exec(this.contract);
+    if (!match) throw new Error(`contract notation ${code} not found`);
     return match[1].split(',').map((value) => value.trim());
   }
 
   /** Values of `**Type.field** values: A, B.` (section 3), for `see section 3`. */
   private stateValues(typeName: string, fieldName: string): string[] {
-    const match = new RegExp(`\\*\\*${typeName}\\.${fieldName}\\*\\* values: ([A-Z0-9_, ]+)\\.`).exec(this.seed);
-    if (!match) throw new Error(`seed gives no values of ${typeName}.${fieldName}`);
+    const match = new RegExp(`\\*\\*${typeName}\\.${fieldName}\\*\\* values: ([A-Z0-9_, ]+)\\.`).exec(this.contract);
+    if (!match) throw new Error(`contract gives no values of ${typeName}.${fieldName}`);
     return match[1].split(',').map((value) => value.trim());
   }
 
-  interpret(typeName: string, row: SeedRow): Expectation {
+  interpret(typeName: string, row: ContractRow): Expectation {
     const raw = row.type;
     const required = /\brequired\b/.test(raw);
     let text = raw;
@@ -231,7 +231,7 @@ export class SeedTypes {
       if (asMatch) {
         const otherRow = this.rowsOf(asMatch[1]).find((r) => r.name === asMatch[2]);
         const other = otherRow && this.interpret(asMatch[1], otherRow);
-        if (!other?.enumValues) throw new Error(`seed refers to unknown enum ${rest}`);
+        if (!other?.enumValues) throw new Error(`contract refers to unknown enum ${rest}`);
         return { list, required, enumValues: other.enumValues };
       }
       const values =
@@ -245,46 +245,46 @@ export class SeedTypes {
     if (base === 'object') return { list, required };
     if (SCALARS[base]) return { named: SCALARS[base], list, required };
     const named = SEED_TYPE_ALIASES[base] ?? base;
-    if (!/^[A-Z]\w*$/.test(named)) throw new Error(`unreadable seed type "${raw}" of ${typeName}.${row.name}`);
+    if (!/^[A-Z]\w*$/.test(named)) throw new Error(`unreadable contract type "${raw}" of ${typeName}.${row.name}`);
     return { named, list, required };
   }
 }
 
-export interface SeedTypeDefinition {
+export interface ContractTypeDefinition {
   typeName: string;
-  rows: SeedRow[];
+  rows: ContractRow[];
 }
 
-export interface SeedTypeDefinitions {
+export interface ContractTypeDefinitions {
   /** the types of section 2.1 that have fields */
-  valueTypes: SeedTypeDefinition[];
+  valueTypes: ContractTypeDefinition[];
   /** the values of the reference Status enum */
   statusValues: string[];
   /** the Candidate's own fields (section 2.2 tables, nested lists excepted) */
-  candidateRows: SeedRow[];
+  candidateRows: ContractRow[];
   /** the nested item types of section 2.2 (CandidateCertification … JobOpportunity) */
-  itemTypes: SeedTypeDefinition[];
+  itemTypes: ContractTypeDefinition[];
   /** the rows of the "Nested lists" table */
-  nestedListRows: SeedRow[];
+  nestedListRows: ContractRow[];
 }
 
 /** Section 2.1 and the item types of 2.2: every bold block that names a type. */
-export function seedTypeDefinitions(seed: string): SeedTypeDefinitions {
-  const shared = blocksOf(sectionOf(seed, '### 2.1'));
+export function contractTypeDefinitions(contract: string): ContractTypeDefinitions {
+  const shared = blocksOf(sectionOf(contract, '### 2.1'));
   const statusBlock = shared.find((block) => block.heading === 'Status');
-  if (!statusBlock?.enumValues) throw new Error('seed section 2.1 gives no Status values');
+  if (!statusBlock?.enumValues) throw new Error('contract section 2.1 gives no Status values');
   const valueTypes = shared
     .filter((block) => block.rows.length > 0)
-    .map((block) => ({ typeName: seedTypeName(block.heading), rows: block.rows }));
+    .map((block) => ({ typeName: contractTypeName(block.heading), rows: block.rows }));
 
   // Section 2.2: the Candidate's own tables come first; from the first block that defines a
   // type inline (`**CandidateCertification**: …`) on, every block is one nested type.
-  const candidateBlocks = blocksOf(sectionOf(seed, '### 2.2'));
+  const candidateBlocks = blocksOf(sectionOf(contract, '### 2.2'));
   const firstItem = candidateBlocks.findIndex((block) => block.inline);
-  if (firstItem < 0) throw new Error('seed section 2.2 has no nested item types');
+  if (firstItem < 0) throw new Error('contract section 2.2 has no nested item types');
   const ownBlocks = candidateBlocks.slice(0, firstItem);
   const nested = ownBlocks.find((block) => block.header[1] === 'Item type');
-  if (!nested) throw new Error('seed section 2.2 has no "Nested lists" table');
+  if (!nested) throw new Error('contract section 2.2 has no "Nested lists" table');
   return {
     valueTypes,
     statusValues: statusBlock.enumValues,
@@ -292,14 +292,17 @@ export function seedTypeDefinitions(seed: string): SeedTypeDefinitions {
     nestedListRows: nested.rows,
     itemTypes: candidateBlocks
       .slice(firstItem)
-      .map((block) => ({ typeName: seedTypeName(block.heading), rows: block.rows })),
+      .map((block) => ({ typeName: contractTypeName(block.heading), rows: block.rows })),
   };
 }
 
-/** A SeedTypes that resolves `enum as Type.field` against the types of sections 2.1 and 2.2. */
-export function seedTypesOf(seed: string, definitions: SeedTypeDefinitions = seedTypeDefinitions(seed)): SeedTypes {
-  return new SeedTypes(
-    seed,
+/** A ContractTypes that resolves `enum as Type.field` against the types of sections 2.1 and 2.2. */
+export function contractTypesOf(
+  contract: string,
+  definitions: ContractTypeDefinitions = contractTypeDefinitions(contract),
+): ContractTypes {
+  return new ContractTypes(
+    contract,
     (typeName) =>
       [...definitions.valueTypes, ...definitions.itemTypes].find((definition) => definition.typeName === typeName)
         ?.rows ?? [],
@@ -309,11 +312,11 @@ export function seedTypesOf(seed: string, definitions: SeedTypeDefinitions = see
 // ---------------------------------------------------------------------------------------------
 // Section 4 (endpoints) and section 7 (errors)
 
-export interface SeedEndpoint {
+export interface ContractEndpoint {
   /** e.g. `### 4.2` */
   section: string;
   method: string;
-  /** path template as the seed writes it, e.g. `/v1/candidates/{publicId}` */
+  /** path template as the contract writes it, e.g. `/v1/candidates/{publicId}` */
   path: string;
   operationId: string;
   /** every status the section lists as a response (`- 200: …`, `- 400, 401, 500.`) */
@@ -321,12 +324,12 @@ export interface SeedEndpoint {
 }
 
 /** The endpoints of section 4, from headings like `### 4.1 GET /v1/candidates (operation findCandidates)`. */
-export function seedEndpoints(seed: string): SeedEndpoint[] {
-  return subheadingsOf(seed, '## 4.', '###').map((heading) => {
+export function contractEndpoints(contract: string): ContractEndpoint[] {
+  return subheadingsOf(contract, '## 4.', '###').map((heading) => {
     const match = /^### (4\.\d+) (GET|POST|PUT|PATCH|DELETE) (\S+) \(operation (\w+)\)$/.exec(heading.trim());
     if (!match) throw new Error(`unreadable endpoint heading "${heading}"`);
     const section = `### ${match[1]}`;
-    const statuses = sectionOf(seed, section)
+    const statuses = sectionOf(contract, section)
       .split('\n')
       .map((line) => /^- ((?:\d{3})(?:, \d{3})*)\b/.exec(line))
       .flatMap((statusMatch) => (statusMatch ? statusMatch[1].split(', ').map(Number) : []));
@@ -335,10 +338,10 @@ export function seedEndpoints(seed: string): SeedEndpoint[] {
 }
 
 /** The rows of section 7's "Status codes per endpoint" table: a status and the endpoint phrases it applies to. */
-export function seedErrorStatuses(seed: string): { status: number; meaning: string; endpoints: string[] }[] {
-  const section = sectionOf(seed, '## 7.');
+export function contractErrorStatuses(contract: string): { status: number; meaning: string; endpoints: string[] }[] {
+  const section = sectionOf(contract, '## 7.');
   const tableStart = section.indexOf('| Status |');
-  if (tableStart < 0) throw new Error('seed section 7 has no status table');
+  if (tableStart < 0) throw new Error('contract section 7 has no status table');
   const { header, cells } = firstTableWithHeader(section.slice(tableStart));
   if (header.join() !== 'Status,Meaning,Endpoints') throw new Error(`unexpected status table header ${header.join()}`);
   return cells.map(([status, meaning, endpoints]) => ({

@@ -1,13 +1,13 @@
 import express, { type Express, type RequestHandler } from 'express';
-import type { Logger } from './logger';
-import { serveMetrics, type Metrics } from './observability/metrics';
-import { observeRequests, routeTemplate } from './observability/request-observer';
-import { serveOpenApi } from './rest/openapi-route';
-import { REST_MOUNT, REST_ROUTES } from './rest/rest-routes';
-import { JSON_BODY_LIMIT } from './http/body-limit';
-import { errorHandler, notFound } from './http/fallbacks';
-import { HEALTH_ROUTES } from './http/health';
-import type { HttpHygiene } from './http/security';
+import type { Logger } from '../logger';
+import { serveMetrics, type Metrics } from '../observability/metrics';
+import { observeRequests, routeTemplate } from '../observability/request-observer';
+import { serveOpenApi } from '../rest/openapi-route';
+import { REST_MOUNT, REST_ROUTES } from '../rest/rest-routes';
+import { JSON_BODY_LIMIT } from '../http/body-limit';
+import { errorHandler, notFound } from '../http/fallbacks';
+import { HEALTH_ROUTES } from '../http/health';
+import type { HttpHygiene } from '../http/security';
 
 export interface HttpRoutes {
   /** Apollo's handler for /graphql */

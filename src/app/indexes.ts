@@ -1,23 +1,23 @@
 import type { Db } from 'mongodb';
-import { API_KEY_COLLECTION, apiKeyIndexes } from './auth/api-key-indexes';
-import { AUDIT_COLLECTION, auditIndexes } from './audit/audit-indexes';
+import { API_KEY_COLLECTION, apiKeyIndexes } from '../auth/api-key-indexes';
+import { AUDIT_COLLECTION, auditIndexes } from '../audit/audit-indexes';
 import {
   CANDIDATE_COLLECTIONS,
   candidateIndexes,
   supersededCandidateIndexes,
   supersededIdentityIndexes,
-} from './candidates/candidate-indexes';
-import { CHANGE_COLLECTIONS, changeIndexes } from './changes/change-indexes';
-import { PERSISTED_QUERY_COLLECTION, persistedQueryIndexes } from './persisted-queries/persisted-query-indexes';
-import { PUBLISHED_OPERATION_COLLECTION, publishedOperationIndexes } from './operations/published-operation-indexes';
-import { RATE_LIMIT_COLLECTION, rateLimitIndexes } from './rate-limit/rate-limit-indexes';
-import { REFERENCE_DATA_COLLECTIONS, referenceIndexes } from './reference/reference-indexes';
-import { IDEMPOTENCY_COLLECTION, idempotencyIndexes } from './rest/idempotency-indexes';
-import { PRIVACY_LEDGER_COLLECTIONS, privacyLedgerIndexes } from './statistics/privacy-ledger-repository';
-import { statisticsIndexes, supersededStatisticsIndexes } from './statistics/statistics-indexes';
-import { WEBHOOK_COLLECTIONS, webhookIndexes } from './webhooks/webhook-indexes';
-import * as store from './store/indexes';
-import type { IndexSpec, SupersededIndex } from './store/indexes';
+} from '../candidates/candidate-indexes';
+import { CHANGE_COLLECTIONS, changeIndexes } from '../changes/change-indexes';
+import { PERSISTED_QUERY_COLLECTION, persistedQueryIndexes } from '../persisted-queries/persisted-query-indexes';
+import { PUBLISHED_OPERATION_COLLECTION, publishedOperationIndexes } from '../operations/published-operation-indexes';
+import { RATE_LIMIT_COLLECTION, rateLimitIndexes } from '../rate-limit/rate-limit-indexes';
+import { REFERENCE_DATA_COLLECTIONS, referenceIndexes } from '../reference/reference-indexes';
+import { IDEMPOTENCY_COLLECTION, idempotencyIndexes } from '../idempotency/idempotency-indexes';
+import { PRIVACY_LEDGER_COLLECTIONS, privacyLedgerIndexes } from '../statistics/privacy-ledger-repository';
+import { statisticsIndexes, supersededStatisticsIndexes } from '../statistics/statistics-indexes';
+import { WEBHOOK_COLLECTIONS, webhookIndexes } from '../webhooks/webhook-indexes';
+import * as store from '../store/indexes';
+import type { IndexSpec, SupersededIndex } from '../store/indexes';
 
 /**
  * Composition root of the data model: every area declares its own collections and indexes

@@ -2,15 +2,15 @@ import { createReadStream, statSync, type ReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { Presets, SingleBar } from 'cli-progress';
-import { ImportRepository } from './candidates/import-repository';
-import { ImportService, type ImportSummary } from './candidates/import-service';
+import { ImportRepository } from '../candidates/import-repository';
+import { ImportService, type ImportSummary } from '../candidates/import-service';
 import { heldStoreMessage, runAsCommand, type CliOutput } from './cli-support';
-import { systemClock, type Clock } from './common/clock';
-import { loadConfig } from './config';
-import { ensureIndexes } from './indexes';
-import { ReferenceCache } from './reference/reference-cache';
-import { ReferenceRepository } from './reference/reference-repository';
-import { DataDirectoryInUseError, openStore, type OpenedStore } from './store/open-store';
+import { systemClock, type Clock } from '../common/clock';
+import { loadConfig } from '../config';
+import { ensureIndexes } from '../app/indexes';
+import { ReferenceCache } from '../reference/reference-cache';
+import { ReferenceRepository } from '../reference/reference-repository';
+import { DataDirectoryInUseError, openStore, type OpenedStore } from '../store/open-store';
 
 /**
  * `npm run import -- <file.ndjson | ->`: loads candidates from the system of record (one

@@ -3,11 +3,11 @@ import { SingleBar, Presets } from 'cli-progress';
 import type { Db } from 'mongodb';
 import { CandidateRepository } from '../candidates/candidate-repository';
 import { loadConfig, type Config } from '../config';
-import { COLLECTIONS, dropSupersededIndexes, ensureIndexes, INDEXES } from '../indexes';
-import { heldStoreMessage } from '../cli-support';
+import { COLLECTIONS, dropSupersededIndexes, ensureIndexes, INDEXES } from '../app/indexes';
+import { heldStoreMessage } from './cli-support';
 import { DataDirectoryInUseError, openStore, type OpenedStore } from '../store/open-store';
-import { DemoGenerator, isDemoSeed, MAX_DEMO_SEED } from './demo-generator';
-import { seedDemoData, type SeedCounts, type SeedProgress } from './seed-demo-data';
+import { DemoGenerator, isDemoSeed, MAX_DEMO_SEED } from '../demo/demo-generator';
+import { seedDemoData, type SeedCounts, type SeedProgress } from '../demo/seed-demo-data';
 
 /**
  * `npm run seed -- --candidates <n> [--seed <s>] [--append | --drop]`

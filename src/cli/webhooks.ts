@@ -1,16 +1,16 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { loadConfig } from './config';
-import { isAppError } from './errors';
-import { createApiKeyRepository } from './auth/api-key-repository';
-import { ensureIndexes } from './store/indexes';
-import { DataDirectoryInUseError, openStore, type OpenedStore } from './store/open-store';
-import { systemClock, type Clock } from './common/clock';
-import { changeOutbox } from './webhooks/outbox-source';
-import { createSecretBox } from './webhooks/secret-box';
-import { WEBHOOK_EVENT_TYPES } from './webhooks/webhook-event';
-import { webhookIndexes } from './webhooks/webhook-indexes';
-import { WebhookRepository } from './webhooks/webhook-repository';
-import { WebhookService, type WebhookStatus } from './webhooks/webhook-service';
+import { loadConfig } from '../config';
+import { isAppError } from '../errors';
+import { createApiKeyRepository } from '../auth/api-key-repository';
+import { ensureIndexes } from '../store/indexes';
+import { DataDirectoryInUseError, openStore, type OpenedStore } from '../store/open-store';
+import { systemClock, type Clock } from '../common/clock';
+import { changeOutbox } from '../webhooks/outbox-source';
+import { createSecretBox } from '../webhooks/secret-box';
+import { WEBHOOK_EVENT_TYPES } from '../webhooks/webhook-event';
+import { webhookIndexes } from '../webhooks/webhook-indexes';
+import { WebhookRepository } from '../webhooks/webhook-repository';
+import { WebhookService, type WebhookStatus } from '../webhooks/webhook-service';
 import { alignedTable, heldStoreMessage, runAsCommand, type CliOutput } from './cli-support';
 
 /**

@@ -7,7 +7,7 @@ import type { Config } from '../config';
 import { isAppError } from '../errors';
 import type { Logger } from '../logger';
 import type { Clock } from '../common/clock';
-import { seedDemoData } from './seed-demo-data';
+import { seedDemoData } from '../demo/seed-demo-data';
 
 /** The seed of the demo data the service puts into an empty embedded store. */
 export const BOOTSTRAP_SEED = 1;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../logger';
-import type { DemoBootstrap } from './bootstrap';
+import type { DemoBootstrap } from './demo-bootstrap';
 
 /** The file in DATA_DIR that receives the demo key when stdout is not a terminal. */
 export const DEMO_KEY_FILE = 'demo-api-key.txt';
