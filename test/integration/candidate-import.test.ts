@@ -141,6 +141,8 @@ describe('npm run import', () => {
       /* 12 */ '[1, 2]',
       /* 13 */ withId('newCandidate0000000013', { partner: { publicId: 'x' } }),
       /* 14 */ withId('newCandidate0000000014', { candidateMessage: 'see\u202Ethis' }),
+      // The candidate of line 1 again, changed: compared with what line 1 wrote.
+      /* 15 */ withId('newCandidate0000000001', { city: 'Irbid' }),
     ];
     // Two candidates already there: one the file changes, one it repeats.
     await writeFile(join(dir, 'two.ndjson'), `${exported[0]}\n${exported[1]}\n`);
@@ -151,7 +153,7 @@ describe('npm run import', () => {
     const code = await runImportCli(['-'], output, envOf(other), undefined, stdinOf(`${lines.join('\n')}\n`));
 
     expect(code).toBe(EXIT.refused);
-    expect(out[0]).toMatch(/^Imported: 1 inserted, 1 updated, 1 unchanged, 10 refused \(1 blank line skipped\)/);
+    expect(out[0]).toMatch(/^Imported: 1 inserted, 2 updated, 1 unchanged, 10 refused \(1 blank line skipped\)/);
     expect(err).toEqual([
       'line 2: refused: not valid JSON',
       'line 3: refused: country.isoCode: a known ISO 3166-1 alpha-2 country code',
@@ -171,6 +173,7 @@ describe('npm run import', () => {
       ...before,
       { kind: 'IMPORTED', publicId: 'newCandidate0000000001' },
       { kind: 'UPDATED', publicId: sample.publicId },
+      { kind: 'UPDATED', publicId: 'newCandidate0000000001' },
     ]);
     const updated = await rest(other.url, 'GET', `/v1/candidates/${sample.publicId as string}`, { key: otherKey });
     expect(updated.body.yearOfArrival).toBe(JSON.parse(lines[8]).yearOfArrival);
