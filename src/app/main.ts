@@ -12,6 +12,7 @@ import { createHealth } from '../http/health';
 import { httpHygiene, httpServerOptions } from '../http/security';
 import { dropSupersededIndexes, ensureIndexes } from './indexes';
 import { CandidateRepository } from '../candidates/candidate-repository';
+import { STATISTICS_LISTS_INDEX } from '../statistics/statistics-indexes';
 import { backfillEmailKeys } from '../candidates/registration-repository';
 import { applyAuditRetention } from '../audit/audit-repository';
 import { emailIdentityKey } from '../candidates/text-input';
@@ -92,6 +93,9 @@ export async function createApp(
     );
   observeMongoCommands(database.client, metrics);
   await dropSupersededIndexes(database.db);
+  // Data written before the statistics lists existed gets them before any statistics query counts
+  // by them; before the indexes, whose creation records that this has run to its end.
+  await new CandidateRepository(database.db).backfillStatisticsLists(STATISTICS_LISTS_INDEX);
   await ensureIndexes(database.db);
   await applyAuditRetention(database.db, config.auditRetentionDays);
   // Data written before `listed` existed gets it before any search relies on it.

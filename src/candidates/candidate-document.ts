@@ -183,17 +183,73 @@ export function isListed(status: CandidateStatus): boolean {
 }
 
 /**
- * A candidate as stored: the read model and `listed`, derived from its status (isListed), so
- * that "not EMPLOYED" is one value of an indexed field (one key range per filter value, walked
- * in search order) rather than nine statuses merged. Written with every candidate
- * (toStoredCandidate), backfilled at start for older data (CandidateRepository.backfillListed),
- * and never read back: the repository leaves it out of every candidate it returns.
+ * A candidate counts in at most this many values of a multi-valued statistics dimension
+ * (OCCUPATION, LANGUAGE): this bounds what one person can change in a statistics answer, which
+ * the noise is scaled to (src/statistics).
  */
-export type StoredCandidateDoc = CandidateDoc & { listed: boolean };
+export const MAX_VALUES_PER_CANDIDATE = 3;
 
-/** The document to store for a candidate (a copy: the driver adds `_id` to what it inserts). */
+/**
+ * The distinct values of a list, in the list's order, at most MAX_VALUES_PER_CANDIDATE of
+ * them (missing values skipped).
+ */
+function firstDistinct(values: readonly (string | undefined)[]): string[] {
+  const kept: string[] = [];
+  for (const value of values) {
+    if (kept.length === MAX_VALUES_PER_CANDIDATE) break;
+    if (value !== undefined && !kept.includes(value)) kept.push(value);
+  }
+  return kept;
+}
+
+/** The fields stored with a candidate that are derived from it, and never read back. */
+export interface DerivedCandidateFields {
+  listed: boolean;
+  statisticsOccupations: { isco08Code: string }[];
+  statisticsLanguages: { languageIsoCode: string }[];
+}
+
+/**
+ * A candidate as stored: the read model and fields derived from it, never read back (the
+ * repository leaves them out of every candidate it returns). Written with every candidate
+ * (toStoredCandidate), backfilled at start for older data (CandidateRepository.backfillListed,
+ * backfillStatisticsLists).
+ *
+ * - `listed`, from its status (isListed), so that "not EMPLOYED" is one value of an indexed field
+ *   (one key range per filter value, walked in search order) rather than nine statuses merged.
+ * - `statisticsOccupations` and `statisticsLanguages`: the codes the candidate counts under in
+ *   statistics, its first MAX_VALUES_PER_CANDIDATE distinct ones (bounded contribution). Stored
+ *   rather than cut in each query so that the embedded store counts them from index entries
+ *   (statistics-indexes.ts); subdocuments, as the store's covered counting unwinds an array of
+ *   documents.
+ */
+export type StoredCandidateDoc = CandidateDoc & DerivedCandidateFields;
+
+/** The statistics lists of a candidate (DerivedCandidateFields), from its occupations and languages. */
+export function statisticsListsOf(
+  candidate: Pick<CandidateDoc, 'candidateOccupations' | 'candidateLanguages'>,
+): Pick<DerivedCandidateFields, 'statisticsOccupations' | 'statisticsLanguages'> {
+  return {
+    statisticsOccupations: firstDistinct(
+      (candidate.candidateOccupations ?? []).map((item) => item.occupation?.isco08Code),
+    ).map((isco08Code) => ({ isco08Code })),
+    statisticsLanguages: firstDistinct((candidate.candidateLanguages ?? []).map((item) => item.languageIsoCode)).map(
+      (languageIsoCode) => ({ languageIsoCode }),
+    ),
+  };
+}
+
+/** The fields derived from a candidate, as toStoredCandidate stores them. */
+export function derivedFieldsOf(candidate: CandidateDoc): DerivedCandidateFields {
+  return { listed: isListed(candidate.status), ...statisticsListsOf(candidate) };
+}
+
+/**
+ * The document to store for a candidate (a copy: the driver adds `_id` to what it inserts): the
+ * one place every write of a candidate goes through.
+ */
 export function toStoredCandidate(candidate: CandidateDoc): StoredCandidateDoc {
-  return { ...candidate, listed: isListed(candidate.status) };
+  return { ...candidate, ...derivedFieldsOf(candidate) };
 }
 
 /** One document of `candidates`: the anonymised read model. */

@@ -1,9 +1,9 @@
-import type { Collection, Db, Filter } from 'mongodb';
+import type { Collection, Db, Filter, ObjectId } from 'mongodb';
 import { thenAdvanceReadEpoch } from '../cache/read-epoch';
 import { findDecodedOnce, findOneDecodedOnce } from '../store/decode-once';
 import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
 import { conflictOnDuplicate } from '../store/duplicate-key';
-import { toStoredCandidate, type CandidateDoc, type StoredCandidateDoc } from './candidate-document';
+import { statisticsListsOf, toStoredCandidate, type CandidateDoc, type StoredCandidateDoc } from './candidate-document';
 
 /**
  * Filters of a candidate search. Codes arrive normalised (upper case) from the caller.
@@ -35,8 +35,11 @@ export interface CandidatePosition {
 /** The one order of every search: total and stable, since publicId is unique. */
 export const CANDIDATE_ORDER = { createdDate: 1, publicId: 1 } as const;
 
-/** Every field of the read model: neither `_id` nor the stored-only `listed`. */
-const READ_MODEL = { _id: 0, listed: 0 } as const;
+/** Every field of the read model: neither `_id` nor the stored-only derived fields (DerivedCandidateFields). */
+const READ_MODEL = { _id: 0, listed: 0, statisticsOccupations: 0, statisticsLanguages: 0 } as const;
+
+/** Candidates given their statistics lists per write of the backfill. */
+const BACKFILL_BATCH = 1000;
 
 /** The `candidates` collection: the anonymised read model. */
 export class CandidateRepository {
@@ -63,6 +66,59 @@ export class CandidateRepository {
     const hidden = await collection.updateMany({ ...missing, status: 'EMPLOYED' }, { $set: { listed: false } });
     const shown = await collection.updateMany(missing, { $set: { listed: true } });
     return hidden.modifiedCount + shown.modifiedCount;
+  }
+
+  /**
+   * Sets `statisticsOccupations` and `statisticsLanguages` (statisticsListsOf) on the candidates
+   * stored without them (data written before the fields existed), in batches. Idempotent: a
+   * candidate that has both is not written again. Returns how many candidates it changed.
+   *
+   * With `doneWhenIndexed`, the name of an index of the lists that the start creates only after
+   * this has run to its end: while that index exists, every candidate has the lists (each write
+   * since gives them, toStoredCandidate), so the search for candidates without them (a scan of
+   * every candidate: seconds at 100,000 on the embedded store) is not repeated at every start.
+   */
+  async backfillStatisticsLists(doneWhenIndexed?: string): Promise<number> {
+    if (doneWhenIndexed !== undefined && (await this.hasIndex(doneWhenIndexed))) return 0;
+    const missing = {
+      $or: [{ statisticsOccupations: { $exists: false } }, { statisticsLanguages: { $exists: false } }],
+    };
+    const projection = { _id: 1, candidateOccupations: 1, candidateLanguages: 1 } as const;
+    let changed = 0;
+    // In `_id` order, each batch after the last: a batch does not scan again the candidates before
+    // it. `$gt` compares only ids of one BSON type, so when no batch is left, one search from the
+    // start makes sure that no candidate with an id of another type is left.
+    let after: ObjectId | undefined;
+    for (;;) {
+      const query = after === undefined ? missing : { $and: [missing, { _id: { $gt: after } }] };
+      const batch = await this.collection
+        .find(query, { projection, sort: { _id: 1 }, limit: BACKFILL_BATCH })
+        .toArray();
+      if (batch.length === 0) {
+        if (after === undefined) return changed;
+        after = undefined;
+        continue;
+      }
+      after = batch[batch.length - 1]._id;
+      const result = await this.collection.bulkWrite(
+        batch.map((candidate) => ({
+          updateOne: { filter: { _id: candidate._id }, update: { $set: statisticsListsOf(candidate) } },
+        })),
+        { ordered: false },
+      );
+      changed += result.modifiedCount;
+    }
+  }
+
+  private async hasIndex(name: string): Promise<boolean> {
+    try {
+      const indexes = await this.collection.listIndexes().toArray();
+      return indexes.some((index: { name?: unknown }) => index.name === name);
+    } catch (error) {
+      // NamespaceNotFound: no candidates collection yet, so no index either.
+      if ((error as { code?: unknown }).code === 26) return false;
+      throw error;
+    }
   }
 
   /**

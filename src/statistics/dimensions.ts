@@ -1,4 +1,4 @@
-import { CANDIDATE_STATUSES } from '../candidates/candidate-document';
+import { CANDIDATE_STATUSES, MAX_VALUES_PER_CANDIDATE } from '../candidates/candidate-document';
 import type { ReferenceCache } from '../reference/reference-cache';
 
 /** The dimensions statistics count by (the CandidateDimension enum of schema/statistics.graphql). */
@@ -22,7 +22,9 @@ const UNKNOWN_LABEL = 'Unknown';
 
 /**
  * What the store groups by for a dimension: a stored field of the candidate document
- * (candidate-document.ts), reached through a top-level array for the multi-valued ones.
+ * (candidate-document.ts), reached through a top-level array for the multi-valued ones: the
+ * candidate's stored statistics lists, which hold at most MAX_VALUES_PER_CANDIDATE distinct
+ * values (bounded contribution, decided when the candidate is written).
  */
 export interface StoredKey {
   /** dotted path of the stored value */
@@ -89,7 +91,7 @@ const RULES: Record<Dimension, DimensionRule> = {
   },
   OCCUPATION: {
     domain: (reference) => reference.keys('occupations').map(String),
-    stored: { path: 'candidateOccupations.occupation.isco08Code', array: 'candidateOccupations' },
+    stored: { path: 'statisticsOccupations.isco08Code', array: 'statisticsOccupations' },
     code: asString,
     label: (code, reference) => reference.find('occupations', code)?.name ?? code,
   },
@@ -103,7 +105,7 @@ const RULES: Record<Dimension, DimensionRule> = {
   },
   LANGUAGE: {
     domain: (reference) => reference.keys('languages').map(String),
-    stored: { path: 'candidateLanguages.languageIsoCode', array: 'candidateLanguages' },
+    stored: { path: 'statisticsLanguages.languageIsoCode', array: 'statisticsLanguages' },
     code: asString,
     label: (code, reference) => reference.find('languages', code)?.name ?? code,
   },
@@ -145,13 +147,9 @@ export function domainOf(dimension: Dimension, reference: ReferenceCache, now: D
   return [...RULES[dimension].domain(reference, now), UNKNOWN_CODE];
 }
 
-/** How many cells of one dimension a candidate counts in at most (statistics-repository caps the lists). */
+/** How many cells of one dimension a candidate counts in at most (the stored statistics lists are capped). */
 export function cellsPerCandidate(dimension: Dimension): number {
   return RULES[dimension].stored.array ? MAX_VALUES_PER_CANDIDATE : 1;
 }
 
-/**
- * A candidate counts in at most this many values of a multi-valued dimension (the first ones of
- * its list): this bounds what one person can change in an answer, which the noise is scaled to.
- */
-export const MAX_VALUES_PER_CANDIDATE = 3;
+export { MAX_VALUES_PER_CANDIDATE };

@@ -2,7 +2,7 @@ import type { Collection, Db, Document } from 'mongodb';
 import type { StoredCandidateDoc } from '../candidates/candidate-document';
 import { searchQuery, type CandidateSearchFilter } from '../candidates/candidate-repository';
 import { CANDIDATE_COLLECTIONS } from '../candidates/candidate-indexes';
-import { MAX_VALUES_PER_CANDIDATE, type StoredKey } from './dimensions';
+import type { StoredKey } from './dimensions';
 
 /** One combination of stored values (null: none) and how many candidates have it. */
 export interface GroupCount {
@@ -28,9 +28,9 @@ export class StatisticsRepository {
 
   /**
    * Candidates per combination of the keys' values: each candidate once per distinct
-   * combination (a multi-valued key contributes each distinct value of the first
-   * MAX_VALUES_PER_CANDIDATE elements of its list once), missing values and
-   * empty lists as null. Only non-empty combinations are returned, in no particular order.
+   * combination (a multi-valued key contributes each value of the candidate's stored statistics
+   * list, already distinct and capped: candidate-document.ts), missing values and empty lists as
+   * null. Only non-empty combinations are returned, in no particular order.
    */
   async groupCounts(filter: CandidateSearchFilter, keys: readonly StoredKey[]): Promise<GroupCount[]> {
     const names = keys.map((_key, i) => `k${i}`);
@@ -43,10 +43,11 @@ export class StatisticsRepository {
 
 /**
  * Without a multi-valued key: one `$group` of the matched candidates. With one: `$unwind` the
- * array (keeping candidates without elements), one group per candidate and combination (a
- * value repeated in a candidate's list counts once), then the count per combination. These are
- * the shapes the embedded store answers from index entries alone (its covered-group.ts) where an
- * index of statistics-indexes.ts covers the filter and the keys; MongoDB runs them as they are.
+ * stored statistics list (keeping candidates without elements), one group per candidate and
+ * combination, then the count per combination. These are the shapes the embedded store answers
+ * from index entries alone (its covered-group.ts) where indexes of statistics-indexes.ts hold the
+ * keys; MongoDB runs them as they are. Bounded contribution needs no stage here: the lists are
+ * capped when a candidate is written, and a stage cutting them would defeat the covered path.
  */
 export function groupingPipeline(
   filter: CandidateSearchFilter,
@@ -61,12 +62,6 @@ export function groupingPipeline(
   if (arrays.length === 0) return [match, { $group: { _id: byKey, count: { $sum: 1 } } }];
   return [
     match,
-    // Bounded contribution: only the first MAX_VALUES_PER_CANDIDATE elements of each list count.
-    {
-      $set: Object.fromEntries(
-        arrays.map((array) => [array, { $slice: [{ $ifNull: [`$${array}`, []] }, MAX_VALUES_PER_CANDIDATE] }]),
-      ),
-    },
     ...arrays.map((array) => ({ $unwind: { path: `$${array}`, preserveNullAndEmptyArrays: true } })),
     { $group: { _id: { candidate: '$_id', ...byKey } } },
     { $group: { _id: Object.fromEntries(names.map((name) => [name, `$_id.${name}`])), count: { $sum: 1 } } },

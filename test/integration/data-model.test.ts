@@ -486,7 +486,7 @@ describe('registration repository', () => {
     await expect(repo.insert(again.identity, again.candidate)).rejects.toBeInstanceOf(ConflictError);
   });
 
-  it('when a candidate is registered, then it is stored with `listed` from its status, so that searches find it', async () => {
+  it('when a candidate is registered, then it is stored with `listed` from its status and its statistics lists, so that searches and statistics find it', async () => {
     const db = await freshDatabase('registration_listed');
     const registration = aRegistration();
 
@@ -494,6 +494,9 @@ describe('registration repository', () => {
 
     const stored = await db.collection(COLLECTIONS.candidates).findOne({ publicId: registration.candidate.publicId });
     expect(stored?.listed).toBe(true);
+    const { statisticsOccupations, statisticsLanguages } = toStoredCandidate(registration.candidate);
+    expect(statisticsOccupations.length + statisticsLanguages.length).toBeGreaterThan(0);
+    expect(stored).toMatchObject({ statisticsOccupations, statisticsLanguages });
     expect((await new CandidateRepository(db).search({ includeEmployed: false }, { skip: 0, limit: 1 })).total).toBe(1);
   });
 

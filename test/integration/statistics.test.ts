@@ -92,14 +92,15 @@ function codesOf(candidate: CandidateDoc, dimension: Dimension): string[] {
   const one = (value: string | number | null | undefined): string[] => [
     value === undefined || value === null ? 'UNKNOWN' : String(value),
   ];
-  const many = (values: string[]): string[] => (values.length === 0 ? ['UNKNOWN'] : [...new Set(values)]);
+  // The first 3 distinct values of the list, in its order.
+  const many = (values: string[]): string[] => (values.length === 0 ? ['UNKNOWN'] : [...new Set(values)].slice(0, 3));
   switch (dimension) {
     case 'LOCATION':
       return one(candidate.countryIsoCode);
     case 'NATIONALITY':
       return one(candidate.nationalityIsoCode);
     case 'OCCUPATION':
-      return many((candidate.candidateOccupations ?? []).slice(0, 3).map((o) => o.occupation!.isco08Code));
+      return many((candidate.candidateOccupations ?? []).map((o) => o.occupation!.isco08Code));
     case 'STATUS':
       return one(candidate.status);
     case 'GENDER':
@@ -107,7 +108,7 @@ function codesOf(candidate: CandidateDoc, dimension: Dimension): string[] {
     case 'EDUCATION_LEVEL':
       return one(candidate.maxEducationLevel);
     case 'LANGUAGE':
-      return many((candidate.candidateLanguages ?? []).slice(0, 3).map((l) => l.languageIsoCode!));
+      return many((candidate.candidateLanguages ?? []).map((l) => l.languageIsoCode!));
     case 'YEAR_OF_ARRIVAL':
       return one(candidate.yearOfArrival);
     case 'REGISTRATION_YEAR':

@@ -34,6 +34,7 @@ describe('discrete Laplace sampler', () => {
     [1, 2], // ε = 0.5 at sensitivity 1
     [1, 4], // ε = 0.5 at sensitivity 2 (cells and total)
     [3, 2], // ε = 1.5
+    [1000, 4000], // ε = 1 at sensitivity 4, as the service asks it (ε in thousandths)
   ])(
     'when 100,000 values are drawn with s=%i, t=%i, then their counts match the exact pmf (chi-square at p = 0.001)',
     (s, t) => {
@@ -83,5 +84,14 @@ describe('discrete Laplace sampler', () => {
       expect(code).not.toContain(forbidden);
     }
     expect(code).toContain('randomFillSync');
+  });
+
+  it('when the statistics service source is read, then its noise comes from the sampler alone', () => {
+    const source = readFileSync(join(__dirname, '../../src/statistics/statistics-service.ts'), 'utf8');
+    const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '');
+    for (const forbidden of ['Math.random', 'randomInt', 'randomBytes', 'getRandomValues']) {
+      expect(code).not.toContain(forbidden);
+    }
+    expect(code).toContain('this.sampler.sample(');
   });
 });

@@ -452,7 +452,7 @@ export type CandidateDimension =
   | 'GENDER'
   /**
    * Language: ISO 639-1 code in lower case, as stored. Multi-valued: a candidate counts once in
-   * each distinct language among the first 3 of its list (so cells may add up to more than the
+   * each of the first 3 distinct languages of its list (so cells may add up to more than the
    * total); one without any language counts under `UNKNOWN`.
    */
   | 'LANGUAGE'
@@ -462,8 +462,8 @@ export type CandidateDimension =
   | 'NATIONALITY'
   /**
    * Occupation: ISCO-08 unit group code (4 digits). Multi-valued: a candidate counts once in
-   * each distinct occupation among the first 3 of its list (so cells may add up to more than
-   * the total); one without any occupation counts under `UNKNOWN`.
+   * each of the first 3 distinct occupations of its list (so cells may add up to more than the
+   * total); one without any occupation counts under `UNKNOWN`.
    */
   | 'OCCUPATION'
   /** Year (UTC) in which the candidate was registered, as a number in `code`. */
