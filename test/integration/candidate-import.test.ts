@@ -91,7 +91,7 @@ async function readEpoch(): Promise<unknown> {
 }
 
 describe('npm run import', () => {
-  test('when every candidate paged out of REST is imported into a store of reference data only, then every REST answer is byte-identical, and a second import changes nothing', async () => {
+  test('when every candidate paged out of REST is imported into a store of reference data only, then every REST answer is byte-identical, and a second import (or one into the store it came from) changes nothing', async () => {
     const file = join(dir, 'candidates.ndjson');
     await writeFile(file, `${exported.join('\n')}\n`);
     // A read cached before the import must not outlive it.
@@ -120,6 +120,10 @@ describe('npm run import', () => {
     expect(second.out[0]).toMatch(new RegExp(`^Imported: 0 inserted, 0 updated, ${CANDIDATES} unchanged, 0 refused`));
     expect(await changeEvents()).toHaveLength(events.length);
     expect(await readEpoch()).toEqual(epoch);
+    // Into the store it came from: what the seed stored is what the import would store.
+    const back = capture();
+    expect(await runImportCli([file], back.output, envOf(source))).toBe(EXIT.imported);
+    expect(back.out[0]).toMatch(new RegExp(`^Imported: 0 inserted, 0 updated, ${CANDIDATES} unchanged, 0 refused`));
   });
 
   test('when a file has broken lines, then each is refused with its line number and a reason that repeats no value, and the good lines are imported', async () => {
