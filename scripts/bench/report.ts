@@ -1,6 +1,7 @@
 import { FOREIGN_CPU_NOTE, type Measurement } from './load';
 import type { Commit, Machine } from './machine';
 import type { CacheSettings } from './rotation';
+import type { ImportBenchResult } from './import';
 import type { CliStartResult, KeysCliFeatures, SeedResult } from './service';
 
 export interface SizeRun {
@@ -10,6 +11,8 @@ export interface SizeRun {
   serviceStartMs?: number;
   /** `npm run keys -- list` on the seeded data directory, before the service starts */
   cliStart?: CliStartResult;
+  /** `npm run import` of every candidate paged out of REST, beside the service, twice */
+  import?: ImportBenchResult;
   measurements: Measurement[];
   /**
    * scenarios run again on the same data, before the main run, with one setting changed:
@@ -719,6 +722,35 @@ export function cliStartTable(report: RunReport): string | undefined {
   return lines.join('\n');
 }
 
+/** The import rows, or undefined when no size ran them (`--scenarios` without import). */
+export function importTable(report: RunReport): string | undefined {
+  const runs = report.sizes.filter((run) => run.import !== undefined);
+  if (runs.length === 0) return undefined;
+  const lines = [
+    '| candidates | run | time | lines/s | peak RSS of the import | summary |',
+    '|---:|---|---:|---:|---:|---|',
+  ];
+  for (const run of runs) {
+    const result = run.import!;
+    for (const [name, one] of [
+      ['first (all new)', result.first],
+      ['again (same file)', result.second],
+    ] as const) {
+      lines.push(
+        `| ${run.size.toLocaleString('en-GB')} | ${name} | ${(one.wallMs / 1000).toFixed(1)} s | ${Math.round(result.lines / (one.wallMs / 1000)).toLocaleString('en-GB')} | ${Math.round(one.peakRss / 2 ** 20)} MiB | ${one.summary} |`,
+      );
+    }
+  }
+  const sizes = runs
+    .map(
+      (run) =>
+        `${run.size.toLocaleString('en-GB')}: ${Math.round(run.import!.fileBytes / 2 ** 20)} MiB, paged out in ${(run.import!.exportMs / 1000).toFixed(1)} s`,
+    )
+    .join('; ');
+  lines.push('', `File (${sizes}).`);
+  return lines.join('\n');
+}
+
 function notes(report: RunReport): string[] {
   const lines: string[] = [];
   for (const m of allMeasurements(report)) {
@@ -747,6 +779,7 @@ export function markdown(report: RunReport): string {
     .join(', ');
   const runNotes = notes(report);
   const cliStart = cliStartTable(report);
+  const imports = importTable(report);
   return `# Benchmarks
 
 Written by \`npm run bench\` (\`scripts/bench/run.ts\`); every figure below comes from the run it
@@ -773,6 +806,7 @@ ${dirtyList}
 
 ${seedingTable(report)}
 ${cliStart ? `\n## CLI start\n\nWall time of the keys CLI listing the keys of the seeded data directory (the benchmark key), the service\nnot running: \`npm run keys -- list\` as an operator runs it (npm, the build check of\n\`scripts/build-if-stale.mjs\` on a current build, then the CLI), and the CLI alone (node start, open the\nembedded store in-process, list, close). One untimed run first, then the two alternately.\n\n${cliStart}\n` : ''}
+${imports ? `\n## Import\n\n\`node dist/src/cli/import.js <file>\` beside the running service (it connects to the service's store), on an\nNDJSON file of every candidate of the store paged out of REST (\`includeEmployed=true\`, pages of 100) under other\npublicIds: first every line a new candidate, then the same file again (every line unchanged). Time is the\nprocess's wall time (node start to exit); peak RSS its VmHWM.\n\n${imports}\n` : ''}
 ## Results
 
 Each scenario: one checked request (a failure there means the row is NOT RUN), a wait for an

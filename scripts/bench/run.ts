@@ -6,6 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { DemoGenerator } from '../../src/demo/demo-generator';
 import { BOOTSTRAP_SEED } from '../../src/app/demo-bootstrap';
 import { forkChild, killAllSync, leftovers, startReaper, stopChild, stopReaper } from './children';
+import { benchImport } from './import';
 import { DEEP_QUERY_PAGE } from './graphql-operations';
 import { FOREIGN_CPU_NOTE, measure, stopLoad, type LoadSettings, type Measurement, type Target } from './load';
 import { machine, commit } from './machine';
@@ -45,7 +46,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --quiet-wait <s>       before each scenario, wait up to this long for other processes to go quiet (default 10; 0: don't)
   --scenarios <key,...>  only these scenarios (keys: see scripts/bench/scenarios.ts, e.g. rest-by-id-cold,
                          rest-search-100-1c-deepest-caches-off; baseline-http, baseline-express, baseline-http-search-100;
-                         cli-start: the wall time of npm run keys -- list on the seeded data directory)
+                         cli-start: the wall time of npm run keys -- list on the seeded data directory;
+                         import: npm run import of every candidate paged out of REST, beside the service)
   --no-baselines         skip the bare node:http and Express servers
   --compiled-off <ENV=VALUE>  the setting that switches compiled GraphQL execution off (default: found in src/config.ts)
   --env <NAME=VALUE>     an extra environment variable of the service (repeatable)
@@ -136,6 +138,8 @@ function parseOptions(argv: string[]): Options | 'help' {
 
 /** The --scenarios key of the CLI start row (not a load scenario: timed runs of the keys CLI). */
 const CLI_START = 'cli-start';
+/** The --scenarios key of the import row (not a load scenario: two timed runs of the import tool). */
+const IMPORT = 'import';
 
 const startedAt = Date.now();
 function log(line: string): void {
@@ -602,6 +606,11 @@ async function benchmarkSize(
       log(summary(m));
       result.measurements.push(m);
       assertRunning(service, `"${scenario.label}"`);
+    }
+    // Last: it doubles the candidates of the store.
+    if (!options.scenarios || options.scenarios.has(IMPORT)) {
+      result.import = await benchImport(service.url, apiKey, dataDir, sizeDir, (line) => log(`size ${size}: ${line}`));
+      assertRunning(service, 'the import');
     }
   } finally {
     await stop();

@@ -67,6 +67,29 @@ export async function appendChangeEvent(
   );
 }
 
+/**
+ * Appends `events` (in this order) inside the caller's transaction with one insert: what a
+ * write of many candidates (an import batch) stores with them. Their ids are made here, in
+ * order, and sequencing numbers events by id, so they are numbered in this order.
+ */
+export async function appendChangeEvents(
+  db: Db,
+  session: ClientSession | undefined,
+  events: readonly Omit<ChangeEvent, 'seq'>[],
+): Promise<void> {
+  if (events.length === 0) return;
+  await db.collection<ChangeEventDoc>(CHANGE_COLLECTIONS.changeEvents).insertMany(
+    events.map((event) => ({
+      _id: new ObjectId(),
+      kind: event.kind,
+      publicId: event.publicId,
+      at: event.at,
+      ...(event.keyId !== undefined ? { keyId: event.keyId } : {}),
+    })),
+    { session, ordered: true },
+  );
+}
+
 /** Reads the outbox in seq order. */
 export interface ChangeEventReader {
   /** The events with seq > `after`, in seq order, at most `limit`; `kinds`: only these kinds. */

@@ -1,8 +1,6 @@
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
+import { isCalendarDate, isDateTime } from '../common/calendar-date';
 import { isPublicId, PUBLIC_ID_RULE } from '../common/public-id';
-
-const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
 function invalid(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
@@ -15,18 +13,6 @@ function stringScalar(name: string, description: string, check: (value: string) 
     return value;
   };
   return { name, description, parse };
-}
-
-function isCalendarDate(value: string): boolean {
-  const match = DATE_PATTERN.exec(value);
-  if (!match) return false;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-}
-
-function isDateTime(value: string): boolean {
-  return DATE_TIME_PATTERN.test(value) && isCalendarDate(value.slice(0, 10)) && !Number.isNaN(Date.parse(value));
 }
 
 function fromString(

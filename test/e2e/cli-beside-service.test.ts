@@ -74,4 +74,40 @@ describe('operator tools beside the running service', () => {
     expect(said).toContain(`Erased ${publicId}`);
     expect(after.status).toBe(404);
   }, 60_000);
+  test('when an operator imports candidates with the import tool while the service runs, then the service answers the imported candidate and the change feed shows its import', async () => {
+    // Arrange
+    const key = service.key!;
+    const page = (await (await get(service, '/v1/candidates?limit=1', key)).json()) as {
+      content: { publicId: string }[];
+    };
+    const [{ publicId }] = page.content;
+    const line = (await (await get(service, `/v1/candidates/${publicId}`, key)).text()).replace(
+      `"publicId":"${publicId}"`,
+      '"publicId":"importedBesideService1"',
+    );
+    const file = path.join(dataDir, '..', `${path.basename(dataDir)}-import.ndjson`);
+    fs.writeFileSync(file, `${line}\n`);
+
+    // Act
+    const said = await tool('src/cli/import.ts', [file], dataDir);
+    const after = await get(service, '/v1/candidates/importedBesideService1', key);
+    const feed = await fetch(`${service.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify({ query: '{ candidateChanges(first: 100) { edges { node { kind publicId } } } }' }),
+    });
+    fs.rmSync(file, { force: true });
+
+    // Assert
+    expect(said).toMatch(/^Imported: 1 inserted, 0 updated, 0 unchanged, 0 refused/);
+    expect(after.status).toBe(200);
+    expect(await after.text()).toBe(line);
+    const { data } = (await feed.json()) as {
+      data: { candidateChanges: { edges: { node: { kind: string; publicId: string } }[] } };
+    };
+    expect(data.candidateChanges.edges.map(({ node }) => node)).toContainEqual({
+      kind: 'IMPORTED',
+      publicId: 'importedBesideService1',
+    });
+  }, 60_000);
 });

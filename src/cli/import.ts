@@ -1,0 +1,167 @@
+import { createReadStream, statSync, type ReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { Presets, SingleBar } from 'cli-progress';
+import { ImportRepository } from '../candidates/import-repository';
+import { ImportService, type ImportSummary } from '../candidates/import-service';
+import { heldStoreMessage, runAsCommand, type CliOutput } from './cli-support';
+import { systemClock, type Clock } from '../common/clock';
+import { loadConfig } from '../config';
+import { ensureIndexes } from '../app/indexes';
+import { ReferenceCache } from '../reference/reference-cache';
+import { ReferenceRepository } from '../reference/reference-repository';
+import { DataDirectoryInUseError, openStore, type OpenedStore } from '../store/open-store';
+
+/**
+ * `npm run import -- <file.ndjson | ->`: loads candidates from the system of record (one
+ * candidate per line, the contract's Candidate JSON) through ImportService.
+ */
+
+export const USAGE = `Usage: npm run import -- <file.ndjson>
+       npm run import -- -            (or no argument, with a pipe or file on stdin)
+
+Imports candidates, one per line in the Candidate JSON of GET /v1/candidates/{publicId}
+(no identity data), upserted by publicId and validated as the API validates them. A line
+that fails is refused whole and reported on stderr with its line number and reason; the
+others are imported. Blank lines are skipped. Importing the same file again changes nothing.
+
+Prints a summary: inserted, updated, unchanged, refused.
+Exit codes: 0 every line imported, 1 some lines refused (the others imported),
+2 bad arguments, 3 the import stopped on an error (lines before it stay imported).
+
+Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR (that of the running
+service when it runs).`;
+
+export const EXIT = { imported: 0, refused: 1, usage: 2, failed: 3 } as const;
+
+/** Where the lines come from when no file is named, and whether stderr is a terminal (for the bar). */
+export interface ImportIo {
+  stdin: Readable & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+const PROCESS_IO: ImportIo = { stdin: process.stdin, stderr: process.stderr };
+
+/** Runs the command and resolves with the process exit code. */
+export async function runImportCli(
+  argv: readonly string[],
+  output: CliOutput,
+  env: Record<string, string | undefined> = process.env,
+  clock: Clock = systemClock,
+  io: ImportIo = PROCESS_IO,
+): Promise<number> {
+  if (argv.length === 1 && ['help', '--help', '-h'].includes(argv[0])) {
+    output.out(USAGE);
+    return 0;
+  }
+  if (argv.length > 1 || (argv.length === 0 && io.stdin.isTTY === true)) {
+    output.err(`import: one file (or - for stdin) is required\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  const file = argv.length === 0 || argv[0] === '-' ? undefined : argv[0];
+  let store: OpenedStore | undefined;
+  let input: Readable | undefined;
+  let bar: Progress | undefined;
+  try {
+    const started = process.hrtime.bigint();
+    input = file === undefined ? io.stdin : await openFile(file);
+    const config = loadConfig(env);
+    store = await openStore(config, {
+      embedded: {
+        run: 'in-process',
+        log: (level, msg) => {
+          if (level !== 'info') output.err(`store ${level}: ${msg}`);
+        },
+      },
+    });
+    const db = store.database.db;
+    await ensureIndexes(db);
+    const reference = new ReferenceCache(new ReferenceRepository(db));
+    await reference.load();
+    if (reference.keys('countries').length === 0) {
+      output.err(
+        'import: the store holds no reference data (countries, occupations, ...): start the service on it once, ' +
+          'or run npm run seed -- --candidates 0',
+      );
+      return EXIT.failed;
+    }
+    bar = progressBar(io, file);
+    const lines = createInterface({ input, crlfDelay: Infinity });
+    const summary = await new ImportService(new ImportRepository(db), reference, clock).importLines(lines, {
+      refused: (lineNumber, reason) => {
+        const write = () => output.err(`line ${lineNumber}: refused: ${reason}`);
+        if (bar) bar.print(write);
+        else write();
+      },
+      progress: () => bar?.update((input as ReadStream).bytesRead),
+    });
+    bar?.stop();
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    output.out(`${summaryLine(summary)} in ${seconds.toFixed(1)} s.`);
+    return summary.refused > 0 ? EXIT.refused : EXIT.imported;
+  } catch (error) {
+    bar?.stop();
+    if (error instanceof DataDirectoryInUseError) {
+      output.err(heldStoreMessage('import', error));
+      return EXIT.failed;
+    }
+    output.err(`import: ${error instanceof Error ? error.message : String(error)}`);
+    return EXIT.failed;
+  } finally {
+    if (file !== undefined) input?.destroy();
+    await store?.close();
+  }
+}
+
+/** The summary, as printed: the four counts, then the blank lines skipped if any. */
+export function summaryLine(summary: ImportSummary): string {
+  const blank = summary.blank > 0 ? ` (${summary.blank} blank line${summary.blank === 1 ? '' : 's'} skipped)` : '';
+  return (
+    `Imported: ${summary.inserted} inserted, ${summary.updated} updated, ${summary.unchanged} unchanged, ` +
+    `${summary.refused} refused${blank}`
+  );
+}
+
+/** The file, opened (a missing or unreadable file fails here, before the store is opened). */
+function openFile(path: string): Promise<ReadStream> {
+  return new Promise((resolve, reject) => {
+    const stream = createReadStream(path);
+    stream.once('open', () => resolve(stream));
+    stream.once('error', reject);
+  });
+}
+
+/** The progress shown on a terminal: bytes of the file read. */
+interface Progress {
+  update(bytesRead: number): void;
+  /** Writes a line (a refusal) above the bar, which goes on below it. */
+  print(write: () => void): void;
+  stop(): void;
+}
+
+/** A bar on a terminal (stderr), for a file; none otherwise (logs, pipes, stdin). */
+function progressBar(io: ImportIo, path: string | undefined): Progress | undefined {
+  if (path === undefined || io.stderr.isTTY !== true) return undefined;
+  const bar = new SingleBar(
+    {
+      format: 'import [{bar}] {percentage}% | {duration}s',
+      hideCursor: true,
+      stream: io.stderr,
+    },
+    Presets.shades_classic,
+  );
+  const total = Math.max(1, statSync(path).size);
+  let value = 0;
+  bar.start(total, value);
+  return {
+    update: (bytesRead) => bar.update((value = Math.min(total, bytesRead))),
+    print: (write) => {
+      bar.stop();
+      write();
+      bar.start(total, value);
+    },
+    stop: () => bar.stop(),
+  };
+}
+
+if (require.main === module) runAsCommand('import', runImportCli);
