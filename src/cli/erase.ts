@@ -19,8 +19,8 @@ memberships, in one transaction, with an ERASED change in the change feed. Print
 the (first) erasure and the API keys that received the candidate, per the audit trail, to tell
 each of them. Repeating it is harmless.
 
-Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR, which the service
-must not be running on at the same time (use the eraseCandidate mutation while it runs).`;
+Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR (the running service's
+store when the service runs there).`;
 
 /** Runs the command and resolves with the process exit code. */
 export async function runEraseCli(
