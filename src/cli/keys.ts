@@ -45,8 +45,8 @@ Permissions: ${PERMISSIONS.join(', ')} (ADMIN implies all).
 --operations: which GraphQL operations the key may run: any (the default) or published, only the
       operations published for it with \`npm run operations -- publish\` (REST /v1 stays open to it).
 
-Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR, which the service
-must not be running on at the same time.`;
+Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR (the running service's
+store when the service runs there).`;
 
 export type KeysCommand =
   | {

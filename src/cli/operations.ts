@@ -34,8 +34,8 @@ Commands:
 A key runs only its published operations once its policy is published:
   npm run keys -- update <id> --operations published
 
-Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR, which the service
-must not be running on at the same time.`;
+Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR (the running service's
+store when the service runs there).`;
 
 export type OperationsCommand =
   | { command: 'publish'; manifest: string; keyId: string }

@@ -28,7 +28,8 @@ import { seedDemoData, type SeedCounts, type SeedProgress } from '../demo/seed-d
 export const USAGE = `Usage: npm run seed -- [--candidates <n>] [--seed <s>] [--append | --drop]
 
 Writes deterministic demo data (reference data, job opportunities, candidates, saved lists)
-to MONGODB_URI when set, otherwise to the embedded store on DATA_DIR (stop the service first).
+to MONGODB_URI when set, otherwise to the embedded store on DATA_DIR (through the running
+service when it runs there).
 
   --candidates <n>  number of candidates, 0 to 1000000 (default: DEMO_CANDIDATES)
   --seed <s>        integer seed, 0 to 4294967295; the same seed gives the same data (default: 1)

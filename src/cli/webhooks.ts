@@ -32,8 +32,8 @@ Commands:
 Events: ${WEBHOOK_EVENT_TYPES.join(', ')}.
 --from-beginning: also send the change events already written; without it, only later ones.
 
-Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR, which the service
-must not be running on at the same time.`;
+Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR (the running service's
+store when the service runs there).`;
 
 export type WebhooksCommand =
   | { command: 'add'; apiKeyId: string; url: string; eventTypes: string[]; fromBeginning: boolean }
