@@ -1,6 +1,6 @@
 /**
- * Dependency rules of src/ (README "Code layout / dependency rules"), checked by
- * `npm run depcheck` in CI. Type-only imports count like any other (tsPreCompilationDeps):
+ * Dependency rules of src/ and packages/ (README "Code layout / dependency rules"), checked by
+ * `npm run depcheck` in CI (the layers below are those of src/; packages/ must have no cycle). Type-only imports count like any other (tsPreCompilationDeps):
  * a cycle through types is still a cycle for the reader.
  */
 
@@ -17,8 +17,8 @@ module.exports = {
     {
       name: 'no-circular',
       severity: 'error',
-      comment: 'No import cycle in src/, type-only imports included.',
-      from: { path: '^src/' },
+      comment: 'No import cycle in src/ or packages/, type-only imports included.',
+      from: { path: '^(src|packages)/' },
       to: { circular: true },
     },
     {
@@ -88,7 +88,7 @@ module.exports = {
   options: {
     // The embedded store is its own product, on its way to packages/embedded-mongodb (imported by
     // name, so outside this check); its internal module graph is not part of the service's layers.
-    exclude: { path: '^src/store/embedded/' },
+    exclude: { path: ['^src/store/embedded/', '^packages/[^/]+/dist/'] },
     doNotFollow: { path: '(^|/)node_modules/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },

@@ -6,7 +6,9 @@
 // when the build succeeded), so an edit made while tsc ran counts as newer and the next command
 // builds again. A source is newer when its mtime is at or after the stamp's (mtimes of the same
 // file system clock; "at" because that clock is coarse). Directories count too: deleting or
-// renaming a file changes its directory's mtime. Plain JavaScript with no dependency: it must
+// renaming a file changes its directory's mtime, but only that: a directory whose entries the
+// build changed only by adding outputs (a workspace package's first dist/) gets its mtime back,
+// else the build's own output would make the next command build again. Plain JavaScript with no dependency: it must
 // run before anything is compiled, and start in milliseconds.
 
 import { spawnSync } from 'node:child_process';
@@ -61,6 +63,49 @@ function newerUnder(directory, since) {
   return undefined;
 }
 
+/**
+ * The mtime and the names of the input entries (skipped ones left out) of every input directory,
+ * by path: what `restoreDirectoryTimes` compares after the build.
+ */
+function directoryListings() {
+  const listings = new Map();
+  const visit = (directory) => {
+    let entries;
+    try {
+      entries = fs.readdirSync(directory, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    const kept = entries.filter(
+      (e) => !(e.isDirectory() && (e.name.startsWith('.') || SKIPPED_DIRECTORIES.has(e.name))),
+    );
+    listings.set(directory, {
+      mtime: fs.statSync(directory).mtime,
+      names: kept
+        .map((e) => e.name)
+        .sort()
+        .join('\n'),
+    });
+    for (const entry of kept) if (entry.isDirectory()) visit(path.join(directory, entry.name));
+  };
+  for (const name of INPUT_DIRECTORIES) visit(path.join(root, name));
+  return listings;
+}
+
+/**
+ * Gives its mtime back to every input directory that the build changed only by adding or
+ * removing skipped entries (outputs such as a package's dist/): a directory's mtime counts as a
+ * change of the sources only for a file deleted, added or renamed, which its names show.
+ */
+function restoreDirectoryTimes(before) {
+  for (const [directory, after] of directoryListings()) {
+    const previous = before.get(directory);
+    if (previous === undefined || previous.names !== after.names) continue;
+    if (after.mtime.getTime() !== previous.mtime.getTime())
+      fs.utimesSync(directory, fs.statSync(directory).atime, previous.mtime);
+  }
+}
+
 /** Why the build must run, or undefined when dist/ is current. */
 function staleness() {
   let stamp;
@@ -88,6 +133,7 @@ if (reason !== undefined) {
   fs.rmSync(STAMP, { force: true });
   fs.writeFileSync(STARTED, `${new Date().toISOString()}\n`);
   const started = fs.statSync(STARTED).mtime;
+  const listings = directoryListings();
   const result = runBuild();
   if (result.status !== 0) {
     fs.rmSync(STARTED, { force: true });
@@ -96,6 +142,7 @@ if (reason !== undefined) {
     );
     process.exit(result.status || 1);
   }
+  restoreDirectoryTimes(listings);
   if (fs.existsSync(STARTED)) {
     fs.renameSync(STARTED, STAMP);
   } else {

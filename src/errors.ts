@@ -49,6 +49,13 @@ export class BadUserInputError extends AppError {
   }
 }
 
+/** Throws one BadUserInputError naming every broken rule, when there is any. */
+export function throwIfAny(issues: readonly InputIssue[]): void {
+  if (issues.length === 0) return;
+  const detail = issues.map((issue) => `${issue.parameter} must be ${issue.rule}`).join('; ');
+  throw new BadUserInputError(`Invalid input: ${detail}.`, issues);
+}
+
 export class UnauthenticatedError extends AppError {
   constructor(message = 'Authentication is required.', options?: { cause?: unknown }) {
     super('UNAUTHENTICATED', 401, message, options);

@@ -12,7 +12,7 @@ import type { HttpHygiene } from '../http/security';
 export interface HttpRoutes {
   /** Apollo's handler for /graphql */
   graphql: RequestHandler;
-  /** the analysts' playground page for GET /graphql from a browser */
+  /** the analysts' playground for GET /graphql from a browser, and its assets (GET /graphql/assets/:file) */
   playground: RequestHandler;
   /** the REST /v1 router (src/rest/rest-router.ts) */
   rest: RequestHandler;
@@ -21,6 +21,8 @@ export interface HttpRoutes {
 }
 
 const GRAPHQL_PATH = '/graphql';
+/** The playground's static files (content-hashed names): src/graphql/playground.ts. */
+const PLAYGROUND_ASSETS_PATH = `${GRAPHQL_PATH}/assets/:file`;
 const OPENAPI_PATH = '/openapi.json';
 const METRICS_PATH = '/metrics';
 
@@ -31,6 +33,7 @@ const METRICS_PATH = '/metrics';
 export const ROUTE_LABELS: readonly string[] = [
   ...Object.values(HEALTH_ROUTES),
   GRAPHQL_PATH,
+  PLAYGROUND_ASSETS_PATH,
   REST_MOUNT,
   ...Object.values(REST_ROUTES).map((route) => `${REST_MOUNT}${route}`),
   OPENAPI_PATH,
@@ -47,6 +50,8 @@ export function createHttpApp(routes: HttpRoutes, logger: Logger, metrics: Metri
   app.use(hygiene.before);
   app.use(routes.health);
   app.get(GRAPHQL_PATH, routes.playground);
+  // An asset name the playground does not know is a 404, not a GraphQL request.
+  app.get(PLAYGROUND_ASSETS_PATH, routes.playground, notFound);
   app.use(GRAPHQL_PATH, routeTemplate(GRAPHQL_PATH), express.json({ limit: JSON_BODY_LIMIT }), routes.graphql);
   app.use(REST_MOUNT, routes.rest);
   // The OpenAPI document of /v1 is public: partners read it before they have a key.

@@ -18,7 +18,7 @@ import { applyAuditRetention } from '../audit/audit-repository';
 import { emailIdentityKey } from '../candidates/text-input';
 import { openStore } from '../store/open-store';
 import { bootstrapDemo, type DemoBootstrap } from './demo-bootstrap';
-import { showStartBanner } from './start-banner';
+import { showStartBanner, startFailureMessage } from './start-banner';
 import { loadReferenceData } from '../reference/load-reference-data';
 import { createServices } from './create-services';
 import { createGraphQLEndpoint } from '../graphql/graphql-server';
@@ -234,7 +234,14 @@ export async function start(): Promise<CandidateDirectory> {
   const config = loadConfig();
   const logger = createLogger(config);
   const app = await createApp(config, logger);
-  const url = await app.start();
+  let url: string;
+  try {
+    url = await app.start();
+  } catch (error) {
+    // Seeded and maybe given a demo key already: say where that key is, and stop the store.
+    await app.stop().catch(() => undefined);
+    throw new Error(startFailureMessage(error, config, app.demo), { cause: error });
+  }
   logger.info({ url }, 'candidate directory listening');
   showStartBanner(url, app.demo, { output: process.stdout, dataDir: config.dataDir, logger });
   const shutdown = (signal: string): void => {

@@ -1,10 +1,9 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type { Logger } from '../logger';
 import type { DemoBootstrap } from './demo-bootstrap';
+import { demoKeyFilePath, writeDemoKeyFile } from './demo-key-file';
 
-/** The file in DATA_DIR that receives the demo key when stdout is not a terminal. */
-export const DEMO_KEY_FILE = 'demo-api-key.txt';
+export { DEMO_KEY_FILE, writeDemoKeyFile } from './demo-key-file';
 
 /** Where the banner goes: process.stdout in `npm start`. */
 export interface BannerOutput {
@@ -12,11 +11,20 @@ export interface BannerOutput {
   write(text: string): unknown;
 }
 
+/** What tells the person who ran `npm start` how to get the demo key, `file` when it is there. */
+function howToGetTheKey(file: string | undefined): string {
+  return file === undefined
+    ? 'printed at the start that created it, or DEMO_API_KEY; `npm run keys -- create` makes another.'
+    : `in ${file} (\`cat ${file}\`), kept from the start that created it.`;
+}
+
 /**
  * For the person who ran `npm start`: where to go, and the demo key this start created. The key
- * is printed only to a terminal. When stdout is not one (a container, a pipe, a log collector)
- * it is the stream of the JSON logs, so the key goes to DATA_DIR/demo-api-key.txt (mode 0600)
- * instead and only that file's path is logged.
+ * is printed only to a terminal, and its file (written before the service listened) is then
+ * removed. When stdout is not one (a container, a pipe, a log collector) it is the stream of the
+ * JSON logs, so the key stays in DATA_DIR/demo-api-key.txt (mode 0600) and only that file's path
+ * is logged. A later start names that file while it exists (the start that created the key
+ * failed before showing it, or stdout was not a terminal).
  */
 export function showStartBanner(
   url: string,
@@ -31,31 +39,44 @@ export function showStartBanner(
   ];
   if (demo?.createdKey && options.output.isTTY) {
     lines.push(`  Demo API key (shown only now): ${demo.createdKey}`);
+    fs.rmSync(demo.keyFile ?? demoKeyFilePath(options.dataDir), { force: true });
   } else if (demo?.createdKey) {
-    const file = writeDemoKeyFile(options.dataDir, demo.createdKey);
+    const file = demo.keyFile ?? writeDemoKeyFile(options.dataDir, demo.createdKey);
     options.logger.info(
       { file },
       'demo API key written to a file readable only by this user (stdout is not a terminal)',
     );
     lines.push(`  Demo API key: written to ${file} (stdout is not a terminal)`);
   } else if (demo) {
-    lines.push(
-      `  Demo API key: printed (or written to ${DEMO_KEY_FILE} in DATA_DIR) at the first start, or DEMO_API_KEY; \`npm run keys -- create\` makes another.`,
-    );
+    lines.push(`  Demo API key: ${howToGetTheKey(keptKeyFile(options.dataDir))}`);
   }
   options.output.write(`${lines.join('\n')}\n\n`);
 }
 
-/** Writes `key` to DATA_DIR/demo-api-key.txt, mode 0600 even when the file already existed; returns the file's path. */
-export function writeDemoKeyFile(dataDir: string, key: string): string {
-  const file = path.join(dataDir, DEMO_KEY_FILE);
-  // Opened with mode 0600 and truncated, then set to 0600: `mode` applies only to a file this call creates.
-  const fd = fs.openSync(file, 'w', 0o600);
-  try {
-    fs.fchmodSync(fd, 0o600);
-    fs.writeSync(fd, `${key}\n`);
-  } finally {
-    fs.closeSync(fd);
-  }
-  return file;
+/** DATA_DIR/demo-api-key.txt when it exists. */
+function keptKeyFile(dataDir: string): string | undefined {
+  const file = demoKeyFilePath(dataDir);
+  return fs.existsSync(file) ? file : undefined;
+}
+
+/**
+ * What `npm start` prints when the service could not listen (after the store was prepared): why,
+ * what to do about a port in use, and where the demo key is when this start created one.
+ */
+export function startFailureMessage(
+  error: unknown,
+  listen: { host: string; port: number },
+  demo: DemoBootstrap | undefined,
+): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const lines = [
+    code === 'EADDRINUSE'
+      ? `Could not listen on ${listen.host}:${listen.port}: the port is in use. Stop what uses it, or choose another port: PORT=${listen.port === 8080 ? 8081 : 8080} npm start`
+      : `Could not listen on ${listen.host}:${listen.port}: ${error instanceof Error ? error.message : String(error)}`,
+  ];
+  if (demo?.keyFile)
+    lines.push(
+      `The demo API key this start created is kept in ${demo.keyFile} (\`cat ${demo.keyFile}\`); the next start names it too.`,
+    );
+  return lines.join('\n');
 }

@@ -1,4 +1,4 @@
-import { BadUserInputError, type InputIssue } from '../errors';
+import { throwIfAny, type InputIssue } from '../errors';
 import type { CandidateSearchFilter } from './candidate-repository';
 
 /** Bounds of the contract (section 8). */
@@ -67,8 +67,4 @@ export function toPage(
   return { page: p, limit: l };
 }
 
-export function throwIfAny(issues: readonly InputIssue[]): void {
-  if (issues.length === 0) return;
-  const detail = issues.map((issue) => `${issue.parameter} must be ${issue.rule}`).join('; ');
-  throw new BadUserInputError(`Invalid input: ${detail}.`, issues);
-}
+export { throwIfAny };

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import type { RequestHandler } from 'express';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
+import * as graphiql from '@graphql-yoga/render-graphiql/graphiql';
+import type { Request, RequestHandler } from 'express';
+import type { GraphiQLOptions } from 'graphql-yoga';
 
 /** What the headers editor shows until the analyst puts their own key in. */
 export const HEADERS_PLACEHOLDER = JSON.stringify({ 'X-API-Key': '<your key>' }, null, 2);
@@ -63,37 +65,40 @@ query Statistics {
 `;
 
 /**
- * The page is one self-contained document (inline script, inline styles, fonts and icons as
- * data: URLs, editor workers from blob: URLs), so the policy lets the browser load nothing
- * from any other origin and talk to nothing but this service. 'unsafe-inline' is the price
- * of the inline bundle; 'unsafe-eval' is not needed and not granted.
+ * The page is a small HTML shell and static assets of this service (the GraphiQL bundle, its
+ * stylesheet with fonts and icons as data: URLs, its icon, and the script that starts it with
+ * this service's options), so the policy lets the browser load nothing from any other origin,
+ * run no inline script, and talk to nothing but this service. 'unsafe-inline' styles are the
+ * price of the editor's inline style attributes; 'unsafe-eval' is not needed and not granted.
  */
 export const PLAYGROUND_CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
-  "script-src 'self' 'unsafe-inline'",
+  "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data:",
   "font-src 'self' data:",
   "connect-src 'self'",
-  'worker-src blob:',
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** `<script src>` or `<link href>` (stylesheet, icon, preload...) pointing at another host. */
-const EXTERNAL_RESOURCE = /<(?:script\b[^>]*\bsrc|link\b[^>]*\bhref)\s*=\s*["']?(?:https?:)?\/\//i;
+/** Where the assets are served, below the endpoint: `/graphql/assets/<name>.<hash>.<ext>`. */
+export const PLAYGROUND_ASSETS_DIRECTORY = 'assets';
 
-/**
- * The GraphiQL page for `endpoint`. Rendering costs a 9 MB string, so callers render once
- * and keep the result. Throws when the rendered page would load anything from another host,
- * so a renderer upgrade that brings back a CDN fails at start, not in an offline browser.
- */
-export function playgroundPage(options: { endpoint: string; title?: string }): string {
-  const html = renderGraphiQL({
-    endpoint: options.endpoint,
-    title: options.title ?? 'Candidate Directory GraphQL',
+/** A year: the longest lifetime HTTP caches honour. An asset's URL changes with its content. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/** `url(http...)`, `<script src>` or `<link href>` pointing at another host. */
+const EXTERNAL_RESOURCE =
+  /<(?:script\b[^>]*\bsrc|link\b[^>]*\bhref)\s*=\s*["']?(?:https?:)?\/\/|url\(\s*["']?(?:https?:)?\/\//i;
+
+/** The options GraphiQL starts with (what the analyst sees first). */
+export function playgroundOptions(endpoint: string): GraphiQLOptions {
+  return {
+    endpoint,
+    title: 'Candidate Directory GraphQL',
     defaultQuery: DEFAULT_QUERY,
     // The tabs the page opens with (until the browser has tabs of its own stored).
     defaultTabs: [
@@ -111,57 +116,201 @@ export function playgroundPage(options: { endpoint: string; title?: string }): s
     useGETForQueries: false,
     credentials: 'omit',
     schemaDescription: true,
-  });
-  const external = EXTERNAL_RESOURCE.exec(html);
-  if (external) {
-    throw new Error(`the GraphQL playground page would load an external resource: ${external[0]}`);
-  }
-  return html;
+  };
 }
 
-/** A browser asking for the page, as opposed to a GraphQL client sending a GET query. */
-function wantsPage(accept: string | undefined, query: unknown): boolean {
-  const hasQueryParameter = typeof query === 'object' && query !== null && 'query' in query;
-  return (accept ?? '').includes('text/html') && !hasQueryParameter;
+/** One static file of the playground, with its encodings made once. */
+interface Asset {
+  readonly contentType: string;
+  readonly etag: string;
+  readonly identity: Buffer;
+  /** brotli and gzip, made on first demand (brotli's best quality takes seconds on the bundle) */
+  compressed?: Promise<{ br: Buffer; gzip: Buffer }>;
+}
+
+export interface PlaygroundAssets {
+  /** the HTML shell served at the endpoint (revalidated with its ETag) */
+  readonly page: Asset;
+  /** by file name (`graphiql.<hash>.js`...): served at `<endpoint>/assets/<name>`, immutable */
+  readonly files: ReadonlyMap<string, Asset>;
+}
+
+function asset(contentType: string, content: string | Buffer): Asset {
+  const identity = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+  return { contentType, identity, etag: `"${hashOf(identity, 27)}"` };
+}
+
+function hashOf(content: Buffer, length: number): string {
+  return createHash('sha256').update(content).digest('base64url').slice(0, length);
+}
+
+/** `name.ext` as `name.<hash of content>.ext`. */
+function hashedName(name: string, content: Buffer): string {
+  const dot = name.lastIndexOf('.');
+  return `${name.slice(0, dot)}.${hashOf(content, 12).replace(/[-_]/g, '0')}${name.slice(dot)}`;
+}
+
+function dataUrlBytes(url: string): Buffer {
+  const comma = url.indexOf(',');
+  if (!url.startsWith('data:') || comma < 0) throw new Error('the GraphiQL favicon is not a data: URL');
+  return url.slice(0, comma).endsWith(';base64')
+    ? Buffer.from(url.slice(comma + 1), 'base64')
+    : Buffer.from(decodeURIComponent(url.slice(comma + 1)));
 }
 
 /**
- * Answers a browser's `GET endpoint` with the GraphiQL playground and passes every other
- * request on (`next()`), so GraphQL clients' GET and POST requests still reach the server.
- * Works wherever it is mounted (`app.use(h)`, `app.use(endpoint, h)`, `app.get(endpoint, h)`).
+ * The playground of `endpoint` as a shell and its assets, content-hashed. Made from the GraphiQL
+ * build of @graphql-yoga/render-graphiql (one bundle, no CDN). Throws when the shell or the
+ * stylesheet would load anything from another host, so a renderer upgrade that brings back a
+ * CDN fails at start, not in an offline browser.
+ */
+export function playgroundAssets(endpoint: string): PlaygroundAssets {
+  const base = `${endpoint.replace(/\/+$/, '')}/${PLAYGROUND_ASSETS_DIRECTORY}`;
+  const options = playgroundOptions(endpoint);
+  const sources: [string, string, Buffer][] = [
+    ['graphiql.js', 'text/javascript; charset=utf-8', Buffer.from(graphiql.js, 'utf8')],
+    ['graphiql.css', 'text/css; charset=utf-8', Buffer.from(graphiql.css, 'utf8')],
+    ['favicon.ico', 'image/x-icon', dataUrlBytes(graphiql.favicon)],
+    [
+      'start.js',
+      'text/javascript; charset=utf-8',
+      Buffer.from(
+        `YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), ${JSON.stringify(options)});\n`,
+        'utf8',
+      ),
+    ],
+  ];
+  const files = new Map<string, Asset>();
+  const urls: Record<string, string> = {};
+  for (const [name, contentType, content] of sources) {
+    const hashed = hashedName(name, content);
+    files.set(hashed, asset(contentType, content));
+    urls[name] = `${base}/${hashed}`;
+  }
+  const html = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <title>${escapeHtml(options.title ?? '')}</title>
+    <link rel="icon" href="${urls['favicon.ico']}" />
+    <link rel="stylesheet" href="${urls['graphiql.css']}" />
+  </head>
+  <body id="body" class="no-focus-outline">
+    <noscript>You need to enable JavaScript to run this app.</noscript>
+    <div id="root"></div>
+    <script src="${urls['graphiql.js']}"></script>
+    <script src="${urls['start.js']}"></script>
+  </body>
+</html>
+`;
+  for (const [name, text] of [
+    ['the page', html],
+    ['the stylesheet', graphiql.css],
+  ]) {
+    const external = EXTERNAL_RESOURCE.exec(text);
+    if (external) throw new Error(`the GraphQL playground: ${name} would load an external resource: ${external[0]}`);
+  }
+  return { page: asset('text/html; charset=utf-8', html), files };
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+const brotli = promisify(brotliCompress);
+const gzipped = promisify(gzip);
+
+/** Brotli at its best quality and gzip, off the event loop; once per asset. */
+function compressedOf(file: Asset): Promise<{ br: Buffer; gzip: Buffer }> {
+  file.compressed ??= Promise.all([
+    brotli(file.identity, {
+      params: {
+        [zlibConstants.BROTLI_PARAM_QUALITY]: zlibConstants.BROTLI_MAX_QUALITY,
+        [zlibConstants.BROTLI_PARAM_SIZE_HINT]: file.identity.length,
+      },
+    }),
+    gzipped(file.identity, { level: 9 }),
+  ]).then(([br, gzip]) => ({ br, gzip }));
+  return file.compressed;
+}
+
+/** Sends `file` in the encoding the request prefers (brotli, gzip, or none), 304 when the client's copy is current. */
+async function sendAsset(req: Request, res: Parameters<RequestHandler>[1], file: Asset): Promise<void> {
+  res.set({ 'Content-Type': file.contentType, 'X-Content-Type-Options': 'nosniff', ETag: file.etag });
+  res.append('Vary', 'Accept-Encoding');
+  if (req.fresh) {
+    res.status(304).end();
+    return;
+  }
+  // Brotli whenever the client takes it (smaller than gzip), whatever order it lists them in.
+  const encoding = req.acceptsEncodings('br') === 'br' ? 'br' : req.acceptsEncodings('gzip', 'identity');
+  if (encoding === 'br' || encoding === 'gzip') {
+    const compressed = await compressedOf(file);
+    res.set('Content-Encoding', encoding);
+    res.send(encoding === 'br' ? compressed.br : compressed.gzip);
+    return;
+  }
+  res.send(file.identity);
+}
+
+/** Assets by endpoint, made once per process (every instance of a test run shares them). */
+const assetsByEndpoint = new Map<string, PlaygroundAssets>();
+
+/**
+ * A browser asking for the page, as opposed to a GraphQL client sending a GET query: it accepts
+ * HTML and either opens the URL as a document (address bar, reload: GraphiQL keeps the query
+ * it shows in the URL's `query` parameter) or sends no query.
+ */
+function wantsPage(req: Request): boolean {
+  if (!(req.headers.accept ?? '').includes('text/html')) return false;
+  if (req.headers['sec-fetch-dest'] === 'document') return true;
+  const query: unknown = req.query;
+  return !(typeof query === 'object' && query !== null && 'query' in query);
+}
+
+/**
+ * Answers a browser's `GET endpoint` with the GraphiQL playground's shell (no-cache, ETag) and
+ * `GET endpoint/assets/<name>` with its assets (immutable), brotli or gzip compressed once per
+ * process; passes every other request on (`next()`), so GraphQL clients' GET and POST requests
+ * still reach the server, and an unknown asset the not-found handler. Works wherever it is
+ * mounted (`app.use(h)`, `app.use(endpoint, h)`, `app.get(endpoint, h)`).
  */
 export function servePlayground(endpoint = '/graphql'): RequestHandler {
-  const html = Buffer.from(playgroundPage({ endpoint }), 'utf8');
-  const etag = `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"`;
-  // 9 MB of inline bundle shrink to about a quarter; compressed once, on first demand.
-  let gzipped: Buffer | undefined;
   const normalisedEndpoint = endpoint.replace(/\/+$/, '') || '/';
+  const assetsPrefix = `${normalisedEndpoint === '/' ? '' : normalisedEndpoint}/${PLAYGROUND_ASSETS_DIRECTORY}/`;
+  const assets = (): PlaygroundAssets => {
+    let made = assetsByEndpoint.get(normalisedEndpoint);
+    if (made === undefined) {
+      made = playgroundAssets(endpoint);
+      assetsByEndpoint.set(normalisedEndpoint, made);
+    }
+    return made;
+  };
+  // Made now, so that a bundle that would load from another host stops the start.
+  assets();
 
   return (req, res, next) => {
-    const path = (req.baseUrl + req.path).replace(/\/+$/, '') || '/';
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || path !== normalisedEndpoint) return next();
-    if (!wantsPage(req.headers.accept, req.query)) return next();
-
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    const path = req.baseUrl + req.path;
+    if (path.startsWith(assetsPrefix)) {
+      const file = assets().files.get(path.slice(assetsPrefix.length));
+      if (file === undefined) return next();
+      res.set({ 'Cache-Control': IMMUTABLE, 'Cross-Origin-Resource-Policy': 'same-origin' });
+      sendAsset(req, res, file).catch(next);
+      return;
+    }
+    if ((path.replace(/\/+$/, '') || '/') !== normalisedEndpoint || !wantsPage(req)) {
+      return next();
+    }
     res.set({
-      'Content-Type': 'text/html; charset=utf-8',
       'Content-Security-Policy': PLAYGROUND_CONTENT_SECURITY_POLICY,
-      'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'no-referrer',
       'Cache-Control': 'no-cache',
-      // The same URL serves GraphQL results to other clients.
-      Vary: 'Accept, Accept-Encoding',
-      ETag: etag,
     });
-    if (req.fresh) {
-      res.status(304).end();
-      return;
-    }
-    if (req.acceptsEncodings('gzip', 'identity') === 'gzip') {
-      gzipped ??= gzipSync(html);
-      res.set('Content-Encoding', 'gzip');
-      res.send(gzipped);
-      return;
-    }
-    res.send(html);
+    // The same URL serves GraphQL results to other clients.
+    res.append('Vary', 'Accept, Sec-Fetch-Dest');
+    // The browser asks for the assets next: their compression starts now (once).
+    for (const file of assets().files.values()) compressedOf(file).catch(() => undefined);
+    sendAsset(req, res, assets().page).catch(next);
   };
 }

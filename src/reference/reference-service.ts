@@ -1,4 +1,4 @@
-import { throwIfAny } from '../candidates/search-input';
+import { throwIfAny } from '../errors';
 import type { ReferenceCollection, ReferenceDocs, ReferenceRepository } from './reference-repository';
 
 const MAX_SEARCH_LENGTH = 100;

@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -11,6 +13,19 @@ import {
 /** `npm start` on its own data directory, with a small demo store. */
 function startService(dataDir: string): Promise<ServiceProcess> {
   return startServiceProcess({ DATA_DIR: dataDir, DEMO_CANDIDATES: '60', LOG_LEVEL: 'info' }, 60_000);
+}
+
+/** `npm start` expected to fail: resolves with its exit code and output once it exits. */
+function runServiceToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/app/main.ts'], {
+    cwd: path.resolve(__dirname, '../..'),
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, output })));
 }
 
 function stop(service: ServiceProcess): Promise<number | null> {
@@ -78,6 +93,37 @@ describe('quick start: the service on its embedded store', () => {
         expect(await stop(service)).toBe(0);
       }
     } finally {
+      fs.rmSync(keyDir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  test('when the port is in use, then the start fails naming PORT and the file that keeps the demo key, and a start on a free port serves that key', async () => {
+    const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-busy-port-'));
+    const occupant = net.createServer();
+    await new Promise<void>((resolve) => occupant.listen(0, '127.0.0.1', resolve));
+    const { port } = occupant.address() as net.AddressInfo;
+    try {
+      // Act: seeds the store and creates the demo key, then cannot listen.
+      const failed = await runServiceToExit({ DATA_DIR: keyDir, DEMO_CANDIDATES: '60', PORT: String(port) });
+      const file = path.join(keyDir, 'demo-api-key.txt');
+      expect(failed.code).toBe(1);
+      expect(failed.output).toContain(`127.0.0.1:${port}: the port is in use`);
+      expect(failed.output).toContain('PORT=8080 npm start');
+      expect(failed.output).toContain(`kept in ${file}`);
+      const key = fs.readFileSync(file, 'utf8').trim();
+      expect(failed.output).not.toContain(key);
+
+      // Assert: the next start (a free port) names the same file, and its key works.
+      const service = await startService(keyDir);
+      try {
+        expect(service.output()).toContain(`Demo API key: in ${file}`);
+        expect(service.key).toBeUndefined();
+        expect(await countCandidates(service.url, key)).toBe(60);
+      } finally {
+        expect(await stop(service)).toBe(0);
+      }
+    } finally {
+      await new Promise((resolve) => occupant.close(resolve));
       fs.rmSync(keyDir, { recursive: true, force: true });
     }
   }, 180_000);

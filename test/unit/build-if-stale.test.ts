@@ -17,18 +17,25 @@ let project: string;
 beforeEach(() => {
   project = fs.mkdtempSync(path.join(os.tmpdir(), 'build-if-stale-'));
   write('package.json', JSON.stringify({ name: 'fixture', private: true, scripts: { build: 'node build.js' } }));
-  // Counts its runs; fails while a file named FAIL exists.
+  // Counts its runs; fails while a file named FAIL exists; writes a workspace package's dist/ as
+  // the real build does (its first run creates the directory); adds a source while ADD exists
+  // (an edit made while the build runs).
   write(
     'build.js',
     "const fs = require('fs');\n" +
       "if (fs.existsSync('FAIL')) process.exit(3);\n" +
       "fs.mkdirSync('dist', { recursive: true });\n" +
+      "fs.mkdirSync('packages/store/dist', { recursive: true });\n" +
+      "fs.writeFileSync('packages/store/dist/index.js', 'exports.c = 3;\\n');\n" +
+      "if (fs.existsSync('ADD')) fs.writeFileSync('src/area/added.ts', 'export const d = 4;\\n');\n" +
       "fs.appendFileSync('dist/builds.log', 'built\\n');\n",
   );
   write('tsconfig.json', '{}');
   write('src/main.ts', 'export const a = 1;\n');
   write('src/area/part.ts', 'export const b = 2;\n');
   write('src/graphql/generated/types.ts', '// generated\n');
+  write('packages/store/src/index.ts', 'export const c = 3;\n');
+  write('packages/store/package.json', '{}');
   write('schema/main.graphql', 'type Query { a: Int }\n');
   write('test/main.test.ts', '// a test\n');
   // Everything the project holds is a minute old: older than any stamp made from now on.
@@ -109,6 +116,26 @@ describe('build-if-stale: the build check before npm start / keys / seed / store
 
     const rebuilt = run();
     expect(rebuilt.stderr).toContain(path.join('src', 'area'));
+    expect(builds()).toBe(2);
+  });
+
+  test("when the first build creates a workspace package's dist/, then the next run does not build (the package's directory changed only by its output)", () => {
+    expect(fs.existsSync(path.join(project, 'packages', 'store', 'dist'))).toBe(false);
+    run();
+    expect(fs.existsSync(path.join(project, 'packages', 'store', 'dist', 'index.js'))).toBe(true);
+
+    const second = run();
+    expect(second.stderr).toBe('');
+    expect(builds()).toBe(1);
+  });
+
+  test('when a source file is added while the build runs, then the next run builds again', () => {
+    write('ADD', '');
+    run();
+    fs.rmSync(path.join(project, 'ADD'));
+
+    const rebuilt = run();
+    expect(rebuilt.stderr).toContain('changed since the last build');
     expect(builds()).toBe(2);
   });
 

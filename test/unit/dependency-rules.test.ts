@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -12,11 +13,11 @@ interface Violation {
 }
 
 /**
- * Runs `npm run depcheck`'s command on the `src/` of `cwd`: its exit status (what fails CI), and
- * the rules it reports broken (a second run, as JSON).
+ * Runs `npm run depcheck`'s command on `directories` of `cwd`: its exit status (what fails CI),
+ * and the rules it reports broken (a second run, as JSON).
  */
-function depcheck(cwd: string): { status: number | null; violations: string[] } {
-  const args = ['src', '--config', CONFIG];
+function depcheck(cwd: string, directories = ['src']): { status: number | null; violations: string[] } {
+  const args = [...directories, '--config', CONFIG];
   const run = spawnSync(DEPCRUISE, args, { cwd, encoding: 'utf8' });
   const json = spawnSync(DEPCRUISE, [...args, '--output-type', 'json'], { cwd, encoding: 'utf8' });
   const failure = run.error ?? json.error;
@@ -49,8 +50,13 @@ describe('dependency rules of src/ (npm run depcheck)', () => {
     expect(status).not.toBe(0);
   });
 
-  test("when the service's src/ is checked, then no rule is broken", () => {
-    const { status, violations } = depcheck(ROOT);
+  test("when the service's src/ and the packages/ are checked (as npm run depcheck does), then no rule is broken", () => {
+    const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(scripts.depcheck).toBe('depcruise src packages --config .dependency-cruiser.cjs');
+
+    const { status, violations } = depcheck(ROOT, ['src', 'packages']);
 
     expect(violations).toEqual([]);
     expect(status).toBe(0);

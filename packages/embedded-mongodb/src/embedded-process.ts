@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DataDirectoryInUseError } from './persistence/data-directory';
@@ -113,6 +114,22 @@ function waitUntilReady(child: ChildProcess): Promise<ReadyMessage> {
   });
 }
 
+/** Where child stores started from now on write their log: undefined is this process's stderr. */
+let childLogFile: string | undefined;
+
+/**
+ * Sends the log of the child stores started from now on (their stderr, JSON lines) to `file`
+ * (appended), or back to this process's stderr with undefined. The repository's jest environment
+ * gives each test file one and prints a test's lines only when it failed.
+ */
+export function routeChildStoreLogs(file: string | undefined): void {
+  childLogFile = file;
+}
+
+function childLog(): 'inherit' | number {
+  return childLogFile === undefined ? 'inherit' : fs.openSync(childLogFile, 'a');
+}
+
 /**
  * Runs the embedded store in a child process (the service's `npm start` uses this). The child
  * reports readiness over IPC and exits when this process disconnects, so it never outlives it.
@@ -136,7 +153,9 @@ export async function spawnEmbeddedStore(options: {
     ...(options.memory ? ['--memory'] : ['--dbpath', options.dbPath ?? '.data/']),
     ...(options.durableMarks === undefined ? [] : ['--durable-marks', options.durableMarks]),
   ];
-  const child = fork(script, args, { execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const log = childLog();
+  const child = fork(script, args, { execArgv, stdio: ['ignore', 'ignore', log, 'ipc'] });
+  if (typeof log === 'number') fs.closeSync(log);
   const exit = exited(child);
   if (ownSocket) void exit.then(() => ownSocket.release());
   let ready: ReadyMessage;

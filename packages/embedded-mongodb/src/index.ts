@@ -9,6 +9,7 @@ import { DEFAULT_TTL_MONITOR_SLEEP_SECS, TtlMonitor } from './ttl-monitor';
 export { DataDirectoryInUseError, DataDirectoryPermissionError } from './persistence/data-directory';
 export type { StoreLog } from './store-log';
 export {
+  routeChildStoreLogs,
   spawnEmbeddedStore,
   superviseEmbeddedStore,
   type EmbeddedStoreProcess,

@@ -4,7 +4,7 @@ import type { Change, ChangeLog } from './engine/change-log';
 import { DISCARD_CHANGES } from './engine/change-log';
 import type { StoredRecord } from './engine/stored-record';
 import { prepareInsert } from './engine/write-operations';
-import type { CommandResult } from './commands/context';
+import type { CommandResult } from './command-result';
 import { asCommandError, CommandError } from './errors';
 
 /**

@@ -1,5 +1,8 @@
 import type { Document } from 'bson';
+import type { CommandResult } from '../command-result';
 import type { StoreRuntime } from '../runtime';
+
+export type { CommandResult } from '../command-result';
 
 export interface CommandContext {
   readonly runtime: StoreRuntime;
@@ -7,8 +10,5 @@ export interface CommandContext {
   readonly db: string;
   readonly connectionId: number;
 }
-
-/** A reply document, or one already encoded as BSON (cursor batches). */
-export type CommandResult = Document | Uint8Array;
 
 export type CommandHandler = (command: Document, context: CommandContext) => CommandResult | Promise<CommandResult>;
