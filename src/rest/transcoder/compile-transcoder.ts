@@ -27,6 +27,7 @@ import type { ReferenceCollection } from '../../reference/reference-repository';
 import type { ReferenceCache } from '../../reference/reference-cache';
 import { asBuffer, BSON_TYPE, findElement, promotedInt64, publicIdOf, skipValue, stringAt } from '../../store/raw-bson';
 import { giveUp, JsonOutput, NotTranscodable } from './json-output';
+import { HASH_SEED, hashOf, NameTable } from './name-table';
 
 /**
  * The REST body of a persisted read operation, written from the stored BSON bytes of its
@@ -100,7 +101,9 @@ type ValuePlan =
   | {
       readonly kind: 'enum';
       readonly values: ReadonlySet<string>;
-      readonly byLength: readonly (readonly Buffer[] | undefined)[];
+      /** the values' bytes, and each value quoted as written, by the table's index */
+      readonly table: NameTable;
+      readonly quoted: readonly Buffer[];
     }
   | { readonly kind: 'list'; readonly of: ValuePlan; readonly itemsNonNull: boolean }
   | { readonly kind: 'object'; readonly plan: ObjectPlan };
@@ -123,8 +126,8 @@ type FieldPlan = {
 
 interface ObjectPlan {
   readonly fields: readonly FieldPlan[];
-  /** the stored names the fields start from, by byte length */
-  readonly slotsByLength: readonly (readonly { name: Buffer; slot: number }[] | undefined)[];
+  /** the stored names the fields start from, the table's index being the slot */
+  readonly names: NameTable;
   readonly slotNames: readonly string[];
   /** scratch of the scan of one document: where each slot's value starts (-1: absent), and its type */
   readonly offsets: Int32Array;
@@ -415,14 +418,9 @@ function compileObject(context: CompileContext, type: GraphQLObjectType, nodes: 
         refuse(`${type.name}.${name} lists candidates below a candidate`);
     }
   }
-  const slotsByLength: { name: Buffer; slot: number }[][] = [];
-  slotNames.forEach((slotName, slot) => {
-    const bytes = Buffer.from(slotName, 'utf8');
-    (slotsByLength[bytes.length] ??= []).push({ name: bytes, slot });
-  });
   return {
-    fields,
-    slotsByLength,
+    fields: fields.map(shapedField),
+    names: new NameTable(slotNames.map((slotName) => Buffer.from(slotName, 'utf8'))),
     slotNames,
     offsets: new Int32Array(slotNames.length),
     types: new Uint8Array(slotNames.length),
@@ -439,9 +437,9 @@ function joinsOnly(plan: ObjectPlan): ObjectPlan {
   const fields: FieldPlan[] = [];
   const prunedValue = (value: ValuePlan): ValuePlan =>
     value.kind === 'object'
-      ? { kind: 'object', plan: joinsOnly(value.plan) }
+      ? shapedValue({ kind: 'object', plan: joinsOnly(value.plan) })
       : value.kind === 'list'
-        ? { ...value, of: prunedValue(value.of) }
+        ? shapedValue({ ...value, of: prunedValue(value.of) })
         : value;
   for (const field of plan.fields) {
     if (field.kind === 'joined' || (field.kind === 'value' && joinsBelow(field.value))) {
@@ -451,14 +449,9 @@ function joinsOnly(plan: ObjectPlan): ObjectPlan {
       fields.push(field.kind === 'value' ? { ...field, slot, value: prunedValue(field.value) } : { ...field, slot });
     }
   }
-  const slotsByLength: { name: Buffer; slot: number }[][] = [];
-  slotNames.forEach((slotName, slot) => {
-    const bytes = Buffer.from(slotName, 'utf8');
-    (slotsByLength[bytes.length] ??= []).push({ name: bytes, slot });
-  });
   return {
-    fields,
-    slotsByLength,
+    fields: fields.map(shapedField),
+    names: new NameTable(slotNames.map((slotName) => Buffer.from(slotName, 'utf8'))),
     slotNames,
     offsets: new Int32Array(slotNames.length),
     types: new Uint8Array(slotNames.length),
@@ -480,28 +473,63 @@ function compileValue(
 ): ValuePlan {
   const inner = nullable(type);
   if (isListType(inner)) {
-    return {
+    return shapedValue({
       kind: 'list',
       of: compileValue(context, inner.ofType, nodes, where),
       itemsNonNull: isNonNullType(inner.ofType),
-    };
+    });
   }
   if (isScalarType(inner)) {
     if (!SCALARS.has(inner.name)) refuse(`${where} is a ${inner.name}, a scalar the transcoder does not write`);
-    return { kind: 'scalar', scalar: inner.name as ScalarKind };
+    return shapedValue({ kind: 'scalar', scalar: inner.name as ScalarKind });
   }
   if (isEnumType(inner)) {
     const values = inner.getValues();
     if (values.some((value) => value.value !== value.name)) refuse(`${where}: ${inner.name} maps its values`);
-    const byLength: Buffer[][] = [];
-    for (const value of values) {
-      const quoted = Buffer.from(JSON.stringify(value.name), 'utf8');
-      (byLength[quoted.length - 2] ??= []).push(quoted);
-    }
-    return { kind: 'enum', values: new Set(values.map((value) => value.name)), byLength };
+    return shapedValue({
+      kind: 'enum',
+      values: new Set(values.map((value) => value.name)),
+      table: new NameTable(values.map((value) => Buffer.from(value.name, 'utf8'))),
+      quoted: values.map((value) => Buffer.from(JSON.stringify(value.name), 'utf8')),
+    });
   }
-  if (isObjectType(inner)) return { kind: 'object', plan: compileObject(context, inner, nodes) };
+  if (isObjectType(inner)) return shapedValue({ kind: 'object', plan: compileObject(context, inner, nodes) });
   return refuse(`${where} is of the abstract type ${String(inner)}`);
+}
+
+/**
+ * Every field plan with the same properties in the same order (those of other kinds undefined),
+ * and so every value plan: the writer reads them at the same sites whatever their kind, and
+ * objects of one shape keep those reads monomorphic, where a shape per kind made them megamorphic.
+ */
+function shapedField(field: FieldPlan): FieldPlan {
+  const f = field as unknown as Record<string, unknown>;
+  return {
+    prefix: f.prefix,
+    nextPrefix: f.nextPrefix,
+    nonNull: f.nonNull,
+    slot: f.slot,
+    rest: f.rest,
+    kind: f.kind,
+    value: f.value,
+    reference: f.reference,
+    plan: f.plan,
+    json: f.json,
+  } as FieldPlan;
+}
+
+function shapedValue(value: ValuePlan): ValuePlan {
+  const v = value as unknown as Record<string, unknown>;
+  return {
+    kind: v.kind,
+    scalar: v.scalar,
+    values: v.values,
+    table: v.table,
+    quoted: v.quoted,
+    of: v.of,
+    itemsNonNull: v.itemsNonNull,
+    plan: v.plan,
+  } as ValuePlan;
 }
 
 /** True when a selection of the document is under @skip or @include. */
@@ -552,27 +580,20 @@ class Writer {
 
   /** Fills the plan's scratch with where each slot's value is in the document at `start`. */
   private scan(plan: ObjectPlan, buf: Buffer, start: number): void {
-    const { offsets, types, slotsByLength } = plan;
+    const { offsets, types, names } = plan;
     offsets.fill(-1);
     const end = start + int32At(buf, start) - 1;
     let p = start + 4;
     while (p < end) {
       const type = buf[p++];
       const nameStart = p;
-      while (buf[p] !== 0) p++;
-      const candidates = slotsByLength[p - nameStart];
+      let hash = HASH_SEED;
+      for (let b = buf[p]; b !== 0; b = buf[++p]) hash = Math.imul(hash ^ b, 0x01000193);
+      const slot = names.find(buf, nameStart, p, hash);
       p++;
-      if (candidates !== undefined) {
-        for (let c = 0; c < candidates.length; c++) {
-          const { name, slot } = candidates[c];
-          let i = 0;
-          while (i < name.length && buf[nameStart + i] === name[i]) i++;
-          if (i === name.length) {
-            offsets[slot] = p;
-            types[slot] = type;
-            break;
-          }
-        }
+      if (slot >= 0) {
+        offsets[slot] = p;
+        types[slot] = type;
       }
       p = skipValue(buf, type, p);
       if (p < 0) giveUp();
@@ -663,17 +684,10 @@ class Writer {
       case 'enum': {
         if (type !== T_STRING) giveUp();
         // Compared as bytes with the enum's values (each kept quoted, as written): no string is made.
-        const length = int32At(buf, at) - 1;
-        const sameLength = plan.byLength[length];
-        if (sameLength !== undefined) {
-          for (let v = 0; v < sameLength.length; v++) {
-            const quoted = sameLength[v];
-            let i = 0;
-            while (i < length && buf[at + 4 + i] === quoted[i + 1]) i++;
-            if (i === length) return out.raw(quoted);
-          }
-        }
-        return giveUp();
+        const start = at + 4;
+        const end = start + int32At(buf, at) - 1;
+        const index = plan.table.find(buf, start, end, hashOf(buf, start, end));
+        return index >= 0 ? out.raw(plan.quoted[index]) : giveUp();
       }
       case 'object':
         if (type !== T_DOCUMENT) giveUp();
@@ -732,10 +746,7 @@ class Writer {
         if (type !== T_DATE_TIME) giveUp();
         const ms = buf.readInt32LE(at + 4) * 2 ** 32 + buf.readUInt32LE(at);
         if (!(Math.abs(ms) <= MAX_TIME)) giveUp();
-        out.byte(0x22);
-        out.ascii(new Date(ms).toISOString());
-        out.byte(0x22);
-        return;
+        return out.isoDateTime(ms);
       }
     }
   }

@@ -1,0 +1,57 @@
+/**
+ * A fixed set of byte strings (a selection's stored names, an enum's values) looked up by the
+ * bytes of a stored document without making a string: by a hash of the bytes, computed while
+ * they are read, in an open-addressed table, and then compared once. A document's element names
+ * of the same length no longer meet every selected name of that length in turn.
+ */
+export class NameTable {
+  /** index + 1 of the name in each cell (0: empty) */
+  private readonly cells: Int32Array;
+  private readonly mask: number;
+  private readonly hashes: Int32Array;
+
+  constructor(readonly names: readonly Buffer[]) {
+    let size = 8;
+    while (size < names.length * 4) size *= 2;
+    this.cells = new Int32Array(size);
+    this.mask = size - 1;
+    this.hashes = new Int32Array(names.length);
+    names.forEach((name, index) => {
+      const hash = hashOf(name, 0, name.length);
+      this.hashes[index] = hash;
+      let cell = hash & this.mask;
+      while (this.cells[cell] !== 0) cell = (cell + 1) & this.mask;
+      this.cells[cell] = index + 1;
+    });
+  }
+
+  /** The index of the name equal to `buf[start, end)`, whose hash (hashOf) is `hash`; -1 when none is. */
+  find(buf: Uint8Array, start: number, end: number, hash: number): number {
+    const { cells, mask, hashes, names } = this;
+    let cell = hash & mask;
+    for (;;) {
+      const entry = cells[cell];
+      if (entry === 0) return -1;
+      const index = entry - 1;
+      if (hashes[index] === hash) {
+        const name = names[index];
+        const length = name.length;
+        if (length === end - start) {
+          let i = 0;
+          while (i < length && buf[start + i] === name[i]) i++;
+          if (i === length) return index;
+        }
+      }
+      cell = (cell + 1) & mask;
+    }
+  }
+}
+
+export const HASH_SEED = 0x811c9dc5 | 0;
+
+/** FNV-1a, 32 bits (the scans compute it inline, byte by byte, as they read a name). */
+export function hashOf(buf: Uint8Array, start: number, end: number): number {
+  let hash = HASH_SEED;
+  for (let i = start; i < end; i++) hash = Math.imul(hash ^ buf[i], 0x01000193);
+  return hash;
+}
