@@ -132,6 +132,13 @@ interface ObjectPlan {
   /** scratch of the scan of one document: where each slot's value starts (-1: absent), and its type */
   readonly offsets: Int32Array;
   readonly types: Uint8Array;
+  /**
+   * The slot found after each slot (at index slot + 1; at 0: after the start or a name not
+   * selected) in the documents scanned before, -1: none yet. Stored documents mostly share their
+   * order of fields, so a scan first compares a name with the slot expected there, and hashes
+   * it only when it differs. A hint, always checked.
+   */
+  readonly expected: Int32Array;
   /** true when a join is below (the collecting pass visits only those) */
   readonly joins: boolean;
 }
@@ -424,6 +431,7 @@ function compileObject(context: CompileContext, type: GraphQLObjectType, nodes: 
     slotNames,
     offsets: new Int32Array(slotNames.length),
     types: new Uint8Array(slotNames.length),
+    expected: new Int32Array(slotNames.length + 1).fill(-1),
     joins,
   };
 }
@@ -455,6 +463,7 @@ function joinsOnly(plan: ObjectPlan): ObjectPlan {
     slotNames,
     offsets: new Int32Array(slotNames.length),
     types: new Uint8Array(slotNames.length),
+    expected: new Int32Array(slotNames.length + 1).fill(-1),
     joins: plan.joins,
   };
 }
@@ -580,16 +589,25 @@ class Writer {
 
   /** Fills the plan's scratch with where each slot's value is in the document at `start`. */
   private scan(plan: ObjectPlan, buf: Buffer, start: number): void {
-    const { offsets, types, names } = plan;
+    const { offsets, types, names, expected } = plan;
     offsets.fill(-1);
     const end = start + int32At(buf, start) - 1;
     let p = start + 4;
+    let previous = -1;
     while (p < end) {
       const type = buf[p++];
       const nameStart = p;
-      let hash = HASH_SEED;
-      for (let b = buf[p]; b !== 0; b = buf[++p]) hash = Math.imul(hash ^ b, 0x01000193);
-      const slot = names.find(buf, nameStart, p, hash);
+      let slot = expected[previous + 1];
+      const length = slot >= 0 ? names.lengthAt(buf, nameStart, slot) : -1;
+      if (length >= 0) {
+        p += length;
+      } else {
+        let hash = HASH_SEED;
+        for (let b = buf[p]; b !== 0; b = buf[++p]) hash = Math.imul(hash ^ b, 0x01000193);
+        slot = names.find(buf, nameStart, p, hash);
+        if (slot >= 0) expected[previous + 1] = slot;
+      }
+      previous = slot;
       p++;
       if (slot >= 0) {
         offsets[slot] = p;

@@ -25,6 +25,14 @@ export class NameTable {
     });
   }
 
+  /** The length of name `index` when `buf` holds it, ended by a 0 byte, at `at`; -1 when it does not. */
+  lengthAt(buf: Uint8Array, at: number, index: number): number {
+    const name = this.names[index];
+    const length = name.length;
+    for (let i = 0; i < length; i++) if (buf[at + i] !== name[i]) return -1;
+    return buf[at + length] === 0 ? length : -1;
+  }
+
   /** The index of the name equal to `buf[start, end)`, whose hash (hashOf) is `hash`; -1 when none is. */
   find(buf: Uint8Array, start: number, end: number, hash: number): number {
     const { cells, mask, hashes, names } = this;
