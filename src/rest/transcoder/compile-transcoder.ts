@@ -133,8 +133,9 @@ interface ObjectPlan {
   readonly offsets: Int32Array;
   readonly types: Uint8Array;
   /**
-   * The slot found after each slot (at index slot + 1; at 0: after the start or a name not
-   * selected) in the documents scanned before, -1: none yet. Stored documents mostly share their
+   * The name found after each name (at index + 1; at 0: after the start or a name the table
+   * could not learn) in the documents scanned before, -1: none yet; names from `slotNames.length`
+   * on are not selected, but learned from documents to be expected as well. Stored documents mostly share their
    * order of fields, so a scan first compares a name with the slot expected there, and hashes
    * it only when it differs. A hint, always checked.
    */
@@ -427,11 +428,14 @@ function compileObject(context: CompileContext, type: GraphQLObjectType, nodes: 
   }
   return {
     fields: fields.map(shapedField),
-    names: new NameTable(slotNames.map((slotName) => Buffer.from(slotName, 'utf8'))),
+    names: new NameTable(
+      slotNames.map((slotName) => Buffer.from(slotName, 'utf8')),
+      LEARNED_NAMES,
+    ),
     slotNames,
     offsets: new Int32Array(slotNames.length),
     types: new Uint8Array(slotNames.length),
-    expected: new Int32Array(slotNames.length + 1).fill(-1),
+    expected: new Int32Array(slotNames.length + LEARNED_NAMES + 1).fill(-1),
     joins,
   };
 }
@@ -459,11 +463,14 @@ function joinsOnly(plan: ObjectPlan): ObjectPlan {
   }
   return {
     fields: fields.map(shapedField),
-    names: new NameTable(slotNames.map((slotName) => Buffer.from(slotName, 'utf8'))),
+    names: new NameTable(
+      slotNames.map((slotName) => Buffer.from(slotName, 'utf8')),
+      LEARNED_NAMES,
+    ),
     slotNames,
     offsets: new Int32Array(slotNames.length),
     types: new Uint8Array(slotNames.length),
-    expected: new Int32Array(slotNames.length + 1).fill(-1),
+    expected: new Int32Array(slotNames.length + LEARNED_NAMES + 1).fill(-1),
     joins: plan.joins,
   };
 }
@@ -577,6 +584,9 @@ function int32At(buf: Buffer, at: number): number {
   return buf[at] | (buf[at + 1] << 8) | (buf[at + 2] << 16) | (buf[at + 3] << 24);
 }
 
+/** How many names a plan learns from documents beside its selected ones (the names it reads past). */
+const LEARNED_NAMES = 64;
+
 /** Largest |milliseconds| a Date holds (ECMAScript's time value range). */
 const MAX_TIME = 8.64e15;
 
@@ -590,6 +600,7 @@ class Writer {
   /** Fills the plan's scratch with where each slot's value is in the document at `start`. */
   private scan(plan: ObjectPlan, buf: Buffer, start: number): void {
     const { offsets, types, names, expected } = plan;
+    const selected = names.given;
     offsets.fill(-1);
     const end = start + int32At(buf, start) - 1;
     let p = start + 4;
@@ -605,11 +616,12 @@ class Writer {
         let hash = HASH_SEED;
         for (let b = buf[p]; b !== 0; b = buf[++p]) hash = Math.imul(hash ^ b, 0x01000193);
         slot = names.find(buf, nameStart, p, hash);
+        if (slot < 0) slot = names.learn(buf, nameStart, p, hash);
         if (slot >= 0) expected[previous + 1] = slot;
       }
       previous = slot;
       p++;
-      if (slot >= 0) {
+      if (slot >= 0 && slot < selected) {
         offsets[slot] = p;
         types[slot] = type;
       }

@@ -9,20 +9,43 @@ export class NameTable {
   private readonly cells: Int32Array;
   private readonly mask: number;
   private readonly hashes: Int32Array;
+  private readonly names: Buffer[];
+  /** how many names the table was made with: those of higher index were learned */
+  readonly given: number;
+  /** how many names it holds at most, given and learned */
+  readonly capacity: number;
 
-  constructor(readonly names: readonly Buffer[]) {
+  /** `learnable`: how many names met in documents it may add (`learn`), beside the given ones. */
+  constructor(names: readonly Buffer[], learnable = 0) {
+    this.given = names.length;
+    this.capacity = names.length + learnable;
     let size = 8;
-    while (size < names.length * 4) size *= 2;
+    while (size < this.capacity * 2) size *= 2;
     this.cells = new Int32Array(size);
     this.mask = size - 1;
-    this.hashes = new Int32Array(names.length);
-    names.forEach((name, index) => {
-      const hash = hashOf(name, 0, name.length);
-      this.hashes[index] = hash;
-      let cell = hash & this.mask;
-      while (this.cells[cell] !== 0) cell = (cell + 1) & this.mask;
-      this.cells[cell] = index + 1;
-    });
+    this.hashes = new Int32Array(this.capacity);
+    this.names = [];
+    for (const name of names) this.add(name, hashOf(name, 0, name.length));
+  }
+
+  /**
+   * Adds the name `buf[start, end)` (hash `hash`), not in the table, and gives its index; -1
+   * when the table is full. A scan learns the names of documents that the selection does not
+   * read, so that it can expect them (NameTable.lengthAt) as it expects the selected ones.
+   */
+  learn(buf: Uint8Array, start: number, end: number, hash: number): number {
+    if (this.names.length >= this.capacity) return -1;
+    return this.add(Buffer.from(buf.subarray(start, end)), hash);
+  }
+
+  private add(name: Buffer, hash: number): number {
+    const index = this.names.length;
+    this.names.push(name);
+    this.hashes[index] = hash;
+    let cell = hash & this.mask;
+    while (this.cells[cell] !== 0) cell = (cell + 1) & this.mask;
+    this.cells[cell] = index + 1;
+    return index;
   }
 
   /** The length of name `index` when `buf` holds it, ended by a 0 byte, at `at`; -1 when it does not. */
