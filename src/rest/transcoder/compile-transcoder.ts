@@ -149,6 +149,9 @@ interface ReferencePlan {
   readonly plan: ObjectPlan;
   /** each reference document's JSON under this selection, per reference snapshot; null: the executor must answer */
   readonly written: WeakMap<ReferenceCache, WrittenReferences>;
+  /** the snapshot of the last lookup and its entry of `written` (one snapshot per app: the WeakMap is rarely read) */
+  lastCache: ReferenceCache | undefined;
+  lastWritten: WrittenReferences | undefined;
 }
 
 /** The JSON of each reference document under one selection, by key; null: the executor must answer. */
@@ -407,7 +410,13 @@ function compileObject(context: CompileContext, type: GraphQLObjectType, nodes: 
         fields.push({
           ...located,
           kind: 'reference',
-          reference: { collection: source.collection, plan, written: new WeakMap() },
+          reference: {
+            collection: source.collection,
+            plan,
+            written: new WeakMap(),
+            lastCache: undefined,
+            lastWritten: undefined,
+          },
         });
         break;
       }
@@ -789,10 +798,15 @@ class Writer {
     at: number,
     cache: ReferenceCache,
   ): Buffer | undefined {
-    let written = reference.written.get(cache);
+    let written = reference.lastCache === cache ? reference.lastWritten : undefined;
     if (written === undefined) {
-      written = this.writeReferences(reference, cache);
-      reference.written.set(cache, written);
+      written = reference.written.get(cache);
+      if (written === undefined) {
+        written = this.writeReferences(reference, cache);
+        reference.written.set(cache, written);
+      }
+      reference.lastCache = cache;
+      reference.lastWritten = written;
     }
     // The resolver looks the stored value up as it is: a string or a number can match a key, nothing else.
     let json: Buffer | null | undefined;
