@@ -102,15 +102,18 @@ export function sameBytes(buf: Buffer, at: number, name: Buffer): boolean {
 }
 
 const TWO_32 = 2 ** 32;
-/** bson promotes an int64 to a number within these bounds, and keeps a Long object outside them. */
-const PROMOTED_MAX = 2 ** 53;
+/** The high 32 bits of 2^53: bson promotes an int64 from -2^53 to 2^53 to a number, and keeps a Long object outside. */
+const PROMOTED_HIGH = 2 ** 21;
 
-/** The int64 at `at` as a number when bson would promote it, else undefined. */
+/**
+ * The int64 at `at` as a number when bson would promote it, else undefined. The bounds are
+ * compared on the exact bits: as a double, 2^53 + 1 rounds to 2^53 and would pass them.
+ */
 export function promotedInt64(buf: Buffer, at: number): number | undefined {
   const low = buf.readUInt32LE(at);
   const high = buf.readInt32LE(at + 4);
-  const value = high * TWO_32 + low;
-  return value >= -PROMOTED_MAX && value <= PROMOTED_MAX ? value : undefined;
+  if (high > PROMOTED_HIGH || (high === PROMOTED_HIGH && low > 0) || high < -PROMOTED_HIGH) return undefined;
+  return high * TWO_32 + low;
 }
 
 /** The string value at `at` as a JavaScript string (a key to look up). */

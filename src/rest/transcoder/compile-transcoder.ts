@@ -27,6 +27,7 @@ import type { ReferenceCollection } from '../../reference/reference-repository';
 import type { ReferenceCache } from '../../reference/reference-cache';
 import { asBuffer, BSON_TYPE, findElement, promotedInt64, publicIdOf, skipValue, stringAt } from '../../store/raw-bson';
 import { giveUp, JsonOutput, NotTranscodable } from './json-output';
+import { HASH_SEED, hashOf, NameTable } from './name-table';
 
 /**
  * The REST body of a persisted read operation, written from the stored BSON bytes of its
@@ -100,7 +101,9 @@ type ValuePlan =
   | {
       readonly kind: 'enum';
       readonly values: ReadonlySet<string>;
-      readonly byLength: readonly (readonly Buffer[] | undefined)[];
+      /** the values' bytes, and each value quoted as written, by the table's index */
+      readonly table: NameTable;
+      readonly quoted: readonly Buffer[];
     }
   | { readonly kind: 'list'; readonly of: ValuePlan; readonly itemsNonNull: boolean }
   | { readonly kind: 'object'; readonly plan: ObjectPlan };
@@ -123,12 +126,20 @@ type FieldPlan = {
 
 interface ObjectPlan {
   readonly fields: readonly FieldPlan[];
-  /** the stored names the fields start from, by byte length */
-  readonly slotsByLength: readonly (readonly { name: Buffer; slot: number }[] | undefined)[];
+  /** the stored names the fields start from, the table's index being the slot */
+  readonly names: NameTable;
   readonly slotNames: readonly string[];
   /** scratch of the scan of one document: where each slot's value starts (-1: absent), and its type */
   readonly offsets: Int32Array;
   readonly types: Uint8Array;
+  /**
+   * The name found after each name (at index + 1; at 0: after the start or a name the table
+   * could not learn) in the documents scanned before, -1: none yet; names from `slotNames.length`
+   * on are not selected, but learned from documents to be expected as well. Stored documents mostly share their
+   * order of fields, so a scan first compares a name with the slot expected there, and hashes
+   * it only when it differs. A hint, always checked.
+   */
+  readonly expected: Int32Array;
   /** true when a join is below (the collecting pass visits only those) */
   readonly joins: boolean;
 }
@@ -138,6 +149,9 @@ interface ReferencePlan {
   readonly plan: ObjectPlan;
   /** each reference document's JSON under this selection, per reference snapshot; null: the executor must answer */
   readonly written: WeakMap<ReferenceCache, WrittenReferences>;
+  /** the snapshot of the last lookup and its entry of `written` (one snapshot per app: the WeakMap is rarely read) */
+  lastCache: ReferenceCache | undefined;
+  lastWritten: WrittenReferences | undefined;
 }
 
 /** The JSON of each reference document under one selection, by key; null: the executor must answer. */
@@ -396,7 +410,13 @@ function compileObject(context: CompileContext, type: GraphQLObjectType, nodes: 
         fields.push({
           ...located,
           kind: 'reference',
-          reference: { collection: source.collection, plan, written: new WeakMap() },
+          reference: {
+            collection: source.collection,
+            plan,
+            written: new WeakMap(),
+            lastCache: undefined,
+            lastWritten: undefined,
+          },
         });
         break;
       }
@@ -415,17 +435,16 @@ function compileObject(context: CompileContext, type: GraphQLObjectType, nodes: 
         refuse(`${type.name}.${name} lists candidates below a candidate`);
     }
   }
-  const slotsByLength: { name: Buffer; slot: number }[][] = [];
-  slotNames.forEach((slotName, slot) => {
-    const bytes = Buffer.from(slotName, 'utf8');
-    (slotsByLength[bytes.length] ??= []).push({ name: bytes, slot });
-  });
   return {
-    fields,
-    slotsByLength,
+    fields: fields.map(shapedField),
+    names: new NameTable(
+      slotNames.map((slotName) => Buffer.from(slotName, 'utf8')),
+      LEARNED_NAMES,
+    ),
     slotNames,
     offsets: new Int32Array(slotNames.length),
     types: new Uint8Array(slotNames.length),
+    expected: new Int32Array(slotNames.length + LEARNED_NAMES + 1).fill(-1),
     joins,
   };
 }
@@ -439,9 +458,9 @@ function joinsOnly(plan: ObjectPlan): ObjectPlan {
   const fields: FieldPlan[] = [];
   const prunedValue = (value: ValuePlan): ValuePlan =>
     value.kind === 'object'
-      ? { kind: 'object', plan: joinsOnly(value.plan) }
+      ? shapedValue({ kind: 'object', plan: joinsOnly(value.plan) })
       : value.kind === 'list'
-        ? { ...value, of: prunedValue(value.of) }
+        ? shapedValue({ ...value, of: prunedValue(value.of) })
         : value;
   for (const field of plan.fields) {
     if (field.kind === 'joined' || (field.kind === 'value' && joinsBelow(field.value))) {
@@ -451,17 +470,16 @@ function joinsOnly(plan: ObjectPlan): ObjectPlan {
       fields.push(field.kind === 'value' ? { ...field, slot, value: prunedValue(field.value) } : { ...field, slot });
     }
   }
-  const slotsByLength: { name: Buffer; slot: number }[][] = [];
-  slotNames.forEach((slotName, slot) => {
-    const bytes = Buffer.from(slotName, 'utf8');
-    (slotsByLength[bytes.length] ??= []).push({ name: bytes, slot });
-  });
   return {
-    fields,
-    slotsByLength,
+    fields: fields.map(shapedField),
+    names: new NameTable(
+      slotNames.map((slotName) => Buffer.from(slotName, 'utf8')),
+      LEARNED_NAMES,
+    ),
     slotNames,
     offsets: new Int32Array(slotNames.length),
     types: new Uint8Array(slotNames.length),
+    expected: new Int32Array(slotNames.length + LEARNED_NAMES + 1).fill(-1),
     joins: plan.joins,
   };
 }
@@ -480,28 +498,63 @@ function compileValue(
 ): ValuePlan {
   const inner = nullable(type);
   if (isListType(inner)) {
-    return {
+    return shapedValue({
       kind: 'list',
       of: compileValue(context, inner.ofType, nodes, where),
       itemsNonNull: isNonNullType(inner.ofType),
-    };
+    });
   }
   if (isScalarType(inner)) {
     if (!SCALARS.has(inner.name)) refuse(`${where} is a ${inner.name}, a scalar the transcoder does not write`);
-    return { kind: 'scalar', scalar: inner.name as ScalarKind };
+    return shapedValue({ kind: 'scalar', scalar: inner.name as ScalarKind });
   }
   if (isEnumType(inner)) {
     const values = inner.getValues();
     if (values.some((value) => value.value !== value.name)) refuse(`${where}: ${inner.name} maps its values`);
-    const byLength: Buffer[][] = [];
-    for (const value of values) {
-      const quoted = Buffer.from(JSON.stringify(value.name), 'utf8');
-      (byLength[quoted.length - 2] ??= []).push(quoted);
-    }
-    return { kind: 'enum', values: new Set(values.map((value) => value.name)), byLength };
+    return shapedValue({
+      kind: 'enum',
+      values: new Set(values.map((value) => value.name)),
+      table: new NameTable(values.map((value) => Buffer.from(value.name, 'utf8'))),
+      quoted: values.map((value) => Buffer.from(JSON.stringify(value.name), 'utf8')),
+    });
   }
-  if (isObjectType(inner)) return { kind: 'object', plan: compileObject(context, inner, nodes) };
+  if (isObjectType(inner)) return shapedValue({ kind: 'object', plan: compileObject(context, inner, nodes) });
   return refuse(`${where} is of the abstract type ${String(inner)}`);
+}
+
+/**
+ * Every field plan with the same properties in the same order (those of other kinds undefined),
+ * and so every value plan: the writer reads them at the same sites whatever their kind, and
+ * objects of one shape keep those reads monomorphic, where a shape per kind made them megamorphic.
+ */
+function shapedField(field: FieldPlan): FieldPlan {
+  const f = field as unknown as Record<string, unknown>;
+  return {
+    prefix: f.prefix,
+    nextPrefix: f.nextPrefix,
+    nonNull: f.nonNull,
+    slot: f.slot,
+    rest: f.rest,
+    kind: f.kind,
+    value: f.value,
+    reference: f.reference,
+    plan: f.plan,
+    json: f.json,
+  } as FieldPlan;
+}
+
+function shapedValue(value: ValuePlan): ValuePlan {
+  const v = value as unknown as Record<string, unknown>;
+  return {
+    kind: v.kind,
+    scalar: v.scalar,
+    values: v.values,
+    table: v.table,
+    quoted: v.quoted,
+    of: v.of,
+    itemsNonNull: v.itemsNonNull,
+    plan: v.plan,
+  } as ValuePlan;
 }
 
 /** True when a selection of the document is under @skip or @include. */
@@ -540,6 +593,9 @@ function int32At(buf: Buffer, at: number): number {
   return buf[at] | (buf[at + 1] << 8) | (buf[at + 2] << 16) | (buf[at + 3] << 24);
 }
 
+/** How many names a plan learns from documents beside its selected ones (the names it reads past). */
+const LEARNED_NAMES = 64;
+
 /** Largest |milliseconds| a Date holds (ECMAScript's time value range). */
 const MAX_TIME = 8.64e15;
 
@@ -552,27 +608,31 @@ class Writer {
 
   /** Fills the plan's scratch with where each slot's value is in the document at `start`. */
   private scan(plan: ObjectPlan, buf: Buffer, start: number): void {
-    const { offsets, types, slotsByLength } = plan;
+    const { offsets, types, names, expected } = plan;
+    const selected = names.given;
     offsets.fill(-1);
     const end = start + int32At(buf, start) - 1;
     let p = start + 4;
+    let previous = -1;
     while (p < end) {
       const type = buf[p++];
       const nameStart = p;
-      while (buf[p] !== 0) p++;
-      const candidates = slotsByLength[p - nameStart];
+      let slot = expected[previous + 1];
+      const length = slot >= 0 ? names.lengthAt(buf, nameStart, slot) : -1;
+      if (length >= 0) {
+        p += length;
+      } else {
+        let hash = HASH_SEED;
+        for (let b = buf[p]; b !== 0; b = buf[++p]) hash = Math.imul(hash ^ b, 0x01000193);
+        slot = names.find(buf, nameStart, p, hash);
+        if (slot < 0) slot = names.learn(buf, nameStart, p, hash);
+        if (slot >= 0) expected[previous + 1] = slot;
+      }
+      previous = slot;
       p++;
-      if (candidates !== undefined) {
-        for (let c = 0; c < candidates.length; c++) {
-          const { name, slot } = candidates[c];
-          let i = 0;
-          while (i < name.length && buf[nameStart + i] === name[i]) i++;
-          if (i === name.length) {
-            offsets[slot] = p;
-            types[slot] = type;
-            break;
-          }
-        }
+      if (slot >= 0 && slot < selected) {
+        offsets[slot] = p;
+        types[slot] = type;
       }
       p = skipValue(buf, type, p);
       if (p < 0) giveUp();
@@ -663,17 +723,10 @@ class Writer {
       case 'enum': {
         if (type !== T_STRING) giveUp();
         // Compared as bytes with the enum's values (each kept quoted, as written): no string is made.
-        const length = int32At(buf, at) - 1;
-        const sameLength = plan.byLength[length];
-        if (sameLength !== undefined) {
-          for (let v = 0; v < sameLength.length; v++) {
-            const quoted = sameLength[v];
-            let i = 0;
-            while (i < length && buf[at + 4 + i] === quoted[i + 1]) i++;
-            if (i === length) return out.raw(quoted);
-          }
-        }
-        return giveUp();
+        const start = at + 4;
+        const end = start + int32At(buf, at) - 1;
+        const index = plan.table.find(buf, start, end, hashOf(buf, start, end));
+        return index >= 0 ? out.raw(plan.quoted[index]) : giveUp();
       }
       case 'object':
         if (type !== T_DOCUMENT) giveUp();
@@ -732,10 +785,7 @@ class Writer {
         if (type !== T_DATE_TIME) giveUp();
         const ms = buf.readInt32LE(at + 4) * 2 ** 32 + buf.readUInt32LE(at);
         if (!(Math.abs(ms) <= MAX_TIME)) giveUp();
-        out.byte(0x22);
-        out.ascii(new Date(ms).toISOString());
-        out.byte(0x22);
-        return;
+        return out.isoDateTime(ms);
       }
     }
   }
@@ -748,10 +798,15 @@ class Writer {
     at: number,
     cache: ReferenceCache,
   ): Buffer | undefined {
-    let written = reference.written.get(cache);
+    let written = reference.lastCache === cache ? reference.lastWritten : undefined;
     if (written === undefined) {
-      written = this.writeReferences(reference, cache);
-      reference.written.set(cache, written);
+      written = reference.written.get(cache);
+      if (written === undefined) {
+        written = this.writeReferences(reference, cache);
+        reference.written.set(cache, written);
+      }
+      reference.lastCache = cache;
+      reference.lastWritten = written;
     }
     // The resolver looks the stored value up as it is: a string or a number can match a key, nothing else.
     let json: Buffer | null | undefined;
