@@ -49,7 +49,14 @@ export const scalarResolvers = {
   Long: new GraphQLScalarType({
     name: 'Long',
     description: 'A 64-bit integer within the safe range of a JSON number.',
-    serialize: (value) => value as number,
+    // As Int does: a stored value that is no safe integer (Infinity, a fraction, a text) is a
+    // field error, never written as a number JSON cannot hold (JSON.stringify writes null).
+    serialize: (value) => {
+      if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+        throw new GraphQLError('Long cannot represent a value that is not a safe integer.');
+      }
+      return value;
+    },
     parseValue: (value) => {
       if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw invalid('Long must be a safe integer.');
       return value;

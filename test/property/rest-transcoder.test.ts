@@ -300,6 +300,24 @@ describe('REST reads written from stored bytes, against the executor', () => {
     );
   });
 
+  test.each([
+    ['Infinity', Infinity],
+    ['a fraction', 2.5],
+    ['beyond the safe integers', 2 ** 53],
+  ])(
+    'when a Long field holds %s, then neither road writes it (no JSON null): the read fails as GraphQL does',
+    async (_, value) => {
+      const publicId = await store({ numberDependants: value, city: 'Amman' });
+
+      const rest = await restGet(`/v1/candidates/${publicId}`);
+      const expected = await executorAnswer(GET_CANDIDATE, { publicId }, (data) => data.candidate, candidateJson);
+
+      expect(expected.status).toBe(500);
+      expect(rest.status).toBe(500);
+      expect(rest.text).not.toContain('numberDependants');
+    },
+  );
+
   test('when a random stored candidate is read by id, then the REST body is the executor’s, byte for byte (or both fail)', async () => {
     await checkProperty(
       fc.asyncProperty(candidateArbitrary(), async (document) => {

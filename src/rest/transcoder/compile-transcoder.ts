@@ -775,10 +775,15 @@ class Writer {
         if (!isInt32(value)) giveUp();
         return out.int(value);
       }
-      case 'Float':
-      case 'Long': {
+      case 'Float': {
         const value = numberAt(buf, type, at);
         if (value === undefined || !Number.isFinite(value)) giveUp();
+        return out.ascii(String(value));
+      }
+      case 'Long': {
+        // The Long scalar serializes safe integers only; anything else is the executor's field error.
+        const value = numberAt(buf, type, at);
+        if (value === undefined || !Number.isSafeInteger(value)) giveUp();
         return out.ascii(String(value));
       }
       case 'DateTime': {
