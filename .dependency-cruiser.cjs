@@ -6,7 +6,7 @@
 
 /** The domain areas and shared layers below the transports: they never import a transport. */
 const BELOW_TRANSPORTS =
-  '^src/(audit|auth|cache|candidates|changes|common|demo|idempotency|observability|operations|persisted-queries|rate-limit|reference|statistics|store|webhooks)/';
+  '^src/(audit|auth|cache|candidates|changes|common|idempotency|observability|operations|persisted-queries|rate-limit|reference|statistics|store|webhooks)/';
 /** The application: start-up, the composition root (services, indexes, the HTTP app), the banner. */
 const APP = '^src/app/';
 /** The command-line tools: composition roots of their own. */
@@ -20,6 +20,14 @@ module.exports = {
       comment: 'No import cycle in src/ or packages/, type-only imports included.',
       from: { path: '^(src|packages)/' },
       to: { circular: true },
+    },
+    {
+      name: 'packages-stand-alone',
+      severity: 'error',
+      comment:
+        'A workspace package (packages/*) is its own product: it imports other packages by name, never the service (src/) nor its tests.',
+      from: { path: '^packages/' },
+      to: { path: '^(src|test|scripts)/' },
     },
     {
       name: 'store-is-the-bottom-layer',

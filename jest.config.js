@@ -20,10 +20,12 @@ const project = {
   // node's, with the embedded store children's log shown only for a failed test (the file says how).
   testEnvironment: '<rootDir>/test/support/store-log-environment.ts',
   setupFiles: ['<rootDir>/test/support/store-log-setup.ts'],
-  // The workspace package runs from its sources under test, as the service's own modules do.
-  // Its test support (starting stores, ../shared files) serves the service's tests too.
+  // The workspace packages run from their sources under test, as the service's own modules do.
+  // The store's test support (starting stores, ../shared files) serves the service's tests too.
   moduleNameMapper: {
     '^embedded-mongodb$': '<rootDir>/packages/embedded-mongodb/src/index.ts',
+    '^candidate-documents$': '<rootDir>/packages/candidate-documents/src/index.ts',
+    '^demo-data$': '<rootDir>/packages/demo-data/src/index.ts',
     '^embedded-mongodb/test-support$': '<rootDir>/packages/embedded-mongodb/test/support/index.ts',
   },
   testMatch: ['**/*.test.ts'],

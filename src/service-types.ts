@@ -5,7 +5,7 @@ import type { PublishedOperationService } from './operations/published-operation
 import type { CoalescedFetch } from './cache/coalesced-fetch';
 import type { EpochCache } from './cache/epoch-cache';
 import type { ReadEpoch } from './cache/read-epoch';
-import type { CandidateDoc, JobOpportunityDoc } from './candidates/candidate-document';
+import type { CandidateDoc, JobOpportunityDoc } from 'candidate-documents';
 import type { CandidateQueryService } from './candidates/candidate-query-service';
 import type { CandidateRepository } from './candidates/candidate-repository';
 import type { JobOpportunityRepository } from './candidates/job-opportunity-repository';

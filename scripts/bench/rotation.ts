@@ -1,5 +1,6 @@
-import { DemoGenerator } from '../../src/demo/demo-generator';
-import { COMMON_OCCUPATIONS, HOSTS, ORIGINS } from '../../src/demo/demo-vocabulary';
+import { DemoGenerator } from 'demo-data';
+import { COMMON_OCCUPATIONS, HOSTS, ORIGINS } from 'demo-data';
+import { shippedDemoReference } from '../../src/app/demo-reference';
 
 /**
  * What the cold rows rotate over, and the cache sizes under which that rotation stays cold.
@@ -58,7 +59,7 @@ export interface SeededData {
   /**
    * Query strings `location=A,B&nationality=N&occupation=O` of the combined filter, each matching
    * at least one listed candidate, in a fixed shuffled order. The codes are the demo vocabulary's
-   * (src/demo/demo-vocabulary.ts): host countries, origins, common occupations.
+   * (packages/demo-data/src/vocabulary.ts): host countries, origins, common occupations.
    */
   combinedFilters: string[];
 }
@@ -69,7 +70,7 @@ export interface SeededData {
  * Location pairs are drawn among the countries where people of that nationality live.
  */
 export function seededData(size: number, seed: number): SeededData {
-  const generator = new DemoGenerator({ candidates: size, seed });
+  const generator = new DemoGenerator({ candidates: size, seed, reference: shippedDemoReference() });
   // nationality → occupation → location → listed candidates
   const counts = new Map<string, Map<string, Map<string, number>>>();
   const hostsOf = new Map<string, Set<string>>();

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { DemoGenerator } from '../../src/demo/demo-generator';
+import { DemoGenerator } from 'demo-data';
 import { BOOTSTRAP_SEED } from '../../src/app/demo-bootstrap';
 import { forkChild, killAllSync, leftovers, startReaper, stopChild, stopReaper } from './children';
 import { benchImport } from './import';
@@ -29,6 +29,7 @@ import {
   timeCliStart,
   type RunningService,
 } from './service';
+import { shippedDemoReference } from '../../src/app/demo-reference';
 
 /**
  * `npm run bench`: seeds a fresh embedded store per size, starts the built service on it as a
@@ -400,7 +401,7 @@ async function benchmarkSize(
       `size ${size}: npm run keys -- list ${runs(npmMs)} s; node dist/src/cli/keys.js list ${runs(nodeMs)} s${rebuilt ? ' (the untimed first run built)' : ''}`,
     );
   }
-  const savedListIds = new DemoGenerator({ candidates: size, seed: BOOTSTRAP_SEED })
+  const savedListIds = new DemoGenerator({ candidates: size, seed: BOOTSTRAP_SEED, reference: shippedDemoReference() })
     .savedLists()
     .map((l) => l.publicId);
   const wanted = (s: Scenario): boolean => !options.scenarios || options.scenarios.has(s.key);

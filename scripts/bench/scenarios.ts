@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { COMMON_OCCUPATIONS, HOSTS, ORIGINS } from '../../src/demo/demo-vocabulary';
+import { COMMON_OCCUPATIONS, HOSTS, ORIGINS } from 'demo-data';
 import { DIMENSIONS } from '../../src/statistics/dimensions';
 import { DEEP_QUERY, DEEP_QUERY_PAGE, persistedOperation, STATISTICS_QUERY } from './graphql-operations';
 import { shuffled, stridedPages, strideFor } from './rotation';

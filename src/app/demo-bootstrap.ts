@@ -7,7 +7,7 @@ import type { Config } from '../config';
 import { isAppError } from '../errors';
 import type { Logger } from '../logger';
 import type { Clock } from '../common/clock';
-import { seedDemoData } from '../demo/seed-demo-data';
+import { seedDemoData } from './seed-demo-data';
 import { writeDemoKeyFile } from './demo-key-file';
 
 /** The seed of the demo data the service puts into an empty embedded store. */

@@ -1,4 +1,4 @@
-import { isPublicId, newPublicId } from '../common/public-id';
+import { isPublicId, newPublicId } from 'candidate-documents';
 import type { AuditedStatisticsQueryDoc, AuditEventDoc, AuditTransport } from './audit-event';
 
 /** Status recorded when the caller hung up before the answer was complete (nginx's "client closed request"). */

@@ -4,7 +4,7 @@ import { EpochCache } from '../cache/epoch-cache';
 import { authorize } from '../auth/authorize';
 import { decodeCursor, encodeCursor } from '../common/cursor';
 import { BadUserInputError } from '../errors';
-import type { CandidateDoc, JobOpportunityDoc, SavedListDoc } from './candidate-document';
+import type { CandidateDoc, JobOpportunityDoc, SavedListDoc } from 'candidate-documents';
 import type { CandidatePosition, CandidateRepository, CandidateSearchFilter } from './candidate-repository';
 import type { SavedListRepository } from './saved-list-repository';
 import { MAX_LIMIT, MIN_LIMIT, throwIfAny, toPage, toSearchFilter, type FilterInput } from './search-input';

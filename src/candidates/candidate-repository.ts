@@ -3,7 +3,7 @@ import { thenAdvanceReadEpoch } from '../cache/read-epoch';
 import { findDecodedOnce, findOneDecodedOnce, findRaw } from '../store/decode-once';
 import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
 import { conflictOnDuplicate } from '../store/duplicate-key';
-import { statisticsListsOf, toStoredCandidate, type CandidateDoc, type StoredCandidateDoc } from './candidate-document';
+import { statisticsListsOf, toStoredCandidate, type CandidateDoc, type StoredCandidateDoc } from 'candidate-documents';
 
 /**
  * Filters of a candidate search. Codes arrive normalised (upper case) from the caller.

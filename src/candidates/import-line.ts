@@ -1,10 +1,10 @@
-import { isPublicId, PUBLIC_ID_RULE } from '../common/public-id';
+import { isPublicId, PUBLIC_ID_RULE } from 'candidate-documents';
 import { isCalendarDate, isDateTime } from '../common/calendar-date';
 import type { InputIssue } from '../errors';
 import type { ReferenceCollection, ReferenceKey } from '../reference/reference-repository';
 import type { ReferenceLookup } from './registration-service';
 import { MAX_LIST_ITEMS, MAX_SHORT_TEXT_LENGTH, MAX_TEXT_LENGTH } from './registration-service';
-import { CANDIDATE_STATUSES, type CandidateDoc, type JobOpportunityDoc } from './candidate-document';
+import { CANDIDATE_STATUSES, type CandidateDoc, type JobOpportunityDoc } from 'candidate-documents';
 import { hasRefusedCharacter, TEXT_RULES, type TextKind } from './text-input';
 
 /**

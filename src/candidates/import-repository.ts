@@ -3,7 +3,7 @@ import { SharedEpochAdvance } from '../cache/shared-epoch-advance';
 import { appendChangeEvents, type ChangeEvent } from '../changes/change-events';
 import { CHANGE_COLLECTIONS } from '../changes/change-indexes';
 import { WriteTransactions } from '../store/write-transaction';
-import { toStoredCandidate, type JobOpportunityDoc, type StoredCandidateDoc } from './candidate-document';
+import { toStoredCandidate, type JobOpportunityDoc, type StoredCandidateDoc } from 'candidate-documents';
 import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
 import type { ImportedCandidate } from './import-line';
 

@@ -3,7 +3,7 @@ import { thenAdvanceReadEpoch } from '../cache/read-epoch';
 import { findDecodedOnce, findRaw } from '../store/decode-once';
 import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
 import { conflictOnDuplicate } from '../store/duplicate-key';
-import type { JobOpportunityDoc } from './candidate-document';
+import type { JobOpportunityDoc } from 'candidate-documents';
 import { oneBatchFor } from './candidate-repository';
 
 /** The `jobOpportunities` collection (anonymised job opportunities of visa job checks). */

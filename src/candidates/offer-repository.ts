@@ -2,7 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
 import { conflictOnDuplicate, isDuplicateKeyError } from '../store/duplicate-key';
 import { WriteTransactions, type CompanionWrite } from '../store/write-transaction';
-import type { OfferDoc } from './candidate-document';
+import type { OfferDoc } from 'candidate-documents';
 import { ChangeEventRepository, type ChangeKind } from '../changes/change-events';
 
 /**

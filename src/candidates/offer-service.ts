@@ -1,9 +1,9 @@
 import type { ApiKeyRecord } from '../auth/api-key-repository';
 import { authorize } from '../auth/authorize';
-import { newPublicId, publicIdOfRetry } from '../common/public-id';
+import { newPublicId, publicIdOfRetry } from 'candidate-documents';
 import { NotFoundError, type InputIssue } from '../errors';
 import type { JobMatchInput, OfferToAssistInput } from '../graphql/generated/schema-types';
-import type { OfferDoc, OfferReason } from './candidate-document';
+import type { OfferDoc, OfferReason } from 'candidate-documents';
 import type { CandidateRepository } from './candidate-repository';
 import type { OfferRepository } from './offer-repository';
 import { throwIfAny } from './search-input';

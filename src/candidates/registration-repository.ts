@@ -3,7 +3,7 @@ import { SharedEpochAdvance } from '../cache/shared-epoch-advance';
 import { ConflictError } from '../errors';
 import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
 import { conflictOnDuplicate, isDuplicateKeyError } from '../store/duplicate-key';
-import { toStoredCandidate, type CandidateDoc } from './candidate-document';
+import { toStoredCandidate, type CandidateDoc } from 'candidate-documents';
 import type { CandidateIdentityDoc } from './identity-document';
 import { systemClock, type Clock } from '../common/clock';
 import { WriteTransactions, type CompanionWrite } from '../store/write-transaction';

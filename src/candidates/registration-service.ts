@@ -1,11 +1,11 @@
 import type { ApiKeyRecord } from '../auth/api-key-repository';
 import { authorize } from '../auth/authorize';
-import { newPublicId } from '../common/public-id';
+import { newPublicId } from 'candidate-documents';
 import type { InputIssue } from '../errors';
 import type { RegisterCandidateInput, RegistrationDataInput } from '../graphql/generated/schema-types';
 import type { ReferenceCache } from '../reference/reference-cache';
 import type { ReferenceCollection, ReferenceKey } from '../reference/reference-repository';
-import type { CandidateDoc } from './candidate-document';
+import type { CandidateDoc } from 'candidate-documents';
 import type { CandidateIdentityDoc } from './identity-document';
 import type { RegistrationRepository } from './registration-repository';
 import { throwIfAny } from './search-input';

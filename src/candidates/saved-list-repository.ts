@@ -3,7 +3,7 @@ import { thenAdvanceReadEpoch } from '../cache/read-epoch';
 import { findOneDecodedOnce } from '../store/decode-once';
 import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
 import { conflictOnDuplicate } from '../store/duplicate-key';
-import type { SavedListDoc } from './candidate-document';
+import type { SavedListDoc } from 'candidate-documents';
 
 /** The `savedLists` collection. A list keeps its candidates in the order they were saved. */
 export class SavedListRepository {

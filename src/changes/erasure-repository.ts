@@ -2,7 +2,7 @@ import type { Db } from 'mongodb';
 import { AUDIT_COLLECTION } from '../audit/audit-indexes';
 import { API_KEY_COLLECTION } from '../auth/api-key-indexes';
 import { SharedEpochAdvance } from '../cache/shared-epoch-advance';
-import type { SavedListDoc } from '../candidates/candidate-document';
+import type { SavedListDoc } from 'candidate-documents';
 import { CANDIDATE_COLLECTIONS } from '../candidates/candidate-indexes';
 import { WriteTransactions } from '../store/write-transaction';
 import { appendChangeEvent } from './change-events';

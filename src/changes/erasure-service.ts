@@ -1,7 +1,7 @@
 import type { ApiKeyRecord } from '../auth/api-key-repository';
 import { authorize } from '../auth/authorize';
 import { systemClock, type Clock } from '../common/clock';
-import { isPublicId } from '../common/public-id';
+import { isPublicId } from 'candidate-documents';
 import { BadUserInputError, NotFoundError } from '../errors';
 import type { ErasureRepository, Recipient } from './erasure-repository';
 

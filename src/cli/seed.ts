@@ -6,8 +6,9 @@ import { loadConfig, type Config } from '../config';
 import { COLLECTIONS, dropSupersededIndexes, ensureIndexes, INDEXES } from '../app/indexes';
 import { heldStoreMessage } from './cli-support';
 import { DataDirectoryInUseError, openStore, type OpenedStore } from '../store/open-store';
-import { DemoGenerator, isDemoSeed, MAX_DEMO_SEED } from '../demo/demo-generator';
-import { seedDemoData, type SeedCounts, type SeedProgress } from '../demo/seed-demo-data';
+import { DemoGenerator, isDemoSeed, MAX_DEMO_SEED } from 'demo-data';
+import { seedDemoData, type SeedCounts, type SeedProgress } from '../app/seed-demo-data';
+import { shippedDemoReference } from '../app/demo-reference';
 
 /**
  * `npm run seed -- --candidates <n> [--seed <s>] [--append | --drop]`
@@ -120,7 +121,11 @@ export async function seedWithOptions(
         'or --append to add demo data (with a --seed not used on this database before).',
     );
   } else if (existing > 0 && options.candidates > 0) {
-    const probe = new DemoGenerator({ candidates: 1, seed: options.seed }).candidatePublicIds();
+    const probe = new DemoGenerator({
+      candidates: 1,
+      seed: options.seed,
+      reference: shippedDemoReference(),
+    }).candidatePublicIds();
     if ((await candidates.findExistingPublicIds(probe)).size > 0) {
       throw new SeedRefusedError(`Seed ${options.seed} was already used on this database: append with another --seed.`);
     }

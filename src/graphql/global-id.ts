@@ -1,4 +1,4 @@
-import { isPublicId } from '../common/public-id';
+import { isPublicId } from 'candidate-documents';
 import { BadUserInputError } from '../errors';
 
 /** The object types that implement `Node` (schema/node.graphql), and what kind of key each has. */

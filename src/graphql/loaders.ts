@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { CoalescedFetch } from '../cache/coalesced-fetch';
 import type { EpochCache } from '../cache/epoch-cache';
-import type { CandidateDoc, JobOpportunityDoc } from '../candidates/candidate-document';
+import type { CandidateDoc, JobOpportunityDoc } from 'candidate-documents';
 import type { Repositories } from '../service-types';
 
 /**

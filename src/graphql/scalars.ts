@@ -1,6 +1,6 @@
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 import { isCalendarDate, isDateTime } from '../common/calendar-date';
-import { isPublicId, PUBLIC_ID_RULE } from '../common/public-id';
+import { isPublicId, PUBLIC_ID_RULE } from 'candidate-documents';
 
 function invalid(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });

@@ -1,5 +1,5 @@
 import type { InputIssue } from '../errors';
-import { isPublicId, PUBLIC_ID_RULE } from '../common/public-id';
+import { isPublicId, PUBLIC_ID_RULE } from 'candidate-documents';
 import { MAX_LIMIT, MIN_LIMIT, MIN_PAGE } from '../candidates/search-input';
 import { PROBLEM_TYPES } from '../http/problem-types';
 import { RestProblem } from '../http/problem';

@@ -1,6 +1,6 @@
 import { isEnumType, type GraphQLSchema } from 'graphql';
 import { z } from 'zod';
-import { isPublicId, PUBLIC_ID_RULE } from '../common/public-id';
+import { isPublicId, PUBLIC_ID_RULE } from 'candidate-documents';
 import {
   COUPON_PATTERN,
   COUPON_RULE,
@@ -20,7 +20,7 @@ import { withoutNulls } from './shape';
  * mutation. The rules of the product (references that must exist, e-mail form and uniqueness,
  * text lengths of a registration, candidates that must exist) stay in the services. The bounds
  * checked here come from their one source: the offer rules from offer-service.ts, the form of
- * a public id from common/public-id.ts, enum values from the GraphQL schema.
+ * a public id from candidate-documents (public-id.ts), enum values from the GraphQL schema.
  *
  * Optional fields may be absent or null (null counts as absent: many JSON serialisers write
  * nulls); unknown fields are refused, so a misspelt field is not silently dropped.

@@ -1,4 +1,4 @@
-import { CANDIDATE_STATUSES, MAX_VALUES_PER_CANDIDATE } from '../candidates/candidate-document';
+import { CANDIDATE_STATUSES, MAX_VALUES_PER_CANDIDATE } from 'candidate-documents';
 import type { ReferenceCache } from '../reference/reference-cache';
 
 /** The dimensions statistics count by (the CandidateDimension enum of schema/statistics.graphql). */
@@ -22,7 +22,7 @@ const UNKNOWN_LABEL = 'Unknown';
 
 /**
  * What the store groups by for a dimension: a stored field of the candidate document
- * (candidate-document.ts), reached through a top-level array for the multi-valued ones: the
+ * (candidate-documents), reached through a top-level array for the multi-valued ones: the
  * candidate's stored statistics lists, which hold at most MAX_VALUES_PER_CANDIDATE distinct
  * values (bounded contribution, decided when the candidate is written).
  */

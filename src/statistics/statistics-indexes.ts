@@ -28,7 +28,7 @@ export const STATISTICS_LISTS_INDEX = 'candidates_statistics_languages';
  * decoding a candidate (its covered-group.ts; at 100,000 candidates decoding them is seconds per
  * query). One without arrays (one entry per candidate), and one per multi-valued dimension, since
  * an index may hold only one array field: the stored statistics lists of OCCUPATION and LANGUAGE
- * (candidate-document.ts) each end one. A filter on occupations is matched through a search
+ * (candidate-documents) each end one. A filter on occupations is matched through a search
  * index (candidate-indexes.ts) first. On MongoDB they serve the `$match` (covering is not
  * possible there for array fields).
  */

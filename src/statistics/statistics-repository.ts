@@ -1,5 +1,5 @@
 import type { Collection, Db, Document } from 'mongodb';
-import type { StoredCandidateDoc } from '../candidates/candidate-document';
+import type { StoredCandidateDoc } from 'candidate-documents';
 import { searchQuery, type CandidateSearchFilter } from '../candidates/candidate-repository';
 import { CANDIDATE_COLLECTIONS } from '../candidates/candidate-indexes';
 import type { StoredKey } from './dimensions';
@@ -29,7 +29,7 @@ export class StatisticsRepository {
   /**
    * Candidates per combination of the keys' values: each candidate once per distinct
    * combination (a multi-valued key contributes each value of the candidate's stored statistics
-   * list, already distinct and capped: candidate-document.ts), missing values and empty lists as
+   * list, already distinct and capped: candidate-documents), missing values and empty lists as
    * null. Only non-empty combinations are returned, in no particular order.
    */
   async groupCounts(filter: CandidateSearchFilter, keys: readonly StoredKey[]): Promise<GroupCount[]> {

@@ -1,6 +1,6 @@
 import { parse, print, type GraphQLSchema } from 'graphql';
 import { compileQuery } from 'graphql-jit';
-import type { CandidateDoc, SavedListDoc } from '../../src/candidates/candidate-document';
+import type { CandidateDoc, SavedListDoc } from 'candidate-documents';
 import { toGlobalId } from '../../src/graphql/global-id';
 import { COLLECTIONS } from '../../src/app/indexes';
 import { graphql, startAppUnderTest, type AppUnderTest, type GraphQLResponse } from '../support/app-under-test';

@@ -1,13 +1,13 @@
 import { serialize } from 'bson';
 import { MongoClient, type Db } from 'mongodb';
-import { CANDIDATE_STATUSES, toStoredCandidate, type CandidateDoc } from '../../src/candidates/candidate-document';
+import { CANDIDATE_STATUSES, toStoredCandidate, type CandidateDoc } from 'candidate-documents';
 import { CandidateRepository, type CandidateSearchFilter } from '../../src/candidates/candidate-repository';
 import { JobOpportunityRepository } from '../../src/candidates/job-opportunity-repository';
 import { OfferRepository } from '../../src/candidates/offer-repository';
 import { backfillEmailKeys, RegistrationRepository } from '../../src/candidates/registration-repository';
 import { SavedListRepository } from '../../src/candidates/saved-list-repository';
 import { seedWithOptions, SeedRefusedError } from '../../src/cli/seed';
-import { seedDemoData } from '../../src/demo/seed-demo-data';
+import { seedDemoData } from '../../src/app/seed-demo-data';
 import { ConflictError } from '../../src/errors';
 import { loadReferenceData } from '../../src/reference/load-reference-data';
 import { languages, REFERENCE_COLLECTIONS } from '../../src/reference/reference-data';

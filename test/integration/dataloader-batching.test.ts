@@ -1,7 +1,7 @@
 import type { CommandStartedEvent } from 'mongodb';
 import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
 import { READ_EPOCH_COLLECTION } from '../../src/cache/read-epoch';
-import { toStoredCandidate, type CandidateDoc } from '../../src/candidates/candidate-document';
+import { toStoredCandidate, type CandidateDoc } from 'candidate-documents';
 import { RATE_LIMIT_COLLECTION } from '../../src/rate-limit/rate-limit-indexes';
 import { loadReferenceData } from '../../src/reference/load-reference-data';
 import { COLLECTIONS } from '../../src/app/indexes';

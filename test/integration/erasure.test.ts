@@ -1,4 +1,4 @@
-import type { CandidateDoc, SavedListDoc } from '../../src/candidates/candidate-document';
+import type { CandidateDoc, SavedListDoc } from 'candidate-documents';
 import { ChangeEventRepository } from '../../src/changes/change-events';
 import { runEraseCli } from '../../src/cli/erase';
 import { COLLECTIONS } from '../../src/app/indexes';

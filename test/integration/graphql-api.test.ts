@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { toStoredCandidate, type CandidateDoc } from '../../src/candidates/candidate-document';
+import { toStoredCandidate, type CandidateDoc } from 'candidate-documents';
 import { COLLECTIONS } from '../../src/app/indexes';
 import { startAppUnderTest, graphql, type AppUnderTest } from '../support/app-under-test';
 import { aCandidate } from '../support/builders';

@@ -3,7 +3,7 @@
  * identity, `node` and `nodes` through the same permissions as the typed fields, over the real
  * transport and store. An unknown id and one the key may not read give the same answer (null).
  */
-import type { CandidateDoc, SavedListDoc } from '../../src/candidates/candidate-document';
+import type { CandidateDoc, SavedListDoc } from 'candidate-documents';
 import { toGlobalId } from '../../src/graphql/global-id';
 import { COLLECTIONS } from '../../src/app/indexes';
 import { startAppUnderTest, graphql, type AppUnderTest } from '../support/app-under-test';

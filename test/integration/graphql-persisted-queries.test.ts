@@ -9,7 +9,7 @@ import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { ApiKeyService } from '../../src/auth/api-key-service';
 import type { Permission } from '../../src/auth/permissions';
 import { loadConfig, type Config } from '../../src/config';
-import { seedDemoData } from '../../src/demo/seed-demo-data';
+import { seedDemoData } from '../../src/app/seed-demo-data';
 import { createLogger } from '../../src/logger';
 import { createApp, type CandidateDirectory } from '../../src/app/main';
 import { PERSISTED_QUERY_COLLECTION } from '../../src/persisted-queries/persisted-query-indexes';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { ApiKeyService } from '../../src/auth/api-key-service';
-import type { OfferDoc } from '../../src/candidates/candidate-document';
+import type { OfferDoc } from 'candidate-documents';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { createApp, type CandidateDirectory } from '../../src/app/main';

@@ -7,7 +7,7 @@ import http from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import type { CommandStartedEvent } from 'mongodb';
 import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
-import type { CandidateDoc } from '../../src/candidates/candidate-document';
+import type { CandidateDoc } from 'candidate-documents';
 import { RATE_LIMIT_COLLECTION } from '../../src/rate-limit/rate-limit-indexes';
 import { COLLECTIONS } from '../../src/app/indexes';
 import { graphql, startAppUnderTest, type AppUnderTest } from '../support/app-under-test';

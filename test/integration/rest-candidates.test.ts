@@ -1,4 +1,4 @@
-import type { CandidateDoc, SavedListDoc } from '../../src/candidates/candidate-document';
+import type { CandidateDoc, SavedListDoc } from 'candidate-documents';
 import { COLLECTIONS } from '../../src/app/indexes';
 import { graphql, startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { aSavedList } from '../support/builders';

@@ -17,12 +17,13 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { toStoredCandidate, type CandidateDoc, type StoredCandidateDoc } from '../../src/candidates/candidate-document';
-import { generateDemoData } from '../../src/demo/demo-generator';
+import { toStoredCandidate, type CandidateDoc, type StoredCandidateDoc } from 'candidate-documents';
+import { generateDemoData } from 'demo-data';
 import { COLLECTIONS } from '../../src/app/indexes';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { aCandidate, aSavedList } from '../support/builders';
 import { rest } from '../support/rest-client';
+import { shippedDemoReference } from '../../src/app/demo-reference';
 
 const GOLDEN_SEED = 13;
 const DEMO_CANDIDATES = 160;
@@ -87,7 +88,7 @@ function handMadeCandidates(): CandidateDoc[] {
 
 /** Every request of the fixture, in order: what a partner sends, over the fixed data set. */
 function goldenRequests(): string[] {
-  const demo = generateDemoData({ candidates: DEMO_CANDIDATES, seed: GOLDEN_SEED });
+  const demo = generateDemoData({ candidates: DEMO_CANDIDATES, seed: GOLDEN_SEED, reference: shippedDemoReference() });
   const ids = demo.candidates.map((c) => c.publicId);
   const lists = demo.savedLists.map((l) => l.publicId);
   const occupations = [

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { CandidateDoc } from '../../src/candidates/candidate-document';
+import type { CandidateDoc } from 'candidate-documents';
 import { createSchema } from '../../src/graphql/schema';
 import { loadPersistedOperations, persistedOperationsDirectory } from '../../src/rest/persisted-operations';
 import { COLLECTIONS } from '../../src/app/indexes';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { hashApiKey } from '../../src/auth/api-key-format';
-import type { CandidateDoc, OfferDoc } from '../../src/candidates/candidate-document';
+import type { CandidateDoc, OfferDoc } from 'candidate-documents';
 import { createLogger } from '../../src/logger';
 import { createApp } from '../../src/app/main';
 import { fingerprintOf, Idempotency } from '../../src/rest/idempotency';

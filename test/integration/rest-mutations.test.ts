@@ -1,5 +1,5 @@
 import { hashApiKey } from '../../src/auth/api-key-format';
-import type { CandidateDoc, OfferDoc } from '../../src/candidates/candidate-document';
+import type { CandidateDoc, OfferDoc } from 'candidate-documents';
 import { COLLECTIONS } from '../../src/app/indexes';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { aSavedList } from '../support/builders';

@@ -1,4 +1,4 @@
-import type { CandidateDoc } from '../../src/candidates/candidate-document';
+import type { CandidateDoc } from 'candidate-documents';
 import { COLLECTIONS } from '../../src/app/indexes';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { nullPaths, rest } from '../support/rest-client';

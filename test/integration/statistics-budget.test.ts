@@ -8,7 +8,7 @@
 import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { ApiKeyService } from '../../src/auth/api-key-service';
 import { loadConfig } from '../../src/config';
-import { seedDemoData } from '../../src/demo/seed-demo-data';
+import { seedDemoData } from '../../src/app/seed-demo-data';
 import { createLogger } from '../../src/logger';
 import { createApp, type CandidateDirectory } from '../../src/app/main';
 import { graphql, type GraphQLResponse } from '../support/app-under-test';

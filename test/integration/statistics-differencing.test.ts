@@ -12,7 +12,7 @@
  */
 import { ApiKeyService } from '../../src/auth/api-key-service';
 import { createApiKeyRepository } from '../../src/auth/api-key-repository';
-import type { StoredCandidateDoc } from '../../src/candidates/candidate-document';
+import type { StoredCandidateDoc } from 'candidate-documents';
 import { toSearchFilter } from '../../src/candidates/search-input';
 import { codeOf, storedKeyOf, type Dimension } from '../../src/statistics/dimensions';
 import { StatisticsRepository } from '../../src/statistics/statistics-repository';

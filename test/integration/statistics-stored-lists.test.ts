@@ -1,11 +1,11 @@
 /**
  * Bounded contribution of the multi-valued statistics dimensions: the capped, de-duplicated code
- * lists stored with every candidate (candidate-document.ts), what the store counts from them
+ * lists stored with every candidate (candidate-documents), what the store counts from them
  * (exact counts of the repository, before any noise), and their backfill for data written before
  * they existed.
  */
 import { MongoClient, type Db } from 'mongodb';
-import { toStoredCandidate, type CandidateDoc } from '../../src/candidates/candidate-document';
+import { toStoredCandidate, type CandidateDoc } from 'candidate-documents';
 import { CandidateRepository } from '../../src/candidates/candidate-repository';
 import { COLLECTIONS, ensureIndexes } from '../../src/app/indexes';
 import { storedKeyOf, type Dimension } from '../../src/statistics/dimensions';

@@ -8,7 +8,7 @@
 import type { AuditEventDoc } from '../../src/audit/audit-event';
 import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
 import { hashApiKey } from '../../src/auth/api-key-format';
-import type { CandidateDoc, CandidateStatus, Gender } from '../../src/candidates/candidate-document';
+import type { CandidateDoc, CandidateStatus, Gender } from 'candidate-documents';
 import { CandidateRepository } from '../../src/candidates/candidate-repository';
 import { startAppUnderTest, graphql, type AppUnderTest, type GraphQLResponse } from '../support/app-under-test';
 import { aCandidate } from '../support/builders';

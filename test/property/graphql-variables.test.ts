@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { CandidateDoc, OfferDoc, SavedListDoc } from '../../src/candidates/candidate-document';
+import type { CandidateDoc, OfferDoc, SavedListDoc } from 'candidate-documents';
 import { COLLECTIONS } from '../../src/app/indexes';
 import {
   checkProperty,

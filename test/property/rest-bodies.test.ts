@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import type { CandidateDoc, OfferDoc } from '../../src/candidates/candidate-document';
+import type { CandidateDoc, OfferDoc } from 'candidate-documents';
 import { COLLECTIONS } from '../../src/app/indexes';
 import {
   checkProperty,

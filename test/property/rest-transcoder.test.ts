@@ -19,7 +19,7 @@ import { Double, Int32, Long } from 'mongodb';
 import { createSchema } from '../../src/graphql/schema';
 import { fieldSourceOf } from '../../src/graphql/resolvers/field-source';
 import { COLLECTIONS } from '../../src/app/indexes';
-import { newPublicId } from '../../src/common/public-id';
+import { newPublicId } from 'candidate-documents';
 import { loadPersistedOperations, persistedOperationsDirectory } from '../../src/rest/persisted-operations';
 import type { ReferenceCollection } from '../../src/reference/reference-repository';
 import { anyUnits, checkProperty, edgeText, FUZZ_SEED, fuzzParameters } from '../support/arbitraries';

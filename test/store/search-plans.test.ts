@@ -1,5 +1,5 @@
 import { MongoClient, type Db, type Document } from 'mongodb';
-import type { CandidateDoc, CandidateStatus, StoredCandidateDoc } from '../../src/candidates/candidate-document';
+import type { CandidateDoc, CandidateStatus, StoredCandidateDoc } from 'candidate-documents';
 import {
   CANDIDATE_ORDER,
   CandidateRepository,

@@ -4,7 +4,7 @@ import { ApiKeyService } from '../../src/auth/api-key-service';
 import type { Permission } from '../../src/auth/permissions';
 import type { Clock } from '../../src/common/clock';
 import { loadConfig, type Config } from '../../src/config';
-import { seedDemoData } from '../../src/demo/seed-demo-data';
+import { seedDemoData } from '../../src/app/seed-demo-data';
 import { createLogger } from '../../src/logger';
 import { createApp, type CandidateDirectory } from '../../src/app/main';
 import { testDatabaseName } from './builders';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { CandidateDoc, JobOpportunityDoc, OfferDoc, SavedListDoc } from '../../src/candidates/candidate-document';
+import type { CandidateDoc, JobOpportunityDoc, OfferDoc, SavedListDoc } from 'candidate-documents';
 import type { CandidateIdentityDoc } from '../../src/candidates/identity-document';
-import { newPublicId } from '../../src/common/public-id';
+import { newPublicId } from 'candidate-documents';
 import { emailIdentityKey } from '../../src/candidates/text-input';
 
 /**

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import type { AuditRepository } from '../../src/audit/audit-repository';
 import { AuditService } from '../../src/audit/audit-service';
 import type { ApiKeyRecord } from '../../src/auth/api-key-repository';
-import type { CandidateDoc } from '../../src/candidates/candidate-document';
+import type { CandidateDoc } from 'candidate-documents';
 import { CandidateQueryService } from '../../src/candidates/candidate-query-service';
 import type { CandidatePosition, CandidateRepository } from '../../src/candidates/candidate-repository';
 import type { SavedListRepository } from '../../src/candidates/saved-list-repository';

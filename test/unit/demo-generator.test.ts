@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { serialize } from 'bson';
-import { CANDIDATE_STATUSES, type CandidateDoc } from '../../src/candidates/candidate-document';
-import { isPublicId } from '../../src/common/public-id';
-import { DemoGenerator, generateDemoData } from '../../src/demo/demo-generator';
-import { CANDIDATE_MESSAGES, COMMON_OCCUPATIONS, HOST_CHALLENGES } from '../../src/demo/demo-vocabulary';
+import { CANDIDATE_STATUSES, type CandidateDoc } from 'candidate-documents';
+import { isPublicId } from 'candidate-documents';
+import { DemoGenerator, generateDemoData } from 'demo-data';
+import { CANDIDATE_MESSAGES, COMMON_OCCUPATIONS, HOST_CHALLENGES } from 'demo-data';
 import { loadConfig } from '../../src/config';
 import { parseSeedArgs, runSeedCli, UsageError } from '../../src/cli/seed';
 import {
@@ -15,6 +15,10 @@ import {
   occupations,
 } from '../../src/reference/reference-data';
 import { findIdentityData } from '../support/builders';
+import { shippedDemoReference } from '../../src/app/demo-reference';
+
+/** The codes the generator draws from: the reference data the service serves. */
+const reference = shippedDemoReference();
 
 /** Every field of CandidateDoc: the compiler fails here when the document type gains or loses one. */
 const ALL_FIELDS: Record<keyof CandidateDoc, true> = {
@@ -143,12 +147,12 @@ const CONDITIONAL_FIELDS = new Set<keyof CandidateDoc>([
 const bson = (doc: object): string => Buffer.from(serialize(doc)).toString('hex');
 
 describe('demo data generator', () => {
-  const data = generateDemoData({ candidates: 500, seed: 7 });
+  const data = generateDemoData({ candidates: 500, seed: 7, reference });
 
   it('when the same seed is generated twice, then the documents are byte-identical', () => {
-    const first = generateDemoData({ candidates: 300, seed: 42 });
+    const first = generateDemoData({ candidates: 300, seed: 42, reference });
 
-    const second = generateDemoData({ candidates: 300, seed: 42 });
+    const second = generateDemoData({ candidates: 300, seed: 42, reference });
 
     expect(second.candidates.map(bson)).toEqual(first.candidates.map(bson));
     expect(second.jobOpportunities.map(bson)).toEqual(first.jobOpportunities.map(bson));
@@ -169,7 +173,7 @@ describe('demo data generator', () => {
   ])(
     'when seed %i is generated with %i candidates, then its ids and documents are byte for byte those it always gave',
     (seed, size, sha256) => {
-      const generator = new DemoGenerator({ candidates: size, seed });
+      const generator = new DemoGenerator({ candidates: size, seed, reference });
 
       const hash = createHash('sha256');
       for (const id of generator.candidatePublicIds()) hash.update(id);
@@ -182,9 +186,9 @@ describe('demo data generator', () => {
   );
 
   it('when another seed is generated, then ids and contents differ', () => {
-    const first = generateDemoData({ candidates: 100, seed: 1 });
+    const first = generateDemoData({ candidates: 100, seed: 1, reference });
 
-    const second = generateDemoData({ candidates: 100, seed: 2 });
+    const second = generateDemoData({ candidates: 100, seed: 2, reference });
 
     const firstIds = new Set(first.candidates.map((c) => c.publicId));
     expect(second.candidates.some((c) => firstIds.has(c.publicId))).toBe(false);
@@ -193,9 +197,9 @@ describe('demo data generator', () => {
   });
 
   it('when a larger set is generated from the same seed, then it starts with the same candidates', () => {
-    const small = generateDemoData({ candidates: 50, seed: 9 });
+    const small = generateDemoData({ candidates: 50, seed: 9, reference });
 
-    const large = new DemoGenerator({ candidates: 400, seed: 9 });
+    const large = new DemoGenerator({ candidates: 400, seed: 9, reference });
 
     expect(large.candidatePublicIds().slice(0, 50)).toEqual(small.candidates.map((c) => c.publicId));
   });

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { buildSchema, getNamedType, isEnumType, isObjectType, type GraphQLObjectType } from 'graphql';
-import type { JobOpportunityDoc } from '../../src/candidates/candidate-document';
+import type { JobOpportunityDoc } from 'candidate-documents';
 import {
   importShape,
   JobOpportunityIndex,

@@ -14,7 +14,7 @@ import {
   MAX_NOTES_LENGTH,
   OfferService,
 } from '../../src/candidates/offer-service';
-import { publicIdFromUuid } from '../../src/common/public-id';
+import { publicIdFromUuid } from 'candidate-documents';
 import { BadUserInputError } from '../../src/errors';
 import { createSchema } from '../../src/graphql/schema';
 import { createRequestBodies, parseBody } from '../../src/rest/request-bodies';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isPublicId, newPublicId, publicIdFromUuid } from '../../src/common/public-id';
+import { isPublicId, newPublicId, publicIdFromUuid } from 'candidate-documents';
 
 describe('public ids', () => {
   it('when a public id is made, then it is 22 base64url characters', () => {

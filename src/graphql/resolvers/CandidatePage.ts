@@ -1,4 +1,4 @@
-import type { CandidateDoc } from '../../candidates/candidate-document';
+import type { CandidateDoc } from 'candidate-documents';
 import type { CandidatePageResolvers } from '../generated/resolvers-types';
 import { auditedCandidateList } from './field-source';
 

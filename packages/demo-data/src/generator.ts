@@ -1,10 +1,10 @@
-import type { CandidateDoc, JobOpportunityDoc, SavedListDoc } from '../candidates/candidate-document';
-import { commonOccupationsOf } from './demo-candidate-occupations';
-import { generateCandidates, type CandidateSources } from './demo-candidates';
-import { makeJobOpportunities } from './demo-job-opportunities';
-import { DemoRandom } from './demo-random';
-import { shippedDemoReference, type DemoReference } from './demo-reference';
-import { makeSavedLists } from './demo-saved-lists';
+import type { CandidateDoc, JobOpportunityDoc, SavedListDoc } from 'candidate-documents';
+import { commonOccupationsOf } from './candidate-occupations';
+import { generateCandidates, type CandidateSources } from './candidates';
+import { makeJobOpportunities } from './job-opportunities';
+import { DemoRandom } from './random';
+import type { DemoReference } from './reference';
+import { makeSavedLists } from './saved-lists';
 
 /**
  * Deterministic demo data: the same seed and size always give the same documents, down to
@@ -14,10 +14,10 @@ import { makeSavedLists } from './demo-saved-lists';
  * (candidates created 2019-01-01 to 2025-06-30), so the data does not age with the calendar.
  *
  * Nothing identifying is produced: no names, e-mail addresses, phone numbers or dates of
- * birth; free texts come from fixed phrases (demo-vocabulary.ts).
+ * birth; free texts come from fixed phrases (vocabulary.ts).
  *
- * Each kind of document has its own file: demo-job-opportunities.ts, demo-candidates.ts (with
- * the parts of a candidate in demo-candidate-*.ts) and demo-saved-lists.ts.
+ * Each kind of document has its own file: job-opportunities.ts, candidates.ts (with
+ * the parts of a candidate in candidate-*.ts) and saved-lists.ts.
  */
 
 /** PRNG streams of one seed. Never renumber: that would change every seeded data set. */
@@ -34,7 +34,8 @@ export interface DemoDataOptions {
   /** number of candidates */
   candidates: number;
   seed: number;
-  reference?: DemoReference;
+  /** the codes to draw from: the service passes the reference data it serves */
+  reference: DemoReference;
 }
 
 export interface DemoData {
@@ -69,7 +70,7 @@ export class DemoGenerator {
     if (!isDemoSeed(options.seed)) throw new RangeError(`seed must be an integer from 0 to ${MAX_DEMO_SEED}`);
     this.size = options.candidates;
     this.seed = options.seed;
-    const reference = options.reference ?? shippedDemoReference();
+    const reference = options.reference;
     const commonOccupations = commonOccupationsOf(reference);
 
     const ids = new DemoRandom(this.seed, STREAM.candidateIds);

@@ -1,6 +1,6 @@
 import { Faker, base, en } from '@faker-js/faker';
-import { publicIdFromUuid } from '../common/public-id';
-import type { Weighted } from './demo-vocabulary';
+import { publicIdFromUuid } from 'candidate-documents';
+import type { Weighted } from './vocabulary';
 
 /**
  * A seeded source of every random choice of the demo data. Each instance owns its own

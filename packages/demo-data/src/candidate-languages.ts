@@ -1,7 +1,7 @@
-import type { CandidateExamDoc, CandidateLanguageDoc } from '../candidates/candidate-document';
-import type { DemoRandom } from './demo-random';
-import type { DemoReference } from './demo-reference';
-import { OTHER_EXAMS } from './demo-vocabulary';
+import type { CandidateExamDoc, CandidateLanguageDoc } from 'candidate-documents';
+import type { DemoRandom } from './random';
+import type { DemoReference } from './reference';
+import { OTHER_EXAMS } from './vocabulary';
 
 /** The mother tongue(s) at the top level, the host country's languages, often English, sometimes French. */
 export function makeLanguages(

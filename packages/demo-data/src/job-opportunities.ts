@@ -1,8 +1,8 @@
-import type { JobOpportunityDoc, JobOpportunityStage } from '../candidates/candidate-document';
-import type { PlannedOccupation } from './demo-candidate-occupations';
-import type { DemoRandom } from './demo-random';
-import { DAY_MS, isoDate } from './demo-values';
-import { DESTINATIONS, type Weighted } from './demo-vocabulary';
+import type { JobOpportunityDoc, JobOpportunityStage } from 'candidate-documents';
+import type { PlannedOccupation } from './candidate-occupations';
+import type { DemoRandom } from './random';
+import { DAY_MS, isoDate } from './values';
+import { DESTINATIONS, type Weighted } from './vocabulary';
 
 const JOBS_FROM = Date.UTC(2023, 0, 1);
 

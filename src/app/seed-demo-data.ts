@@ -1,11 +1,12 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Db } from 'mongodb';
-import type { CandidateDoc } from '../candidates/candidate-document';
+import type { CandidateDoc } from 'candidate-documents';
 import { CandidateRepository } from '../candidates/candidate-repository';
 import { JobOpportunityRepository } from '../candidates/job-opportunity-repository';
 import { SavedListRepository } from '../candidates/saved-list-repository';
 import { loadReferenceData } from '../reference/load-reference-data';
-import { DemoGenerator } from './demo-generator';
+import { DemoGenerator } from 'demo-data';
+import { shippedDemoReference } from './demo-reference';
 
 /** `indexes`: the seed CLI building the indexes left out while the documents went in. */
 export type SeedPhase = 'reference' | 'jobOpportunities' | 'candidates' | 'savedLists' | 'indexes';
@@ -44,7 +45,11 @@ export interface SeedCounts {
 export async function seedDemoData(db: Db, options: SeedOptions): Promise<SeedCounts> {
   const batchSize = options.batchSize ?? 1000;
   const report = options.onProgress ?? (() => undefined);
-  const generator = new DemoGenerator({ candidates: options.candidates, seed: options.seed });
+  const generator = new DemoGenerator({
+    candidates: options.candidates,
+    seed: options.seed,
+    reference: shippedDemoReference(),
+  });
 
   report({ phase: 'reference', done: 0, total: 1 });
   const referenceCounts = await loadReferenceData(db);

@@ -1,4 +1,4 @@
-import type { EducationType } from '../candidates/candidate-document';
+import type { DemoReference } from 'demo-data';
 import {
   countries,
   educationLevels,
@@ -8,20 +8,7 @@ import {
   occupations,
 } from '../reference/reference-data';
 
-/** The reference data the generator draws codes from (real codes only). */
-export interface DemoReference {
-  readonly countryCodes: ReadonlySet<string>;
-  readonly languageCodes: ReadonlySet<string>;
-  /** language levels a speaker can have (level 0, "no knowledge", left out), ascending */
-  readonly languageLevels: readonly number[];
-  readonly occupationCodes: readonly string[];
-  readonly occupationNames: ReadonlyMap<string, string>;
-  /** ascending by level */
-  readonly educationLevels: readonly { level: number; educationType: EducationType | null }[];
-  readonly educationMajors: ReadonlyMap<number, string>;
-}
-
-/** The demo reference built from the shipped reference data. */
+/** The reference the demo data draws its codes from: the reference data the service serves. */
 export function shippedDemoReference(): DemoReference {
   const occupationDocs = occupations();
   return {

@@ -1,21 +1,15 @@
 import { alpha2ToNumeric } from 'i18n-iso-countries';
-import type {
-  CandidateDoc,
-  CandidateStatus,
-  Gender,
-  HowHeardAboutUs,
-  YesNoUnsure,
-} from '../candidates/candidate-document';
-import { CANDIDATE_STATUSES } from '../candidates/candidate-document';
-import { makeCertifications, makeEducations, pickEducationLevel } from './demo-candidate-education';
-import { makeDependants, PARTNERED, type PairContext } from './demo-candidate-family';
-import { ieltsBand, makeExams, makeLanguages } from './demo-candidate-languages';
-import { makeOccupation, makeSkills, planOccupations, type PlannedOccupation } from './demo-candidate-occupations';
-import { makeCitizenships, makeDestinations, makeVisaChecks } from './demo-candidate-visas';
-import type { DemoJobOpportunities } from './demo-job-opportunities';
-import type { DemoRandom } from './demo-random';
-import type { DemoReference } from './demo-reference';
-import { DAY_MS, isoDate, yesNo, yesNoUnsure } from './demo-values';
+import type { CandidateDoc, CandidateStatus, Gender, HowHeardAboutUs, YesNoUnsure } from 'candidate-documents';
+import { CANDIDATE_STATUSES } from 'candidate-documents';
+import { makeCertifications, makeEducations, pickEducationLevel } from './candidate-education';
+import { makeDependants, PARTNERED, type PairContext } from './candidate-family';
+import { ieltsBand, makeExams, makeLanguages } from './candidate-languages';
+import { makeOccupation, makeSkills, planOccupations, type PlannedOccupation } from './candidate-occupations';
+import { makeCitizenships, makeDestinations, makeVisaChecks } from './candidate-visas';
+import type { DemoJobOpportunities } from './job-opportunities';
+import type { DemoRandom } from './random';
+import type { DemoReference } from './reference';
+import { DAY_MS, isoDate, yesNo, yesNoUnsure } from './values';
 import {
   AVAIL_IMMEDIATE_JOB_OPS,
   CANDIDATE_MESSAGES,
@@ -26,7 +20,7 @@ import {
   ORIGINS,
   REGISTRAR_IDS,
   type Weighted,
-} from './demo-vocabulary';
+} from './vocabulary';
 
 const CREATED_FROM = Date.UTC(2019, 0, 1);
 const CREATED_TO = Date.UTC(2025, 5, 30);
@@ -131,7 +125,7 @@ export function* generateCandidates(sources: CandidateSources, rng: DemoRandom):
 }
 
 /**
- * One candidate, its nested lists from the demo-candidate-*.ts files. The order of the draws from
+ * One candidate, its nested lists from the candidate-*.ts files. The order of the draws from
  * `rng` is part of the data: moving a draw changes this candidate and every later one.
  */
 function makeCandidate(

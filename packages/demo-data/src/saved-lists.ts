@@ -1,7 +1,7 @@
-import type { SavedListDoc } from '../candidates/candidate-document';
-import type { DemoRandom } from './demo-random';
-import { DAY_MS } from './demo-values';
-import { SAVED_LIST_NAMES, SAVED_LIST_SIZES } from './demo-vocabulary';
+import type { SavedListDoc } from 'candidate-documents';
+import type { DemoRandom } from './random';
+import { DAY_MS } from './values';
+import { SAVED_LIST_NAMES, SAVED_LIST_SIZES } from './vocabulary';
 
 const LISTS_FROM = Date.UTC(2025, 6, 1);
 

@@ -1,7 +1,7 @@
-import type { CandidateDoc, DependantDoc, Gender } from '../candidates/candidate-document';
-import type { DemoRandom } from './demo-random';
-import { yesNo } from './demo-values';
-import { OTHER_RELATIONS } from './demo-vocabulary';
+import type { CandidateDoc, DependantDoc, Gender } from 'candidate-documents';
+import type { DemoRandom } from './random';
+import { yesNo } from './values';
+import { OTHER_RELATIONS } from './vocabulary';
 
 /** Marital statuses with a partner (who may be a registered candidate too). */
 export const PARTNERED = new Set(['MARRIED', 'ENGAGED', 'DEFACTO']);

@@ -4,12 +4,12 @@ import type {
   CandidateVisaJobCheckDoc,
   DestinationDoc,
   YesNoUnsure,
-} from '../candidates/candidate-document';
-import type { PlannedOccupation } from './demo-candidate-occupations';
-import type { DemoJobOpportunities, JobInfo } from './demo-job-opportunities';
-import type { DemoRandom } from './demo-random';
-import { DAY_MS, isoDate, yesNo, yesNoUnsure } from './demo-values';
-import { DESTINATIONS, POINTS_TEST_DESTINATION } from './demo-vocabulary';
+} from 'candidate-documents';
+import type { PlannedOccupation } from './candidate-occupations';
+import type { DemoJobOpportunities, JobInfo } from './job-opportunities';
+import type { DemoRandom } from './random';
+import { DAY_MS, isoDate, yesNo, yesNoUnsure } from './values';
+import { DESTINATIONS, POINTS_TEST_DESTINATION } from './vocabulary';
 
 /** What a move abroad rests on: citizenships and passports, wished destinations, visa checks. */
 

@@ -1,5 +1,5 @@
-import type { YesNo, YesNoUnsure } from '../candidates/candidate-document';
-import type { DemoRandom } from './demo-random';
+import type { YesNo, YesNoUnsure } from 'candidate-documents';
+import type { DemoRandom } from './random';
 
 /** Answers and dates that every kind of demo document draws and writes the same way. */
 

@@ -1,11 +1,7 @@
-import type {
-  CandidateJobExperienceDoc,
-  CandidateOccupationDoc,
-  CandidateSkillDoc,
-} from '../candidates/candidate-document';
-import type { DemoRandom } from './demo-random';
-import type { DemoReference } from './demo-reference';
-import { DAY_MS, isoDate } from './demo-values';
+import type { CandidateJobExperienceDoc, CandidateOccupationDoc, CandidateSkillDoc } from 'candidate-documents';
+import type { DemoRandom } from './random';
+import type { DemoReference } from './reference';
+import { DAY_MS, isoDate } from './values';
 import {
   COMMON_OCCUPATIONS,
   COMPANY_PATTERNS,
@@ -15,7 +11,7 @@ import {
   occupationGroupOf,
   type OccupationGroup,
   type Weighted,
-} from './demo-vocabulary';
+} from './vocabulary';
 
 /** An occupation chosen for a candidate, before its years and jobs are drawn. */
 export interface PlannedOccupation {
@@ -25,7 +21,7 @@ export interface PlannedOccupation {
   major: number | undefined;
 }
 
-/** The common occupations (demo-vocabulary.ts) that the reference data knows, by weight. */
+/** The common occupations (vocabulary.ts) that the reference data knows, by weight. */
 export function commonOccupationsOf(reference: DemoReference): Weighted<PlannedOccupation>[] {
   const known = new Set(reference.occupationCodes);
   return COMMON_OCCUPATIONS.filter((o) => known.has(o.code)).map((o) => ({

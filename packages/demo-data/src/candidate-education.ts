@@ -1,9 +1,9 @@
-import type { CandidateCertificationDoc, CandidateEducationDoc, EducationType } from '../candidates/candidate-document';
-import type { PlannedOccupation } from './demo-candidate-occupations';
-import type { DemoRandom } from './demo-random';
-import type { DemoReference } from './demo-reference';
-import { DAY_MS, isoDate } from './demo-values';
-import { CERTIFICATIONS, GROUP_MAJORS, INSTITUTION_PATTERNS, type OccupationGroup } from './demo-vocabulary';
+import type { CandidateCertificationDoc, CandidateEducationDoc, EducationType } from 'candidate-documents';
+import type { PlannedOccupation } from './candidate-occupations';
+import type { DemoRandom } from './random';
+import type { DemoReference } from './reference';
+import { DAY_MS, isoDate } from './values';
+import { CERTIFICATIONS, GROUP_MAJORS, INSTITUTION_PATTERNS, type OccupationGroup } from './vocabulary';
 
 /** The highest education level, by how skilled the main occupation's group is. */
 export function pickEducationLevel(

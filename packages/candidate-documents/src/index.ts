@@ -1,0 +1,2 @@
+export * from './candidate-document';
+export * from './public-id';
