@@ -1,22 +1,22 @@
 import type { FieldNode, FragmentDefinitionNode, GraphQLResolveInfo } from 'graphql';
 import { selectedFieldNodes } from '../selections';
 import { Candidate } from '../resolvers/Candidate';
+import { sourceOfResolver } from '../resolvers/field-source';
 
 /**
- * The stored field each resolver of `Candidate` reads. Every other field of the type is read
- * by the default resolver from the stored field of the same name.
+ * The stored field each resolver of `Candidate` reads: the first name of the path of a described
+ * resolver (field-source.ts), and the two that are not described. Every other field of the type
+ * is read by the default resolver from the stored field of the same name.
  */
 export const CANDIDATE_RESOLVER_SOURCES: Readonly<Record<string, string>> = {
   id: 'publicId',
-  country: 'countryIsoCode',
-  birthCountry: 'birthCountryIsoCode',
-  nationality: 'nationalityIsoCode',
-  drivingLicenseCountry: 'drivingLicenseCountryIsoCode',
-  maxEducationLevel: 'maxEducationLevel',
-  partnerEduLevel: 'partnerEduLevel',
-  partnerEnglishLevel: 'partnerEnglishLevel',
-  partnerOccupation: 'partnerOccupationIsco08Code',
   partner: 'partnerPublicId',
+  ...Object.fromEntries(
+    Object.entries(Candidate).flatMap(([field, resolve]) => {
+      const stored = sourceOfResolver(resolve)?.path[0];
+      return stored === undefined ? [] : [[field, stored]];
+    }),
+  ),
 };
 
 /**

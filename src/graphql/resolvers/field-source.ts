@@ -36,7 +36,7 @@ export function describeFieldSources(schema: GraphQLSchema, resolvers: Readonly<
   for (const [typeName, fields] of Object.entries(resolvers)) {
     if (fields === null || typeof fields !== 'object') continue;
     for (const [fieldName, resolve] of Object.entries(fields as Record<string, unknown>)) {
-      const source = typeof resolve === 'function' ? SOURCES.get(resolve) : undefined;
+      const source = sourceOfResolver(resolve);
       if (source !== undefined) sources.set(`${typeName}.${fieldName}`, source);
     }
   }
@@ -54,6 +54,11 @@ export function fieldSourceOf(
 ): FieldSource | undefined {
   if (field.resolve === undefined) return { kind: 'stored', path: [field.name] };
   return SCHEMA_SOURCES.get(schema)?.get(`${type.name}.${field.name}`);
+}
+
+/** The description of a resolver made by one of the functions below, undefined for any other. */
+export function sourceOfResolver(resolve: unknown): FieldSource | undefined {
+  return typeof resolve === 'function' ? SOURCES.get(resolve) : undefined;
 }
 
 function described<F extends object>(resolve: F, source: FieldSource): F {
