@@ -96,7 +96,7 @@ describe('property: a person’s visible identity', () => {
     let n = 0;
     await fc.assert(
       fc.asyncProperty(lookalikeAddress, async (address) => {
-        const canary = identityCanary(`vis${(n += 1)}x`);
+        const canary = identityCanary(`visi${(n += 1)}x`);
         (canary.body.registrationData as { identity: { email: string } }).identity.email = address;
         recordSecret(...canary.values);
         const { status } = await rest(service.url, 'POST', '/v1/candidates/register', {

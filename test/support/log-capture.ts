@@ -21,8 +21,13 @@ export const TEST_LOGS_ROOT = path.join(os.tmpdir(), 'candidate-directory-test-l
 export const LOG_FILE_SUFFIX = '.log';
 export const SECRETS_FILE_SUFFIX = '.secrets.jsonl';
 
-/** Shorter values would match ordinary words and timestamps in the logs. */
-const SHORTEST_SECRET = 4;
+/**
+ * Shorter values would match ordinary words, timestamps and random ids in the logs: a recorded
+ * 4-letter name was once found inside an API key id (`key_jTW5mQvZwfsP` holds "qvzw"), and a
+ * run searches thousands of lines holding such ids. At 6 letters and digits, case-insensitive,
+ * one position of a random id matches a given value with a chance of 1 in 2·10⁹.
+ */
+const SHORTEST_SECRET = 6;
 
 export interface RecordedSecret {
   value: string;
@@ -37,7 +42,7 @@ export function testLogDirectory(): string | undefined {
 
 /**
  * Records values no log line may contain: identity data a test sends, API keys it uses.
- * Each value must be distinctive (at least 4 characters); it is matched case-insensitively.
+ * Each value must be distinctive (at least 6 characters); it is matched case-insensitively.
  */
 export function recordSecret(...values: string[]): void {
   const directory = testLogDirectory();

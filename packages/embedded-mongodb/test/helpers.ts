@@ -19,11 +19,11 @@ export function journalFiles(dir: string): string[] {
 }
 
 /**
- * The time a test that kills and restarts a store child gets, and its cleanup. Twice, in full
- * runs of every tier on 2 cores, such a test of transactions.test.ts and its cleanup each ran
- * past jest's 30 s with the store's log showing it listening; alone, and in 60 runs beside CPU
- * hogs and a second copy of itself, it took 1.5 s. The cause was not found: the longer limit
- * keeps a slow restart from failing the run, and a real hang still fails it.
+ * The time a test that kills and restarts a store child gets, and its cleanup. Twice in full
+ * runs of every tier on 2 cores, and once in 58 runs of its own beside three CPU hogs and a
+ * second copy of itself, a test of transactions.test.ts and its cleanup each ran past jest's
+ * 30 s with the store's log showing it listening; the other runs took 1.5 s. The cause was not
+ * found: the longer limit keeps a slow restart from failing the run, and a real hang still fails it.
  */
 export const CRASH_TEST_TIMEOUT_MS = 90_000;
 
