@@ -169,7 +169,6 @@ describe('group commit under kill -9 and the loss of unsynced pages', () => {
       await store.kill();
       stopped = true;
       await Promise.all(writers);
-      await store.closeClient();
 
       // What a power cut loses: the journal past its last fsync.
       const lines = fs.existsSync(marks)
