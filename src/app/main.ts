@@ -200,7 +200,10 @@ export async function createApp(
           logger.error({ err: error }, 'could not write the buffered bookkeeping at stop'),
         );
         connection.stop();
-        await store.close();
+        if (!(await store.close()))
+          logger.warn(
+            'the MongoDB client did not close in time (its server unreachable); left to the exit of the process',
+          );
       })()),
   };
 }

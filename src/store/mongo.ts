@@ -7,7 +7,27 @@ export interface Database {
   /** What the client was made from, so that a second client can be made the same way (connection-watch.ts). */
   readonly uri: string;
   readonly options: MongoClientOptions;
-  close(): Promise<void>;
+  /**
+   * Closes the client. Bounded: the driver's close() after its server became unreachable has
+   * been seen never to return (it ends the client's sessions against a server that is gone), so
+   * after the server-selection timeout (twice over) it is given up, the client left to the exit
+   * of the process, and `false` returned.
+   */
+  close(): Promise<boolean>;
+}
+
+/** `close()`, or false when it has not settled within `ms` (a failed close counts as settled). */
+export async function closeWithin(close: () => Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const abandoned = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([close().then(() => true as const), abandoned]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -48,6 +68,6 @@ export async function connectDatabase(
     db: client.db(dbName),
     uri,
     options: clientOptions,
-    close: () => client.close(),
+    close: () => closeWithin(() => client.close(), 2 * (clientOptions.serverSelectionTimeoutMS ?? 30_000)),
   };
 }

@@ -59,8 +59,11 @@ export interface OpenedStore {
   readonly database: Database;
   /** Absent when MONGODB_URI names the store. */
   readonly embedded: EmbeddedStoreHandle | undefined;
-  /** Closes the connection, then stops the embedded store (its journal flushed). */
-  close(): Promise<void>;
+  /**
+   * Closes the connection, then stops the embedded store (its journal flushed). False when the
+   * driver's close was given up (Database.close).
+   */
+  close(): Promise<boolean>;
 }
 
 /**
@@ -218,8 +221,9 @@ export async function openStore(config: Config, options: OpenStoreOptions): Prom
     database,
     embedded: embedded.handle,
     close: async () => {
-      await database.close();
+      const closed = await database.close();
       await embedded.stop();
+      return closed;
     },
   };
 }
