@@ -8,6 +8,7 @@ COPY packages/demo-data/package.json ./packages/demo-data/
 COPY packages/embedded-mongodb/package.json ./packages/embedded-mongodb/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json codegen.yml ./
+COPY packages/tsconfig.base.json ./packages/
 COPY packages/candidate-documents/tsconfig.json packages/candidate-documents/tsconfig.build.json ./packages/candidate-documents/
 COPY packages/candidate-documents/src ./packages/candidate-documents/src
 COPY packages/demo-data/tsconfig.json packages/demo-data/tsconfig.build.json ./packages/demo-data/

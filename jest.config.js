@@ -23,9 +23,7 @@ const project = {
   // The workspace packages run from their sources under test, as the service's own modules do.
   // The store's test support (starting stores, ../shared files) serves the service's tests too.
   moduleNameMapper: {
-    '^embedded-mongodb$': '<rootDir>/packages/embedded-mongodb/src/index.ts',
-    '^candidate-documents$': '<rootDir>/packages/candidate-documents/src/index.ts',
-    '^demo-data$': '<rootDir>/packages/demo-data/src/index.ts',
+    '^(embedded-mongodb|candidate-documents|demo-data)$': '<rootDir>/packages/$1/src/index.ts',
     '^embedded-mongodb/test-support$': '<rootDir>/packages/embedded-mongodb/test/support/index.ts',
   },
   testMatch: ['**/*.test.ts'],
