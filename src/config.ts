@@ -36,7 +36,7 @@ export const settings = {
   dataDir: {
     env: 'DATA_DIR',
     default: '.data/',
-    description: 'Directory of the embedded store (snapshot and journal). Ignored when MONGODB_URI is set.',
+    description: 'Directory of the embedded store (its LMDB files). Ignored when MONGODB_URI is set.',
     schema: z.string().min(1),
   },
   logLevel: {

@@ -18,7 +18,7 @@ export { DataDirectoryInUseError };
 /**
  * How the embedded store runs when MONGODB_URI is unset (a set MONGODB_URI ignores it):
  * - `child`: a supervised child process, restarted when it dies (the service);
- * - `worker`: a worker thread of this process (the seed CLI: the store decodes and journals
+ * - `worker`: a worker thread of this process (the seed CLI: the store decodes and stores
  *   one batch while this thread makes the next);
  * - `in-process`: in this thread, for the length of one command (the keys CLI).
  */
@@ -60,7 +60,7 @@ export interface OpenedStore {
   /** Absent when MONGODB_URI names the store. */
   readonly embedded: EmbeddedStoreHandle | undefined;
   /**
-   * Closes the connection, then stops the embedded store (its journal flushed). False when the
+   * Closes the connection, then stops the embedded store (its engine closed). False when the
    * driver's close was given up (Database.close).
    */
   close(): Promise<boolean>;

@@ -13,7 +13,7 @@ function messageOf(error: unknown): string {
 
 /**
  * The worker thread of startStoreThread: runs the embedded store on the data directory it is
- * given and closes it (journal flushed) when asked to. The thread ends once the store is closed.
+ * given and closes it (its engine closed) when asked to. The thread ends once the store is closed.
  */
 async function run(): Promise<void> {
   const { dataDir } = workerData as StoreThreadData;

@@ -7,7 +7,7 @@ export interface StoreThread {
   /** mongodb://<%2F-encoded socket path>/?directConnection=true: a Unix domain socket of this user only */
   readonly uri: string;
   readonly socketPath: string;
-  /** Stops the store (every acknowledged write is in the journal) and ends its thread. */
+  /** Stops the store (every acknowledged write is committed) and ends its thread. */
   close(): Promise<void>;
 }
 
@@ -64,7 +64,7 @@ function nextReply(worker: Worker): Promise<StoreThreadReply> {
 
 /**
  * Starts the embedded store on `dataDir` in a worker thread of this process. Seeding then keeps
- * two cores busy: the store decodes, indexes and journals one batch while this thread generates
+ * two cores busy: the store decodes, indexes and commits one batch while this thread generates
  * and encodes the next, and each thread's garbage collector works on its own, smaller heap.
  * Rejects with the store's own error when it cannot start (DataDirectoryInUseError for a data
  * directory in use).

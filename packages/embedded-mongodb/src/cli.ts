@@ -11,11 +11,8 @@ Runs the embedded MongoDB-wire-compatible store on 127.0.0.1.
   --socket <path>  listen on a Unix domain socket instead (mode 0600: this user only); the
                    path must end in .sock and fit ${MAX_SOCKET_PATH_BYTES} bytes
   --dbpath <dir>   data directory (default .data/ in the current directory)
-  --memory         keep data in memory only
+  --memory         keep no data (a temporary directory, removed at stop)
   --standalone     behave as a standalone mongod (no replica set, no transactions)
-  --durable-marks <file>
-                   test only: after every fsync of the journal, append its durable length
-                   to <file> (the group-commit crash test simulates a power cut with it)
 `;
 
 interface CliOptions {
@@ -24,7 +21,6 @@ interface CliOptions {
   dbPath?: string;
   memory: boolean;
   standalone: boolean;
-  durableMarks?: string;
 }
 
 class UsageError extends Error {}
@@ -50,10 +46,6 @@ function parseArguments(args: readonly string[]): CliOptions {
       if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES)
         throw new UsageError(`--socket: the path is longer than ${MAX_SOCKET_PATH_BYTES} bytes`);
       options.socketPath = socketPath;
-    } else if (arg === '--durable-marks') {
-      const file = args[++i];
-      if (!file) throw new UsageError('--durable-marks needs a file');
-      options.durableMarks = file;
     } else if (arg === '--dbpath') {
       const dir = args[++i];
       if (!dir) throw new UsageError('--dbpath needs a directory');
@@ -87,7 +79,6 @@ async function main(): Promise<void> {
     ...(options.memory ? { memory: true } : { dbPath: options.dbPath }),
     standalone: options.standalone,
     log,
-    ...(options.durableMarks === undefined ? {} : { durableMarks: options.durableMarks }),
   });
   if (!options.socketPath) {
     log(

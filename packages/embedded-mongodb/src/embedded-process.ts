@@ -140,19 +140,12 @@ export async function spawnEmbeddedStore(options: {
   dbPath?: string;
   memory?: boolean;
   socket?: StoreSocket;
-  /** test only: the store's --durable-marks */
-  durableMarks?: string;
 }): Promise<EmbeddedStoreProcess> {
   const ownSocket =
     options.socket === undefined ? storeSocket(options.memory ? undefined : (options.dbPath ?? '.data/')) : undefined;
   const socket = options.socket ?? ownSocket!;
   const { script, execArgv } = cliCommand();
-  const args = [
-    '--socket',
-    socket.path,
-    ...(options.memory ? ['--memory'] : ['--dbpath', options.dbPath ?? '.data/']),
-    ...(options.durableMarks === undefined ? [] : ['--durable-marks', options.durableMarks]),
-  ];
+  const args = ['--socket', socket.path, ...(options.memory ? ['--memory'] : ['--dbpath', options.dbPath ?? '.data/'])];
   const log = childLog();
   const child = fork(script, args, { execArgv, stdio: ['ignore', 'ignore', log, 'ipc'] });
   if (typeof log === 'number') fs.closeSync(log);

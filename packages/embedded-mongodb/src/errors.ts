@@ -31,6 +31,8 @@ export const ErrorCode = {
   TransactionCommitted: 256,
   OperationNotSupportedInTransaction: 263,
   DuplicateKey: 11000,
+  /** MongoDB 4.0's refusal of an index key over its limit; this store's engine has one too (4 KB). */
+  KeyTooLong: 17280,
   UnrecognizedPipelineStage: 40324,
   /** MongoDB's reply to a field its command parser does not know ("BSON field '…' is an unknown field"). */
   Location40415: 40415,

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { DataDirectory } from './persistence/data-directory';
+import { StorageEngine } from './persistence/storage-engine';
 import { StoreRuntime } from './runtime';
 import { WireServer } from './server';
 import { publishStoreUri, withdrawStoreUri } from './store-address';
@@ -35,9 +36,9 @@ export interface EmbeddedStoreOptions {
   port?: number;
   /** Interface to listen on; default 127.0.0.1. */
   host?: string;
-  /** Directory of the snapshot and journal; give this or `memory`. */
+  /** Directory of the storage engine's files; give this or `memory`. */
   dbPath?: string;
-  /** Keep everything in memory only (tests). */
+  /** Keep nothing: the engine's files go to a private temporary directory, removed at close (tests). */
   memory?: boolean;
   /**
    * Behave as a standalone mongod: no replica set in hello, transactions refused. Default false:
@@ -45,11 +46,6 @@ export interface EmbeddedStoreOptions {
    */
   standalone?: boolean;
   log?: (level: 'info' | 'warn' | 'error', msg: string, fields?: object) => void;
-  /**
-   * Test only: a file to which the journal appends its durable length after every fdatasync,
-   * before acknowledging what it made durable (the group-commit crash test).
-   */
-  durableMarks?: string;
   /** Seconds between two passes of the TTL monitor (mongod's `ttlMonitorSleepSecs`); default 60. */
   ttlMonitorSleepSecs?: number;
   /** The store's clock, in milliseconds since the epoch, which TTL expiry is measured by; default Date.now. */
@@ -61,7 +57,7 @@ export interface EmbeddedStore {
   readonly uri: string;
   /** The TCP port; 0 on a Unix domain socket. */
   readonly port: number;
-  /** Stops listening, closes connections, flushes the journal. */
+  /** Stops listening, closes connections, closes the storage engine. */
   close(): Promise<void>;
 }
 
@@ -82,10 +78,19 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
   const { socketPath } = options;
   const host = socketPath ?? options.host ?? DEFAULT_HOST;
   const dbPath = options.dbPath === undefined ? undefined : path.resolve(options.dbPath);
-  const runtime = new StoreRuntime(log, host, dbPath, options.standalone === true);
-  const dataDirectory =
-    dbPath === undefined ? undefined : await DataDirectory.open(dbPath, runtime.catalog, log, options.durableMarks);
-  runtime.journal = dataDirectory?.journal;
+  const dataDirectory = dbPath === undefined ? undefined : await DataDirectory.open(dbPath, log);
+  const engine = dataDirectory?.engine ?? StorageEngine.temporary();
+  const closeStorage = async (): Promise<void> => {
+    if (dataDirectory) await dataDirectory.close();
+    else await engine.close();
+  };
+  let runtime: StoreRuntime;
+  try {
+    runtime = new StoreRuntime(log, host, dbPath, engine, options.standalone === true);
+  } catch (error) {
+    await closeStorage();
+    throw error;
+  }
   // An address left by a holder killed with kill -9 must not be taken for this store's.
   if (dbPath !== undefined) withdrawStoreUri(dbPath);
 
@@ -94,7 +99,7 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
     if (socketPath === undefined) runtime.port = await server.listen(host, options.port ?? DEFAULT_PORT);
     else await server.listenOnSocket(socketPath);
   } catch (error) {
-    await dataDirectory?.close();
+    await closeStorage();
     throw error;
   }
   const sweeper = setInterval(() => runtime.cursors.sweep(), CURSOR_SWEEP_MS);
@@ -123,7 +128,7 @@ export async function startEmbeddedStore(options: EmbeddedStoreOptions): Promise
         clearInterval(sweeper);
         await ttl.stop();
         await server.close();
-        await dataDirectory?.close();
+        await closeStorage();
         log('info', 'embedded store closed', where);
       })();
       return closing;

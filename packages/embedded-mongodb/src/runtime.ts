@@ -1,12 +1,12 @@
 import { CursorRegistry } from './cursors/cursor-registry';
 import { Catalog } from './engine/catalog';
-import type { Journal } from './persistence/journal';
+import type { StorageEngine } from './persistence/storage-engine';
 import type { StoreLog } from './store-log';
 import { Transactions } from './transactions';
 
 /** Everything one running store holds; commands reach state only through it. */
 export class StoreRuntime {
-  readonly catalog = new Catalog();
+  readonly catalog: Catalog;
   readonly cursors = new CursorRegistry();
   readonly startedAt = Date.now();
   readonly connections = { current: 0, totalCreated: 0 };
@@ -15,16 +15,16 @@ export class StoreRuntime {
    * as a standalone (it then refuses transactions, as a standalone mongod does).
    */
   readonly transactions: Transactions | undefined;
-  /** Absent in memory mode. */
-  journal: Journal | undefined;
   port = 0;
 
   constructor(
     readonly log: StoreLog,
     readonly host: string,
     readonly dbPath: string | undefined,
+    engine: StorageEngine,
     standalone = false,
   ) {
+    this.catalog = new Catalog(engine);
     this.transactions = standalone ? undefined : new Transactions(this.catalog);
   }
 

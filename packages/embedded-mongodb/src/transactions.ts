@@ -1,6 +1,6 @@
 import { deserialize, type Binary, type Document } from 'bson';
 import type { Catalog } from './engine/catalog';
-import type { Change, ChangeLog } from './engine/change-log';
+import type { ChangeLog } from './engine/change-log';
 import { DISCARD_CHANGES } from './engine/change-log';
 import type { StoredRecord } from './engine/stored-record';
 import { prepareInsert } from './engine/write-operations';
@@ -14,10 +14,10 @@ import { asCommandError, CommandError } from './errors';
  * `autocommit: false`, and `commitTransaction` / `abortTransaction` end it.
  *
  * A transaction holds no lock. It keeps the physical changes it made (with the bytes each
- * changed document had before). Each of its commands re-applies them to the catalog, runs, and
- * takes all of them back again, synchronously, so no other command ever sees them: its reads
- * see its own writes, nobody else's reads do. Commit re-applies them once more and writes them
- * to the journal as one record, so after a crash there are all of them or none. A change that
+ * changed document had before). Each of its commands re-applies them in an engine transaction
+ * that is rolled back afterwards (StorageEngine.discard), so no other command ever sees them:
+ * its reads see its own writes, nobody else's reads do. Commit re-applies them once more in one
+ * engine transaction, so after a crash there are all of them or none. A change that
  * no longer fits (another writer changed or deleted the same document, or took a unique key
  * meanwhile) aborts the transaction with WriteConflict, labelled TransientTransactionError,
  * which tells the driver's withTransaction to run it again. Reads are not a snapshot: a read in
@@ -226,19 +226,20 @@ export class Transactions {
     run: () => CommandResult | Promise<CommandResult>,
     only?: Namespace,
   ): CommandResult {
-    const applied = this.reapply(transaction, only);
     const made: TransactionChange[] = [];
-    let reply: CommandResult;
-    try {
-      const result = this.catalog.withChangesTo(capture(made), run);
-      if (result instanceof Promise) throw new Error('a command in a transaction must run synchronously');
-      reply = result;
-    } catch (error) {
-      this.takeBack([...applied, ...made]);
-      this.abort(transaction);
-      throw error;
-    }
-    this.takeBack([...applied, ...made]);
+    const reply = this.catalog.engine.discard((): CommandResult => {
+      const applied = this.reapply(transaction, only);
+      try {
+        const result = this.catalog.withChangesTo(capture(made), run);
+        if (result instanceof Promise) throw new Error('a command in a transaction must run synchronously');
+        return result;
+      } catch (error) {
+        this.abort(transaction);
+        throw error;
+      } finally {
+        this.takeBack([...applied, ...made]);
+      }
+    });
     // A write error ends the transaction, as on MongoDB; the driver's abort then finds nothing.
     if (!(reply instanceof Uint8Array) && Array.isArray(reply.writeErrors) && reply.writeErrors.length > 0)
       this.abort(transaction);
@@ -258,29 +259,29 @@ export class Transactions {
     const documents: unknown = command.documents;
     const collection = this.catalog.getCollection(only.db, only.c);
     if (!collection || !Array.isArray(documents) || documents.length !== 1) return undefined;
-    const applied = this.reapply(transaction, only);
-    try {
-      const doc = prepareInsert(documents[0]);
-      collection.checkInsert(doc);
-      transaction.changes.push({ t: 'put', db: only.db, c: only.c, d: doc });
-      return { n: 1, ok: 1 };
-    } catch (error) {
-      // A write error ends the transaction, as on MongoDB (see runCommand).
-      this.abort(transaction);
-      return { n: 0, writeErrors: [asCommandError(error).toWriteError(0)], ok: 1 };
-    } finally {
-      this.takeBack(applied);
-    }
+    return this.catalog.engine.discard(() => {
+      const applied = this.reapply(transaction, only);
+      try {
+        const doc = prepareInsert(documents[0]);
+        collection.checkInsert(doc);
+        transaction.changes.push({ t: 'put', db: only.db, c: only.c, d: doc });
+        return { n: 1, ok: 1 };
+      } catch (error) {
+        // A write error ends the transaction, as on MongoDB (see runCommand).
+        this.abort(transaction);
+        return { n: 0, writeErrors: [asCommandError(error).toWriteError(0)], ok: 1 };
+      } finally {
+        this.takeBack(applied);
+      }
+    });
   }
 
   private commit(transaction: Transaction): Document {
     if (transaction.state === 'committed') return { ok: 1 };
-    const journaled: Change[] = [];
-    const collect: ChangeLog = { append: (change) => journaled.push(change) };
-    this.applyAll(transaction, collect);
+    // One engine transaction: after a crash there are all of the changes or none.
+    this.catalog.engine.write(() => this.applyAll(transaction, DISCARD_CHANGES));
     transaction.state = 'committed';
     transaction.changes.length = 0;
-    if (journaled.length > 0) this.catalog.record({ t: 'txn', changes: journaled });
     return { ok: 1 };
   }
 
@@ -382,7 +383,7 @@ export class Transactions {
 /** A change log that keeps what a transaction's command did, with the bytes to take it back. */
 function capture(into: TransactionChange[]): ChangeLog {
   return {
-    append: (change, _record, before) => {
+    append: (change, before) => {
       if (change.t === 'put') into.push({ t: 'put', db: change.db, c: change.c, d: change.d, before });
       else if (change.t === 'del') into.push({ t: 'del', db: change.db, c: change.c, id: change.id, before: before! });
       else if (change.t === 'createCollection') into.push(change);

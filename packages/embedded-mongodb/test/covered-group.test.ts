@@ -1,8 +1,8 @@
 import { deserialize, serialize, type Document } from 'bson';
 import { runAggregation, splitPipeline } from '../src/engine/aggregation';
-import { Catalog } from '../src/engine/catalog';
 import { coveredGroupCount } from '../src/engine/covered-group';
 import { parseIndexSpec } from '../src/engine/index-spec';
+import { temporaryCatalog } from './helpers';
 
 /** A small deterministic PRNG, so a failure reproduces. */
 function random(seed: number): () => number {
@@ -94,7 +94,7 @@ const PIPELINES: Array<{ name: string; stages: Document[] }> = [
 const canonical = (docs: Document[]): string[] => docs.map((doc) => JSON.stringify(doc)).sort();
 
 describe('embedded store: grouped counts from index entries', () => {
-  const catalog = new Catalog();
+  const catalog = temporaryCatalog();
   const indexed = catalog.ensureCollection('covered', 'indexed');
   const plain = catalog.ensureCollection('covered', 'plain');
 

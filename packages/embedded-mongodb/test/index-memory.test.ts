@@ -1,21 +1,18 @@
-import path from 'node:path';
-import { deserialize, serialize, type Document } from 'bson';
-import { Catalog } from '../src/engine/catalog';
-import type { Change } from '../src/engine/change-log';
+import type { Document } from 'bson';
+import type { Catalog } from '../src/engine/catalog';
 import type { Collection } from '../src/engine/collection';
 import { parseIndexSpec } from '../src/engine/index-spec';
 import { runQuery } from '../src/engine/query-executor';
 import { parseSort } from '../src/engine/sort';
-import { SortedIndex } from '../src/engine/sorted-index';
-import { DataDirectory } from '../src/persistence/data-directory';
-import { Journal } from '../src/persistence/journal';
-import { SILENT_LOG, type StoreLog } from '../src/store-log';
-import { makeTempDir } from './helpers';
+import type { SortedIndex } from '../src/engine/sorted-index';
+import { temporaryCatalog } from './helpers';
 
 /**
- * What keeps index memory down: keys are built exactly as MongoDB would key the documents, and
- * a journal's run of createIndex changes (what `npm run seed` leaves) is built in one pass whose
- * entries share each document's decoded values.
+ * Index keys are built exactly as MongoDB would key the documents: a missing field keys as
+ * null, a sparse index leaves out documents without its fields, a partial one those its filter
+ * refuses, and a multikey index holds one entry per array element (each combination of them
+ * in a compound index). Keys built over existing documents (createIndexes) and keys kept up on
+ * every write must be the same entries.
  */
 
 const DB = 'memory';
@@ -36,11 +33,9 @@ function candidate(id: number): Document {
   return doc;
 }
 
-const put = (doc: Document): Change => ({ t: 'put', db: DB, c: 'candidates', d: doc });
-const createIndex = (spec: Document, c = 'candidates'): Change => ({ t: 'createIndex', db: DB, c, spec });
-
-/** The indexes seeding creates after the bulk load, and the awkward kinds (multikey, sparse, partial). */
-const INDEX_RUN: Document[] = [
+/** The indexes the service's seeding creates after the bulk load, and the awkward kinds (multikey, sparse, partial). */
+const INDEXES: Document[] = [
+  { key: { publicId: 1 }, name: 'publicId_unique', unique: true },
   { key: { status: 1, createdDate: 1, publicId: 1 }, name: 'search_status' },
   { key: { countryIsoCode: 1, status: 1, createdDate: 1, publicId: 1 }, name: 'search_country_status' },
   { key: { 'occupations.code': 1, status: 1, createdDate: 1, publicId: 1 }, name: 'search_occupation_status' },
@@ -53,40 +48,12 @@ const INDEX_RUN: Document[] = [
   },
 ];
 
-/** A journal like the one seeding writes: a unique index first, documents, then a run of indexes. */
-function seedingChanges(): Change[] {
-  const changes: Change[] = [
-    { t: 'createCollection', db: DB, c: 'candidates', options: {} },
-    createIndex({ key: { publicId: 1 }, name: 'publicId_unique', unique: true }),
-  ];
-  for (let id = 0; id < 300; id++) changes.push(put(candidate(id)));
-  changes.push(put({ ...candidate(7), status: 'placed', occupations: [{ code: 'O9' }, { code: 'O1' }] }));
-  changes.push({ t: 'del', db: DB, c: 'candidates', id: 8 });
-  changes.push({ t: 'createCollection', db: DB, c: 'countries', options: {} });
-  changes.push(...INDEX_RUN.map((spec) => createIndex(spec)));
-  // Another collection's index ends the run; documents written afterwards go through every index.
-  changes.push(createIndex({ key: { isoCode: 1 }, name: 'isoCode_unique', unique: true }, 'countries'));
-  for (let id = 300; id < 320; id++) changes.push(put(candidate(id)));
-  return changes;
-}
-
-/** Data directories opened by a test; their records read documents from its files until closed. */
-const opened: DataDirectory[] = [];
-
-async function replay(dir: string, changes: readonly Change[], log: StoreLog = SILENT_LOG): Promise<Catalog> {
-  const journal = await Journal.open(path.join(dir, 'journal-0.log'));
-  for (const change of changes) journal.append(change);
-  await journal.close();
-  const catalog = new Catalog();
-  opened.push(await DataDirectory.open(dir, catalog, log));
-  return catalog;
-}
-
-/** What replay did before runs were batched: every change on its own, as decoded from the journal. */
-function applyOneByOne(changes: readonly Change[]): Catalog {
-  const catalog = new Catalog();
-  for (const change of changes) catalog.applyChange(deserialize(serialize(change)) as Change);
-  return catalog;
+/** Inserts 300 candidates, replaces one (new occupations), removes another. */
+function writeCandidates(collection: Collection): void {
+  for (let id = 0; id < 300; id++) collection.insert(candidate(id));
+  const seven = collection.findById(7)!;
+  collection.replace(seven, { ...candidate(7), status: 'placed', occupations: [{ code: 'O9' }, { code: 'O1' }] });
+  collection.remove(collection.findById(8)!);
 }
 
 function describeIndexes(collection: Collection): Document[] {
@@ -99,50 +66,34 @@ function describeIndexes(collection: Collection): Document[] {
   }));
 }
 
-function candidateIds(catalog: Catalog, filter: Document, sort: Document): unknown[] {
-  const { records } = runQuery(catalog.getCollection(DB, 'candidates')!, {
-    filter,
-    sort: parseSort(sort),
-    skip: 0,
-    limit: 0,
-  });
+function candidateIds(collection: Collection, filter: Document, sort: Document): unknown[] {
+  const { records } = runQuery(collection, { filter, sort: parseSort(sort), skip: 0, limit: 0 });
   return records.map((record) => record.doc._id);
 }
 
-function entriesOf(index: SortedIndex, id: number): Array<readonly unknown[]> {
-  return [...index.all()].filter((entry) => entry.record.doc._id === id).map((entry) => entry.key);
+function keysOf(index: SortedIndex, id: number): unknown[][] {
+  return [...index.all()].filter((entry) => entry.record.doc._id === id).map((entry) => [...entry.key]);
 }
 
-describe('index memory', () => {
-  let temp: ReturnType<typeof makeTempDir>;
+describe('index keys', () => {
+  const catalog: Catalog = temporaryCatalog();
 
-  beforeEach(() => {
-    temp = makeTempDir('index-memory');
-  });
-
-  afterEach(async () => {
-    for (const directory of opened.splice(0)) await directory.close();
-    temp.remove();
-  });
-
-  it('when a journal with a run of createIndex changes is replayed, then the indexes, their entries and query results are those of applying the changes one by one', async () => {
+  it('when indexes are built over existing documents, then their entries and query results are those of the same indexes kept up on every write', () => {
     // Arrange
-    const changes = seedingChanges();
-    const expected = applyOneByOne(changes);
+    const keptUp = catalog.ensureCollection(DB, 'kept_up');
+    keptUp.createIndexes(INDEXES.map(parseIndexSpec));
+    writeCandidates(keptUp);
+    const builtAfter = catalog.ensureCollection(DB, 'built_after');
+    writeCandidates(builtAfter);
 
     // Act
-    const replayed = await replay(temp.dir, changes);
+    builtAfter.createIndexes(INDEXES.map(parseIndexSpec));
 
     // Assert
-    for (const name of ['candidates', 'countries']) {
-      expect(describeIndexes(replayed.getCollection(DB, name)!)).toEqual(
-        describeIndexes(expected.getCollection(DB, name)!),
-      );
-    }
-    const candidates = replayed.getCollection(DB, 'candidates')!;
-    const names = candidates.indexList().map((index) => index.name);
-    expect(names).toEqual(['_id_', 'publicId_unique', ...INDEX_RUN.map((spec) => spec.name)]);
-    expect(candidates.getIndex('search_occupation_status')!.multikey).toBe(true);
+    expect(describeIndexes(builtAfter)).toEqual(describeIndexes(keptUp));
+    expect(builtAfter.indexList().map((index) => index.name)).toEqual(['_id_', ...INDEXES.map((spec) => spec.name)]);
+    expect(builtAfter.getIndex('search_occupation_status')!.multikey).toBe(true);
+    expect(builtAfter.getIndex('search_status')!.multikey).toBe(false);
     const queries = [
       { filter: { status: 'active', countryIsoCode: 'SY' }, sort: { createdDate: -1, publicId: -1 } },
       {
@@ -153,76 +104,42 @@ describe('index memory', () => {
       { filter: { status: 'active', countryIsoCode: null }, sort: { createdDate: 1, _id: 1 } },
     ];
     for (const { filter, sort } of queries) {
-      const found = candidateIds(replayed, filter, sort);
-      expect({ filter, ids: found }).toEqual({ filter, ids: candidateIds(expected, filter, sort) });
+      const found = candidateIds(builtAfter, filter, sort);
+      expect({ filter, ids: found }).toEqual({ filter, ids: candidateIds(keptUp, filter, sort) });
       expect(found.length).toBeGreaterThan(0);
     }
   });
 
-  it('when one createIndex of a run cannot be built, then it alone is skipped and logged and the others are built', async () => {
-    // Arrange: a unique index over duplicate values, and a key type the store does not support.
-    const log = jest.fn<void, Parameters<StoreLog>>();
-    const changes: Change[] = [{ t: 'createCollection', db: DB, c: 'candidates', options: {} }];
-    for (let id = 0; id < 30; id++) changes.push(put(candidate(id)));
-    changes.push(
-      createIndex({ key: { status: 1 }, name: 'status' }),
-      createIndex({ key: { status: 1, publicId: 1 }, name: 'status_unique', unique: true }),
-      createIndex({ key: { countryIsoCode: 1 }, name: 'country_unique', unique: true }),
-      createIndex({ key: { nickname: 'text' }, name: 'nickname_text' }),
-      createIndex({ key: { createdDate: 1 }, name: 'createdDate' }),
-    );
-
-    // Act
-    const replayed = await replay(temp.dir, changes, log);
-
-    // Assert
-    const candidates = replayed.getCollection(DB, 'candidates')!;
-    expect(candidates.indexList().map((index) => [index.name, index.size])).toEqual([
-      ['_id_', 30],
-      ['status', 30],
-      ['status_unique', 30],
-      ['createdDate', 30],
-    ]);
-    const skipped = log.mock.calls.filter(([level]) => level === 'error');
-    const skippedIndex = (error: string): Parameters<StoreLog> => [
-      'error',
-      'journal record could not be applied; skipped',
-      { change: 'createIndex', error: expect.stringContaining(error) as unknown },
-    ];
-    expect(skipped).toEqual([skippedIndex('index: country_unique dup key'), skippedIndex("index type 'text'")]);
-  });
-
-  it('when a run of createIndex changes is replayed, then the entries of one document in those indexes share its decoded values', async () => {
-    // Act
-    const replayed = await replay(temp.dir, seedingChanges());
-
-    // Assert
-    const candidates = replayed.getCollection(DB, 'candidates')!;
-    const [byStatus] = entriesOf(candidates.getIndex('search_status')!, 41);
-    const [byCountry] = entriesOf(candidates.getIndex('search_country_status')!, 41);
-    const [byDate] = entriesOf(candidates.getIndex('createdDate_publicId')!, 41);
-    expect(byStatus[1]).toBeInstanceOf(Date);
-    expect(byCountry[2]).toBe(byStatus[1]);
-    expect(byDate[0]).toBe(byStatus[1]);
-  });
-
-  it('when a document is inserted, then its entries in every index share its values', () => {
+  it('when documents lack fields or hold arrays, then each index keys them as MongoDB does: null for a missing field, none in a sparse or partial index that leaves them out, one entry per array element', () => {
     // Arrange
-    const collection = new Catalog().ensureCollection(DB, 'candidates');
-    collection.createIndexes(INDEX_RUN.slice(0, 4).map(parseIndexSpec));
+    const collection = catalog.ensureCollection(DB, 'keyed');
+    collection.createIndexes(INDEXES.map(parseIndexSpec));
 
-    // Act
-    collection.insert(candidate(41));
+    // Act: 0 is active, has a nickname and no country; 1 is placed, in UA, with one occupation;
+    // 5 has neither country nor nickname, and two occupations.
+    for (const id of [0, 1, 5]) collection.insert(candidate(id));
 
     // Assert
-    const [byStatus] = entriesOf(collection.getIndex('search_status')!, 41);
-    const [byDate] = entriesOf(collection.getIndex('createdDate_publicId')!, 41);
-    expect(byDate[0]).toBe(byStatus[1]);
+    const index = (name: string) => collection.getIndex(name)!;
+    const date = (id: number) => candidate(id).createdDate as Date;
+    expect(keysOf(index('search_country_status'), 0)).toEqual([[null, 'active', date(0), 'c-0000']]);
+    expect(keysOf(index('search_country_status'), 1)).toEqual([['UA', 'placed', date(1), 'c-0001']]);
+    expect(keysOf(index('nickname_sparse'), 0)).toEqual([['n0']]);
+    expect(keysOf(index('nickname_sparse'), 1)).toEqual([]);
+    expect(keysOf(index('active_by_country'), 0)).toEqual([[null, date(0)]]);
+    expect(keysOf(index('active_by_country'), 1)).toEqual([]);
+    expect(keysOf(index('search_occupation_status'), 1)).toEqual([['O1', 'placed', date(1), 'c-0001']]);
+    expect(keysOf(index('search_occupation_status'), 5)).toEqual([
+      ['O1', 'withdrawn', date(5), 'c-0005'],
+      ['O2', 'withdrawn', date(5), 'c-0005'],
+    ]);
   });
 
   it('when a compound index meets arrays, then it keys each combination of values, arrays among them kept whole', () => {
     // Arrange
-    const index = new SortedIndex(parseIndexSpec({ key: { a: 1, b: -1, c: 1 } }));
+    const collection = catalog.ensureCollection(DB, 'arrays');
+    collection.createIndex(parseIndexSpec({ key: { a: 1, b: -1, c: 1 }, name: 'a_b_c' }));
+    const index = collection.getIndex('a_b_c')!;
 
     // Act
     const keys = index.keysOf({ a: [2, 1, 2], b: 'x', c: [[5, 6], 3] });

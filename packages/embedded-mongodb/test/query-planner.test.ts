@@ -1,9 +1,9 @@
 import { deserialize, serialize, type Document } from 'bson';
-import { Catalog } from '../src/engine/catalog';
 import type { Collection } from '../src/engine/collection';
 import { parseIndexSpec } from '../src/engine/index-spec';
 import { countMatches, runQuery } from '../src/engine/query-executor';
 import { parseSort } from '../src/engine/sort';
+import { temporaryCatalog } from './helpers';
 
 /** A small deterministic PRNG, so a failure reproduces. */
 function random(seed: number): () => number {
@@ -83,7 +83,7 @@ function ids(
 }
 
 describe('query planner', () => {
-  const catalog = new Catalog();
+  const catalog = temporaryCatalog();
   const indexed = catalog.ensureCollection('planner', 'indexed');
   const plain = catalog.ensureCollection('planner', 'plain');
 

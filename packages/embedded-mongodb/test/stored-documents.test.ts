@@ -1,8 +1,7 @@
 import { MongoClient, type Collection, type Document, type IndexDescription } from 'mongodb';
-import { Collection as EngineCollection } from '../src/engine/collection';
 import { parseIndexSpec } from '../src/engine/index-spec';
 import { startEmbeddedStore, type EmbeddedStore } from '../src/index';
-import { makeTempDir } from './helpers';
+import { makeTempDir, temporaryCatalog } from './helpers';
 
 /**
  * Documents as the durable store keeps them: `_id` first whatever its place in the insert, and
@@ -107,9 +106,9 @@ describe('embedded store stored documents', () => {
 
     // Assert
     await expectIndexesAnswerAsAScan(collection);
-    collection = await open(); // replays the journal, compacts it into a snapshot
+    collection = await open(); // reopens the engine's files
     await expectIndexesAnswerAsAScan(collection);
-    collection = await open(); // loads the snapshot
+    collection = await open(); // and again
     await expectIndexesAnswerAsAScan(collection);
     expect((await collection.listIndexes().toArray()).map((index) => index.name)).toEqual([
       '_id_',
@@ -119,9 +118,11 @@ describe('embedded store stored documents', () => {
 });
 
 describe('collection index builds', () => {
+  const catalog = temporaryCatalog();
+
   it('when one of several indexes cannot be built, then none of them is created', () => {
     // Arrange
-    const collection = new EngineCollection('stored', 'people', {}, () => undefined);
+    const collection = catalog.ensureCollection('stored', 'people');
     collection.insert({ _id: 1, email: 'same@example.org', name: 'a' });
     collection.insert({ _id: 2, email: 'same@example.org', name: 'b' });
 

@@ -1,8 +1,7 @@
-import fs from 'node:fs';
 import { Long, MongoClient, MongoServerError, type Db } from 'mongodb';
 import { startEmbeddedStore } from '../src/index';
 import { embeddedStoreForSuite } from './support/store-under-test';
-import { crashableStoreChild, journalFiles, makeTempDir } from './helpers';
+import { copyOfDataFile, crashableStoreChild, makeTempDir, powerCutSince } from './helpers';
 
 /**
  * Multi-document transactions of the embedded store, run through the official driver the way
@@ -355,24 +354,35 @@ describe('embedded store transactions across a crash', () => {
     expect(await db.collection('b').find().toArray()).toEqual([{ _id: 1, n: 2 }]);
   });
 
-  it('when the journal record of a commit is torn, then after a restart none of the transaction is there', async () => {
-    // Arrange: the commit is the journal's last record; cutting its last byte tears it.
+  it('when the power fails while a commit is being written, then after a restart none of the transaction is there and what came before stands', async () => {
+    // Arrange: the commit is one engine transaction; the copy is the disk before it.
     let db = await start();
-    await db.collection('a').insertOne({ _id: 'before' } as never);
+    const a = db.collection<{ _id: string; n?: number }>('a');
+    await a.insertOne({ _id: 'before' });
+    await a.createIndex({ n: 1 });
     const session = child.client.startSession();
-    await session.withTransaction(async () => {
-      await db.collection('a').insertOne({ _id: 'in-transaction' } as never, { session });
-      await db.collection('b').insertOne({ _id: 'in-transaction' } as never, { session });
-    });
+    session.startTransaction();
+    await a.insertOne({ _id: 'in-transaction', n: 1 }, { session });
+    await a.updateOne({ _id: 'before' }, { $set: { n: 2 } }, { session });
+    await db.collection('b').insertOne({ _id: 'in-transaction' } as never, { session });
+    const copy = copyOfDataFile(child.dir);
+    await session.commitTransaction();
     await crash();
-    const [journal] = journalFiles(child.dir);
-    fs.truncateSync(journal, fs.statSync(journal).size - 1);
+    const cut = powerCutSince(child.dir, copy);
 
     // Act
     db = await start();
 
     // Assert
+    expect(cut.commitsLost).toBe(1);
     expect(await db.collection('a').find().toArray()).toEqual([{ _id: 'before' }]);
-    expect(await db.collection('b').find().toArray()).toEqual([]);
+    expect(
+      await db
+        .collection('a')
+        .find({ n: { $exists: true } })
+        .hint({ n: 1 })
+        .toArray(),
+    ).toEqual([]);
+    expect(await db.listCollections({ name: 'b' }).toArray()).toEqual([]);
   });
 });

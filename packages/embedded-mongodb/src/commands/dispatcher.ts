@@ -33,14 +33,57 @@ const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map(
   }),
 );
 
+/** Commands that never write: they run outside any engine transaction. */
+const READ_ONLY_COMMANDS = new Set([
+  'hello',
+  'isMaster',
+  'ismaster',
+  'ping',
+  'buildInfo',
+  'buildinfo',
+  'serverStatus',
+  'getParameter',
+  'getCmdLineOpts',
+  'connectionStatus',
+  'listDatabases',
+  'dbStats',
+  'listCollections',
+  'collStats',
+  'listIndexes',
+  'find',
+  'getMore',
+  'killCursors',
+  'count',
+  'distinct',
+  'explain',
+  'endSessions',
+  'killSessions',
+  'killAllSessions',
+  'refreshSessions',
+  'abortTransaction',
+]);
+
+/** A command's result, which must be ready: an engine transaction cannot stay open across an await. */
+function synchronous(result: CommandResult | Promise<CommandResult>): CommandResult {
+  if (result instanceof Promise) throw new Error('a command that writes must run synchronously');
+  return result;
+}
+
 async function execute(body: Document, runtime: StoreRuntime, connectionId: number): Promise<CommandResult> {
   const name = Object.keys(body)[0];
   const handler = name === undefined ? undefined : COMMANDS.get(name);
   if (!handler) throw new CommandError('CommandNotFound', `no such command: '${name ?? ''}'`);
   const db = body.$db;
   if (typeof db !== 'string' || db.length === 0) throw new CommandError('InvalidNamespace', 'command has no $db');
-  const run = () => handler(body, { runtime, db, connectionId });
+  const handle = () => handler(body, { runtime, db, connectionId });
   const { transactions } = runtime;
+  // A command that may write runs in one engine transaction, committed durably before its reply;
+  // those of a multi-document transaction run in one that is rolled back (transactions.ts).
+  const inTransaction = transactions !== undefined && Transactions.isTransactionCommand(name, body);
+  const run =
+    READ_ONLY_COMMANDS.has(name) || (inTransaction && name !== 'commitTransaction')
+      ? handle
+      : () => runtime.catalog.engine.write(() => synchronous(handle()));
   if (!transactions) {
     // A standalone: txnNumber alone (a retryable write) is accepted and ignored; a transaction
     // is refused up front, as a standalone mongod does, rather than half applied.
@@ -57,28 +100,12 @@ async function execute(body: Document, runtime: StoreRuntime, connectionId: numb
 }
 
 /**
- * Commands whose reply may acknowledge a write made by an earlier command: a retryable write
- * retried with the same txnNumber, or a commitTransaction retried, is answered from what the
- * first attempt did, which may still be on its way to disk. They wait for the journal too.
- */
-const RETRYABLE_WRITES = new Set(['insert', 'update', 'delete', 'findAndModify']);
-
-function mayReplayAWrite(body: Document): boolean {
-  const name = Object.keys(body)[0];
-  if (name === 'commitTransaction') return true;
-  return name !== undefined && RETRYABLE_WRITES.has(name) && body.txnNumber !== undefined && body.autocommit !== false;
-}
-
-/**
  * Runs one command and produces its reply; never throws. Generic arguments (lsid, txnNumber,
  * $readPreference, apiVersion, writeConcern, ...) need no handling: handlers read only their
- * own fields. A command that wrote anything (a committed transaction: one journal record) replies
- * only once its changes are fsync'ed in the journal, together with every change appended before
- * them (group commit: one fdatasync for all the writes that arrived while the last one ran).
+ * own fields. A command that wrote anything replies only once its engine transaction is
+ * committed and fsync'ed (see `execute`).
  */
 export async function runCommand(body: Document, runtime: StoreRuntime, connectionId: number): Promise<CommandResult> {
-  const journal = runtime.journal;
-  const mark = journal?.position ?? 0;
   let reply: CommandResult;
   try {
     reply = await execute(body, runtime, connectionId);
@@ -91,14 +118,6 @@ export async function runCommand(body: Document, runtime: StoreRuntime, connecti
       });
     }
     reply = commandError.toReply();
-  }
-  if (journal && (journal.position !== mark || mayReplayAWrite(body))) {
-    try {
-      await journal.waitDurable();
-    } catch (error) {
-      runtime.log('error', 'journal write failed', { error: String(error) });
-      return new CommandError('InternalError', `journal write failed: ${String(error)}`).toReply();
-    }
   }
   return reply;
 }

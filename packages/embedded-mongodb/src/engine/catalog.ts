@@ -1,10 +1,10 @@
-import type { Document } from 'bson';
+import { deserialize, serialize, type Document, type UUID } from 'bson';
 import { CommandError } from '../errors';
+import { asBuffer, type StorageEngine } from '../persistence/storage-engine';
 import type { Change, ChangeLog } from './change-log';
 import { DISCARD_CHANGES } from './change-log';
-import { Collection } from './collection';
-import { parseIndexSpec } from './index-spec';
-import type { RecordPlace } from './stored-record';
+import { Collection, type CollectionHost } from './collection';
+import { describeIndex, parseIndexSpec } from './index-spec';
 
 const INVALID_DB_NAME = /[/\\. "$*<>:|?\0]/;
 
@@ -20,12 +20,48 @@ export function assertValidCollectionName(db: string, name: string): void {
   }
 }
 
-/** Every database and collection of one store. Databases exist while they hold a collection. */
+/** The catalog's one record in the engine's `catalog` space. */
+const CATALOG_KEY = Buffer.from('catalog');
+/** The layout of that record; a store refuses a data directory of a newer layout. */
+const CATALOG_FORMAT = 1;
+
+interface StoredCatalog {
+  format: number;
+  nextId: number;
+  collections: {
+    db: string;
+    c: string;
+    id: number;
+    uuid: UUID;
+    options: Document;
+    indexes: { id: number; spec: Document; multikey: number[] }[];
+  }[];
+}
+
+/**
+ * Every database and collection of one store. Databases exist while they hold a collection.
+ * Their definitions (options, indexes, multikey paths, the ids of their key spaces) are one
+ * small record in the engine, read at open and written in the transaction of any change to
+ * them; documents and index entries stay in the engine.
+ */
 export class Catalog {
   private readonly databases = new Map<string, Map<string, Collection>>();
   private changes: ChangeLog = DISCARD_CHANGES;
+  private nextId = 1;
+  private readonly host: CollectionHost;
 
-  /** Where changes go from now on: the journal once recovery is over, nowhere in memory mode. */
+  constructor(readonly engine: StorageEngine) {
+    this.host = {
+      engine,
+      allocateId: () => this.nextId++,
+      save: () => this.save(),
+      log: (change, before) => this.changes.append(change, before),
+    };
+    const stored = engine.catalog.getBinary(CATALOG_KEY);
+    if (stored !== undefined) this.load(deserialize(stored) as StoredCatalog);
+  }
+
+  /** Where changes go from now on (a transaction capturing its writes; nowhere otherwise). */
   recordChangesTo(log: ChangeLog): void {
     this.changes = log;
   }
@@ -42,11 +78,6 @@ export class Catalog {
     } finally {
       this.changes = previous;
     }
-  }
-
-  /** Records a change made outside the catalog's own methods (a committed transaction). */
-  record(change: Change): void {
-    this.changes.append(change);
   }
 
   databaseNames(): string[] {
@@ -72,38 +103,46 @@ export class Catalog {
     if (this.getCollection(db, name)) {
       throw new CommandError('NamespaceExists', `Collection ${db}.${name} already exists.`);
     }
-    let collections = this.databases.get(db);
-    if (!collections) {
-      collections = new Map();
-      this.databases.set(db, collections);
-    }
-    const collection = new Collection(db, name, options, (change, record, before) =>
-      this.changes.append(change, record, before),
-    );
-    collections.set(name, collection);
-    this.changes.append({ t: 'createCollection', db, c: name, options });
-    return collection;
+    return this.engine.atomic(() => {
+      const collection = new Collection(db, name, options, this.host);
+      this.collectionsOf(db).set(name, collection);
+      this.save();
+      this.changes.append({ t: 'createCollection', db, c: name, options });
+      return collection;
+    });
   }
 
   dropCollection(db: string, name: string): boolean {
     const collections = this.databases.get(db);
-    if (!collections?.delete(name)) return false;
-    if (collections.size === 0) this.databases.delete(db);
+    const collection = collections?.get(name);
+    if (!collections || !collection) return false;
+    this.engine.atomic(() => {
+      collection.clear();
+      collections.delete(name);
+      if (collections.size === 0) this.databases.delete(db);
+      this.save();
+    });
     this.changes.append({ t: 'dropCollection', db, c: name });
     return true;
   }
 
   dropDatabase(db: string): boolean {
-    if (!this.databases.delete(db)) return false;
+    const collections = this.databases.get(db);
+    if (!collections) return false;
+    this.engine.atomic(() => {
+      for (const collection of collections.values()) collection.clear();
+      this.databases.delete(db);
+      this.save();
+    });
     this.changes.append({ t: 'dropDatabase', db });
     return true;
   }
 
   /**
-   * Re-applies a journaled change during recovery (changes are idempotent "set state" records).
-   * `place`: where a put's document is in the journal, for the record to keep only that.
+   * Applies a change as written by an earlier release's journal (converting a data directory)
+   * or taken back by a transaction: "set state" records, idempotent.
    */
-  applyChange(change: Change, place?: RecordPlace): void {
+  applyChange(change: Change): void {
     switch (change.t) {
       case 'txn':
         for (const part of change.changes) this.applyChange(part);
@@ -111,8 +150,8 @@ export class Catalog {
       case 'put': {
         const collection = this.ensureCollection(change.db, change.c);
         const existing = collection.findById(change.d._id);
-        if (existing) collection.replace(existing, change.d, place);
-        else collection.insert(change.d, place);
+        if (existing) collection.replace(existing, change.d);
+        else collection.insert(change.d);
         return;
       }
       case 'del': {
@@ -131,7 +170,7 @@ export class Catalog {
         this.dropDatabase(change.db);
         return;
       case 'createIndex':
-        this.applyIndexCreations(change.db, change.c, [change.spec]);
+        this.ensureCollection(change.db, change.c).createIndexes([parseIndexSpec(change.spec)]);
         return;
       case 'dropIndex': {
         const collection = this.getCollection(change.db, change.c);
@@ -141,11 +180,58 @@ export class Catalog {
     }
   }
 
-  /**
-   * Re-applies journaled createIndex changes on one collection together, reading each document
-   * once for all of them, so their entries share the decoded values. All or nothing.
-   */
-  applyIndexCreations(db: string, c: string, specs: readonly Document[]): void {
-    this.ensureCollection(db, c).createIndexes(specs.map(parseIndexSpec));
+  private collectionsOf(db: string): Map<string, Collection> {
+    let collections = this.databases.get(db);
+    if (!collections) {
+      collections = new Map();
+      this.databases.set(db, collections);
+    }
+    return collections;
+  }
+
+  private load(stored: StoredCatalog): void {
+    if (stored.format !== CATALOG_FORMAT) {
+      throw new Error(
+        `the data directory's catalog has format ${stored.format}; this store reads format ${CATALOG_FORMAT}`,
+      );
+    }
+    this.nextId = stored.nextId;
+    for (const entry of stored.collections) {
+      const collection = new Collection(entry.db, entry.c, entry.options, this.host, {
+        id: entry.id,
+        uuid: entry.uuid,
+        indexes: entry.indexes.map((index) => ({
+          id: index.id,
+          spec: parseIndexSpec(index.spec),
+          multikey: index.multikey,
+        })),
+      });
+      this.collectionsOf(entry.db).set(entry.c, collection);
+    }
+  }
+
+  /** Writes the definitions (inside the caller's transaction, or in one of its own). */
+  private save(): void {
+    const stored: StoredCatalog = {
+      format: CATALOG_FORMAT,
+      nextId: this.nextId,
+      collections: [...this.databases.entries()].flatMap(([db, collections]) =>
+        [...collections.values()].map((collection) => {
+          const definition = collection.definition;
+          return {
+            db,
+            c: collection.name,
+            id: definition.id,
+            uuid: definition.uuid,
+            options: collection.options,
+            indexes: definition.indexes.map((index) => {
+              const { v: _version, ...spec } = describeIndex(index.spec);
+              return { id: index.id, spec, multikey: [...index.multikey] };
+            }),
+          };
+        }),
+      ),
+    };
+    this.engine.write(() => this.engine.catalog.putSync(CATALOG_KEY, asBuffer(serialize(stored))));
   }
 }

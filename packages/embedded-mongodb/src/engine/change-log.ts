@@ -1,10 +1,10 @@
 import type { Document } from 'bson';
-import type { StoredRecord } from './stored-record';
 
 /**
- * A durable change, recorded after the in-memory state accepted it. Changes are physical
- * ("this document now reads ...") rather than the command that caused them, so replaying a
- * journal never re-runs update operators or regenerates values.
+ * A change, reported after the storage accepted it: what a multi-document transaction captures
+ * of its commands, and what an earlier release's journal holds (converting a data directory).
+ * Changes are physical ("this document now reads ...") rather than the command that caused
+ * them, so applying one never re-runs update operators or regenerates values.
  */
 export type Change =
   | { t: 'put'; db: string; c: string; d: Document }
@@ -19,13 +19,11 @@ export type Change =
 
 export interface ChangeLog {
   /**
-   * `record`: with a put, the record that holds the document. A durable log writes the record's
-   * bytes as they are and, once they are on disk, tells the record where (it then lets go of
-   * its copy). `before`: with a put that replaced a document or a del, the document's bytes
-   * before the change (what a transaction's undo restores; durable logs ignore it).
+   * `before`: with a put that replaced a document or a del, the document's bytes before the
+   * change (what a transaction's undo restores).
    */
-  append(change: Change, record?: StoredRecord, before?: Uint8Array): void;
+  append(change: Change, before?: Uint8Array): void;
 }
 
-/** For in-memory stores and for replaying a journal, which must not record itself again. */
+/** Changes nobody captures: the storage engine has already stored them. */
 export const DISCARD_CHANGES: ChangeLog = { append: () => undefined };

@@ -1,11 +1,12 @@
 import { deserialize, serialize, UUID, type Document } from 'bson';
 import { CommandError } from '../errors';
+import { asBuffer, documentKey, idPrefix, recordNumberOf, type StorageEngine } from '../persistence/storage-engine';
 import type { Change } from './change-log';
 import { duplicateKeyError } from './duplicate-key';
-import { fieldNames, onlyTopLevelFields, withIdFirstInPlace } from './raw-bson';
 import { classifyIndexRequest, describeIndex, ID_INDEX_NAME, idIndexSpec, type IndexSpec } from './index-spec';
-import { SortedIndex, type IndexEntry } from './sorted-index';
-import { StoredRecord, type RecordPlace } from './stored-record';
+import { SortedIndex } from './sorted-index';
+import { StoredRecord } from './stored-record';
+import { fieldNames, onlyTopLevelFields, withIdFirstInPlace } from './raw-bson';
 import { compareValues } from './value-order';
 
 type IndexKeys = Map<SortedIndex, unknown[][]>;
@@ -19,38 +20,91 @@ function sameKeys(a: readonly unknown[][], b: readonly unknown[][]): boolean {
   return true;
 }
 
+/** What a collection needs of its catalog. */
+export interface CollectionHost {
+  readonly engine: StorageEngine;
+  /** A new id for a collection or an index: never one used before in this data directory. */
+  allocateId(): number;
+  /** Stores the catalog's definitions (an index made or dropped, a new multikey path). */
+  save(): void;
+  /** Records a change (a transaction captures its own; durable stores need nothing more). */
+  log(change: Change, before?: Uint8Array): void;
+}
+
+/** How a collection is stored, as the catalog saves it. */
+export interface StoredCollectionDefinition {
+  readonly id: number;
+  readonly uuid: UUID;
+  readonly indexes: readonly { readonly id: number; readonly spec: IndexSpec; readonly multikey: readonly number[] }[];
+}
+
 /**
- * The documents of one collection and their indexes. Every mutation checks all unique indexes
- * before touching anything, so a rejected write leaves documents and indexes as they were.
+ * The documents of one collection and their indexes, in the storage engine. Every mutation
+ * checks all unique indexes before touching anything, so a rejected write leaves documents and
+ * indexes as they were; each runs in a (child) transaction of the engine, all or nothing.
  */
 export class Collection {
-  private readonly records = new Set<StoredRecord>();
   private readonly indexes = new Map<string, SortedIndex>();
-  private nextSeq = 1;
+  private nextSeq: number;
+  private readonly prefix: Buffer;
+  private readonly afterLast: Buffer;
+  readonly id: number;
   /** Identifies this incarnation of the collection (listCollections' info.uuid). */
-  readonly uuid = new UUID();
+  readonly uuid: UUID;
 
   constructor(
     readonly db: string,
     readonly name: string,
     readonly options: Document,
-    private readonly log: (change: Change, record?: StoredRecord, before?: Uint8Array) => void,
+    private readonly host: CollectionHost,
+    stored?: StoredCollectionDefinition,
   ) {
-    this.indexes.set(ID_INDEX_NAME, new SortedIndex(idIndexSpec()));
+    this.id = stored?.id ?? host.allocateId();
+    this.uuid = stored?.uuid ?? new UUID();
+    this.prefix = idPrefix(this.id);
+    this.afterLast = idPrefix(this.id + 1);
+    const indexHost = { engine: host.engine, record: (seq: number) => this.record(seq) };
+    if (stored) {
+      for (const { id, spec, multikey } of stored.indexes) {
+        const index = new SortedIndex(spec, id, indexHost);
+        index.restoreMultikey(multikey);
+        this.indexes.set(spec.name, index);
+      }
+    } else {
+      this.indexes.set(ID_INDEX_NAME, new SortedIndex(idIndexSpec(), host.allocateId(), indexHost));
+    }
+    const last = host.engine.documents.getKeys({ start: this.afterLast, end: this.prefix, reverse: true, limit: 1 });
+    let lastSeq = 0;
+    for (const key of last as Iterable<Buffer>) lastSeq = recordNumberOf(key);
+    this.nextSeq = lastSeq + 1;
   }
 
   get namespace(): string {
     return `${this.db}.${this.name}`;
   }
 
+  /** What the catalog stores of this collection. */
+  get definition(): StoredCollectionDefinition {
+    return {
+      id: this.id,
+      uuid: this.uuid,
+      indexes: this.indexList().map((index) => ({
+        id: index.id,
+        spec: index.spec,
+        multikey: [...index.multikeyFields],
+      })),
+    };
+  }
+
   get count(): number {
-    return this.records.size;
+    return this.host.engine.count(this.id);
   }
 
   /** Total BSON size of the documents. */
   get dataSize(): number {
     let bytes = 0;
-    for (const record of this.records) bytes += record.size;
+    for (const { value } of this.host.engine.documents.getRange({ start: this.prefix, end: this.afterLast }))
+      bytes += value.length;
     return bytes;
   }
 
@@ -66,9 +120,22 @@ export class Collection {
     return this.indexes.get(name);
   }
 
+  /** The documents in insertion order, each read as it is reached. */
   naturalOrder(): Iterable<StoredRecord> {
-    return this.records;
+    const range = this.host.engine.documents.getRange({ start: this.prefix, end: this.afterLast, snapshot: false });
+    const read = this.reader;
+    return (function* () {
+      for (const { key, value } of range) yield new StoredRecord(recordNumberOf(key), read, value);
+    })();
   }
+
+  /** The record `seq` (its bytes read on first use). */
+  record(seq: number): StoredRecord {
+    return new StoredRecord(seq, this.reader);
+  }
+
+  private readonly reader = (seq: number): Uint8Array | undefined =>
+    this.host.engine.documents.getBinary(documentKey(this.id, seq));
 
   findById(id: unknown): StoredRecord | undefined {
     const key = [id];
@@ -80,16 +147,20 @@ export class Collection {
     return found;
   }
 
-  /** `place`: where `doc` is in a data file as the store keeps it, _id first (journal replay). */
-  insert(doc: Document, place?: RecordPlace): StoredRecord {
+  insert(doc: Document): StoredRecord {
     const keys = this.indexKeys(doc);
     this.assertUnique(keys);
-    const seq = this.nextSeq++;
-    const record = place ? StoredRecord.inFile(seq, place) : new StoredRecord(seq, withIdFirstInPlace(serialize(doc)));
-    this.records.add(record);
-    for (const [index, indexKeys] of keys) index.insert(record, indexKeys);
-    this.log({ t: 'put', db: this.db, c: this.name, d: doc }, record);
-    return record;
+    const bson = withIdFirstInPlace(serialize(doc));
+    const seq = this.host.engine.write(() => {
+      const seq = this.nextSeq++;
+      this.host.engine.documents.putSync(documentKey(this.id, seq), asBuffer(bson));
+      this.host.engine.addCount(this.id, 1);
+      for (const [index, indexKeys] of keys) index.insert(seq, indexKeys);
+      this.saveMultikeyPaths();
+      return seq;
+    });
+    this.host.log({ t: 'put', db: this.db, c: this.name, d: doc });
+    return new StoredRecord(seq, this.reader, bson);
   }
 
   /** Throws what `insert(doc)` would throw (a key that cannot be indexed, a duplicate key), changing nothing. */
@@ -97,53 +168,47 @@ export class Collection {
     this.assertUnique(this.indexKeys(doc));
   }
 
-  replace(record: StoredRecord, doc: Document, place?: RecordPlace): void {
+  replace(record: StoredRecord, doc: Document): void {
     const keys = this.indexKeys(doc);
-    this.assertUnique(keys, record);
+    this.assertUnique(keys, record.seq);
     const oldBson = record.bson;
     const old = deserialize(oldBson);
-    for (const [index, newKeys] of keys) {
-      const oldKeys = index.keysOf(old);
-      if (sameKeys(oldKeys, newKeys)) continue;
-      index.remove(record, oldKeys);
-      index.insert(record, newKeys);
-    }
-    record.replaceWith(doc, place);
-    this.log({ t: 'put', db: this.db, c: this.name, d: doc }, record, oldBson);
+    const bson = withIdFirstInPlace(serialize(doc));
+    this.host.engine.write(() => {
+      for (const [index, newKeys] of keys) {
+        const oldKeys = index.keysOf(old);
+        if (sameKeys(oldKeys, newKeys)) continue;
+        index.remove(record.seq, oldKeys);
+        index.insert(record.seq, newKeys);
+      }
+      this.host.engine.documents.putSync(documentKey(this.id, record.seq), asBuffer(bson));
+      this.saveMultikeyPaths();
+    });
+    this.host.log({ t: 'put', db: this.db, c: this.name, d: doc }, oldBson);
   }
 
   remove(record: StoredRecord): void {
-    if (!this.records.delete(record)) return;
-    const bson = record.bson;
+    // Read (and kept by the record) before it goes: callers answer with the removed documents.
+    const bson = record.stored();
+    if (bson === undefined) return;
     const doc = deserialize(bson);
-    for (const index of this.indexes.values()) index.remove(record, index.keysOf(doc));
-    this.log({ t: 'del', db: this.db, c: this.name, id: doc._id }, undefined, bson);
+    this.host.engine.write(() => {
+      for (const index of this.indexes.values()) index.remove(record.seq, index.keysOf(doc));
+      this.host.engine.documents.removeSync(documentKey(this.id, record.seq));
+      this.host.engine.addCount(this.id, -1);
+    });
+    this.host.log({ t: 'del', db: this.db, c: this.name, id: doc._id }, bson);
   }
 
-  /**
-   * Snapshot loading into a new, empty collection: creates the indexes of `specs`, then takes
-   * each document's bytes (only read during the call, so they may be a view of a read buffer),
-   * with the place of those bytes in the data file when the record is to keep only that. The
-   * indexes are sorted once, by `finish`, which also checks the unique ones.
-   */
-  bulkLoader(specs: readonly IndexSpec[]): { add(bson: Uint8Array, place?: RecordPlace): void; finish(): void } {
-    const created = this.newIndexes(specs);
-    const filler = this.indexFiller([...this.indexes.values(), ...created]);
-    return {
-      add: (bson, place) => {
-        const seq = this.nextSeq++;
-        const record = place
-          ? StoredRecord.inFile(seq, place)
-          : new StoredRecord(seq, Uint8Array.prototype.slice.call(bson));
-        this.records.add(record);
-        filler.add(record, bson);
-      },
-      finish: () => {
-        filler.fill();
-        for (const index of created) if (index.spec.unique) this.assertNoDuplicates(index);
-        for (const index of created) this.indexes.set(index.name, index);
-      },
-    };
+  /** Removes every document and index entry (the collection is being dropped). */
+  clear(): void {
+    this.host.engine.atomic(() => {
+      for (const index of this.indexes.values()) index.clear();
+      const { documents } = this.host.engine;
+      for (const key of documents.getKeys({ start: this.prefix, end: this.afterLast }) as Iterable<Buffer>)
+        documents.removeSync(key);
+      this.host.engine.forgetCount(this.id);
+    });
   }
 
   /** Creates an index over the existing documents; false when an identical one exists. */
@@ -156,86 +221,86 @@ export class Collection {
    * those identical to an existing one are left out. All or nothing: returns how many were made.
    */
   createIndexes(specs: readonly IndexSpec[]): number {
-    const created = this.newIndexes(specs);
-    this.build(created);
-    for (const index of created) if (index.spec.unique) this.assertNoDuplicates(index);
-    for (const index of created) {
-      this.indexes.set(index.name, index);
-      const { v: _version, ...raw } = describeIndex(index.spec);
-      this.log({ t: 'createIndex', db: this.db, c: this.name, spec: raw });
-    }
-    return created.length;
+    return this.host.engine.atomic(() => {
+      const created = this.newIndexes(specs);
+      if (created.length === 0) return 0;
+      // Of each document only the top-level fields the new indexes read are decoded (all of it
+      // when a partial filter may look anywhere).
+      const whole = created.some((index) => index.spec.partialFilterExpression !== undefined);
+      const names = fieldNames(created.flatMap((index) => index.spec.fields.map((field) => field.parts[0])));
+      for (const record of this.naturalOrder()) {
+        const doc = whole ? record.doc : deserialize(onlyTopLevelFields(record.bson, names));
+        for (const index of created) {
+          const keys = index.keysOf(doc);
+          if (index.spec.unique) {
+            const conflict = index.conflictingKey(keys, record.seq);
+            if (conflict) throw duplicateKeyError(this.namespace, index.spec, conflict);
+          }
+          index.insert(record.seq, keys);
+        }
+      }
+      for (const index of created) {
+        this.indexes.set(index.name, index);
+        const { v: _version, ...raw } = describeIndex(index.spec);
+        this.host.log({ t: 'createIndex', db: this.db, c: this.name, spec: raw });
+      }
+      this.host.save();
+      return created.length;
+    });
   }
 
   dropIndex(name: string): void {
     if (name === ID_INDEX_NAME) throw new CommandError('InvalidOptions', 'cannot drop _id index');
-    if (!this.indexes.delete(name)) throw new CommandError('IndexNotFound', `index not found with name [${name}]`);
-    this.log({ t: 'dropIndex', db: this.db, c: this.name, name });
+    const index = this.indexes.get(name);
+    if (!index) throw new CommandError('IndexNotFound', `index not found with name [${name}]`);
+    this.host.engine.atomic(() => {
+      index.clear();
+      this.indexes.delete(name);
+      this.host.save();
+    });
+    this.host.log({ t: 'dropIndex', db: this.db, c: this.name, name });
   }
 
   /** Indexes for those of `specs` that neither exist nor repeat an earlier one, not yet added. */
   private newIndexes(specs: readonly IndexSpec[]): SortedIndex[] {
     const created: SortedIndex[] = [];
+    const indexHost = { engine: this.host.engine, record: (seq: number) => this.record(seq) };
     for (const spec of specs) {
       const existing = [...this.indexes.values(), ...created].map((index) => index.spec);
-      if (classifyIndexRequest(spec, existing) !== 'exists') created.push(new SortedIndex(spec));
+      if (classifyIndexRequest(spec, existing) !== 'exists')
+        created.push(new SortedIndex(spec, this.host.allocateId(), indexHost));
     }
     return created;
   }
 
-  /** Fills `indexes` from the stored documents in one pass. */
-  private build(indexes: readonly SortedIndex[]): void {
-    if (indexes.length === 0) return;
-    const filler = this.indexFiller(indexes);
-    for (const record of this.records) filler.add(record, record.bson);
-    filler.fill();
-  }
-
-  /**
-   * Collects the entries of documents for `indexes`, then sorts each index once (`fill`).
-   * Decodes of a document only the top-level fields the indexes read (all of it when a partial
-   * filter may look anywhere).
-   */
-  private indexFiller(indexes: readonly SortedIndex[]): {
-    add(record: StoredRecord, bson: Uint8Array): void;
-    fill(): void;
-  } {
-    const entries = indexes.map((): IndexEntry[] => []);
-    const whole = indexes.some((index) => index.spec.partialFilterExpression !== undefined);
-    const names = fieldNames(indexes.flatMap((index) => index.spec.fields.map((field) => field.parts[0])));
-    return {
-      add: (record, bson) => {
-        const doc = whole ? deserialize(bson) : deserialize(onlyTopLevelFields(bson, names));
-        for (let i = 0; i < indexes.length; i++)
-          for (const key of indexes[i].keysOf(doc)) entries[i].push({ key, record });
-      },
-      fill: () => {
-        for (let i = 0; i < indexes.length; i++) indexes[i].loadEntries(entries[i]);
-      },
-    };
+  /** Saves new multikey paths with the write that found them; should it roll back, they stay to save. */
+  private saveMultikeyPaths(): void {
+    const changed = [...this.indexes.values()].filter((index) => index.multikeyChanged);
+    if (changed.length === 0) return;
+    this.host.save();
+    for (const index of changed) {
+      index.multikeyChanged = false;
+      this.host.engine.onRollback(() => {
+        index.multikeyChanged = true;
+      });
+    }
   }
 
   private indexKeys(doc: Document): IndexKeys {
     const keys: IndexKeys = new Map();
-    for (const index of this.indexes.values()) keys.set(index, index.keysOf(doc));
+    for (const index of this.indexes.values()) {
+      const indexKeys = index.keysOf(doc);
+      index.checkKeys(indexKeys);
+      keys.set(index, indexKeys);
+    }
     return keys;
   }
 
-  private assertUnique(keys: IndexKeys, self?: StoredRecord): void {
+  private assertUnique(keys: IndexKeys, self?: number): void {
     for (const [index, indexKeys] of keys) {
       if (!index.spec.unique) continue;
       const conflict = index.conflictingKey(indexKeys, self);
       if (conflict) throw duplicateKeyError(this.namespace, index.spec, conflict);
-    }
-  }
-
-  private assertNoDuplicates(index: SortedIndex): void {
-    let previous: { key: readonly unknown[]; record: StoredRecord } | undefined;
-    for (const entry of index.all()) {
-      if (previous && previous.record !== entry.record && index.compareKeys(previous.key, entry.key) === 0) {
-        throw duplicateKeyError(this.namespace, index.spec, entry.key);
-      }
-      previous = entry;
     }
   }
 }

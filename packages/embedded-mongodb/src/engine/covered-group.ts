@@ -330,7 +330,7 @@ function keyValue(value: unknown, key: GroupKey, years: YearOf): unknown {
   return present;
 }
 
-/** A set of record sequence numbers (records are numbered densely from 0). */
+/** A set of record numbers (numbered from 1 in insertion order, so nearly densely). */
 class RecordSet {
   private bits = new Uint8Array(1024);
   add(seq: number): void {
@@ -401,7 +401,7 @@ function run(covered: CoveredRun, shape: GroupShape): Document[] {
   let matched: RecordSet | undefined;
   if (covered.match) {
     const set = new RecordSet();
-    forEachEntry(covered.match, (entry) => set.add(entry.record.seq));
+    forEachEntry(covered.match, (entry) => set.add(entry.seq));
     matched = set;
   }
   const [first, second] = covered.keyScans;
@@ -415,7 +415,7 @@ function run(covered: CoveredRun, shape: GroupShape): Document[] {
   // (By sequence number, which records have densely from 0: an array is a cheaper map here.)
   const perRecord: (unknown[][] | undefined)[] | undefined = second ? [] : undefined;
   forEachEntry(first.scan, (entry) => {
-    const seq = entry.record.seq;
+    const seq = entry.seq;
     if (matched && !matched.has(seq)) return;
     if (counted) {
       if (counted.has(seq)) return;
@@ -431,7 +431,7 @@ function run(covered: CoveredRun, shape: GroupShape): Document[] {
     const [key] = second.keys;
     const at = second.scan.position(key.path);
     forEachEntry(second.scan, (entry) => {
-      const firsts = perRecord[entry.record.seq];
+      const firsts = perRecord[entry.seq];
       if (!firsts) return;
       current[keys.length - 1] = keyValue(entry.key[at], key, years);
       for (const values of firsts) {

@@ -3,8 +3,7 @@ import { Query } from 'mingo';
 import type { Collection } from './collection';
 import { mingoOptions } from './mingo-options';
 import { planQuery, type IndexScanPlan, type PlanRequest, type QueryPlan } from './query-planner';
-import type { EntryCursor } from './sorted-entries';
-import type { IndexEntry } from './sorted-index';
+import type { EntryCursor, IndexEntry } from './sorted-index';
 import { documentSortKeys, sortRecords, type SortSpec } from './sort';
 import type { StoredRecord } from './stored-record';
 
@@ -93,12 +92,12 @@ function oneEntryPerDocument(plan: IndexScanPlan): boolean {
  */
 function entryStream(plan: IndexScanPlan, counters: Counters): EntryStream {
   const cursors = plan.ranges.map((range) => plan.index.cursor(range, plan.reverse));
-  const seen = oneEntryPerDocument(plan) ? undefined : new Set<StoredRecord>();
+  const seen = oneEntryPerDocument(plan) ? undefined : new Set<number>();
   const from = plan.mergeFrom;
   const sign = plan.reverse ? -1 : 1;
   // Merge order: the fields after the ranges' common prefix, then insertion, as one range's order.
   const mergeOrder = (a: IndexEntry, b: IndexEntry): number =>
-    sign * (plan.index.compareKeys(a.key, b.key, from) || a.record.seq - b.record.seq);
+    sign * (plan.index.compareKeys(a.key, b.key, from) || a.seq - b.seq);
   let at = 0;
   const nextEntry = (): IndexEntry | undefined => {
     let cursor: EntryCursor<IndexEntry> | undefined;
@@ -119,8 +118,8 @@ function entryStream(plan: IndexScanPlan, counters: Counters): EntryStream {
     for (let entry = nextEntry(); entry !== undefined; entry = nextEntry()) {
       counters.keys++;
       if (!seen) return entry;
-      if (seen.has(entry.record)) continue;
-      seen.add(entry.record);
+      if (seen.has(entry.seq)) continue;
+      seen.add(entry.seq);
       return entry;
     }
     return undefined;
@@ -169,7 +168,7 @@ function skipMerged(
     let chosenDepth = 0;
     let chosenLast: IndexEntry | undefined;
     for (const cursor of open) {
-      const run = Math.min(depth, cursor.remaining());
+      const run = cursor.remaining(depth);
       const last = cursor.peek(run - 1)!;
       if (!chosenLast || compare(last, chosenLast) < 0) {
         chosen = cursor;
@@ -229,9 +228,10 @@ export function countWithStats(collection: Collection, request: QueryRequest): C
   if (plan.kind === 'collscan' && Object.keys(request.filter).length === 0) {
     matched = collection.count;
   } else if (plan.kind === 'ixscan' && oneEntryPerMatch(plan)) {
-    matched = plan.estimate;
-    // As MongoDB's COUNT_SCAN reports it: the keys counted (here by binary search).
-    counters.keys = plan.estimate;
+    // The plan's estimate stops counting at a cap: the entries in its ranges, counted to the end.
+    matched = plan.ranges.reduce((sum, range) => sum + plan.index.count(range), 0);
+    // As MongoDB's COUNT_SCAN reports it: the keys counted.
+    counters.keys = matched;
   } else if (plan.kind === 'ixscan' && plan.exact) {
     const stream = entryStream(plan, counters);
     matched = stream.skip(Infinity);

@@ -3,7 +3,7 @@ import { CommandError } from '../errors';
 import type { Collection } from './collection';
 import { defaultIndexName } from './index-spec';
 import { collectPredicates, combinePredicates, type FilterPredicates, type PathPredicate } from './query-bounds';
-import { FULL_RANGE, type KeyRange, type SortedIndex } from './sorted-index';
+import { ESTIMATE_CAP, FULL_RANGE, type KeyRange, type SortedIndex } from './sorted-index';
 import type { SortSpec } from './sort';
 import { compareValues } from './value-order';
 
@@ -153,7 +153,12 @@ function scanPlan(
     direction = prefix === undefined ? undefined : sortDirection(index, sort, prefix);
     if (direction !== undefined) mergeFrom = prefix;
   }
-  const estimate = ranges.reduce((sum, range) => sum + index.count(range), 0);
+  // Capped as a whole (see SortedIndex.estimate): plans past the cap tie, and exactness decides.
+  let estimate = 0;
+  for (const range of ranges) {
+    estimate = Math.min(ESTIMATE_CAP, estimate + index.estimate(range));
+    if (estimate === ESTIMATE_CAP) break;
+  }
   const exact = filter.complete && (bounds?.usesAllPredicates ?? filter.predicates.length === 0);
   return {
     kind: 'ixscan',

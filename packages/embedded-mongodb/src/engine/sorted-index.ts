@@ -1,15 +1,19 @@
 import type { Document } from 'bson';
 import { Query } from 'mingo';
 import { CommandError } from '../errors';
+import { idPrefix, RECORD_NUMBER_BYTES, recordNumberOf, type StorageEngine } from '../persistence/storage-engine';
 import type { IndexSpec } from './index-spec';
+import { decodeKey, encodeKey, keyRangeBounds } from './key-string';
 import { mingoOptions } from './mingo-options';
 import { isPathMissing, valuesAtPath } from './path-values';
 import type { StoredRecord } from './stored-record';
-import { SortedEntries, type EntryCursor } from './sorted-entries';
 import { compareValues } from './value-order';
 
 export interface IndexEntry {
   readonly key: readonly unknown[];
+  /** The record's number (what a reader that needs no document uses). */
+  readonly seq: number;
+  /** The record, made on first use. */
   readonly record: StoredRecord;
 }
 
@@ -26,35 +30,66 @@ export interface KeyRange {
 
 export const FULL_RANGE: KeyRange = { start: [], startInclusive: true, end: [], endInclusive: true };
 
+/** A position in one range of an index: the entry under it, and moves forward. */
+export interface EntryCursor<T> {
+  /** The entry under the cursor; undefined once the range is walked. */
+  readonly current: T | undefined;
+  /** Moves to the next entry of the range. */
+  advance(): void;
+  /** Moves over up to `n` entries without reading them (the B-tree walks them); returns how many. */
+  skip(n: number): number;
+  /** The entry `n` places after the current one (0: the current one), without moving. */
+  peek(n: number): T | undefined;
+  /** How many entries are left, the current one included, counting no further than `max`. */
+  remaining(max: number): number;
+}
+
+/** What an index needs of its collection: the engine, and records by number. */
+export interface IndexHost {
+  readonly engine: StorageEngine;
+  record(seq: number): StoredRecord;
+}
+
+/** Entries of a range beyond which the planner's estimate stops counting (see `estimate`). */
+export const ESTIMATE_CAP = 2000;
+
 /** Keys per document above which a compound multikey index is refused rather than exploded. */
 const MAX_KEYS_PER_DOCUMENT = 10_000;
 
-/**
- * `prefix` followed by `value`, in an array of exactly that length. Index entries keep their keys
- * for as long as the index lives, and V8 gives a spread (`[...prefix, value]`) or a pushed-to
- * array room to grow: some 130 bytes more per key.
- */
-function extendKey(prefix: readonly unknown[], value: unknown): unknown[] {
-  const key = new Array<unknown>(prefix.length + 1);
-  for (let i = 0; i < prefix.length; i++) key[i] = prefix[i];
-  key[prefix.length] = value;
-  return key;
-}
+/** LMDB's largest key (page size 8192) less the index id and the record number. */
+const MAX_ENCODED_KEY_BYTES = 4026 - 4 - RECORD_NUMBER_BYTES;
 
-/** A secondary (or the `_id`) index: sorted keys pointing at records. */
+/** Entries hold nothing but their key: the key's values are decoded from it. */
+const NO_VALUE = Buffer.alloc(0);
+
+/**
+ * A secondary (or the `_id`) index: entries `index id + encoded key + record number` in the
+ * storage engine's `entries` space, ordered by the encoded key as compareKeys orders keys (see
+ * key-string.ts), so range walks, skips and counts run in the B-tree. An entry stores nothing
+ * else: its key's values are decoded from its bytes (numbers as the doubles they compare as).
+ */
 export class SortedIndex {
   /** Set once any document put an array on an indexed path; never cleared, as in MongoDB. */
   multikey = false;
   /** Positions of the fields on which some document had an array (MongoDB's multikey paths). */
   readonly multikeyFields = new Set<number>();
-  private readonly entries: SortedEntries<IndexEntry>;
+  /** True when keysOf found a new multikey field since the catalog last saved this index. */
+  multikeyChanged = false;
   private readonly directions: readonly number[];
   private readonly partialFilter?: Query;
+  private readonly prefix: Buffer;
+  private readonly afterLast: Buffer;
 
-  constructor(readonly spec: IndexSpec) {
+  constructor(
+    readonly spec: IndexSpec,
+    /** The index's id in the engine: the first four bytes of its entries. */
+    readonly id: number,
+    private readonly host: IndexHost,
+  ) {
     this.directions = spec.fields.map((field) => field.direction);
-    this.entries = new SortedEntries((a, b) => this.compareKeys(a.key, b.key) || a.record.seq - b.record.seq);
     if (spec.partialFilterExpression) this.partialFilter = new Query(spec.partialFilterExpression, mingoOptions());
+    this.prefix = idPrefix(id);
+    this.afterLast = idPrefix(id + 1);
   }
 
   get name(): string {
@@ -62,7 +97,7 @@ export class SortedIndex {
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.count(FULL_RANGE);
   }
 
   /** True when the index can answer for every document (neither sparse nor partial). */
@@ -70,69 +105,113 @@ export class SortedIndex {
     return !this.spec.sparse && !this.partialFilter;
   }
 
+  /** Restores what the catalog saved of the index's multikey paths. */
+  restoreMultikey(fields: readonly number[]): void {
+    for (const field of fields) this.multikeyFields.add(field);
+    this.multikey = fields.length > 0;
+  }
+
   /** The keys a document contributes; none when a sparse or partial index leaves it out. */
   keysOf(doc: Document): unknown[][] {
     if (this.partialFilter && !this.partialFilter.test(doc)) return [];
     if (this.spec.sparse && this.spec.fields.every((field) => isPathMissing(doc, field.parts))) return [];
     let keys: unknown[][] = [[]];
-    let arrayFields = 0;
     for (const [position, field] of this.spec.fields.entries()) {
       const { values, throughArray } = valuesAtPath(doc, field.parts);
-      if (throughArray) {
-        arrayFields++;
+      if (throughArray && !this.multikeyFields.has(position)) {
         this.multikeyFields.add(position);
+        this.multikey = true;
+        this.multikeyChanged = true;
       }
       if (keys.length * values.length > MAX_KEYS_PER_DOCUMENT) {
         throw new CommandError('CannotIndexParallelArrays', `cannot index parallel arrays (index ${this.spec.name})`);
       }
-      keys = keys.flatMap((prefix) => values.map((value) => extendKey(prefix, value)));
+      keys = keys.flatMap((prefix) => values.map((value) => [...prefix, value]));
     }
-    if (arrayFields > 0) this.multikey = true;
     return keys;
   }
 
-  insert(record: StoredRecord, keys: readonly unknown[][]): void {
-    for (const key of keys) this.entries.insert({ key, record });
+  /** Throws what storing `keys` would throw (a key the engine cannot hold), storing nothing. */
+  checkKeys(keys: readonly unknown[][]): void {
+    for (const key of keys) this.encoded(key);
   }
 
-  remove(record: StoredRecord, keys: readonly unknown[][]): void {
-    for (const key of keys) this.entries.delete({ key, record });
+  insert(seq: number, keys: readonly unknown[][]): void {
+    const { engine } = this.host;
+    // Counted as stored: a key repeated in `keys` is one entry.
+    let added = 0;
+    for (const key of keys) if (wasAdded(engine.entries, this.entryKey(key, seq), NO_VALUE)) added++;
+    if (added > 0) engine.addCount(this.id, added);
   }
 
-  /** Replaces the entries with these, in one sort (index builds fill all their indexes at once). */
-  loadEntries(items: IndexEntry[]): void {
-    this.entries.load(items);
+  remove(seq: number, keys: readonly unknown[][]): void {
+    const { engine } = this.host;
+    let removed = 0;
+    for (const key of keys) if (wasRemoved(engine.entries, this.entryKey(key, seq))) removed++;
+    if (removed > 0) engine.addCount(this.id, -removed);
+  }
+
+  /** Removes every entry (dropIndex, dropCollection). */
+  clear(): void {
+    const { engine } = this.host;
+    for (const key of engine.entries.getKeys({ start: this.prefix, end: this.afterLast }) as Iterable<Buffer>)
+      engine.entries.removeSync(key);
+    engine.forgetCount(this.id);
   }
 
   /** The first key among `keys` held by a record other than `self`, for unique checks. */
-  conflictingKey(keys: readonly unknown[][], self?: StoredRecord): readonly unknown[] | undefined {
+  conflictingKey(keys: readonly unknown[][], self?: number): readonly unknown[] | undefined {
+    const { entries } = this.host.engine;
     for (const key of keys) {
-      let conflict = false;
-      this.scan({ start: key, startInclusive: true, end: key, endInclusive: true }, false, (entry) => {
-        conflict = entry.record !== self;
-        return !conflict;
-      });
-      if (conflict) return key;
+      const start = Buffer.concat([this.prefix, Buffer.from(this.encoded(key))]);
+      const end = Buffer.concat([start, Buffer.alloc(RECORD_NUMBER_BYTES, 0xff), Buffer.from([0xff])]);
+      for (const found of entries.getKeys({ start, end }) as Iterable<Buffer>) {
+        // Only entries of exactly this key: a key's encoding is followed by the record number.
+        if (found.length !== start.length + RECORD_NUMBER_BYTES) continue;
+        if (recordNumberOf(found) !== self) return key;
+      }
     }
     return undefined;
   }
 
   /** Visits the entries of a range in index order (or reversed) until `visit` returns false. */
   scan(range: KeyRange, reverse: boolean, visit: (entry: IndexEntry) => boolean | void): void {
-    this.entries.forEachInRange(...this.predicates(range), reverse, visit);
+    const decoder = new EntryDecoder(this.host, this.prefix.length, this.directions);
+    for (const raw of this.rawRange(range, reverse, 0)) {
+      if (visit(decoder.entry(raw)) === false) return;
+    }
   }
 
-  /** A cursor over the entries of a range, in index order (or reversed); see SortedEntries.cursor. */
+  /** A cursor over the entries of a range, in index order (or reversed). */
   cursor(range: KeyRange, reverse: boolean): EntryCursor<IndexEntry> {
-    return this.entries.cursor(...this.predicates(range), reverse);
+    return new IndexCursor(this, range, reverse, new EntryDecoder(this.host, this.prefix.length, this.directions));
+  }
+
+  /**
+   * The entries of a range, counted up to ESTIMATE_CAP: what the planner compares plans by. The
+   * B-tree counts a range by walking it, so a plan's cost is estimated without walking a large
+   * range to its end (whole indexes are counted exactly, from their stored count).
+   */
+  estimate(range: KeyRange): number {
+    if (range.start.length === 0 && range.end.length === 0) return this.host.engine.count(this.id);
+    const beyond = this.rawRange(range, false, ESTIMATE_CAP - 1)
+      [Symbol.iterator]()
+      .next();
+    return beyond.done ? this.count(range) : ESTIMATE_CAP;
   }
 
   count(range: KeyRange): number {
-    return this.entries.countRange(...this.predicates(range));
+    if (range.start.length === 0 && range.end.length === 0) return this.host.engine.count(this.id);
+    const { start, end } = this.bounds(range);
+    return this.host.engine.entries.getKeysCount({ start, end });
   }
 
   all(): Iterable<IndexEntry> {
-    return this.entries;
+    const decoder = new EntryDecoder(this.host, this.prefix.length, this.directions);
+    const raws = this.rawRange(FULL_RANGE, false, 0);
+    return (function* () {
+      for (const raw of raws) yield decoder.entry(raw);
+    })();
   }
 
   /** Compares two keys in index order (directions applied), from field `from` on. */
@@ -145,17 +224,212 @@ export class SortedIndex {
     return 0;
   }
 
-  private predicates(range: KeyRange): [(entry: IndexEntry) => boolean, (entry: IndexEntry) => boolean] {
-    const { start, startInclusive, end, endInclusive } = range;
-    return [
-      (entry) => {
-        const c = this.compareKeys(entry.key, start);
-        return c > 0 || (c === 0 && (startInclusive || start.length === 0));
-      },
-      (entry) => {
-        const c = this.compareKeys(entry.key, end);
-        return c < 0 || (c === 0 && (endInclusive || end.length === 0));
-      },
-    ];
+  /** The keys of the entries of a range from `offset` on (after `after`, when given). */
+  rawRange(range: KeyRange, reverse: boolean, offset: number, after?: Buffer): Iterable<Buffer> {
+    const { start, end } = this.bounds(range);
+    const { entries } = this.host.engine;
+    if (!reverse) {
+      return entries.getRange({
+        start: after ?? start,
+        end,
+        offset,
+        values: false,
+        exclusiveStart: after !== undefined,
+        snapshot: false,
+      } as never) as Iterable<Buffer>;
+    }
+    return entries.getRange({
+      start: after ?? end,
+      end: start,
+      reverse: true,
+      offset,
+      values: false,
+      exclusiveStart: true,
+      inclusiveEnd: true,
+      snapshot: false,
+    } as never) as Iterable<Buffer>;
+  }
+
+  /** How many entries of a range lie strictly after `after` in walking order. */
+  countAfter(range: KeyRange, reverse: boolean, after: Buffer): number {
+    const { start, end } = this.bounds(range);
+    const { entries } = this.host.engine;
+    if (!reverse) return entries.getKeysCount({ start: after, end, exclusiveStart: true });
+    return entries.getKeysCount({
+      start: after,
+      end: start,
+      reverse: true,
+      exclusiveStart: true,
+      inclusiveEnd: true,
+    });
+  }
+
+  private bounds(range: KeyRange): { start: Buffer; end: Buffer } {
+    const { gte, lt } = keyRangeBounds(range, this.directions);
+    return {
+      start: gte === undefined ? this.prefix : Buffer.concat([this.prefix, Buffer.from(gte)]),
+      end: lt === undefined ? this.afterLast : Buffer.concat([this.prefix, Buffer.from(lt)]),
+    };
+  }
+
+  private encoded(key: readonly unknown[]): Uint8Array {
+    const bytes = encodeKey(key, this.directions);
+    if (bytes.length > MAX_ENCODED_KEY_BYTES) {
+      throw new CommandError(
+        'KeyTooLong',
+        `index key too large to store (${bytes.length} bytes encoded, at most ${MAX_ENCODED_KEY_BYTES}) in index ${this.spec.name}`,
+      );
+    }
+    return bytes;
+  }
+
+  private entryKey(key: readonly unknown[], seq: number): Buffer {
+    const encoded = this.encoded(key);
+    const entry = Buffer.allocUnsafe(this.prefix.length + encoded.length + RECORD_NUMBER_BYTES);
+    this.prefix.copy(entry, 0);
+    entry.set(encoded, this.prefix.length);
+    entry.writeUIntBE(seq, entry.length - RECORD_NUMBER_BYTES, RECORD_NUMBER_BYTES);
+    return entry;
+  }
+}
+
+/** Stores `key` unless present; true when it was added (lmdb's putSync answers so, though typed void here). */
+function wasAdded(entries: StorageEngine['entries'], key: Buffer, value: Buffer): boolean {
+  return (entries.putSync(key, value, { noOverwrite: true }) as unknown) === true;
+}
+
+/** Removes `key`; true when it was there (lmdb's removeSync answers so, though typed void). */
+function wasRemoved(entries: StorageEngine['entries'], key: Buffer): boolean {
+  return (entries.removeSync(key) as unknown) === true;
+}
+
+/**
+ * Turns raw entries into IndexEntry objects, the key's values decoded from its bytes. Entries of
+ * equal keys are neighbours in a walk, so the values of the previous entry are reused when its
+ * encoded key is the same (a grouping over an index decodes each distinct key once).
+ */
+class EntryDecoder {
+  private previousKey: Buffer | undefined;
+  private previousValues: unknown[] = [];
+
+  constructor(
+    private readonly host: IndexHost,
+    private readonly prefixBytes: number,
+    private readonly directions: readonly number[],
+  ) {}
+
+  entry(key: Buffer): IndexEntry {
+    const seq = recordNumberOf(key);
+    const keyEnd = key.length - RECORD_NUMBER_BYTES;
+    const previous = this.previousKey;
+    if (
+      previous === undefined ||
+      previous.length !== keyEnd - this.prefixBytes ||
+      key.compare(previous, 0, previous.length, this.prefixBytes, keyEnd) !== 0
+    ) {
+      this.previousValues = decodeKey(key, this.directions, this.prefixBytes, keyEnd);
+      this.previousKey = Buffer.from(key.subarray(this.prefixBytes, keyEnd));
+    }
+    return new Entry(this.previousValues, seq, this.host);
+  }
+}
+
+/** An entry as a reader gets it: its record made only when asked for. */
+class Entry implements IndexEntry {
+  private made: StoredRecord | undefined;
+
+  constructor(
+    readonly key: readonly unknown[],
+    readonly seq: number,
+    private readonly host: IndexHost,
+  ) {}
+
+  get record(): StoredRecord {
+    this.made ??= this.host.record(this.seq);
+    return this.made;
+  }
+}
+
+/** Walks one range of an index; skips, peeks and counts run in the B-tree from the current key. */
+class IndexCursor implements EntryCursor<IndexEntry> {
+  private iterator: Iterator<Buffer>;
+  /** The key of the current entry. */
+  private head: Buffer | undefined;
+  private decoded: IndexEntry | undefined;
+
+  constructor(
+    private readonly index: SortedIndex,
+    private readonly range: KeyRange,
+    private readonly reverse: boolean,
+    private readonly decoder: EntryDecoder,
+  ) {
+    this.iterator = index.rawRange(range, reverse, 0)[Symbol.iterator]();
+    this.pull();
+  }
+
+  get current(): IndexEntry | undefined {
+    if (this.head === undefined) return undefined;
+    this.decoded ??= this.decoder.entry(this.head);
+    return this.decoded;
+  }
+
+  advance(): void {
+    this.pull();
+  }
+
+  skip(n: number): number {
+    if (n <= 0 || this.head === undefined) return 0;
+    if (n === 1) {
+      this.pull();
+      return 1;
+    }
+    const from = this.head;
+    if (!Number.isFinite(n)) return this.end(1 + this.index.countAfter(this.range, this.reverse, from));
+    // The entry n places on, found by the B-tree's walk from the current key.
+    const iterator = this.index.rawRange(this.range, this.reverse, n - 1, from)[Symbol.iterator]();
+    const landed = iterator.next();
+    if (!landed.done) {
+      this.iterator = iterator;
+      this.head = Buffer.from(landed.value);
+      this.decoded = undefined;
+      return n;
+    }
+    // Fewer than n left: count them (fewer than n entries walked) and end.
+    return this.end(1 + this.index.countAfter(this.range, this.reverse, from));
+  }
+
+  /** Moves past the last entry, `moved` entries on; returns `moved`. */
+  private end(moved: number): number {
+    this.head = undefined;
+    this.decoded = undefined;
+    return moved;
+  }
+
+  peek(n: number): IndexEntry | undefined {
+    if (this.head === undefined) return undefined;
+    if (n === 0) return this.current;
+    const ahead = this.index
+      .rawRange(this.range, this.reverse, n - 1, this.head)
+      [Symbol.iterator]()
+      .next();
+    return ahead.done ? undefined : this.decoder.entry(ahead.value);
+  }
+
+  remaining(max: number): number {
+    if (this.head === undefined) return 0;
+    if (max <= 1) return 1;
+    // Whether the entry max-1 places on exists decides it without walking the rest of the range.
+    const ahead = this.index
+      .rawRange(this.range, this.reverse, max - 2, this.head)
+      [Symbol.iterator]()
+      .next();
+    if (!ahead.done) return max;
+    return 1 + this.index.countAfter(this.range, this.reverse, this.head);
+  }
+
+  private pull(): void {
+    const next = this.iterator.next();
+    this.head = next.done ? undefined : Buffer.from(next.value);
+    this.decoded = undefined;
   }
 }

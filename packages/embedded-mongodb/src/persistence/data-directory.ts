@@ -1,21 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { deserialize } from 'bson';
-import type { Catalog } from '../engine/catalog';
-import type { Change } from '../engine/change-log';
-import { embeddedDocument, hasIdFirst } from '../engine/raw-bson';
-import type { RecordPlace } from '../engine/stored-record';
 import type { StoreLog } from '../store-log';
-import { DataFile } from './data-file';
-import { Journal } from './journal';
-import { RecordFileReader, fsyncDirectory } from './record-file';
-import { loadSnapshot, writeSnapshot } from './snapshot';
+import { convertEarlierRelease, earlierReleaseFiles, removeEarlierReleaseFiles } from './earlier-release';
+import { fsyncDirectory } from './record-file';
+import { StorageEngine } from './storage-engine';
 
-const SNAPSHOT = 'snapshot.bin';
 const LOCK = 'store.lock';
-const JOURNAL_PATTERN = /^journal-(\d+)\.log$/;
-
-const journalName = (generation: number): string => `journal-${generation}.log`;
+/** The storage engine's files in the data directory (LMDB's data file and its reader table). */
+const ENGINE_FILES = ['data.mdb', 'lock.mdb'];
+/** Where a conversion builds the engine's files before they are moved into place. */
+const CONVERTING = 'converting';
 
 function isProcessAlive(pid: number): boolean {
   try {
@@ -127,140 +121,74 @@ function acquireLock(lockPath: string): void {
 }
 
 /**
- * The on-disk state of a durable store: `snapshot.bin` (all data as of generation G) plus
- * `journal-G.log` (changes since). Opening recovers snapshot + journal, then compacts them into
- * snapshot G+1 (temp file, fsync, rename, fsync directory) before deleting the old journal, so a
- * crash at any step leaves one consistent pair to recover from. Records keep only the place of
- * their documents in the snapshot or the journal, so both stay open for reading until `close`.
+ * The on-disk state of a durable store: the storage engine's files (`data.mdb`, `lock.mdb`)
+ * and `store.lock`, naming the process that holds the directory. Opening reads only the
+ * catalog: it costs the same at any size. A directory written by an earlier release (a
+ * snapshot and a journal) is converted once, first (earlier-release.ts).
  */
 export class DataDirectory {
   private constructor(
     private readonly directory: string,
-    readonly journal: Journal,
-    private readonly snapshot: DataFile | undefined,
+    readonly engine: StorageEngine,
   ) {}
 
-  /** `durableMarks`: test only (Journal.open). */
-  static async open(directory: string, catalog: Catalog, log: StoreLog, durableMarks?: string): Promise<DataDirectory> {
+  static async open(directory: string, log: StoreLog): Promise<DataDirectory> {
     secureDirectory(directory, log);
     const lockPath = path.join(directory, LOCK);
     acquireLock(lockPath);
-    let snapshot: DataFile | undefined;
-    let journalFile: DataFile | undefined;
     try {
-      const snapshotPath = path.join(directory, SNAPSHOT);
-      let generation = 0;
-      if (fs.existsSync(snapshotPath)) {
-        snapshot = new DataFile(snapshotPath);
-        generation = loadSnapshot(snapshotPath, catalog, snapshot);
-      }
-      const journalPath = path.join(directory, journalName(generation));
-      journalFile = fs.existsSync(journalPath) ? new DataFile(journalPath) : undefined;
-      const replayed = journalFile !== undefined && replayJournal(journalFile, catalog, log);
-      if (replayed) {
-        const temporary = `${snapshotPath}.tmp`;
-        const placements = writeSnapshot(temporary, catalog, generation + 1);
-        fs.renameSync(temporary, snapshotPath);
+      const hasEngine = fs.existsSync(path.join(directory, ENGINE_FILES[0]));
+      if (earlierReleaseFiles(directory).length > 0) {
+        // With the engine's file present, the conversion finished and only the clean-up was cut short.
+        if (!hasEngine) await convert(directory, log);
+        removeEarlierReleaseFiles(directory);
         fsyncDirectory(directory);
-        generation++;
-        // Every record now reads from the new snapshot; the old one (renamed over) can go.
-        const compacted = new DataFile(snapshotPath);
-        for (const { record, offset } of placements) record.writtenTo(compacted, offset, record.currentVersion);
-        snapshot?.close();
-        snapshot = compacted;
-        log('info', 'compacted journal into snapshot', { directory, generation });
       }
-      journalFile?.close();
-      removeStaleJournals(directory, generation);
-      const journal = await Journal.open(path.join(directory, journalName(generation)), durableMarks);
-      fsyncDirectory(directory);
-      catalog.recordChangesTo(journal);
-      return new DataDirectory(directory, journal, snapshot);
+      fs.rmSync(path.join(directory, CONVERTING), { recursive: true, force: true });
+      const engine = StorageEngine.open(directory);
+      for (const name of ENGINE_FILES) fs.chmodSync(path.join(directory, name), DATA_FILE_MODE);
+      return new DataDirectory(directory, engine);
     } catch (error) {
-      snapshot?.close();
-      journalFile?.close();
       fs.rmSync(lockPath, { force: true });
       throw error;
     }
   }
 
   async close(): Promise<void> {
-    await this.journal.close();
-    this.snapshot?.close();
+    await this.engine.close();
     fs.rmSync(path.join(this.directory, LOCK), { force: true });
   }
 }
 
-type IndexCreation = Extract<Change, { t: 'createIndex' }>;
-
 /**
- * Applies a journal's intact records; true when the journal held anything (or a torn tail).
- * Records keep only the place of their documents in the journal, as the store wrote them; a
- * journal of an older version, whose documents may not start with their _id, is copied instead.
+ * Converts an earlier release's snapshot and journal into the engine's files: built aside in
+ * `converting/`, fsync'ed, then moved into place with one rename. The old files are removed only
+ * after that, so a conversion that fails or is cut short leaves them as they were.
  */
-function replayJournal(journal: DataFile, catalog: Catalog, log: StoreLog): boolean {
-  const journalPath = journal.path;
-  const apply = (change: Change, place?: RecordPlace): void => {
-    try {
-      catalog.applyChange(change, place);
-    } catch (error) {
-      log('error', 'journal record could not be applied; skipped', { change: change.t, error: String(error) });
-    }
-  };
-  // Consecutive createIndex changes on one collection (seeding writes its indexes that way) are
-  // built together: each document is decoded once, and its entries in all of them share the
-  // values, instead of every index holding copies of its own.
-  let indexRun: IndexCreation[] = [];
-  const applyIndexRun = (): void => {
-    const run = indexRun;
-    indexRun = [];
-    if (run.length > 1) {
-      try {
-        catalog.applyIndexCreations(
-          run[0].db,
-          run[0].c,
-          run.map((change) => change.spec),
-        );
-        return;
-      } catch {
-        // Nothing of the run was built: one at a time, so only the bad ones are skipped and logged.
-      }
-    }
-    for (const change of run) apply(change);
-  };
-
-  const reader = new RecordFileReader(journalPath);
-  let applied = 0;
-  for (const payload of reader.payloads()) {
-    const change = deserialize(payload) as Change;
-    const first = indexRun[0];
-    if (first && !(change.t === 'createIndex' && change.db === first.db && change.c === first.c)) applyIndexRun();
-    if (change.t === 'createIndex') indexRun.push(change);
-    else apply(change, change.t === 'put' ? placeOfDocument(journal, reader, payload) : undefined);
-    applied++;
+async function convert(directory: string, log: StoreLog): Promise<void> {
+  const aside = path.join(directory, CONVERTING);
+  fs.rmSync(aside, { recursive: true, force: true });
+  fs.mkdirSync(aside, { mode: DATA_FOLDER_MODE });
+  const started = Date.now();
+  log('info', 'converting the data directory of an earlier release to the storage engine', { directory });
+  const engine = StorageEngine.open(aside);
+  let converted: ReturnType<typeof convertEarlierRelease>;
+  try {
+    converted = convertEarlierRelease(directory, engine, log);
+  } catch (error) {
+    await engine.close();
+    fs.rmSync(aside, { recursive: true, force: true });
+    throw error;
   }
-  applyIndexRun();
-  if (reader.discardedBytes > 0) {
-    log('warn', 'ignored a torn record at the end of the journal', {
-      journal: journalPath,
-      bytes: reader.discardedBytes,
-    });
-  }
-  if (applied > 0) log('info', 'replayed journal', { journal: journalPath, changes: applied });
-  return applied > 0 || reader.discardedBytes > 0;
-}
-
-/** Where the put record `payload`, just read by `reader`, has its document in `file`. */
-function placeOfDocument(file: DataFile, reader: RecordFileReader, payload: Uint8Array): RecordPlace | undefined {
-  const document = embeddedDocument(payload, 'd');
-  if (document === undefined || !hasIdFirst(document)) return undefined;
-  return { source: file, offset: reader.fileOffsetOf(document, payload), length: document.length };
-}
-
-function removeStaleJournals(directory: string, generation: number): void {
-  for (const name of fs.readdirSync(directory)) {
-    const match = JOURNAL_PATTERN.exec(name);
-    if (match && Number(match[1]) !== generation) fs.rmSync(path.join(directory, name), { force: true });
-  }
-  fs.rmSync(path.join(directory, `${SNAPSHOT}.tmp`), { force: true });
+  await engine.close();
+  fs.chmodSync(path.join(aside, ENGINE_FILES[0]), DATA_FILE_MODE);
+  fsyncDirectory(aside);
+  fs.renameSync(path.join(aside, ENGINE_FILES[0]), path.join(directory, ENGINE_FILES[0]));
+  fsyncDirectory(directory);
+  fs.rmSync(aside, { recursive: true, force: true });
+  log('info', 'converted the data directory of an earlier release', {
+    directory,
+    ...converted,
+    ms: Date.now() - started,
+  });
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { crc32 } from 'node:zlib';
 
 /**
- * Snapshots and journals are sequences of framed records:
+ * The earlier release's snapshots and journals are sequences of framed records:
  *   u32 LE payload length | u32 LE CRC-32 of the payload | payload (one BSON document).
  * A record whose frame runs past the end of the file or whose checksum fails is a torn write
  * (the process died mid-append); reading stops there and everything before it stands.
@@ -87,45 +87,6 @@ export class RecordFileReader {
   /** Where `part`, a view into the payload being looked at, starts in the file. */
   fileOffsetOf(part: Uint8Array, payload: Uint8Array): number {
     return this.validBytes - payload.length + (part.byteOffset - payload.byteOffset);
-  }
-}
-
-/** Buffered synchronous writer of framed records, for snapshots. */
-export class RecordFileWriter {
-  private readonly fd: number;
-  private pending: Uint8Array[] = [];
-  private pendingBytes = 0;
-  /** Bytes written so far, flushed or not. */
-  private position = 0;
-
-  constructor(path: string) {
-    // The owner alone (DATA_FILE_MODE of data-directory.ts), whatever the umask.
-    this.fd = fs.openSync(path, 'w', 0o600);
-  }
-
-  /** Appends a record; returns where its payload starts in the file. */
-  write(payload: Uint8Array): number {
-    this.pending.push(frameHeader(payload), payload);
-    this.pendingBytes += FRAME_HEADER_BYTES + payload.length;
-    this.position += FRAME_HEADER_BYTES + payload.length;
-    if (this.pendingBytes >= READ_CHUNK_BYTES) this.flush();
-    return this.position - payload.length;
-  }
-
-  /** Flushes, fsyncs and closes: the file is durable when this returns. */
-  close(): void {
-    this.flush();
-    fs.fsyncSync(this.fd);
-    fs.closeSync(this.fd);
-  }
-
-  private flush(): void {
-    if (this.pendingBytes === 0) return;
-    const data = Buffer.concat(this.pending, this.pendingBytes);
-    let written = 0;
-    while (written < data.length) written += fs.writeSync(this.fd, data, written);
-    this.pending = [];
-    this.pendingBytes = 0;
   }
 }
 
