@@ -3,7 +3,7 @@ import { decodeOpMsg, OpCode, readHeader } from 'embedded-mongodb';
 
 /**
  * Where a fault strikes the k-th counted command: `before` it reaches the store (the store
- * never sees it), or `after` the store has answered it (it is applied, and journaled if it
+ * never sees it), or `after` the store has answered it (it is applied, and committed if it
  * wrote, but the reply never reaches the client).
  */
 export type FaultPoint = 'before' | 'after';

@@ -25,7 +25,7 @@
  */
 
 import { Binary, BSONRegExp, Code, MaxKey, MinKey, ObjectId, Timestamp } from 'bson';
-import { TypeEdge, typeBracketOf } from './value-order';
+import { toNumber, TypeEdge, typeBracketOf } from './value-order';
 
 /** The ranks of value-order.ts. */
 const MIN_KEY = 0;
@@ -75,16 +75,6 @@ function reserve(bytes: number): void {
 function writeByte(byte: number): void {
   reserve(1);
   scratch[pos++] = byte;
-}
-
-/** The comparator's conversion (value-order.ts toNumber), so values it finds equal encode equally. */
-function toNumber(value: unknown): number {
-  if (typeof value === 'number') return value;
-  if (typeof value === 'bigint') return Number(value);
-  const tagged = value as { _bsontype: string; toNumber?: () => number; value?: number; toString(): string };
-  if (tagged._bsontype === 'Long') return tagged.toNumber!();
-  if (tagged._bsontype === 'Decimal128') return Number.parseFloat(tagged.toString());
-  return Number(tagged.value);
 }
 
 function writeDouble(value: number): void {

@@ -107,7 +107,8 @@ function sign(n: number): number {
   return n < 0 ? -1 : n > 0 ? 1 : 0;
 }
 
-function toNumber(value: unknown): number {
+/** The double a number of any BSON type compares as (key-string.ts encodes numbers by it too). */
+export function toNumber(value: unknown): number {
   if (typeof value === 'number') return value;
   if (typeof value === 'bigint') return Number(value);
   const tagged = value as { _bsontype: string; toNumber?: () => number; value?: number; toString(): string };

@@ -1,6 +1,6 @@
 /**
  * Run as a child process (tsx): under umask 000, opens a store on the data directory given,
- * writes a document, closes, and opens it again (which compacts the journal into a new snapshot),
+ * writes a document, closes, and opens it again (its engine files reopened),
  * so that every kind of file of a data directory has been created. Prints the mode of the lock
  * file while the store runs (`lock 600`), then `ok`; or the error's message on stderr, exit code 1.
  */

@@ -23,7 +23,7 @@ import { rest } from '../support/rest-client';
  * of the lost batches.
  */
 const ROUNDS = 4;
-const DB = 'group_commit';
+const DB = 'durable_commit';
 const WRITES = 'writes';
 const PAIRS = 'pairs';
 
@@ -42,7 +42,7 @@ interface Acknowledged {
 /** Documents in each batch whose commit a power cut undoes. */
 const LOST_BATCH = 200;
 
-const store = crashableStoreChild('group-commit');
+const store = crashableStoreChild('durable-commit');
 
 describe('acknowledged writes under kill -9 and a power cut during the last commit', () => {
   let app: CandidateDirectory | undefined;
@@ -56,7 +56,7 @@ describe('acknowledged writes under kill -9 and a power cut during the last comm
     // Arrange
     let client = await store.start();
     const { key: apiKey } = await new ApiKeyService(createApiKeyRepository(client.db(DB))).createKey({
-      name: 'group-commit',
+      name: 'durable-commit',
       permissions: ['REGISTER_CANDIDATES'],
     });
     recordSecret(apiKey);
@@ -145,10 +145,10 @@ describe('acknowledged writes under kill -9 and a power cut during the last comm
           loop(
             () => stopped,
             async (i) => {
-              const email = `group-commit-r${round}-${w}-${i}@example.org`;
+              const email = `durable-commit-r${round}-${w}-${i}@example.org`;
               recordSecret(email);
               const body = {
-                registrarId: 'group-commit',
+                registrarId: 'durable-commit',
                 registrationData: { identity: { email, lastName: 'Commit' }, city: 'Amman' },
               };
               const answer = await rest(url, 'POST', '/v1/candidates/register', { key: apiKey, body });
