@@ -195,7 +195,8 @@ async function preflight(
   return { status: response.status, bytes };
 }
 
-function percentile(sorted: readonly number[], p: number): number {
+/** The `p` quantile (0 to 1) of ascending values, nearest rank. */
+export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
 }
 

@@ -11,6 +11,46 @@ export function peakRssOf(pid: number): number | undefined {
   return statusField(pid, 'VmHWM');
 }
 
+/**
+ * A process's own memory and its whole resident set, in bytes, undefined when it is gone. RssAnon
+ * is what the process allocated (heaps, stacks, buffers); VmRSS adds the pages of files it maps
+ * (RssFile), which the kernel can drop and read again, and shared memory.
+ */
+export function memoryOf(pid: number): { rssAnon: number; vmRss: number } | undefined {
+  const rssAnon = statusField(pid, 'RssAnon');
+  const vmRss = statusField(pid, 'VmRSS');
+  return rssAnon === undefined || vmRss === undefined ? undefined : { rssAnon, vmRss };
+}
+
+export interface MemoryPeaks {
+  /** highest RssAnon sampled */
+  rssAnon: number;
+  /** highest VmRSS sampled (not necessarily at the same instant) */
+  vmRss: number;
+  samples: number;
+}
+
+/** Samples memoryOf(pid) every `intervalMs` until stopped. */
+export function sampleMemory(pid: number, intervalMs = 200): { stop(): MemoryPeaks } {
+  const peaks: MemoryPeaks = { rssAnon: 0, vmRss: 0, samples: 0 };
+  const sample = (): void => {
+    const memory = memoryOf(pid);
+    if (!memory) return;
+    peaks.rssAnon = Math.max(peaks.rssAnon, memory.rssAnon);
+    peaks.vmRss = Math.max(peaks.vmRss, memory.vmRss);
+    peaks.samples++;
+  };
+  sample();
+  const timer = setInterval(sample, intervalMs);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      sample();
+      return peaks;
+    },
+  };
+}
+
 function statusField(pid: number, name: string): number | undefined {
   let text: string;
   try {
@@ -162,15 +202,20 @@ function selfAndReapedTicks(): number {
 /**
  * CPU used by other processes while this one runs a child to completion (a seed command):
  * the child's CPU reaches this process's cutime/cstime once it has exited and been reaped.
+ * `running`: processes of ours that run meanwhile (their CPU is ours too); `stop` takes those
+ * started meanwhile (a service), whose every tick was spent inside the window.
  */
-export function foreignCpuAroundChild(): { stop(): number } {
+export function foreignCpuAroundChild(running: readonly number[] = []): {
+  stop(startedMeanwhile?: readonly number[]): number;
+} {
   const started = Date.now();
   const busy = machineBusyTicks();
-  const mine = selfAndReapedTicks();
+  const mine = selfAndReapedTicks() + cpuTicks(running);
   return {
-    stop: () => {
+    stop: (startedMeanwhile = []) => {
       const seconds = (Date.now() - started) / 1000;
-      return Math.max(0, (machineBusyTicks() - busy - (selfAndReapedTicks() - mine)) / TICKS_PER_SECOND / seconds);
+      const ours = selfAndReapedTicks() + cpuTicks(running) + cpuTicks(startedMeanwhile) - mine;
+      return Math.max(0, (machineBusyTicks() - busy - ours) / TICKS_PER_SECOND / seconds);
     },
   };
 }

@@ -3,6 +3,8 @@ import type { Commit, Machine } from './machine';
 import type { CacheSettings } from './rotation';
 import type { ImportBenchResult } from './import';
 import type { CliStartResult, KeysCliFeatures, SeedResult } from './service';
+import type { StoreEngineRun } from './store-engine';
+import { storeEngineSection } from './store-engine-report';
 
 export interface SizeRun {
   size: number;
@@ -49,6 +51,8 @@ export interface RunReport {
   };
   keyKind: string;
   sizes: SizeRun[];
+  /** the store engine part (`--scenarios store-engine`), per size; absent when it did not run */
+  storeEngine?: StoreEngineRun[];
   baselines: Measurement[];
   baselineBodyBytes?: number;
   /** size of the search limit=100 body of the third baseline */
@@ -763,46 +767,26 @@ function notes(report: RunReport): string[] {
   return lines;
 }
 
-export function markdown(report: RunReport): string {
-  const { machine, commit, settings } = report;
-  const untracked = commit.dirtyFiles.filter((f) => f.startsWith('??')).length;
-  const dirty =
-    commit.dirtyFiles.length === 0
-      ? 'clean working tree'
-      : `**dirty working tree**: ${commit.dirtyFiles.length - untracked} modified and ${untracked} untracked paths (\`git status --short\` at the start of the run, below)`;
-  const dirtyList =
-    commit.dirtyFiles.length === 0
-      ? ''
-      : `\n<details><summary>git status --short</summary>\n\n\`\`\`\n${commit.dirtyFiles.join('\n')}\n\`\`\`\n</details>\n`;
-  const env = Object.entries(report.serviceEnv)
-    .map(([k, v]) => `\`${k}=${v}\``)
-    .join(', ');
-  const runNotes = notes(report);
-  const cliStart = cliStartTable(report);
-  const imports = importTable(report);
-  return `# Benchmarks
-
-Written by \`npm run bench\` (\`scripts/bench/run.ts\`); every figure below comes from the run it
-describes. Re-run with \`npm run bench\` (both sizes, every scenario, about 17 minutes on 2 cores),
-or quicker with \`npm run bench -- --sizes 10000 --duration 5\`. Options: \`--sizes <n,…>\`,
-\`--duration <s>\`, \`--warmup <s>\`, \`--connections <n>\`, \`--timeout <s>\`, \`--quiet-wait <s>\`, \`--scenarios <key,…>\`,
-\`--no-baselines\`, \`--env NAME=VALUE\`, \`--keep-data\`, \`--out <file>\`, \`--compiled-off ENV=VALUE\`.
-
-## Run
-
-- Date: ${report.date.toISOString()}
-- Machine: ${machine.cpus} CPUs (nproc), ${machine.cpuModel}, ${machine.ramGiB.toFixed(1)} GiB RAM, Node ${machine.node}, ${machine.kernel}
-- Commit: \`${commit.short}\`, ${dirty}
-- Load: autocannon ${settings.connections} connections (unless a row says otherwise), ${settings.warmupS} s warm-up then ${settings.durationS} s measured per scenario, request timeout ${settings.timeoutS} s; before each scenario the harness waits (up to ${settings.quietWaitS} s) for other processes of the machine to go quiet, and after each run until the server is idle; the load generator runs in the harness process, on the same ${report.machine.cpus} cores as the server
-- Service: \`node dist/src/app/main.js\` on 127.0.0.1, embedded store as its child on a freshly seeded data directory (seed 1) per size; env ${env}
-- API key: ${report.keyKind}
+/** The lines of the Run section about the load scenarios: the load, then (`details`) how their rows ran. */
+function loadRunLines(report: RunReport, details: boolean): string {
+  const { settings } = report;
+  if (!details)
+    return `- Load: autocannon ${settings.connections} connections (unless a row says otherwise), ${settings.warmupS} s warm-up then ${settings.durationS} s measured per scenario, request timeout ${settings.timeoutS} s; before each scenario the harness waits (up to ${settings.quietWaitS} s) for other processes of the machine to go quiet, and after each run until the server is idle; the load generator runs in the harness process, on the same ${report.machine.cpus} cores as the server
+`;
+  return `- API key: ${report.keyKind}
 - Cold rows: ${coldCachesText(report)}
 - MongoDB command metric (\`mongodb_commands_total\` on GET /metrics): ${report.features.commandMetric === true ? 'present' : report.features.commandMetric === false ? 'absent, so cmds/req is n/a' : 'not checked'}
 - Compiled GraphQL execution switch: ${report.features.compiledSwitch ? `\`${report.features.compiledSwitch.env}=${report.features.compiledSwitch.off}\`` : 'none in src/config.ts yet'}
 - Other processes of the machine during the measured windows: ${noise(report)}
-- Whole run: ${(report.wallS / 60).toFixed(1)} min; leftover processes after the run: ${report.leftovers.length === 0 ? 'none' : report.leftovers.join('; ')}
-${dirtyList}
-## Seeding
+`;
+}
+
+/** Seeding, CLI start, import, results and goals of the load scenarios. */
+function loadSections(report: RunReport): string {
+  const { settings } = report;
+  const cliStart = cliStartTable(report);
+  const imports = importTable(report);
+  return `## Seeding
 
 ${seedingTable(report)}
 ${cliStart ? `\n## CLI start\n\nWall time of the keys CLI listing the keys of the seeded data directory (the benchmark key), the service\nnot running: \`npm run keys -- list\` as an operator runs it (npm, the build check of\n\`scripts/build-if-stale.mjs\` on a current build, then the CLI), and the CLI alone (node start, open the\nembedded store in-process, list, close). One untimed run first, then the two alternately.\n\n${cliStart}\n` : ''}
@@ -836,8 +820,12 @@ ${resultsTable(report)}
 ## Goals
 
 ${goals(report).join('\n')}
-${runNotes.length > 0 ? `\n## Notes of this run\n\n${runNotes.join('\n')}\n` : ''}
-## How to read these figures
+`;
+}
+
+function howToRead(report: RunReport): string {
+  const { machine, settings } = report;
+  return `## How to read these figures
 
 - Load generator and server share the machine's ${machine.cpus} cores (and the service shares them with its
   store): the bare \`node:http\` figure is as much the limit of autocannon on one core as of the
@@ -871,5 +859,49 @@ ${
   at ${settings.connections} connections for the commands-per-request goal.
 - Register writes (fsync'd journal) and runs after every read scenario of its size; each
   registration changes the read epoch, so it also measures the caches being invalidated.
+`;
+}
+
+export function markdown(report: RunReport): string {
+  const { machine, commit } = report;
+  const untracked = commit.dirtyFiles.filter((f) => f.startsWith('??')).length;
+  const dirty =
+    commit.dirtyFiles.length === 0
+      ? 'clean working tree'
+      : `**dirty working tree**: ${commit.dirtyFiles.length - untracked} modified and ${untracked} untracked paths (\`git status --short\` at the start of the run, below)`;
+  const dirtyList =
+    commit.dirtyFiles.length === 0
+      ? ''
+      : `\n<details><summary>git status --short</summary>\n\n\`\`\`\n${commit.dirtyFiles.join('\n')}\n\`\`\`\n</details>\n`;
+  const env = Object.entries(report.serviceEnv)
+    .map(([k, v]) => `\`${k}=${v}\``)
+    .join(', ');
+  const runNotes = notes(report);
+  // A run of the store engine part alone has none of the load scenarios' sections.
+  const loadRun = report.sizes.length > 0 || report.baselines.length > 0;
+  const sections = [
+    loadRun ? loadSections(report) : undefined,
+    storeEngineSection(report.storeEngine ?? []),
+    runNotes.length > 0 ? `## Notes of this run\n\n${runNotes.join('\n')}` : undefined,
+    loadRun ? howToRead(report) : undefined,
+  ].flatMap((section) => (section === undefined ? [] : [section.trim()]));
+  return `# Benchmarks
+
+Written by \`npm run bench\` (\`scripts/bench/run.ts\`); every figure below comes from the run it
+describes. Re-run with \`npm run bench\` (both sizes, every scenario, about 17 minutes on 2 cores),
+or quicker with \`npm run bench -- --sizes 10000 --duration 5\`; the store engine part on its own with
+\`npm run bench -- --scenarios store-engine --sizes 2000,100000,1000000 --max-minutes 60\`. Options: \`--sizes <n,…>\`,
+\`--duration <s>\`, \`--warmup <s>\`, \`--connections <n>\`, \`--timeout <s>\`, \`--quiet-wait <s>\`, \`--scenarios <key,…>\`,
+\`--no-baselines\`, \`--env NAME=VALUE\`, \`--keep-data\`, \`--out <file>\`, \`--compiled-off ENV=VALUE\`.
+
+## Run
+
+- Date: ${report.date.toISOString()}
+- Machine: ${machine.cpus} CPUs (nproc), ${machine.cpuModel}, ${machine.ramGiB.toFixed(1)} GiB RAM, Node ${machine.node}, ${machine.kernel}
+- Commit: \`${commit.short}\`, ${dirty}
+${loadRun ? loadRunLines(report, false) : ''}- Service: \`node dist/src/app/main.js\` on 127.0.0.1, embedded store as its child on a freshly seeded data directory (seed 1) per size; env ${env}
+${loadRun ? loadRunLines(report, true) : ''}- Whole run: ${(report.wallS / 60).toFixed(1)} min; leftover processes after the run: ${report.leftovers.length === 0 ? 'none' : report.leftovers.join('; ')}
+${dirtyList}
+${sections.join('\n\n')}
 `;
 }

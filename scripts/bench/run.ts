@@ -15,9 +15,12 @@ import { peakRssOf, waitForQuietMachine } from './probe';
 import { goals, markdown, resultsTable, type RunReport, type SizeRun } from './report';
 import { coldCacheSettings, pagesOf, seededData, type CacheSettings, type Rotations } from './rotation';
 import { differingAnswers, peerScenarios, startPeer, storeSocketOf } from './peer';
+import { benchStoreEngine, STORE_ENGINE, type StoreEngineRun } from './store-engine';
+import { storeEngineGoalsTable } from './store-engine-report';
 import { baselineScenario, coldScenarios, serviceScenarios, type Scenario, type ScenarioContext } from './scenarios';
 import {
   BENCH_KEY_BUDGETS,
+  benchKeyBudget,
   compiledExecutionSwitch,
   createBenchKey,
   keysCliFeatures,
@@ -48,7 +51,10 @@ const USAGE = `Usage: npm run bench -- [options]
   --scenarios <key,...>  only these scenarios (keys: see scripts/bench/scenarios.ts, e.g. rest-by-id-cold,
                          rest-search-100-1c-deepest-caches-off; baseline-http, baseline-express, baseline-http-search-100;
                          cli-start: the wall time of npm run keys -- list on the seeded data directory;
-                         import: npm run import of every candidate paged out of REST, beside the service)
+                         import: npm run import of every candidate paged out of REST, beside the service;
+                         store-engine: a part of its own, not in the default run: per size a fresh seed (timed),
+                         the first start, npm run keys -- list beside the service, store CPU and memory over cold
+                         pages of 100 after the start, after 10,000 registrations and after a restart)
   --no-baselines         skip the bare node:http and Express servers
   --compiled-off <ENV=VALUE>  the setting that switches compiled GraphQL execution off (default: found in src/config.ts)
   --env <NAME=VALUE>     an extra environment variable of the service (repeatable)
@@ -384,10 +390,9 @@ async function benchmarkSize(
   let apiKey: string;
   const env: Record<string, string> = { ...report.serviceEnv };
   const keysLog = path.join(sizeDir, 'keys.log');
-  if (report.features.keys.rateLimit) {
-    apiKey = await createBenchKey(dataDir, keysLog, ['--rate-limit', BENCH_KEY_BUDGETS]);
-  } else if (report.features.keys.unlimited) {
-    apiKey = await createBenchKey(dataDir, keysLog, ['--unlimited']);
+  const budget = benchKeyBudget(report.features.keys);
+  if (budget) {
+    apiKey = await createBenchKey(dataDir, keysLog, budget);
   } else {
     apiKey = `cdk_${randomBytes(32).toString('base64url')}`;
     env.DEMO_API_KEY = apiKey;
@@ -823,7 +828,9 @@ async function main(): Promise<number> {
 
   const state: RunState = { report };
   const baselineBody: BaselineBodies = {};
-  for (const [i, size] of opts.sizes.entries()) {
+  // The store engine part seeds data directories of its own; the rest runs when anything else is asked for.
+  const rest = !opts.scenarios || [...opts.scenarios].some((key) => key !== STORE_ENGINE);
+  for (const [i, size] of (rest ? opts.sizes : []).entries()) {
     // Pushed first: what a size measured before a failure is still reported.
     const result: SizeRun = { size, measurements: [], variants: [], cold: [] };
     report.sizes.push(result);
@@ -848,12 +855,42 @@ async function main(): Promise<number> {
     }
   }
 
+  const storeEngineRuns: StoreEngineRun[] = [];
+  if (opts.scenarios?.has(STORE_ENGINE)) {
+    report.storeEngine = storeEngineRuns;
+    for (const size of opts.sizes) {
+      const run: StoreEngineRun = { size, loads: [], notes: [] };
+      storeEngineRuns.push(run);
+      const sizeDir = path.join(runDir, `store-engine-${size}`);
+      try {
+        await benchStoreEngine(
+          run,
+          {
+            serviceEnv: report.serviceEnv,
+            keyBudget: benchKeyBudget(keys),
+            quietWaitS: opts.load.quietWaitS,
+            runTag,
+          },
+          sizeDir,
+          log,
+        );
+      } catch (error) {
+        run.failure = error instanceof Error ? error.message : String(error);
+        log(`store engine, size ${size} failed: ${run.failure}`);
+      }
+      // At a million candidates a data directory takes gigabytes.
+      if (!opts.keepData) fs.rmSync(path.join(sizeDir, 'data'), { recursive: true, force: true });
+    }
+  }
+
   report.wallS = (Date.now() - startedAt) / 1000;
   report.leftovers = leftovers().map((p) => `pid ${p.pid} \`${p.command}\``);
   if (report.leftovers.length > 0) killAllSync();
   fs.writeFileSync(path.join(runDir, 'results.json'), JSON.stringify(report, null, 2));
 
-  process.stdout.write(`\n${resultsTable(report)}\n\nGoals:\n${goals(report).join('\n')}\n`);
+  if (rest) process.stdout.write(`\n${resultsTable(report)}\n\nGoals:\n${goals(report).join('\n')}\n`);
+  if (storeEngineRuns.length > 0)
+    process.stdout.write(`\nStore engine goals:\n${storeEngineGoalsTable(storeEngineRuns)}\n`);
   if (opts.out) {
     fs.writeFileSync(opts.out, markdown(report));
     log(`wrote ${path.relative(REPO, opts.out)}`);
@@ -863,7 +900,8 @@ async function main(): Promise<number> {
       ? 'no child process left running'
       : `LEFTOVER processes (killed now): ${report.leftovers.join('; ')}`,
   );
-  const failed = report.sizes.some((s) => s.failure) || report.leftovers.length > 0;
+  const failed =
+    report.sizes.some((s) => s.failure) || storeEngineRuns.some((s) => s.failure) || report.leftovers.length > 0;
   return failed ? 1 : 0;
 }
 

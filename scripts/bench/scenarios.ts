@@ -250,7 +250,7 @@ function statisticsScenario(apiKey: string, dimensionCount: 1 | 2): Scenario {
 }
 
 /** A registration like a partner system sends: identity (test values only) and a profile with an occupation. */
-function registration(email: string): unknown {
+export function registration(email: string): unknown {
   return {
     registrarId: 'benchmark',
     registrationData: {

@@ -63,6 +63,18 @@ const READ_ONLY_COMMANDS = new Set([
   'abortTransaction',
 ]);
 
+/** Whether a command may write: any but the read-only ones, and an aggregate only with $out or $merge. */
+function mayWrite(name: string, body: Document): boolean {
+  if (name === 'aggregate') {
+    const pipeline: unknown = body.pipeline;
+    return (
+      !Array.isArray(pipeline) ||
+      pipeline.some((stage) => typeof stage !== 'object' || stage === null || '$out' in stage || '$merge' in stage)
+    );
+  }
+  return !READ_ONLY_COMMANDS.has(name);
+}
+
 /** A command's result, which must be ready: an engine transaction cannot stay open across an await. */
 function synchronous(result: CommandResult | Promise<CommandResult>): CommandResult {
   if (result instanceof Promise) throw new Error('a command that writes must run synchronously');
@@ -81,7 +93,7 @@ async function execute(body: Document, runtime: StoreRuntime, connectionId: numb
   // those of a multi-document transaction run in one that is rolled back (transactions.ts).
   const inTransaction = transactions !== undefined && Transactions.isTransactionCommand(name, body);
   const run =
-    READ_ONLY_COMMANDS.has(name) || (inTransaction && name !== 'commitTransaction')
+    !mayWrite(name, body) || (inTransaction && name !== 'commitTransaction')
       ? handle
       : () => runtime.catalog.engine.write(() => synchronous(handle()));
   if (!transactions) {

@@ -4,12 +4,15 @@ import { asBuffer, documentKey, idPrefix, recordNumberOf, type StorageEngine } f
 import type { Change } from './change-log';
 import { duplicateKeyError } from './duplicate-key';
 import { classifyIndexRequest, describeIndex, ID_INDEX_NAME, idIndexSpec, type IndexSpec } from './index-spec';
-import { SortedIndex } from './sorted-index';
+import { SortedIndex, type IndexHost } from './sorted-index';
 import { StoredRecord } from './stored-record';
 import { fieldNames, onlyTopLevelFields, withIdFirstInPlace } from './raw-bson';
 import { compareValues } from './value-order';
 
 type IndexKeys = Map<SortedIndex, unknown[][]>;
+
+/** New indexes filled per pass over the documents: their sorted entries are held until appended. */
+const INDEXES_PER_BUILD_PASS = 4;
 
 function sameKeys(a: readonly unknown[][], b: readonly unknown[][]): boolean {
   if (a.length !== b.length) return false;
@@ -46,6 +49,8 @@ export interface StoredCollectionDefinition {
 export class Collection {
   private readonly indexes = new Map<string, SortedIndex>();
   private nextSeq: number;
+  /** Counts the writes to this collection (committed or not): what cached range counts are valid for. */
+  private generation = 0;
   private readonly prefix: Buffer;
   private readonly afterLast: Buffer;
   readonly id: number;
@@ -63,7 +68,7 @@ export class Collection {
     this.uuid = stored?.uuid ?? new UUID();
     this.prefix = idPrefix(this.id);
     this.afterLast = idPrefix(this.id + 1);
-    const indexHost = { engine: host.engine, record: (seq: number) => this.record(seq) };
+    const indexHost = this.indexHost();
     if (stored) {
       for (const { id, spec, multikey } of stored.indexes) {
         const index = new SortedIndex(spec, id, indexHost);
@@ -151,6 +156,7 @@ export class Collection {
     const keys = this.indexKeys(doc);
     this.assertUnique(keys);
     const bson = withIdFirstInPlace(serialize(doc));
+    this.generation++;
     const seq = this.host.engine.write(() => {
       const seq = this.nextSeq++;
       this.host.engine.documents.putSync(documentKey(this.id, seq), asBuffer(bson));
@@ -174,6 +180,7 @@ export class Collection {
     const oldBson = record.bson;
     const old = deserialize(oldBson);
     const bson = withIdFirstInPlace(serialize(doc));
+    this.generation++;
     this.host.engine.write(() => {
       for (const [index, newKeys] of keys) {
         const oldKeys = index.keysOf(old);
@@ -192,6 +199,7 @@ export class Collection {
     const bson = record.stored();
     if (bson === undefined) return;
     const doc = deserialize(bson);
+    this.generation++;
     this.host.engine.write(() => {
       for (const index of this.indexes.values()) index.remove(record.seq, index.keysOf(doc));
       this.host.engine.documents.removeSync(documentKey(this.id, record.seq));
@@ -202,6 +210,7 @@ export class Collection {
 
   /** Removes every document and index entry (the collection is being dropped). */
   clear(): void {
+    this.generation++;
     this.host.engine.atomic(() => {
       for (const index of this.indexes.values()) index.clear();
       const { documents } = this.host.engine;
@@ -224,21 +233,8 @@ export class Collection {
     return this.host.engine.atomic(() => {
       const created = this.newIndexes(specs);
       if (created.length === 0) return 0;
-      // Of each document only the top-level fields the new indexes read are decoded (all of it
-      // when a partial filter may look anywhere).
-      const whole = created.some((index) => index.spec.partialFilterExpression !== undefined);
-      const names = fieldNames(created.flatMap((index) => index.spec.fields.map((field) => field.parts[0])));
-      for (const record of this.naturalOrder()) {
-        const doc = whole ? record.doc : deserialize(onlyTopLevelFields(record.bson, names));
-        for (const index of created) {
-          const keys = index.keysOf(doc);
-          if (index.spec.unique) {
-            const conflict = index.conflictingKey(keys, record.seq);
-            if (conflict) throw duplicateKeyError(this.namespace, index.spec, conflict);
-          }
-          index.insert(record.seq, keys);
-        }
-      }
+      for (let i = 0; i < created.length; i += INDEXES_PER_BUILD_PASS)
+        this.build(created.slice(i, i + INDEXES_PER_BUILD_PASS));
       for (const index of created) {
         this.indexes.set(index.name, index);
         const { v: _version, ...raw } = describeIndex(index.spec);
@@ -247,6 +243,28 @@ export class Collection {
       this.host.save();
       return created.length;
     });
+  }
+
+  /**
+   * Fills new indexes from the stored documents in one pass: each index's entries are collected,
+   * sorted, and appended to the B-tree in order (its id is the newest, so its entries come after
+   * every stored one), which fills pages whole instead of splitting them at random. Of each
+   * document only the top-level fields the indexes read are decoded (all of it when a partial
+   * filter may look anywhere).
+   */
+  private build(indexes: readonly SortedIndex[]): void {
+    const whole = indexes.some((index) => index.spec.partialFilterExpression !== undefined);
+    const names = fieldNames(indexes.flatMap((index) => index.spec.fields.map((field) => field.parts[0])));
+    const entries = indexes.map((): string[] => []);
+    for (const record of this.naturalOrder()) {
+      const doc = whole ? record.doc : deserialize(onlyTopLevelFields(record.bson, names));
+      for (let i = 0; i < indexes.length; i++)
+        for (const key of indexes[i].keysOf(doc)) entries[i].push(indexes[i].sortableEntry(key, record.seq));
+    }
+    for (let i = 0; i < indexes.length; i++) {
+      const conflict = indexes[i].appendSorted(entries[i]);
+      if (conflict) throw duplicateKeyError(this.namespace, indexes[i].spec, conflict);
+    }
   }
 
   dropIndex(name: string): void {
@@ -264,7 +282,7 @@ export class Collection {
   /** Indexes for those of `specs` that neither exist nor repeat an earlier one, not yet added. */
   private newIndexes(specs: readonly IndexSpec[]): SortedIndex[] {
     const created: SortedIndex[] = [];
-    const indexHost = { engine: this.host.engine, record: (seq: number) => this.record(seq) };
+    const indexHost = this.indexHost();
     for (const spec of specs) {
       const existing = [...this.indexes.values(), ...created].map((index) => index.spec);
       if (classifyIndexRequest(spec, existing) !== 'exists')
@@ -274,6 +292,14 @@ export class Collection {
   }
 
   /** Saves new multikey paths with the write that found them; should it roll back, they stay to save. */
+  private indexHost(): IndexHost {
+    return {
+      engine: this.host.engine,
+      record: (seq) => this.record(seq),
+      generation: () => this.generation,
+    };
+  }
+
   private saveMultikeyPaths(): void {
     const changed = [...this.indexes.values()].filter((index) => index.multikeyChanged);
     if (changed.length === 0) return;

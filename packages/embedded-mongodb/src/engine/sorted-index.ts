@@ -44,14 +44,25 @@ export interface EntryCursor<T> {
   remaining(max: number): number;
 }
 
-/** What an index needs of its collection: the engine, and records by number. */
+/** What an index needs of its collection: the engine, records by number, and its write generation. */
 export interface IndexHost {
   readonly engine: StorageEngine;
   record(seq: number): StoredRecord;
+  /** Changes with every write to the collection (see SortedIndex's counts). */
+  generation(): number;
 }
 
 /** Entries of a range beyond which the planner's estimate stops counting (see `estimate`). */
 export const ESTIMATE_CAP = 2000;
+
+/** Entries between two keys a range remembers for skips (see `keyAtPosition`). */
+const SKIP_CHECKPOINT_STEP = 4096;
+
+/** Ranges whose skip checkpoints an index remembers at most. */
+const MAX_CHECKPOINTED_RANGES = 64;
+
+/** Range counts an index remembers at most (see `remembered`). */
+const MAX_REMEMBERED_COUNTS = 256;
 
 /** Keys per document above which a compound multikey index is refused rather than exploded. */
 const MAX_KEYS_PER_DOCUMENT = 10_000;
@@ -79,6 +90,12 @@ export class SortedIndex {
   private readonly partialFilter?: Query;
   private readonly prefix: Buffer;
   private readonly afterLast: Buffer;
+  /** Counts of ranges (`remembered`), valid while the collection's generation is `countsGeneration`. */
+  private readonly counts = new Map<string, number>();
+  private countsGeneration = -1;
+  /** Per range walked by a skip: the keys at positions STEP-1, 2·STEP-1, …, valid for `checkpointsGeneration`. */
+  private readonly checkpoints = new Map<string, Buffer[]>();
+  private checkpointsGeneration = -1;
 
   constructor(
     readonly spec: IndexSpec,
@@ -113,11 +130,14 @@ export class SortedIndex {
 
   /** The keys a document contributes; none when a sparse or partial index leaves it out. */
   keysOf(doc: Document): unknown[][] {
+    const { fields } = this.spec;
     if (this.partialFilter && !this.partialFilter.test(doc)) return [];
-    if (this.spec.sparse && this.spec.fields.every((field) => isPathMissing(doc, field.parts))) return [];
+    if (this.spec.sparse && fields.every((field) => isPathMissing(doc, field.parts))) return [];
+    // Every combination of the fields' values (one value each when no array is met): built with
+    // plain loops, as this runs for every index of every document written or indexed.
     let keys: unknown[][] = [[]];
-    for (const [position, field] of this.spec.fields.entries()) {
-      const { values, throughArray } = valuesAtPath(doc, field.parts);
+    for (let position = 0; position < fields.length; position++) {
+      const { values, throughArray } = valuesAtPath(doc, fields[position].parts);
       if (throughArray && !this.multikeyFields.has(position)) {
         this.multikeyFields.add(position);
         this.multikey = true;
@@ -126,7 +146,19 @@ export class SortedIndex {
       if (keys.length * values.length > MAX_KEYS_PER_DOCUMENT) {
         throw new CommandError('CannotIndexParallelArrays', `cannot index parallel arrays (index ${this.spec.name})`);
       }
-      keys = keys.flatMap((prefix) => values.map((value) => [...prefix, value]));
+      if (values.length === 1) {
+        for (const key of keys) key.push(values[0]);
+        continue;
+      }
+      const extended: unknown[][] = [];
+      for (const prefix of keys) {
+        for (const value of values) {
+          const key = prefix.slice();
+          key.push(value);
+          extended.push(key);
+        }
+      }
+      keys = extended;
     }
     return keys;
   }
@@ -149,6 +181,42 @@ export class SortedIndex {
     let removed = 0;
     for (const key of keys) if (wasRemoved(engine.entries, this.entryKey(key, seq))) removed++;
     if (removed > 0) engine.addCount(this.id, -removed);
+  }
+
+  /**
+   * An entry's key as a string of its bytes (latin1: one character a byte), for a bulk build:
+   * such strings sort as their bytes do, and take far less memory than as many Buffers.
+   */
+  sortableEntry(key: readonly unknown[], seq: number): string {
+    return this.entryKey(key, seq).toString('latin1');
+  }
+
+  /**
+   * Bulk build of an index that holds nothing yet and whose id is the newest: sorts the entries
+   * (from `sortableEntry`) and appends them to the B-tree in order. Returns the first key held by
+   * two documents when the index is unique (nothing is then stored: the caller rolls back).
+   */
+  appendSorted(entries: string[]): readonly unknown[] | undefined {
+    entries.sort();
+    const { engine } = this.host;
+    let stored = 0;
+    let previous: string | undefined;
+    for (const entry of entries) {
+      if (entry === previous) continue; // a document's repeated key is one entry
+      if (this.spec.unique && previous !== undefined && sameKeyPart(previous, entry)) {
+        return decodeKey(
+          Buffer.from(entry, 'latin1'),
+          this.directions,
+          this.prefix.length,
+          entry.length - RECORD_NUMBER_BYTES,
+        );
+      }
+      engine.entries.putSync(Buffer.from(entry, 'latin1'), NO_VALUE, { append: true });
+      previous = entry;
+      stored++;
+    }
+    if (stored > 0) engine.addCount(this.id, stored);
+    return undefined;
   }
 
   /** Removes every entry (dropIndex, dropCollection). */
@@ -194,16 +262,40 @@ export class SortedIndex {
    */
   estimate(range: KeyRange): number {
     if (range.start.length === 0 && range.end.length === 0) return this.host.engine.count(this.id);
-    const beyond = this.rawRange(range, false, ESTIMATE_CAP - 1)
-      [Symbol.iterator]()
-      .next();
-    return beyond.done ? this.count(range) : ESTIMATE_CAP;
+    const { start, end } = this.bounds(range);
+    return this.remembered('estimate', start, end, () => {
+      const beyond = this.rawRange(range, false, ESTIMATE_CAP - 1)
+        [Symbol.iterator]()
+        .next();
+      return beyond.done ? this.count(range) : ESTIMATE_CAP;
+    });
   }
 
   count(range: KeyRange): number {
     if (range.start.length === 0 && range.end.length === 0) return this.host.engine.count(this.id);
     const { start, end } = this.bounds(range);
-    return this.host.engine.entries.getKeysCount({ start, end });
+    return this.remembered('count', start, end, () => this.host.engine.entries.getKeysCount({ start, end }));
+  }
+
+  /**
+   * A count of the range [start, end), remembered until the collection is next written: the
+   * B-tree counts by walking, and every page of a search asks for the same total. Outside write
+   * transactions only, whose reads may see what a rollback takes back.
+   */
+  private remembered(kind: string, start: Buffer, end: Buffer, count: () => number): number {
+    if (this.host.engine.inWriteTransaction) return count();
+    const generation = this.host.generation();
+    if (generation !== this.countsGeneration || this.counts.size >= MAX_REMEMBERED_COUNTS) {
+      this.counts.clear();
+      this.countsGeneration = generation;
+    }
+    const key = `${kind}:${start.toString('latin1')}:${end.toString('latin1')}`;
+    let counted = this.counts.get(key);
+    if (counted === undefined) {
+      counted = count();
+      this.counts.set(key, counted);
+    }
+    return counted;
   }
 
   all(): Iterable<IndexEntry> {
@@ -250,6 +342,61 @@ export class SortedIndex {
     } as never) as Iterable<Buffer>;
   }
 
+  /**
+   * The key of the entry at `position` (0 the first) of a range in walking order, or undefined
+   * when the range is shorter. The B-tree finds an offset only by walking to it, so the keys met
+   * every SKIP_CHECKPOINT_STEP entries are remembered until the collection is next written: a
+   * later skip into the same range walks from the nearest of them, not from the start (every
+   * page of a search skips into the same range).
+   */
+  keyAtPosition(range: KeyRange, reverse: boolean, position: number): Buffer | undefined {
+    if (this.host.engine.inWriteTransaction) return this.walkTo(range, reverse, -1, undefined, position);
+    const generation = this.host.generation();
+    if (generation !== this.checkpointsGeneration || this.checkpoints.size >= MAX_CHECKPOINTED_RANGES) {
+      this.checkpoints.clear();
+      this.checkpointsGeneration = generation;
+    }
+    const { start, end } = this.bounds(range);
+    const name = `${reverse ? 'r' : 'f'}:${start.toString('latin1')}:${end.toString('latin1')}`;
+    let keys = this.checkpoints.get(name);
+    if (keys === undefined) {
+      keys = [];
+      this.checkpoints.set(name, keys);
+    }
+    // Start from the last checkpoint at or before `position`.
+    let at = Math.min(keys.length, Math.floor((position + 1) / SKIP_CHECKPOINT_STEP)) - 1;
+    let from = at >= 0 ? keys[at] : undefined;
+    let fromPosition = at >= 0 ? (at + 1) * SKIP_CHECKPOINT_STEP - 1 : -1;
+    if (fromPosition === position) return from;
+    // Walk checkpoint to checkpoint, remembering the new ones, then to `position`.
+    for (;;) {
+      const nextCheckpoint = fromPosition + SKIP_CHECKPOINT_STEP;
+      const target = Math.min(position, nextCheckpoint);
+      const key = this.walkTo(range, reverse, fromPosition, from, target);
+      if (key === undefined || target === position) return key;
+      at++;
+      if (at === keys.length) keys.push(key);
+      from = key;
+      fromPosition = target;
+    }
+  }
+
+  /** The key at `target`, walking from the entry at `fromPosition` (key `from`; -1: the start). */
+  private walkTo(
+    range: KeyRange,
+    reverse: boolean,
+    fromPosition: number,
+    from: Buffer | undefined,
+    target: number,
+  ): Buffer | undefined {
+    const walked =
+      from === undefined
+        ? this.rawRange(range, reverse, target)
+        : this.rawRange(range, reverse, target - fromPosition - 1, from);
+    const found = walked[Symbol.iterator]().next();
+    return found.done ? undefined : Buffer.from(found.value);
+  }
+
   /** How many entries of a range lie strictly after `after` in walking order. */
   countAfter(range: KeyRange, reverse: boolean, after: Buffer): number {
     const { start, end } = this.bounds(range);
@@ -291,6 +438,11 @@ export class SortedIndex {
     entry.writeUIntBE(seq, entry.length - RECORD_NUMBER_BYTES, RECORD_NUMBER_BYTES);
     return entry;
   }
+}
+
+/** Whether two entries (from `sortableEntry`) are of the same key, the record numbers aside. */
+function sameKeyPart(a: string, b: string): boolean {
+  return a.length === b.length && a.slice(0, -RECORD_NUMBER_BYTES) === b.slice(0, -RECORD_NUMBER_BYTES);
 }
 
 /** Stores `key` unless present; true when it was added (lmdb's putSync answers so, though typed void here). */
@@ -355,6 +507,8 @@ class IndexCursor implements EntryCursor<IndexEntry> {
   private iterator: Iterator<Buffer>;
   /** The key of the current entry. */
   private head: Buffer | undefined;
+  /** True while the cursor is on the range's first entry (skips then go through keyAtPosition). */
+  private atStart = false;
   private decoded: IndexEntry | undefined;
 
   constructor(
@@ -365,6 +519,7 @@ class IndexCursor implements EntryCursor<IndexEntry> {
   ) {
     this.iterator = index.rawRange(range, reverse, 0)[Symbol.iterator]();
     this.pull();
+    this.atStart = true;
   }
 
   get current(): IndexEntry | undefined {
@@ -385,14 +540,29 @@ class IndexCursor implements EntryCursor<IndexEntry> {
     }
     const from = this.head;
     if (!Number.isFinite(n)) return this.end(1 + this.index.countAfter(this.range, this.reverse, from));
-    // The entry n places on, found by the B-tree's walk from the current key.
-    const iterator = this.index.rawRange(this.range, this.reverse, n - 1, from)[Symbol.iterator]();
-    const landed = iterator.next();
-    if (!landed.done) {
-      this.iterator = iterator;
-      this.head = Buffer.from(landed.value);
-      this.decoded = undefined;
-      return n;
+    if (this.atStart) {
+      // The entry before the one n places on, by remembered positions; the walk goes on after it.
+      const before = this.index.keyAtPosition(this.range, this.reverse, n - 1);
+      const iterator =
+        before === undefined ? undefined : this.index.rawRange(this.range, this.reverse, 0, before)[Symbol.iterator]();
+      const landed = iterator?.next();
+      if (iterator && landed && !landed.done) {
+        this.iterator = iterator;
+        this.head = Buffer.from(landed.value);
+        this.decoded = undefined;
+        this.atStart = false;
+        return n;
+      }
+    } else {
+      // The entry n places on, found by the B-tree's walk from the current key.
+      const iterator = this.index.rawRange(this.range, this.reverse, n - 1, from)[Symbol.iterator]();
+      const landed = iterator.next();
+      if (!landed.done) {
+        this.iterator = iterator;
+        this.head = Buffer.from(landed.value);
+        this.decoded = undefined;
+        return n;
+      }
     }
     // Fewer than n left: count them (fewer than n entries walked) and end.
     return this.end(1 + this.index.countAfter(this.range, this.reverse, from));
@@ -428,6 +598,7 @@ class IndexCursor implements EntryCursor<IndexEntry> {
   }
 
   private pull(): void {
+    this.atStart = false;
     const next = this.iterator.next();
     this.head = next.done ? undefined : Buffer.from(next.value);
     this.decoded = undefined;

@@ -156,6 +156,11 @@ export class StorageEngine {
     return result!;
   }
 
+  /** True inside a write transaction (joined, child or discarded): reads may see uncommitted writes. */
+  get inWriteTransaction(): boolean {
+    return this.depth > 0;
+  }
+
   /** How many documents or entries the collection or index `id` holds. */
   count(id: number): number {
     return this.storedCount(id) + (this.pendingCounts.get(id) ?? 0);
