@@ -373,7 +373,7 @@ export function coldGoals(report: RunReport): string[] {
       lines.push(
         `- ${what}: ${verdict(m.reqPerS >= target && others.length === 0 && !hasErrors(m))} (${rate(m.reqPerS)} req/s = ${(m.reqPerS / REGISTRATIONS_BEFORE.issue).toFixed(2)}× ${REGISTRATIONS_BEFORE.issue}, ` +
           `${(m.reqPerS / REGISTRATIONS_BEFORE.measured).toFixed(2)}× the ${REGISTRATIONS_BEFORE.measured} req/s measured at ${REGISTRATIONS_BEFORE.measuredAt}; p50 ${ms(m.p50Ms)} ms, ${m.commandsPerRequest?.toFixed(2) ?? 'n/a'} cmds/req; ` +
-          `${answers}${flagged(m)}. That a 201 is sent only after its fsync is not visible from outside: the group-commit kill -9 test proves it).`,
+          `${answers}${flagged(m)}. That a 201 is sent only after its fsync is not visible from outside: the durable-commit kill -9 test proves it).`,
       );
     }
   }
@@ -688,7 +688,7 @@ function coldCachesText(report: RunReport): string {
 
 function seedingTable(report: RunReport): string {
   const lines = [
-    '| candidates | seed command (wall) | seed command (self-reported) | other processes meanwhile | data directory | first service start (journal replay + compaction) |',
+    '| candidates | seed command (wall) | seed command (self-reported) | other processes meanwhile | data directory | first service start (spawn to ready) |',
     '|---:|---:|---:|---:|---:|---:|',
   ];
   for (const run of report.sizes) {

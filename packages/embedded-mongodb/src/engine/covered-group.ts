@@ -346,18 +346,27 @@ class RecordSet {
   }
 }
 
-/** Visits the entries of a scan that pass its residual tests. */
-function forEachEntry(scan: Scan, visit: (entry: IndexEntry) => void): void {
+/**
+ * Visits the entries of a scan that pass its residual tests; their keys hold the values up to
+ * position `upTo` (the last one the caller reads), and no further ones are decoded.
+ */
+function forEachEntry(scan: Scan, visit: (entry: IndexEntry) => void, upTo = -1): void {
   const { residual } = scan;
+  const fields = 1 + Math.max(upTo, ...residual.map((test) => test.position));
   for (const range of scan.plan.ranges) {
-    scan.plan.index.scan(range, false, (entry) => {
-      for (let i = 0; i < residual.length; i++) {
-        const value = entry.key[residual[i].position];
-        if (!residual[i].test(value === undefined ? null : value)) return true;
-      }
-      visit(entry);
-      return true;
-    });
+    scan.plan.index.scan(
+      range,
+      false,
+      (entry) => {
+        for (let i = 0; i < residual.length; i++) {
+          const value = entry.key[residual[i].position];
+          if (!residual[i].test(value === undefined ? null : value)) return true;
+        }
+        visit(entry);
+        return true;
+      },
+      Math.max(1, fields),
+    );
   }
 }
 
@@ -414,31 +423,39 @@ function run(covered: CoveredRun, shape: GroupShape): Document[] {
   // With a second array, the first scan's values of each record are kept to pair with the second's.
   // (By sequence number, which records have densely from 0: an array is a cheaper map here.)
   const perRecord: (unknown[][] | undefined)[] | undefined = second ? [] : undefined;
-  forEachEntry(first.scan, (entry) => {
-    const seq = entry.seq;
-    if (matched && !matched.has(seq)) return;
-    if (counted) {
-      if (counted.has(seq)) return;
-      counted.add(seq);
-    }
-    for (let i = 0; i < positions.length; i++) current[i] = keyValue(entry.key[positions[i]], first.keys[i], years);
-    if (!perRecord) return tally.add(current);
-    const list = perRecord[seq];
-    if (list) list.push(current.slice(0, positions.length));
-    else perRecord[seq] = [current.slice(0, positions.length)];
-  });
+  forEachEntry(
+    first.scan,
+    (entry) => {
+      const seq = entry.seq;
+      if (matched && !matched.has(seq)) return;
+      if (counted) {
+        if (counted.has(seq)) return;
+        counted.add(seq);
+      }
+      for (let i = 0; i < positions.length; i++) current[i] = keyValue(entry.key[positions[i]], first.keys[i], years);
+      if (!perRecord) return tally.add(current);
+      const list = perRecord[seq];
+      if (list) list.push(current.slice(0, positions.length));
+      else perRecord[seq] = [current.slice(0, positions.length)];
+    },
+    Math.max(...positions),
+  );
   if (second && perRecord) {
     const [key] = second.keys;
     const at = second.scan.position(key.path);
-    forEachEntry(second.scan, (entry) => {
-      const firsts = perRecord[entry.seq];
-      if (!firsts) return;
-      current[keys.length - 1] = keyValue(entry.key[at], key, years);
-      for (const values of firsts) {
-        for (let i = 0; i < values.length; i++) current[i] = values[i];
-        tally.add(current);
-      }
-    });
+    forEachEntry(
+      second.scan,
+      (entry) => {
+        const firsts = perRecord[entry.seq];
+        if (!firsts) return;
+        current[keys.length - 1] = keyValue(entry.key[at], key, years);
+        for (const values of firsts) {
+          for (let i = 0; i < values.length; i++) current[i] = values[i];
+          tally.add(current);
+        }
+      },
+      at,
+    );
   }
   const names = keys.map((key) => key.name);
   return tally.groups().map((group) => ({

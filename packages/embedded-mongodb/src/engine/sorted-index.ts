@@ -3,7 +3,7 @@ import { Query } from 'mingo';
 import { CommandError } from '../errors';
 import { idPrefix, RECORD_NUMBER_BYTES, recordNumberOf, type StorageEngine } from '../persistence/storage-engine';
 import type { IndexSpec } from './index-spec';
-import { decodeKey, encodeKey, keyRangeBounds } from './key-string';
+import { decodeKey, encodedLength, encodeKey, keyRangeBounds } from './key-string';
 import { mingoOptions } from './mingo-options';
 import { isPathMissing, valuesAtPath } from './path-values';
 import type { StoredRecord } from './stored-record';
@@ -242,9 +242,23 @@ export class SortedIndex {
     return undefined;
   }
 
-  /** Visits the entries of a range in index order (or reversed) until `visit` returns false. */
-  scan(range: KeyRange, reverse: boolean, visit: (entry: IndexEntry) => boolean | void): void {
-    const decoder = new EntryDecoder(this.host, this.prefix.length, this.directions);
+  /**
+   * Visits the entries of a range in index order (or reversed) until `visit` returns false. With
+   * `fields`, each entry's key holds only its first `fields` values (a reader that needs no more
+   * decodes no more).
+   */
+  scan(
+    range: KeyRange,
+    reverse: boolean,
+    visit: (entry: IndexEntry) => boolean | void,
+    fields = this.directions.length,
+  ): void {
+    const decoder = new EntryDecoder(
+      this.host,
+      this.prefix.length,
+      this.directions.slice(0, fields),
+      fields >= this.directions.length,
+    );
     for (const raw of this.rawRange(range, reverse, 0)) {
       if (visit(decoder.entry(raw)) === false) return;
     }
@@ -467,12 +481,17 @@ class EntryDecoder {
   constructor(
     private readonly host: IndexHost,
     private readonly prefixBytes: number,
+    /** The directions of the fields decoded: all of the index's, or its first few. */
     private readonly directions: readonly number[],
+    /** True when `directions` are all the index's fields (the key ends where the record number starts). */
+    private readonly whole = true,
   ) {}
 
   entry(key: Buffer): IndexEntry {
     const seq = recordNumberOf(key);
-    const keyEnd = key.length - RECORD_NUMBER_BYTES;
+    const keyEnd = this.whole
+      ? key.length - RECORD_NUMBER_BYTES
+      : this.prefixBytes + encodedLength(key, this.directions, this.prefixBytes);
     const previous = this.previousKey;
     if (
       previous === undefined ||

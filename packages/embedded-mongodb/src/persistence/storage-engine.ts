@@ -195,12 +195,6 @@ export class StorageEngine {
     }
   }
 
-  /** Bytes of the data file (dbStats' fileSize). */
-  fileSize(): number {
-    const stat = this.env.getStats() as { pageSize: number; lastPageNumber: number };
-    return stat.pageSize * (stat.lastPageNumber + 1);
-  }
-
   async close(): Promise<void> {
     await this.env.close();
     if (this.temporary) fs.rmSync(this.temporary, { recursive: true, force: true });
@@ -227,10 +221,9 @@ export function documentKey(collectionId: number, seq: number): Buffer {
 
 /** The record number at the end of a document or index entry key. */
 export function recordNumberOf(key: Uint8Array): number {
-  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).readUIntBE(
-    key.length - RECORD_NUMBER_BYTES,
-    RECORD_NUMBER_BYTES,
-  );
+  let seq = 0;
+  for (let i = key.length - RECORD_NUMBER_BYTES; i < key.length; i++) seq = seq * 256 + key[i];
+  return seq;
 }
 
 /** A Buffer over the same bytes (the engine's values are Buffers; bson serializes to Uint8Array). */
