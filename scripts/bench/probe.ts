@@ -40,13 +40,18 @@ export function sampleMemory(pid: number, intervalMs = 200): { stop(): MemoryPea
     peaks.vmRss = Math.max(peaks.vmRss, memory.vmRss);
     peaks.samples++;
   };
+  return sampleEvery(intervalMs, sample, () => peaks);
+}
+
+/** Calls `sample` now, every `intervalMs`, and once more at stop, which answers `result()`. */
+function sampleEvery<T>(intervalMs: number, sample: () => void, result: () => T): { stop(): T } {
   sample();
   const timer = setInterval(sample, intervalMs);
   return {
     stop: () => {
       clearInterval(timer);
       sample();
-      return peaks;
+      return result();
     },
   };
 }
@@ -89,15 +94,7 @@ export function sampleRss(
     peaks.sum = Math.max(peaks.sum, sum);
     peaks.samples++;
   };
-  sample();
-  const timer = setInterval(sample, intervalMs);
-  return {
-    stop: () => {
-      clearInterval(timer);
-      sample();
-      return peaks;
-    },
-  };
+  return sampleEvery(intervalMs, sample, () => peaks);
 }
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ); 100 on every Linux this runs on. */

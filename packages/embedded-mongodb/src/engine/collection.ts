@@ -49,6 +49,8 @@ export interface StoredCollectionDefinition {
 export class Collection {
   private readonly indexes = new Map<string, SortedIndex>();
   private nextSeq: number;
+  /** What this collection's indexes need of it (one object for all of them). */
+  private readonly indexHost: IndexHost;
   /** Counts the writes to this collection (committed or not): what cached range counts are valid for. */
   private generation = 0;
   private readonly prefix: Buffer;
@@ -68,15 +70,20 @@ export class Collection {
     this.uuid = stored?.uuid ?? new UUID();
     this.prefix = idPrefix(this.id);
     this.afterLast = idPrefix(this.id + 1);
-    const indexHost = this.indexHost();
+    this.indexHost = {
+      engine: host.engine,
+      record: (seq) => this.record(seq),
+      generation: () => this.generation,
+    };
+
     if (stored) {
       for (const { id, spec, multikey } of stored.indexes) {
-        const index = new SortedIndex(spec, id, indexHost);
+        const index = new SortedIndex(spec, id, this.indexHost);
         index.restoreMultikey(multikey);
         this.indexes.set(spec.name, index);
       }
     } else {
-      this.indexes.set(ID_INDEX_NAME, new SortedIndex(idIndexSpec(), host.allocateId(), indexHost));
+      this.indexes.set(ID_INDEX_NAME, new SortedIndex(idIndexSpec(), host.allocateId(), this.indexHost));
     }
     const last = host.engine.documents.getKeys({ start: this.afterLast, end: this.prefix, reverse: true, limit: 1 });
     let lastSeq = 0;
@@ -282,27 +289,23 @@ export class Collection {
   /** Indexes for those of `specs` that neither exist nor repeat an earlier one, not yet added. */
   private newIndexes(specs: readonly IndexSpec[]): SortedIndex[] {
     const created: SortedIndex[] = [];
-    const indexHost = this.indexHost();
+
     for (const spec of specs) {
       const existing = [...this.indexes.values(), ...created].map((index) => index.spec);
       if (classifyIndexRequest(spec, existing) !== 'exists')
-        created.push(new SortedIndex(spec, this.host.allocateId(), indexHost));
+        created.push(new SortedIndex(spec, this.host.allocateId(), this.indexHost));
     }
     return created;
   }
 
   /** Saves new multikey paths with the write that found them; should it roll back, they stay to save. */
-  private indexHost(): IndexHost {
-    return {
-      engine: this.host.engine,
-      record: (seq) => this.record(seq),
-      generation: () => this.generation,
-    };
-  }
 
   private saveMultikeyPaths(): void {
+    // Runs after every write: allocates nothing unless a path is new.
+    let anyChanged = false;
+    for (const index of this.indexes.values()) anyChanged ||= index.multikeyChanged;
+    if (!anyChanged) return;
     const changed = [...this.indexes.values()].filter((index) => index.multikeyChanged);
-    if (changed.length === 0) return;
     this.host.save();
     for (const index of changed) {
       index.multikeyChanged = false;

@@ -90,12 +90,10 @@ export class SortedIndex {
   private readonly partialFilter?: Query;
   private readonly prefix: Buffer;
   private readonly afterLast: Buffer;
-  /** Counts of ranges (`remembered`), valid while the collection's generation is `countsGeneration`. */
-  private readonly counts = new Map<string, number>();
-  private countsGeneration = -1;
-  /** Per range walked by a skip: the keys at positions STEP-1, 2·STEP-1, …, valid for `checkpointsGeneration`. */
-  private readonly checkpoints = new Map<string, Buffer[]>();
-  private checkpointsGeneration = -1;
+  /** Counts of ranges (`remembered`). */
+  private readonly counts = new UntilWritten<number>(MAX_REMEMBERED_COUNTS);
+  /** Per range walked by a skip: the keys at positions STEP-1, 2·STEP-1, … (`keyAtPosition`). */
+  private readonly checkpoints = new UntilWritten<Buffer[]>(MAX_CHECKPOINTED_RANGES);
 
   constructor(
     readonly spec: IndexSpec,
@@ -298,18 +296,8 @@ export class SortedIndex {
    */
   private remembered(kind: string, start: Buffer, end: Buffer, count: () => number): number {
     if (this.host.engine.inWriteTransaction) return count();
-    const generation = this.host.generation();
-    if (generation !== this.countsGeneration || this.counts.size >= MAX_REMEMBERED_COUNTS) {
-      this.counts.clear();
-      this.countsGeneration = generation;
-    }
     const key = `${kind}:${start.toString('latin1')}:${end.toString('latin1')}`;
-    let counted = this.counts.get(key);
-    if (counted === undefined) {
-      counted = count();
-      this.counts.set(key, counted);
-    }
-    return counted;
+    return this.counts.get(this.host.generation(), key, count);
   }
 
   all(): Iterable<IndexEntry> {
@@ -365,18 +353,9 @@ export class SortedIndex {
    */
   keyAtPosition(range: KeyRange, reverse: boolean, position: number): Buffer | undefined {
     if (this.host.engine.inWriteTransaction) return this.walkTo(range, reverse, -1, undefined, position);
-    const generation = this.host.generation();
-    if (generation !== this.checkpointsGeneration || this.checkpoints.size >= MAX_CHECKPOINTED_RANGES) {
-      this.checkpoints.clear();
-      this.checkpointsGeneration = generation;
-    }
     const { start, end } = this.bounds(range);
     const name = `${reverse ? 'r' : 'f'}:${start.toString('latin1')}:${end.toString('latin1')}`;
-    let keys = this.checkpoints.get(name);
-    if (keys === undefined) {
-      keys = [];
-      this.checkpoints.set(name, keys);
-    }
+    const keys = this.checkpoints.get(this.host.generation(), name, () => []);
     // Start from the last checkpoint at or before `position`.
     let at = Math.min(keys.length, Math.floor((position + 1) / SKIP_CHECKPOINT_STEP)) - 1;
     let from = at >= 0 ? keys[at] : undefined;
@@ -462,6 +441,31 @@ function sameKeyPart(a: string, b: string): boolean {
 /** Stores `key` unless present; true when it was added (lmdb's putSync answers so, though typed void here). */
 function wasAdded(entries: StorageEngine['entries'], key: Buffer, value: Buffer): boolean {
   return (entries.putSync(key, value, { noOverwrite: true }) as unknown) === true;
+}
+
+/**
+ * What an index remembers of its ranges, by name, for one write generation of its collection:
+ * forgotten whole when the collection is written (or when it holds `capacity` names).
+ */
+class UntilWritten<V> {
+  private readonly values = new Map<string, V>();
+  private generation = -1;
+
+  constructor(private readonly capacity: number) {}
+
+  /** The value of `name` in `generation`, made by `make` when there is none. */
+  get(generation: number, name: string, make: () => V): V {
+    if (generation !== this.generation || this.values.size >= this.capacity) {
+      this.values.clear();
+      this.generation = generation;
+    }
+    let value = this.values.get(name);
+    if (value === undefined) {
+      value = make();
+      this.values.set(name, value);
+    }
+    return value;
+  }
 }
 
 /** Removes `key`; true when it was there (lmdb's removeSync answers so, though typed void). */
