@@ -260,7 +260,8 @@ export class Collection {
    * filter may look anywhere).
    */
   private build(indexes: readonly SortedIndex[]): void {
-    const whole = indexes.some((index) => index.spec.partialFilterExpression !== undefined);
+    // A text index may read any field (`$**`, a language override): it gets whole documents too.
+    const whole = indexes.some((index) => index.spec.partialFilterExpression !== undefined || index.spec.text);
     const names = fieldNames(indexes.flatMap((index) => index.spec.fields.map((field) => field.parts[0])));
     const entries = indexes.map((): string[] => []);
     for (const record of this.naturalOrder()) {
