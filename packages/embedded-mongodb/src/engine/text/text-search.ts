@@ -193,10 +193,10 @@ export function runTextQuery(
   let records: StoredRecord[] = [];
   for (const seq of [...bySeq.keys()].sort((a, b) => a - b)) {
     const record = collection.record(seq);
-    if (narrowed) {
-      if (!narrowed.has(seq)) continue;
-    } else if (branchFilter || matcher) {
-      docsExamined++;
+    if (narrowed && !narrowed.has(seq)) continue;
+    // Fetched, as mongod's TEXT_OR or FETCH fetches every candidate (decoded only when checked).
+    docsExamined++;
+    if (!narrowed && (branchFilter || matcher)) {
       const stored = record.stored();
       if (stored === undefined) continue;
       const doc = deserialize(stored);
