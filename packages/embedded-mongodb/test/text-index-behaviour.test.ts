@@ -78,6 +78,19 @@ describe('text search behaviour', () => {
       expect(await idsOf(collection, { $text: { $search: 'engineer -"civil engineer"' } })).toEqual([4]);
     });
 
+    it('when a negated word stems as a stop word the document holds does, then the document is still left out', async () => {
+      // "haves" is no stop word but stems to "have", which is one: the index holds no entry for it.
+      const collection = await collectionWith(
+        [
+          { _id: 1, role: 'nurses who have children' },
+          { _id: 2, role: 'nurses' },
+        ],
+        { role: 'text' },
+      );
+      expect(await idsOf(collection, { $text: { $search: 'nurse -haves' } })).toEqual([2]);
+      expect(await idsOf(collection, { $text: { $search: 'nurse -children' } })).toEqual([2]);
+    });
+
     it('when the index language is "none", then nothing is stemmed and no word is a stop word', async () => {
       const collection = await collectionWith(jobs, { role: 'text' }, { default_language: 'none' });
       expect(await idsOf(collection, { $text: { $search: 'nurses' } })).toEqual([]);
@@ -213,6 +226,35 @@ describe('text search behaviour', () => {
         const error = await errorOf(() => collection.createIndex(key, options));
         expect({ code: error.code, message: error.message }).toEqual({ code: 67, message });
       }
+    });
+  });
+
+  describe('other conditions beside $text', () => {
+    it('when the other conditions have an index of their own, then the answer is the same as without it', async () => {
+      const docs = Array.from({ length: 600 }, (_, i) => ({
+        _id: i,
+        status: i % 3 === 0 ? 'draft' : 'active',
+        role: i % 2 === 0 ? 'staff nurse' : 'welder',
+      }));
+      const collection = await collectionWith(docs, { role: 'text' });
+      const query = { status: 'active', $text: { $search: 'nurse' } };
+      const page = () =>
+        collection
+          .find(query, { projection: { _id: 1 } })
+          .sort({ score: { $meta: 'textScore' }, _id: -1 })
+          .skip(5)
+          .limit(10)
+          .toArray();
+      const expected = docs
+        .filter((doc) => doc.status === 'active' && doc.role === 'staff nurse')
+        .map((doc) => ({ _id: doc._id }))
+        .reverse()
+        .slice(5, 15);
+      expect(await page()).toEqual(expected);
+      await expect(collection.countDocuments(query)).resolves.toBe(200);
+      await collection.createIndex({ status: 1 });
+      expect(await page()).toEqual(expected);
+      await expect(collection.countDocuments(query)).resolves.toBe(200);
     });
   });
 

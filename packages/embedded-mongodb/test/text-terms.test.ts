@@ -136,6 +136,22 @@ describe('text terms', () => {
       expect(scores.get('aid')).toBeCloseTo(0.5 * (1 / 4) + 0.5, 12);
     });
 
+    it('when text sits in arrays and subdocuments, then strings at weighted paths count, arrays in arrays do not, and subdocuments may name their language', () => {
+      const scores = scoreDocument(
+        {
+          quotes: [
+            { text: 'nurses', language: 'spanish' },
+            { text: 'enfermeras', language: 'spanish' },
+            'welders',
+            ['ignored'],
+          ],
+          note: { text: 'not weighted' },
+        },
+        definition({ quotes: 'text', 'quotes.text': 'text' }),
+      );
+      expect([...scores.keys()].sort()).toEqual(['enfermer', 'nurs', 'welder']);
+    });
+
     it('when weights are given as decimals, then they count as integers, as mongod reads them', () => {
       const fixed = fixTextSpec({ a: 'text' }, { weights: { a: 2.9, b: 1 } });
       expect(fixed.options.weights).toEqual({ a: 2, b: 1 });

@@ -1,6 +1,7 @@
 import { newStemmer } from 'snowball-stemmers';
 import { CommandError } from '../../errors';
 import { STOP_WORDS } from './stop-words';
+import { foldString } from './unicode';
 
 /** A language of text index version 3: its stemmer and stop words. */
 export interface TextLanguage {
@@ -83,4 +84,23 @@ export function languageOrThrow(name: string): TextLanguage {
   const language = findLanguage(name);
   if (!language) throw new CommandError('BadValue', `unsupported language: "${name}" for text index version 3`);
   return language;
+}
+
+let stopWordStems: ReadonlySet<string> | undefined;
+
+/**
+ * The terms stop words stem to, in every language, diacritics stripped: a search term among them
+ * may be held by a document only as a stop word, which its index entries leave out.
+ */
+export function stemsOfStopWords(): ReadonlySet<string> {
+  if (!stopWordStems) {
+    const stems = new Set<string>();
+    const strip = { caseSensitive: true, diacriticSensitive: false, turkish: false };
+    for (const name of Object.keys(STOP_WORDS)) {
+      const language = findLanguage(name)!;
+      for (const word of STOP_WORDS[name].split(' ')) stems.add(foldString(language.stem(word), strip));
+    }
+    stopWordStems = stems;
+  }
+  return stopWordStems;
 }

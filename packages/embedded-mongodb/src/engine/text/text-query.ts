@@ -268,9 +268,12 @@ export function queryLanguage(params: TextParams, definition: TextIndexDefinitio
 export function textMatcher(
   query: TextQuery,
   definition: TextIndexDefinition,
+  /** The negated terms were already ruled out from the index. */
+  negationsChecked = false,
 ): ((doc: Document) => boolean) | undefined {
   const exact = query.caseSensitive || query.diacriticSensitive;
-  if (!exact && query.negatedTerms.length === 0 && query.phrases.length === 0 && query.negatedPhrases.length === 0)
+  const negatedTerms = negationsChecked ? [] : query.negatedTerms;
+  if (!exact && negatedTerms.length === 0 && query.phrases.length === 0 && query.negatedPhrases.length === 0)
     return undefined;
   const options = {
     filterStopWords: false,
@@ -278,7 +281,9 @@ export function textMatcher(
     diacriticSensitive: query.diacriticSensitive,
   };
   const positive = new Set(query.positiveTerms);
-  const negated = new Set(query.negatedTerms);
+  const negated = new Set(negatedTerms);
+  // Each phrase folded once per way of folding (Turkish folds apart).
+  const foldedPhrases = new Map<string, string>();
   const holdsTerm = (doc: Document, terms: ReadonlySet<string>): boolean =>
     textValues(doc, definition).some(({ text, language }) =>
       tokenize(text, language, options).some((term) => terms.has(term)),
@@ -291,7 +296,13 @@ export function textMatcher(
         diacriticSensitive: query.diacriticSensitive,
         turkish: language.turkish,
       };
-      return foldString(text, fold).includes(foldString(phrase, fold));
+      const key = `${fold.caseSensitive ? 1 : 0}${fold.turkish ? 1 : 0}${phrase}`;
+      let needle = foldedPhrases.get(key);
+      if (needle === undefined) {
+        needle = foldString(phrase, fold);
+        foldedPhrases.set(key, needle);
+      }
+      return foldString(text, fold).includes(needle);
     });
   return (doc) =>
     (!exact || holdsTerm(doc, positive)) &&

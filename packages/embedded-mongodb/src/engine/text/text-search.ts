@@ -18,6 +18,7 @@ import {
   type TextParams,
   type TextQuery,
 } from './text-query';
+import { stemsOfStopWords } from './languages';
 import { termKey } from './text-spec';
 
 /** How a $text query is answered: terms read from the text index, the documents they lead to checked. */
@@ -151,16 +152,55 @@ function scoresFromIndex(
   return { scores, keys };
 }
 
+/** How many index entries may be read to spare decoding one text candidate's document. */
+const ENTRIES_PER_DOCUMENT = 20;
+
 /**
- * The record numbers a filter's exact index bounds select, when they are few enough to read
- * from the index: the text candidates are then narrowed without decoding a document.
+ * The record numbers a filter's exact index bounds select, when reading them from the index
+ * costs less than decoding the text candidates' documents: the candidates are then narrowed by
+ * their record numbers (an index intersection) instead of by the filter on each document.
  */
-function exactlyIndexed(collection: Collection, filter: Document): Set<number> | undefined {
+function exactlyIndexed(
+  collection: Collection,
+  filter: Document,
+  candidates: number,
+): { seqs: Set<number>; keys: number } | undefined {
   const plan = planQuery(collection, { filter, skip: 0, limit: 0 });
-  if (plan.kind !== 'ixscan' || !plan.exact || plan.estimate >= ESTIMATE_CAP) return undefined;
+  if (plan.kind !== 'ixscan' || !plan.exact) return undefined;
+  if (plan.estimate >= ESTIMATE_CAP) {
+    const entries = plan.ranges.reduce((sum, range) => sum + plan.index.count(range), 0);
+    if (entries > candidates * ENTRIES_PER_DOCUMENT) return undefined;
+  }
   const seqs = new Set<number>();
-  for (const range of plan.ranges) plan.index.scan(range, false, (entry) => void seqs.add(entry.seq), 0);
-  return seqs;
+  let keys = 0;
+  for (const range of plan.ranges)
+    plan.index.scan(
+      range,
+      false,
+      (entry) => {
+        keys++;
+        seqs.add(entry.seq);
+      },
+      0,
+    );
+  return { seqs, keys };
+}
+
+/**
+ * The documents holding a negated term, from the index, when that is exactly what the matcher
+ * would find: the search is neither case nor diacritic sensitive (index terms are folded), and
+ * no negated term is what a stop word stems to (stop words have no entries).
+ */
+function negatedFromIndex(
+  index: SortedIndex,
+  prefix: readonly unknown[],
+  query: TextQuery,
+): { seqs: Set<number>; keys: number } | undefined {
+  if (query.negatedTerms.length === 0 || query.caseSensitive || query.diacriticSensitive) return undefined;
+  const stopStems = stemsOfStopWords();
+  if (query.negatedTerms.some((term) => stopStems.has(term))) return undefined;
+  const { scores, keys } = scoresFromIndex(index, prefix, query.negatedTerms);
+  return { seqs: new Set(scores.keys()), keys };
 }
 
 /**
@@ -184,22 +224,31 @@ export function runTextQuery(
   const prefix = prefixValues(collection, index, textBranch);
   const plan: TextPlan = { kind: 'text', index, query, prefix, rest: text.rest, needsScore, orBranches };
 
-  const { scores: bySeq, keys } = scoresFromIndex(index, prefix, query.boundsTerms);
+  const { scores: bySeq, keys: termKeys } = scoresFromIndex(index, prefix, query.boundsTerms);
+  let keys = termKeys;
+  const excluded = negatedFromIndex(index, prefix, query);
+  if (excluded) keys += excluded.keys;
   let docsExamined = 0;
-  const matcher = textMatcher(query, definition);
+  const matcher = textMatcher(query, definition, excluded !== undefined);
   const branchFilter = Object.keys(textBranch).length > 0 ? compile(textBranch, request) : undefined;
-  const narrowed = branchFilter && !matcher ? exactlyIndexed(collection, textBranch) : undefined;
+  const narrowed = branchFilter && !matcher ? exactlyIndexed(collection, textBranch, bySeq.size) : undefined;
+  if (narrowed) keys += narrowed.keys;
+  // The matcher reads only the fields the index reads (all of them for `$**`).
+  const textFields = definition.wildcard
+    ? undefined
+    : fieldNames([...definition.weights.map(([path]) => path.split('.')[0]), definition.languageOverride]);
   const scores = new Map<StoredRecord, number>();
   let records: StoredRecord[] = [];
   for (const seq of [...bySeq.keys()].sort((a, b) => a - b)) {
+    if (excluded?.seqs.has(seq)) continue;
+    if (narrowed && !narrowed.seqs.has(seq)) continue;
     const record = collection.record(seq);
-    if (narrowed && !narrowed.has(seq)) continue;
     // Fetched, as mongod's TEXT_OR or FETCH fetches every candidate (decoded only when checked).
     docsExamined++;
     if (!narrowed && (branchFilter || matcher)) {
       const stored = record.stored();
       if (stored === undefined) continue;
-      const doc = deserialize(stored);
+      const doc = deserialize(branchFilter || !textFields ? stored : onlyTopLevelFields(stored, textFields));
       if ((branchFilter && !branchFilter(doc)) || (matcher && !matcher(doc))) continue;
     }
     records.push(record);

@@ -158,7 +158,12 @@ export function fixTextSpec(key: Document, spec: Document): FixedTextSpec {
   const version = spec.textIndexVersion as unknown;
   if (version !== undefined) {
     if (!isNumber(version)) throw cannotCreate("text index option 'textIndexVersion' must be a number");
-    // Version 2 (the 2.6 tokenizer) is not built here: only what mongod builds by default.
+    if (numberInt(version) === 2) {
+      // Version 2 (the ASCII tokenizer of MongoDB 2.6) is not built here: only what mongod builds by default.
+      throw cannotCreate(
+        'textIndexVersion 2 is not supported by the embedded store (3 is, as mongod builds by default)',
+      );
+    }
     if (numberInt(version) !== TEXT_INDEX_VERSION) throw cannotCreate(`bad textIndexVersion: ${numberInt(version)}`);
   }
 
@@ -222,6 +227,7 @@ function lowerBound(weights: TextIndexDefinition['weights'], path: string): numb
  * subdocument may name its own language in the override field.
  */
 export function textValues(doc: Document, definition: TextIndexDefinition): TextValue[] {
+  if (!definition.wildcard) return weightedValues(doc, definition);
   const out: TextValue[] = [];
   const { weights, wildcard } = definition;
   const visit = (value: unknown, language: TextLanguage, parentPath: string, inArray: boolean): void => {
@@ -252,6 +258,61 @@ export function textValues(doc: Document, definition: TextIndexDefinition): Text
   return out;
 }
 
+/** The weighted paths as a tree of field names: a node's weight is that of the path ending there. */
+interface PathNode {
+  weight?: number;
+  readonly children: Map<string, PathNode>;
+}
+
+const pathTrees = new WeakMap<TextIndexDefinition, PathNode>();
+
+function pathTree(definition: TextIndexDefinition): PathNode {
+  let root = pathTrees.get(definition);
+  if (!root) {
+    root = { children: new Map() };
+    for (const [path, weight] of definition.weights) {
+      let node = root;
+      for (const part of path.split('.')) {
+        let child = node.children.get(part);
+        if (!child) {
+          child = { children: new Map() };
+          node.children.set(part, child);
+        }
+        node = child;
+      }
+      node.weight = weight;
+    }
+    pathTrees.set(definition, root);
+  }
+  return root;
+}
+
+/**
+ * textValues without `$**`, by the tree of weighted paths: the same strings in the same order
+ * (a string where a weighted path ends; subdocuments where one goes on; arrays not in arrays,
+ * whose elements stand at the array's path), without building the dotted path of every field.
+ */
+function weightedValues(doc: Document, definition: TextIndexDefinition): TextValue[] {
+  const out: TextValue[] = [];
+  const visitElement = (element: unknown, node: PathNode, language: TextLanguage, inArray: boolean): void => {
+    if (typeof element === 'string') {
+      if (node.weight !== undefined) out.push({ text: element, language, weight: node.weight });
+    } else if (Array.isArray(element)) {
+      if (!inArray) for (const item of element) visitElement(item, node, language, true);
+    } else if (isPlainObject(element) && node.children.size > 0) {
+      visitObject(element, node, languageOf(element, definition, language));
+    }
+  };
+  const visitObject = (object: Record<string, unknown>, node: PathNode, language: TextLanguage): void => {
+    for (const name in object) {
+      const child = node.children.get(name);
+      if (child) visitElement(object[name], child, language, false);
+    }
+  };
+  visitObject(doc, pathTree(definition), languageOf(doc, definition, definition.defaultLanguage));
+  return out;
+}
+
 /** ASCII letters lower-cased (mongod's equalCaseInsensitive compares bytes so). */
 function asciiLower(text: string): string {
   return text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
@@ -269,11 +330,11 @@ export function scoreDocument(doc: Document, definition: TextIndexDefinition): M
     const terms = tokenize(text, language, { filterStopWords: true, caseSensitive: false, diacriticSensitive: false });
     const counts = new Map<string, number>();
     for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+    const textBytes = Buffer.byteLength(text);
     for (const [term, count] of counts) {
       const frequency = 2 - 2 ** (1 - count);
       const coefficient = (0.5 * count) / terms.length + 0.5;
-      const whole =
-        Buffer.byteLength(text) === Buffer.byteLength(term) && asciiLower(text) === asciiLower(term) ? 1.1 : 1;
+      const whole = textBytes === Buffer.byteLength(term) && asciiLower(text) === asciiLower(term) ? 1.1 : 1;
       scores.set(term, (scores.get(term) ?? 0) + weight * frequency * coefficient * whole);
     }
   }

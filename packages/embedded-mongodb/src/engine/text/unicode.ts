@@ -104,6 +104,11 @@ export function removeDiacritics(codePoint: number): number {
   return stripped;
 }
 
+/** Whether a string is all ASCII (then its UTF-8 bytes are as many as its characters). */
+export function isAscii(text: string): boolean {
+  return Buffer.byteLength(text, 'utf8') === text.length;
+}
+
 export interface FoldOptions {
   readonly caseSensitive: boolean;
   readonly diacriticSensitive: boolean;
@@ -113,6 +118,11 @@ export interface FoldOptions {
 /** A string case folded (unless case sensitive) and without diacritics (unless diacritic sensitive). */
 export function foldString(text: string, options: FoldOptions): string {
   if (options.caseSensitive && options.diacriticSensitive) return text;
+  // ASCII: lower case at once (but Turkish I), and only ^ and ` are diacritics.
+  if (!options.turkish && isAscii(text)) {
+    const cased = options.caseSensitive ? text : text.toLowerCase();
+    return options.diacriticSensitive ? cased : cased.replace(/[\^`]/g, '');
+  }
   let out = '';
   for (const char of text) {
     let codePoint = char.codePointAt(0)!;
