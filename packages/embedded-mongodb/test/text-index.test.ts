@@ -234,6 +234,13 @@ describe('text indexes and $text, as the manual documents them', () => {
       expect(error.message).toBe('$text can only be applied to the top-level document');
     });
 
+    it('when $text is used as an operator of a field, even under $not, then it is refused', async () => {
+      const error = await errorOf(() =>
+        articles.find({ subject: { $not: { $text: { $search: 'coffee' } } } }).toArray(),
+      );
+      expect(error.code).toBe(2);
+    });
+
     it('when $text is in an $or whose other branch no index serves, then the query cannot be planned', async () => {
       const error = await errorOf(() =>
         articles.find({ $or: [{ $text: { $search: 'coffee' } }, { views: 200 }] }).toArray(),

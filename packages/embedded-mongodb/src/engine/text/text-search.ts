@@ -19,7 +19,7 @@ import {
   type TextQuery,
 } from './text-query';
 import { stemsOfStopWords } from './languages';
-import { termKey } from './text-spec';
+import { termKey, textIndexFields } from './text-spec';
 
 /** How a $text query is answered: terms read from the text index, the documents they lead to checked. */
 export interface TextPlan {
@@ -234,9 +234,8 @@ export function runTextQuery(
   const narrowed = branchFilter && !matcher ? exactlyIndexed(collection, textBranch, bySeq.size) : undefined;
   if (narrowed) keys += narrowed.keys;
   // The matcher reads only the fields the index reads (all of them for `$**`).
-  const textFields = definition.wildcard
-    ? undefined
-    : fieldNames([...definition.weights.map(([path]) => path.split('.')[0]), definition.languageOverride]);
+  const indexed = textIndexFields(definition);
+  const textFields = indexed && fieldNames(indexed);
   const scores = new Map<StoredRecord, number>();
   let records: StoredRecord[] = [];
   for (const seq of [...bySeq.keys()].sort((a, b) => a - b)) {

@@ -186,6 +186,17 @@ export function fixTextSpec(key: Document, spec: Document): FixedTextSpec {
   };
 }
 
+/** The top-level fields a text index reads (undefined for `$**`, which reads every one). */
+export function textIndexFields(definition: TextIndexDefinition): string[] | undefined {
+  if (definition.wildcard) return undefined;
+  return [
+    ...definition.weights.map(([path]) => path.split('.')[0]),
+    ...definition.before.map((path) => path.split('.')[0]),
+    ...definition.after.map((path) => path.split('.')[0]),
+    definition.languageOverride,
+  ];
+}
+
 /** One string a text index reads from a document, with its language and weight. */
 export interface TextValue {
   readonly text: string;
