@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Db } from 'mongodb';
-import type { CandidateDoc } from 'candidate-documents';
+import type { CandidateDoc, JobOpportunityDoc, SavedListDoc } from 'candidate-documents';
 import { CandidateRepository } from '../candidates/candidate-repository';
 import { JobOpportunityRepository } from '../candidates/job-opportunity-repository';
 import { SavedListRepository } from '../candidates/saved-list-repository';
@@ -43,26 +43,56 @@ export interface SeedCounts {
  * being generated while the previous one is written, so memory stays flat at any size.
  */
 export async function seedDemoData(db: Db, options: SeedOptions): Promise<SeedCounts> {
-  const batchSize = options.batchSize ?? 1000;
-  const report = options.onProgress ?? (() => undefined);
   const generator = new DemoGenerator({
     candidates: options.candidates,
     seed: options.seed,
     reference: shippedDemoReference(),
   });
+  return writeDemoDocuments(
+    db,
+    {
+      jobOpportunities: () => generator.jobOpportunities(),
+      candidates: () => generator.candidates(),
+      candidateCount: generator.size,
+      savedLists: () => generator.savedLists(),
+    },
+    options,
+  );
+}
+
+/** Demo documents to write: generated (seedDemoData), or a data set kept as it was once generated. */
+export interface DemoDocuments {
+  jobOpportunities(): JobOpportunityDoc[];
+  candidates(): Iterable<CandidateDoc>;
+  candidateCount: number;
+  savedLists(): SavedListDoc[];
+}
+
+/**
+ * Writes reference data and the given documents through the repositories (the same writes as
+ * seedDemoData). Tests that pin answers byte for byte seed a data set kept as a fixture this
+ * way, so that a later change of the generator cannot change their data.
+ */
+export async function writeDemoDocuments(
+  db: Db,
+  documents: DemoDocuments,
+  options: Pick<SeedOptions, 'batchSize' | 'onProgress'> = {},
+): Promise<SeedCounts> {
+  const batchSize = options.batchSize ?? 1000;
+  const report = options.onProgress ?? (() => undefined);
 
   report({ phase: 'reference', done: 0, total: 1 });
   const referenceCounts = await loadReferenceData(db);
   const referenceDocuments = Object.values(referenceCounts).reduce((sum, n) => sum + n, 0);
   report({ phase: 'reference', done: 1, total: 1 });
 
-  const jobOpportunities = generator.jobOpportunities();
+  const jobOpportunities = documents.jobOpportunities();
   report({ phase: 'jobOpportunities', done: 0, total: jobOpportunities.length });
   await new JobOpportunityRepository(db).insertMany(jobOpportunities);
   report({ phase: 'jobOpportunities', done: jobOpportunities.length, total: jobOpportunities.length });
 
   const candidates = new CandidateRepository(db);
-  const total = generator.size;
+  const total = documents.candidateCount;
   let written = 0;
   let inFlight: Promise<void> | null = null;
   const write = (batch: CandidateDoc[]): Promise<void> => {
@@ -76,7 +106,7 @@ export async function seedDemoData(db: Db, options: SeedOptions): Promise<SeedCo
   };
   report({ phase: 'candidates', done: 0, total });
   let batch: CandidateDoc[] = [];
-  for (const candidate of generator.candidates()) {
+  for (const candidate of documents.candidates()) {
     batch.push(candidate);
     if (batch.length < batchSize) continue;
     if (inFlight) await inFlight;
@@ -88,7 +118,7 @@ export async function seedDemoData(db: Db, options: SeedOptions): Promise<SeedCo
   if (inFlight) await inFlight;
   if (batch.length > 0) await write(batch);
 
-  const savedLists = generator.savedLists();
+  const savedLists = documents.savedLists();
   const lists = new SavedListRepository(db);
   report({ phase: 'savedLists', done: 0, total: savedLists.length });
   for (const list of savedLists) await lists.insert(list);

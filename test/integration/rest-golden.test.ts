@@ -6,9 +6,11 @@
  * Any change in the stored documents, the projection, the execution or the serialisation that
  * alters one byte of an answer fails here.
  *
- * The data set: the demo data of seed GOLDEN_SEED (deterministic: seeded PRNG streams, no clock,
- * no crypto) plus hand-made candidates with fixed ids for what the generator never writes
- * (nulls stored in fields, empty arrays, unicode and characters JSON escapes, zero and false).
+ * The data set: the demo data of seed 13 (160 candidates) as the generator made it when the fixture was
+ * recorded, kept as documents in test/fixtures/rest-golden-data.json (so that the demo data may
+ * change without changing these answers), written through the repositories as seeding writes
+ * them, plus hand-made candidates with fixed ids for what the generator never writes (nulls
+ * stored in fields, empty arrays, unicode and characters JSON escapes, zero and false).
  *
  * Regenerating the fixture is a change of the contract's answers and must be deliberate:
  *   UPDATE_GOLDEN=1 npx jest test/integration/rest-golden.test.ts
@@ -17,17 +19,22 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { toStoredCandidate, type CandidateDoc, type StoredCandidateDoc } from 'candidate-documents';
-import { generateDemoData } from 'demo-data';
+import { EJSON } from 'bson';
+import {
+  toStoredCandidate,
+  type CandidateDoc,
+  type JobOpportunityDoc,
+  type SavedListDoc,
+  type StoredCandidateDoc,
+} from 'candidate-documents';
+import type { DemoDocuments } from '../../src/app/seed-demo-data';
 import { COLLECTIONS } from '../../src/app/indexes';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { aCandidate, aSavedList } from '../support/builders';
 import { rest } from '../support/rest-client';
-import { shippedDemoReference } from '../../src/app/demo-reference';
 
-const GOLDEN_SEED = 13;
-const DEMO_CANDIDATES = 160;
 const FIXTURE = path.join(__dirname, '..', 'fixtures', 'rest-golden.json');
+const DATA_SET = path.join(__dirname, '..', 'fixtures', 'rest-golden-data.json');
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 /** Bodies up to this size are kept whole in the fixture (a failure then shows the difference); larger ones by hash. */
 const MAX_KEPT_BODY = 24_000;
@@ -44,6 +51,27 @@ interface GoldenAnswer {
 interface GoldenFixture {
   dataSet: { seed: number; demoCandidates: number; handMade: string[] };
   answers: GoldenAnswer[];
+}
+
+interface GoldenDataSet {
+  dataSet: { seed: number; demoCandidates: number };
+  jobOpportunities: JobOpportunityDoc[];
+  candidates: CandidateDoc[];
+  savedLists: SavedListDoc[];
+}
+
+/** The demo documents of the data set (extended JSON: dates stay dates), each read takes a fresh copy. */
+function goldenDataSet(): GoldenDataSet {
+  return EJSON.parse(fs.readFileSync(DATA_SET, 'utf8'), { relaxed: true }) as GoldenDataSet;
+}
+
+function demoDocuments(data: GoldenDataSet): DemoDocuments {
+  return {
+    jobOpportunities: () => data.jobOpportunities,
+    candidates: () => data.candidates,
+    candidateCount: data.candidates.length,
+    savedLists: () => data.savedLists,
+  };
 }
 
 const id = (n: number) => `golden${String(n).padStart(2, '0')}${'A'.repeat(14)}`;
@@ -88,7 +116,7 @@ function handMadeCandidates(): CandidateDoc[] {
 
 /** Every request of the fixture, in order: what a partner sends, over the fixed data set. */
 function goldenRequests(): string[] {
-  const demo = generateDemoData({ candidates: DEMO_CANDIDATES, seed: GOLDEN_SEED, reference: shippedDemoReference() });
+  const demo = goldenDataSet();
   const ids = demo.candidates.map((c) => c.publicId);
   const lists = demo.savedLists.map((l) => l.publicId);
   const occupations = [
@@ -195,8 +223,7 @@ describe.each([
   beforeAll(async () => {
     // Without the answer cache every request runs the whole read path; without a rate limit in the way.
     service = await startAppUnderTest({
-      candidates: DEMO_CANDIDATES,
-      seed: GOLDEN_SEED,
+      documents: demoDocuments(goldenDataSet()),
       config: { readCacheMb: 0, rateLimitReads: 1_000_000, graphqlJit },
       clock: { now: () => new Date(Date.UTC(2025, 8, 1)) },
     });
@@ -231,8 +258,7 @@ describe.each([
     if (UPDATE && graphqlJit) {
       const fixture: GoldenFixture = {
         dataSet: {
-          seed: GOLDEN_SEED,
-          demoCandidates: DEMO_CANDIDATES,
+          ...goldenDataSet().dataSet,
           handMade: handMadeCandidates().map((c) => c.publicId),
         },
         answers,
@@ -245,8 +271,7 @@ describe.each([
     if (UPDATE) return;
     const recorded = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')) as GoldenFixture;
     expect(recorded.dataSet).toEqual({
-      seed: GOLDEN_SEED,
-      demoCandidates: DEMO_CANDIDATES,
+      ...goldenDataSet().dataSet,
       handMade: handMadeCandidates().map((c) => c.publicId),
     });
     expect(answers.map((a) => a.request)).toEqual(recorded.answers.map((a) => a.request));

@@ -4,7 +4,7 @@ import { ApiKeyService } from '../../src/auth/api-key-service';
 import type { Permission } from '../../src/auth/permissions';
 import type { Clock } from '../../src/common/clock';
 import { loadConfig, type Config } from '../../src/config';
-import { seedDemoData } from '../../src/app/seed-demo-data';
+import { seedDemoData, writeDemoDocuments, type DemoDocuments } from '../../src/app/seed-demo-data';
 import { createLogger } from '../../src/logger';
 import { createApp, type CandidateDirectory } from '../../src/app/main';
 import { testDatabaseName } from './builders';
@@ -24,6 +24,8 @@ export interface AppUnderTestOptions {
   /** demo candidates to seed with reference data (absent: nothing is seeded) */
   candidates?: number;
   seed?: number;
+  /** instead of generated demo candidates: these documents, with reference data */
+  documents?: DemoDocuments;
   config?: Partial<Config>;
   /** also sends the app's logs, at level trace, to this capture (they always go to the run's log files) */
   captureLogs?: LogCapture;
@@ -52,7 +54,9 @@ export async function startAppUnderTest(options: AppUnderTestOptions = {}): Prom
   );
   const app = await createApp(config, createLogger(config, logs.destination), options.clock);
   const db = app.database.db;
-  if (options.candidates !== undefined) {
+  if (options.documents !== undefined) {
+    await writeDemoDocuments(db, options.documents);
+  } else if (options.candidates !== undefined) {
     await seedDemoData(db, { candidates: options.candidates, seed: options.seed ?? 1 });
   }
   const url = await app.start();
