@@ -3,7 +3,15 @@ import { serialize } from 'bson';
 import { CANDIDATE_STATUSES, type CandidateDoc } from 'candidate-documents';
 import { isPublicId } from 'candidate-documents';
 import { DemoGenerator, generateDemoData } from 'demo-data';
-import { CANDIDATE_MESSAGES, COMMON_OCCUPATIONS, HOST_CHALLENGES } from 'demo-data';
+import {
+  CANDIDATE_MESSAGES,
+  CERTIFICATIONS,
+  COMMON_OCCUPATIONS,
+  HOST_CHALLENGES,
+  JOB_DESCRIPTIONS,
+  PROFESSIONS,
+  SKILLS,
+} from 'demo-data';
 import { loadConfig } from '../../src/config';
 import { parseSeedArgs, runSeedCli, UsageError } from '../../src/cli/seed';
 import {
@@ -146,6 +154,29 @@ const CONDITIONAL_FIELDS = new Set<keyof CandidateDoc>([
 
 const bson = (doc: object): string => Buffer.from(serialize(doc)).toString('hex');
 
+/** The professional text of a candidate, as the keyword search reads it: roles, descriptions, skills, certifications, courses. */
+function professionalTexts(c: CandidateDoc): string[] {
+  return [
+    ...(c.candidateOccupations ?? []).flatMap((o) =>
+      (o.candidateJobExperiences ?? []).flatMap((j) => [j.role ?? '', j.description ?? '']),
+    ),
+    ...(c.candidateSkills ?? []).map((s) => s.skill ?? ''),
+    ...(c.candidateCertifications ?? []).map((x) => x.name),
+    ...(c.candidateEducations ?? []).map((e) => e.courseName ?? ''),
+  ];
+}
+
+/** Whether `text` holds `phrase` as whole words, case aside ("welding" in "MIG welding", not in "weldings"). */
+function holdsWords(text: string, phrase: string): boolean {
+  return new RegExp(`\\b${phrase}\\b`, 'i').test(text);
+}
+
+const CEFR = ['A1', 'A2', 'B1', 'B2', 'C1', 'C2'];
+const cefrOf = (level: number | undefined): string | undefined =>
+  languageLevels().find((l) => l.level === level)?.cefrLevel ?? undefined;
+const numberOf = (score: string | undefined): number | undefined =>
+  score !== undefined && /^\d+(\.\d+)?$/.test(score) ? Number(score) : undefined;
+
 describe('demo data generator', () => {
   const data = generateDemoData({ candidates: 500, seed: 7, reference });
 
@@ -159,17 +190,17 @@ describe('demo data generator', () => {
     expect(second.savedLists.map(bson)).toEqual(first.savedLists.map(bson));
   });
 
-  // The data of a seed is part of the product: the REST golden test (seed 13), the benchmark
-  // (seed 1 at 10k/100k) and every demo store depend on it. Hashes taken from the generator as
-  // one class, before it was split by kind of document; a deliberate change of the
-  // demo data updates them, and says so.
+  // The data of a seed is part of the product: the benchmark (seed 1 at 100k and 1M), the quick
+  // start (seed 1 at 2,000) and every demo store depend on it (the REST golden test keeps its own
+  // copy, test/fixtures/rest-golden-data.json). A deliberate change of the demo data updates these
+  // hashes, and its commit says so.
   it.each([
     [0, 0, '902febadcd00e0da9759b42a96a1af5ff7931846d4a82a062a5fc38d4b760383'],
-    [42, 1, '1a032022db1fd71310e6f5318eac2deefedbf678384f2475e82d916856f6ed51'],
-    [5, 2, '761400cea398a0f1d1551a9ff94283d0e4e1fefac42fb308f7d124e8c7149e8d'],
-    [13, 160, '35b00cbef0100a355a442802912c1abbf817b9edad6e2026bc7dd12da5d2df84'],
-    [7, 500, '3df2b2e15fc74d4df4c6d7373527b04ecc29247af9ffc599c113963b469743f8'],
-    [4294967295, 333, '8757410dec41dd46cde8e5f64e8c6b2c089f7b8439a2f37e25c266f36bb9fee9'],
+    [42, 1, '578cf381fed1975d97a7be5f04e29a9e24f874ae46fa9ca52de9732fcbfd0cfb'],
+    [5, 2, 'f5de48c9dd81e27dbb3590ecebc3ef98f4ba5764bddb19c68d496ff75e8407ef'],
+    [13, 160, '9898cf6d87ac121da3333888a00e25951466c8dc213d5f69ca4bd564bee6c22d'],
+    [7, 500, '65ffbebca4ccc5eb5527a1ccdbde08b4c25fb87e00fe2c13d148217370a79110'],
+    [4294967295, 333, '678a4f2b783be7e5a0977b8156dcd9c72735e0d9da3420db4047ba268d1e2868'],
   ])(
     'when seed %i is generated with %i candidates, then its ids and documents are byte for byte those it always gave',
     (seed, size, sha256) => {
@@ -237,11 +268,120 @@ describe('demo data generator', () => {
 
   it('when candidates are generated, then their free texts are made only of the fixed phrases', () => {
     const sentences = (text: string | undefined) => (text ?? '').split(/(?<=\.)\s+/).filter(Boolean);
+    const professions = Object.values(PROFESSIONS);
+    const roles = new Set([
+      ...professions.flatMap((p) => p.jobs.map((j) => j.role)),
+      ...occupations().map((o) => o.name),
+    ]);
+    const lines = new Set([
+      ...professions.flatMap((p) => [...p.jobs.flatMap((j) => j.lines), ...p.extras]),
+      ...Object.values(JOB_DESCRIPTIONS).flat(),
+    ]);
+    const skills = new Set([...professions.flatMap((p) => p.skills), ...Object.values(SKILLS).flat()]);
+    const certifications = new Set(
+      [...professions.flatMap((p) => p.certifications), ...Object.values(CERTIFICATIONS).flat()].map(
+        (c) => `${c.name} / ${c.institution}`,
+      ),
+    );
+    const majors = new Set(educationMajors().map((m) => m.name));
+    const course =
+      /^((Vocational Diploma|Technical Certificate|Associate Diploma|Higher National Diploma|Bachelor of [A-Za-z ]+|Master of [A-Za-z ]+|PhD) in [A-Z][A-Za-z ()]+|(Bachelor|Doctor|Master) of [A-Za-z ,()]+)$/;
 
     for (const candidate of data.candidates) {
       expect(CANDIDATE_MESSAGES).toEqual(expect.arrayContaining(sentences(candidate.candidateMessage)));
       expect(HOST_CHALLENGES).toEqual(expect.arrayContaining(sentences(candidate.hostChallenges)));
+      for (const job of (candidate.candidateOccupations ?? []).flatMap((o) => o.candidateJobExperiences ?? [])) {
+        expect(roles).toContain(job.role);
+        for (const sentence of sentences(job.description)) expect(lines).toContain(sentence);
+      }
+      for (const skill of candidate.candidateSkills ?? []) expect(skills).toContain(skill.skill);
+      for (const c of candidate.candidateCertifications ?? [])
+        expect(certifications).toContain(`${c.name} / ${c.institution}`);
+      for (const education of candidate.candidateEducations ?? []) {
+        if (!majors.has(education.courseName ?? '')) expect(education.courseName).toMatch(course);
+      }
     }
+  });
+
+  it('when candidates of two occupations are generated, then each describes its own work in several ways', () => {
+    const descriptionsOf = (code: string) =>
+      new Set(
+        data.candidates.flatMap((c) =>
+          (c.candidateOccupations ?? [])
+            .filter((o) => o.occupation?.isco08Code === code)
+            .flatMap((o) => (o.candidateJobExperiences ?? []).map((j) => j.description ?? '')),
+        ),
+      );
+
+    const nurses = descriptionsOf('2221');
+    const welders = descriptionsOf('7212');
+
+    expect(nurses.size).toBeGreaterThanOrEqual(5);
+    expect(welders.size).toBeGreaterThanOrEqual(5);
+    expect([...nurses].filter((d) => welders.has(d))).toEqual([]);
+    expect([...nurses].some((d) => holdsWords(d, 'nurses?|patients?'))).toBe(true);
+    expect([...welders].some((d) => holdsWords(d, 'welding|welded|welds'))).toBe(true);
+  });
+
+  it.each(['nurse', 'intensive care', 'welding', 'accounting', 'teacher', 'software', 'electrician', 'cook'])(
+    'when candidates are generated, then the keyword "%s" is in the professional text of some of them',
+    (keyword) => {
+      const holders = data.candidates.filter((c) => professionalTexts(c).some((text) => holdsWords(text, keyword)));
+
+      expect(holders.length).toBeGreaterThanOrEqual(3);
+    },
+  );
+
+  it('when candidates are generated, then spoken and written levels span A1 to C2 and often differ, both ways', () => {
+    const entries = data.candidates.flatMap((c) => c.candidateLanguages ?? []);
+    const english = entries.filter((l) => l.languageIsoCode === 'en');
+
+    expect(new Set(english.map((l) => cefrOf(l.spokenLevel)))).toEqual(new Set(CEFR));
+    expect(new Set(english.map((l) => cefrOf(l.writtenLevel)))).toEqual(new Set(CEFR));
+    const writtenBetter = entries.filter((l) => (l.writtenLevel ?? 0) > (l.spokenLevel ?? 0)).length;
+    const spokenBetter = entries.filter((l) => (l.spokenLevel ?? 0) > (l.writtenLevel ?? 0)).length;
+    expect(writtenBetter / entries.length).toBeGreaterThan(0.05);
+    expect(spokenBetter / entries.length).toBeGreaterThan(0.05);
+  });
+
+  it('when candidates are generated, then exams have realistic scores: IELTS half bands, points, grades, some not numbers', () => {
+    const exams = data.candidates.flatMap((c) => c.candidateExams ?? []);
+    const scoresOf = (exam: string) => exams.filter((e) => e.exam === exam).map((e) => e.score);
+    const ielts = [...scoresOf('IELTS_GEN'), ...scoresOf('IELTS_ACA')].map(numberOf).filter((n) => n !== undefined);
+
+    for (const exam of ['IELTS_GEN', 'IELTS_ACA', 'TOEFL', 'OET', 'DET_OFFICIAL', 'OTHER']) {
+      expect(scoresOf(exam).length).toBeGreaterThan(0);
+    }
+    expect(ielts.every((band) => band >= 3 && band <= 9 && Number.isInteger(band * 2))).toBe(true);
+    expect(ielts).toContain(6.5);
+    expect(
+      scoresOf('TOEFL').every((score) => numberOf(score) !== undefined && (numberOf(score) as number) <= 120),
+    ).toBe(true);
+    expect(scoresOf('OET')).toEqual(expect.arrayContaining(['B']));
+    const unreadable = exams.filter((e) => e.score !== undefined && numberOf(e.score) === undefined);
+    expect(unreadable.length).toBeGreaterThan(0);
+    expect(exams.filter((e) => e.exam === 'OTHER').every((e) => (e.otherExam ?? '') !== '')).toBe(true);
+  });
+
+  it('when candidates are generated, then education levels and years of experience spread from low to high, so that every range has people on both sides', () => {
+    const levels = new Set(data.candidates.map((c) => c.maxEducationLevel).filter((l) => l !== undefined));
+    const years = data.candidates.flatMap((c) => (c.candidateOccupations ?? []).map((o) => o.yearsExperience ?? 0));
+    const known = educationLevels().map((l) => l.level);
+
+    expect(levels.size).toBeGreaterThanOrEqual(5);
+    expect(levels).toContain(Math.max(...known));
+    expect(Math.min(...years)).toBeLessThanOrEqual(1);
+    expect(Math.max(...years)).toBeGreaterThanOrEqual(20);
+    expect(years.filter((y) => y >= 3).length / years.length).toBeGreaterThan(0.3);
+    expect(years.filter((y) => y < 3).length / years.length).toBeGreaterThan(0.1);
+  });
+
+  it('when candidates are generated, then every age at registration is within working life', () => {
+    const ages = data.candidates.map((c) => c.createdDate.getUTCFullYear() - (c.yearOfBirth as number));
+
+    expect(Math.min(...ages)).toBeGreaterThanOrEqual(18);
+    expect(Math.max(...ages)).toBeLessThanOrEqual(65);
+    expect(ages.filter((age) => age >= 45).length).toBeGreaterThan(0);
   });
 
   it('when candidates are generated, then every code is a real reference code', () => {
@@ -368,6 +508,30 @@ describe('demo data generator', () => {
 
     expect(Math.min(...created)).toBeGreaterThanOrEqual(Date.UTC(2019, 0, 1));
     expect(Math.max(...created)).toBeLessThan(Date.UTC(2025, 5, 30));
+  });
+});
+
+describe('demo data of the quick start (2,000 candidates, seed 1)', () => {
+  const quickStart = generateDemoData({ candidates: 2000, seed: 1, reference });
+
+  it("when the employer's question of the docs is asked of it, then some candidates answer it", () => {
+    // Nurses in Jordan or Lebanon, English spoken at B2 or better, at least 3 years as a nurse,
+    // under 45 in 2026, IELTS General Training 6.5 or more; not EMPLOYED (hidden by default).
+    const b2 = languageLevels().find((l) => l.cefrLevel === 'B2')?.level as number;
+
+    const answers = quickStart.candidates.filter(
+      (c) =>
+        c.status !== 'EMPLOYED' &&
+        ['JO', 'LB'].includes(c.countryIsoCode ?? '') &&
+        (c.candidateOccupations ?? []).some(
+          (o) => o.occupation?.isco08Code === '2221' && (o.yearsExperience ?? 0) >= 3,
+        ) &&
+        (c.candidateLanguages ?? []).some((l) => l.languageIsoCode === 'en' && (l.spokenLevel ?? 0) >= b2) &&
+        2026 - (c.yearOfBirth as number) <= 44 &&
+        (c.candidateExams ?? []).some((e) => e.exam === 'IELTS_GEN' && (numberOf(e.score) ?? 0) >= 6.5),
+    );
+
+    expect(answers.length).toBeGreaterThan(0);
   });
 });
 

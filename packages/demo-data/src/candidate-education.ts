@@ -3,7 +3,8 @@ import type { PlannedOccupation } from './candidate-occupations';
 import type { DemoRandom } from './random';
 import type { DemoReference } from './reference';
 import { DAY_MS, isoDate } from './values';
-import { CERTIFICATIONS, GROUP_MAJORS, INSTITUTION_PATTERNS, type OccupationGroup } from './vocabulary';
+import { courseName } from './courses';
+import { GROUP_MAJORS, INSTITUTION_PATTERNS, type OccupationGroup } from './vocabulary';
 
 /** The highest education level, by how skilled the main occupation's group is. */
 export function pickEducationLevel(
@@ -62,7 +63,11 @@ export function makeEducations(
     entry.lengthOfCourseYears = length;
     const kind = educationType === 'VOCATIONAL' || educationType === 'ASSOCIATE' ? 'vocational' : 'tertiary';
     entry.institution = rng.pick(INSTITUTION_PATTERNS[kind]).replace('{city}', abroad ? hostCity : homeCity);
-    if (majorId !== undefined) entry.courseName = majors.get(majorId);
+    if (majorId !== undefined) {
+      // The occupation's own trade names vocational courses of its usual major ("Welding and Fabrication").
+      const trade = majorId === primary.major ? primary.profession.vocationalCourse : undefined;
+      entry.courseName = courseName(rng, educationType, majorId, trade) ?? majors.get(majorId);
+    }
     const incomplete = rng.chance(0.08);
     if (!incomplete) entry.yearCompleted = Math.min(createdYear, finishedAt);
     entry.incomplete = incomplete;
@@ -94,17 +99,19 @@ export function makeEducations(
   return entries;
 }
 
+/** None to three certifications of the main occupation. */
 export function makeCertifications(
   rng: DemoRandom,
-  group: OccupationGroup,
+  primary: PlannedOccupation,
   created: number,
 ): CandidateCertificationDoc[] {
   const count = rng.weighted([
     { value: 0, weight: 45 },
     { value: 1, weight: 40 },
-    { value: 2, weight: 15 },
+    { value: 2, weight: 12 },
+    { value: 3, weight: 3 },
   ]);
-  return rng.sample(CERTIFICATIONS[group], count).map((c) => ({
+  return rng.sample(primary.profession.certifications, count).map((c) => ({
     name: c.name,
     institution: c.institution,
     dateCompleted: isoDate(created - rng.int(30, 3650) * DAY_MS),

@@ -4,7 +4,7 @@ import { CANDIDATE_STATUSES } from 'candidate-documents';
 import { makeCertifications, makeEducations, pickEducationLevel } from './candidate-education';
 import { makeDependants, PARTNERED, type PairContext } from './candidate-family';
 import { ieltsBand, makeExams, makeLanguages } from './candidate-languages';
-import { makeOccupation, makeSkills, planOccupations, type PlannedOccupation } from './candidate-occupations';
+import { makeOccupation, makeSkills, planOccupations, type DemoOccupations } from './candidate-occupations';
 import { makeCitizenships, makeDestinations, makeVisaChecks } from './candidate-visas';
 import type { DemoJobOpportunities } from './job-opportunities';
 import type { DemoRandom } from './random';
@@ -30,7 +30,7 @@ export interface CandidateSources {
   readonly reference: DemoReference;
   /** publicIds of every candidate, drawn up front so that partners can point at them */
   readonly candidateIds: readonly string[];
-  readonly commonOccupations: readonly Weighted<PlannedOccupation>[];
+  readonly occupations: DemoOccupations;
   /** the job opportunities the visa job checks point at */
   readonly jobs: DemoJobOpportunities;
 }
@@ -71,6 +71,9 @@ const HOW_HEARD: readonly Weighted<HowHeardAboutUs>[] = [
   { value: 'PARTNER_ORG_4', weight: 1 },
   { value: 'OTHER', weight: 2 },
 ];
+
+/** An IELTS band as a number: `6.5`. */
+const BAND = /^\d(\.\d)?$/;
 
 const ORIGIN_WEIGHTS: readonly Weighted<string>[] = Object.entries(ORIGINS).map(([code, origin]) => ({
   value: code,
@@ -151,10 +154,11 @@ function makeCandidate(
   const homeCity = partner?.homeLocation ?? rng.pick(origin.homeCities);
 
   const age = rng.weighted<[number, number]>([
-    { value: [19, 24], weight: 15 },
-    { value: [25, 34], weight: 45 },
+    { value: [18, 24], weight: 14 },
+    { value: [25, 34], weight: 43 },
     { value: [35, 44], weight: 28 },
-    { value: [45, 58], weight: 12 },
+    { value: [45, 54], weight: 12 },
+    { value: [55, 59], weight: 3 },
   ]);
   const describedByPartner = partner?.candidateDependants?.find((d) => d.relation === 'PARTNER')?.yearOfBirth;
   const yearOfBirth = describedByPartner ?? createdYear - rng.int(age[0], age[1]);
@@ -184,7 +188,7 @@ function makeCandidate(
   const bornInHost = origin.displacedSince <= yearOfBirth && rng.chance(0.3);
   const sparse = status === 'DRAFT' || status === 'INCOMPLETE';
 
-  const occupationsPlanned = planOccupations(rng, sources.commonOccupations, ref);
+  const occupationsPlanned = planOccupations(rng, sources.occupations, ref);
   const primary = occupationsPlanned[0];
   const workingYears = Math.max(1, createdYear - yearOfBirth - 18);
 
@@ -294,11 +298,19 @@ function makeCandidate(
   }
 
   // languages and scores
-  const candidateLanguages = makeLanguages(rng, ref, origin.languages, hostInfo.languages, host === nationality);
+  const candidateLanguages = makeLanguages(
+    rng,
+    ref,
+    origin.languages,
+    hostInfo.languages,
+    host === nationality,
+    primary.group,
+  );
   const englishLevel = candidateLanguages.find((l) => l.languageIsoCode === 'en')?.spokenLevel ?? 0;
   const frenchLevel = candidateLanguages.find((l) => l.languageIsoCode === 'fr')?.spokenLevel ?? 0;
-  const exams = sparse ? [] : makeExams(rng, englishLevel, createdYear);
-  const ielts = exams.find((e) => e.exam === 'IELTS_GEN' || e.exam === 'IELTS_ACA');
+  const exams = sparse ? [] : makeExams(rng, englishLevel, createdYear, primary.group);
+  // The latest IELTS whose score is a band (not "Awaiting results").
+  const ielts = exams.find((e) => (e.exam === 'IELTS_GEN' || e.exam === 'IELTS_ACA') && BAND.test(e.score ?? ''));
   if (englishLevel > 0) doc.englishAssessmentScoreIelts = ielts?.score ?? ieltsBand(englishLevel).toFixed(1);
   if (ielts?.score) doc.ieltsScore = Number(ielts.score);
   if (frenchLevel > 0) doc.frenchAssessmentScoreNclc = Math.min(12, frenchLevel * 2 - rng.int(0, 1));
@@ -343,13 +355,13 @@ function makeCandidate(
       doc.partnerIeltsYr = rng.int(Math.max(2015, createdYear - 5), createdYear);
     }
     doc.partnerOccupationIsco08Code =
-      pair?.partnerOccupation || planOccupations(rng, sources.commonOccupations, ref)[0]?.code || primary.code;
+      pair?.partnerOccupation || planOccupations(rng, sources.occupations, ref)[0]?.code || primary.code;
   }
 
   // nested lists
   const maxEducation = pickEducationLevel(rng, ref, primary.group);
   doc.maxEducationLevel = maxEducation.level;
-  doc.candidateCertifications = sparse ? [] : makeCertifications(rng, primary.group, created);
+  doc.candidateCertifications = sparse ? [] : makeCertifications(rng, primary, created);
   doc.candidateCitizenships = makeCitizenships(rng, nationality, host, bornInHost, created);
   const destinations = makeDestinations(rng);
   doc.candidateDestinations = destinations;

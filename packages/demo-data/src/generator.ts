@@ -1,5 +1,5 @@
 import type { CandidateDoc, JobOpportunityDoc, SavedListDoc } from 'candidate-documents';
-import { commonOccupationsOf } from './candidate-occupations';
+import { demoOccupationsOf } from './candidate-occupations';
 import { generateCandidates, type CandidateSources } from './candidates';
 import { makeJobOpportunities } from './job-opportunities';
 import { DemoRandom } from './random';
@@ -14,7 +14,7 @@ import { makeSavedLists } from './saved-lists';
  * (candidates created 2019-01-01 to 2025-06-30), so the data does not age with the calendar.
  *
  * Nothing identifying is produced: no names, e-mail addresses, phone numbers or dates of
- * birth; free texts come from fixed phrases (vocabulary.ts).
+ * birth; free texts come from fixed phrases (vocabulary.ts, professions.ts, courses.ts).
  *
  * Each kind of document has its own file: job-opportunities.ts, candidates.ts (with
  * the parts of a candidate in candidate-*.ts) and saved-lists.ts.
@@ -71,14 +71,14 @@ export class DemoGenerator {
     this.size = options.candidates;
     this.seed = options.seed;
     const reference = options.reference;
-    const commonOccupations = commonOccupationsOf(reference);
+    const occupations = demoOccupationsOf(reference);
 
     const ids = new DemoRandom(this.seed, STREAM.candidateIds);
     const candidateIds: string[] = new Array<string>(this.size);
     for (let i = 0; i < this.size; i++) candidateIds[i] = ids.publicId();
 
-    const jobs = makeJobOpportunities(new DemoRandom(this.seed, STREAM.jobs), this.size, commonOccupations);
-    this.sources = { reference, candidateIds, commonOccupations, jobs };
+    const jobs = makeJobOpportunities(new DemoRandom(this.seed, STREAM.jobs), this.size, occupations.common);
+    this.sources = { reference, candidateIds, occupations, jobs };
   }
 
   /**

@@ -7,4 +7,14 @@ export {
   type DemoDataOptions,
 } from './generator';
 export type { DemoReference } from './reference';
-export { CANDIDATE_MESSAGES, COMMON_OCCUPATIONS, HOST_CHALLENGES, HOSTS, ORIGINS } from './vocabulary';
+export {
+  CANDIDATE_MESSAGES,
+  CERTIFICATIONS,
+  COMMON_OCCUPATIONS,
+  HOST_CHALLENGES,
+  HOSTS,
+  JOB_DESCRIPTIONS,
+  ORIGINS,
+  SKILLS,
+} from './vocabulary';
+export { PROFESSIONS, type Profession } from './professions';

@@ -255,62 +255,49 @@ export const DESTINATIONS: readonly Weighted<string>[] = [
 /** The destination whose visa checks carry salaryTsmit, eligible_494 and eligible_186. */
 export const POINTS_TEST_DESTINATION = 'AU';
 
+/** Certifications of the occupations that professions.ts does not describe, by group: ones any of them may hold. */
 export const CERTIFICATIONS: Record<OccupationGroup, readonly { name: string; institution: string }[]> = {
   health: [
-    { name: 'Basic Life Support', institution: 'Red Crescent Society' },
+    { name: 'Basic Life Support (BLS)', institution: 'American Heart Association' },
     { name: 'Infection Prevention and Control', institution: 'World Health Organization online course' },
-    { name: 'Emergency Nursing Certificate', institution: 'Ministry of Health' },
     { name: 'Mental Health First Aid', institution: 'International Medical Corps' },
   ],
   it: [
-    { name: 'Cloud Practitioner', institution: 'Amazon Web Services' },
-    { name: 'CCNA Routing and Switching', institution: 'Cisco Networking Academy' },
-    { name: 'Full-Stack Web Development Bootcamp', institution: 'Refugee Code Academy' },
+    { name: 'AWS Certified Cloud Practitioner', institution: 'Amazon Web Services' },
     { name: 'Google Data Analytics Certificate', institution: 'Coursera' },
   ],
   engineering: [
-    { name: 'AutoCAD Professional', institution: 'Autodesk Training Centre' },
-    { name: 'Occupational Health and Safety', institution: 'NEBOSH' },
-    { name: 'Project Management Professional', institution: 'Project Management Institute' },
+    { name: 'AutoCAD Certified Professional', institution: 'Autodesk Training Centre' },
+    { name: 'International General Certificate in Occupational Health and Safety', institution: 'NEBOSH' },
+    { name: 'Project Management Professional (PMP)', institution: 'Project Management Institute' },
   ],
   education: [
-    { name: 'TESOL Certificate', institution: 'British Council' },
     { name: 'Teaching in Emergencies', institution: 'UNICEF Learning Passport' },
-    { name: 'Community Interpreting Level 3', institution: 'Institute of Linguists' },
+    { name: 'Psychological First Aid', institution: 'Red Cross Red Crescent' },
   ],
   business: [
-    { name: 'Certified Accounting Technician', institution: 'ACCA' },
-    { name: 'Microsoft Office Specialist', institution: 'Microsoft' },
-    { name: 'Digital Marketing Fundamentals', institution: 'Google Digital Garage' },
+    { name: 'Microsoft Office Specialist: Excel', institution: 'Microsoft' },
+    { name: 'Customer Service Excellence', institution: 'Vocational Training Centre' },
   ],
   trade: [
-    { name: 'Welding Qualification ISO 9606', institution: 'Vocational Training Centre' },
-    { name: 'Electrical Installation Level 2', institution: 'City and Guilds' },
-    { name: 'Heavy Vehicle Licence Training', institution: 'National Driving Institute' },
     { name: 'Workplace Safety Card', institution: 'Construction Industry Training Board' },
+    { name: 'First Aid at Work', institution: 'Red Crescent Society' },
   ],
   service: [
     { name: 'Food Safety Level 2', institution: 'Hospitality Training Institute' },
-    { name: 'Barista Skills', institution: 'Specialty Coffee Association' },
-    { name: 'Early Childcare Certificate', institution: 'Community College' },
+    { name: 'First Aid at Work', institution: 'Red Crescent Society' },
   ],
 };
 
+/** Skills of the occupations that professions.ts does not describe, by group. */
 export const SKILLS: Record<OccupationGroup, readonly string[]> = {
-  health: ['Patient care', 'Wound care', 'Medication administration', 'Triage', 'Health education'],
-  it: ['JavaScript', 'TypeScript', 'Python', 'SQL databases', 'React', 'Network administration', 'Linux'],
-  engineering: ['AutoCAD', 'Site supervision', 'Structural analysis', 'Quantity surveying', 'Technical drawing'],
-  education: ['Lesson planning', 'Classroom management', 'Curriculum design', 'Translation', 'Psychosocial support'],
-  business: ['Bookkeeping', 'Microsoft Excel', 'Payroll', 'Financial reporting', 'Customer service'],
-  trade: [
-    'Arc welding',
-    'Electrical wiring',
-    'Engine repair',
-    'Furniture making',
-    'Pipe fitting',
-    'Heavy vehicle driving',
-  ],
-  service: ['Cooking for large groups', 'Pastry making', 'Customer service', 'Hair styling', 'Sewing'],
+  health: ['Patient care', 'Health education', 'Infection control', 'Medical records'],
+  it: ['JavaScript', 'Python', 'SQL databases', 'Network administration', 'Linux'],
+  engineering: ['AutoCAD', 'Technical drawing', 'Site supervision', 'Project planning'],
+  education: ['Lesson planning', 'Public speaking', 'Report writing', 'Psychosocial support'],
+  business: ['Microsoft Excel', 'Customer service', 'Report writing', 'Record keeping'],
+  trade: ['Hand and power tools', 'Reading drawings', 'Workshop safety', 'Maintenance and repair'],
+  service: ['Customer service', 'Cash handling', 'Food hygiene', 'Teamwork'],
 };
 
 export const SKILL_PERIODS: readonly string[] = [
@@ -322,41 +309,46 @@ export const SKILL_PERIODS: readonly string[] = [
   'more than 10 years',
 ];
 
+/**
+ * Descriptions of jobs in the occupations that professions.ts does not describe, by group: plain
+ * enough to fit any occupation of the group (an author, a librarian and a teacher are all
+ * "education").
+ */
 export const JOB_DESCRIPTIONS: Record<OccupationGroup, readonly string[]> = {
   health: [
-    'Cared for patients on a busy general ward.',
+    'Worked in a hospital team, following clinical protocols and keeping patient records.',
     'Worked in a primary health clinic serving the local community.',
-    'Supported doctors during outpatient consultations and emergencies.',
+    'Supported doctors and nurses in outpatient care and emergencies.',
   ],
   it: [
-    'Built and maintained web applications for business customers.',
-    'Developed internal tools and databases for a small team.',
-    'Maintained the office network and supported users.',
+    'Worked in the IT department of a medium-sized company.',
+    'Delivered technical projects for business customers.',
+    'Supported users and kept the systems running.',
   ],
   engineering: [
-    'Supervised construction sites and checked work against drawings.',
-    'Designed and reviewed technical plans for public buildings.',
-    'Planned maintenance of machinery in a factory.',
+    'Worked on technical projects from design to handover.',
+    'Checked the work on site against drawings and specifications.',
+    'Planned and supervised maintenance work.',
   ],
   education: [
-    'Taught classes of thirty to forty students.',
-    'Prepared lessons and examinations for several grades.',
-    'Interpreted between families and aid workers in community programmes.',
+    'Worked with students, families and colleagues in a school or a community programme.',
+    'Prepared materials and sessions for groups of learners.',
+    'Worked in community programmes run with aid organisations.',
   ],
   business: [
-    'Kept the accounts of a medium-sized trading company.',
-    'Prepared monthly financial reports and payroll.',
-    'Handled office administration and customer enquiries.',
+    'Handled records, reports and correspondence for a trading company.',
+    'Worked in the administration of a public office.',
+    'Dealt with customers and suppliers and kept the files in order.',
   ],
   trade: [
     'Carried out repairs and installations for private and business customers.',
     'Worked in a small workshop producing made-to-order pieces.',
-    'Delivered goods across the region on long-distance routes.',
+    'Worked on building sites and in workshops as part of a small team.',
   ],
   service: [
-    'Prepared meals in a restaurant kitchen serving up to two hundred guests a day.',
-    'Served customers and managed the daily running of a small shop.',
-    'Worked seasonal harvests and looked after livestock.',
+    'Served customers and handled the daily running of a small business.',
+    'Worked shifts in a busy hospitality business.',
+    'Worked seasonal jobs in farming and food production.',
   ],
 };
 
