@@ -377,3 +377,72 @@ export function componentSchemaProblems(): string[] {
 export function validateComponent(schemaName: string, value: unknown): string[] {
   return schemaProblems(pointerOf('components', 'schemas', schemaName), value, schemaName);
 }
+
+/** An example of the document: a media type's `example`, or one of a parameter's `examples`. */
+export interface DocumentExample {
+  /** where it is, for messages: `POST /v1/candidates/job-match request body`, `components/responses/BadRequest`, … */
+  where: string;
+  /** JSON pointer of the object holding it (media type or parameter) */
+  pointer: string;
+  /** undefined when the media type has no `example` */
+  value: unknown;
+  /** the response status it belongs to (responses only; a shared response: every status it is used under) */
+  statuses: number[];
+  /** problems of the value against the schema of its media type or parameter */
+  problems: string[];
+}
+
+/**
+ * Every media type of a request body or a response (of the operations and of components/responses,
+ * each shared response once), with its `example` checked against its schema, and every example of
+ * a parameter (`examples`) checked against the parameter's schema.
+ */
+export function documentExamples(): DocumentExample[] {
+  const { document } = load();
+  const found = new Map<string, DocumentExample>();
+  const addMedia = (where: string, holder: string, status: number | undefined): void => {
+    const resolved = dereference(holder);
+    if (!resolved) throw new Error(`${where} does not resolve`);
+    const content = (resolved.value.content ?? {}) as Record<string, Json>;
+    for (const [mediaType, media] of Object.entries(content)) {
+      const pointer = `${resolved.pointer}${pointerOf('content', mediaType)}`;
+      const shared = resolved.pointer !== holder ? resolved.pointer.slice(1) : where;
+      const entry = found.get(pointer) ?? {
+        where: `${shared} ${mediaType}`,
+        pointer,
+        value: media.example,
+        statuses: [],
+        problems:
+          media.example === undefined ? [] : schemaProblems(`${pointer}/schema`, media.example, `${shared} example`),
+      };
+      if (status !== undefined && !entry.statuses.includes(status)) entry.statuses.push(status);
+      found.set(pointer, entry);
+    }
+  };
+  for (const template of Object.keys(document.paths as Json)) {
+    for (const operation of operationsOf(template)) {
+      const name = `${operation.method.toUpperCase()} ${template}`;
+      if (operation.operation.requestBody !== undefined)
+        addMedia(`${name} request body`, `${operation.pointer}/requestBody`, undefined);
+      for (const status of Object.keys(operation.operation.responses ?? {}))
+        addMedia(`${name} ${status}`, `${operation.pointer}${pointerOf('responses', status)}`, Number(status));
+    }
+  }
+  for (const name of Object.keys((document.components as Json).responses ?? {}))
+    addMedia(`components/responses/${name}`, pointerOf('components', 'responses', name), undefined);
+
+  const parameters = ((document.components as Json).parameters ?? {}) as Record<string, Json>;
+  for (const [name, parameter] of Object.entries(parameters)) {
+    const pointer = pointerOf('components', 'parameters', name);
+    for (const [exampleName, example] of Object.entries((parameter.examples ?? {}) as Record<string, Json>)) {
+      found.set(`${pointer}/examples/${exampleName}`, {
+        where: `parameter ${name} example ${exampleName}`,
+        pointer,
+        value: example.value,
+        statuses: [],
+        problems: schemaProblems(`${pointer}/schema`, example.value, `parameter ${name} example ${exampleName}`),
+      });
+    }
+  }
+  return [...found.values()];
+}

@@ -1189,6 +1189,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://candidate-directory.example/problems/invalid-parameter",
+                 *       "title": "Invalid request parameter",
+                 *       "status": 400,
+                 *       "detail": "Invalid input: limit must be an integer from 1 to 100.",
+                 *       "instance": "/v1/candidates"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -1198,6 +1207,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://candidate-directory.example/problems/unauthenticated",
+                 *       "title": "Authentication required",
+                 *       "status": 401,
+                 *       "detail": "A valid API key is required.",
+                 *       "instance": "/v1/candidates"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -1207,6 +1225,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://candidate-directory.example/problems/not-found",
+                 *       "title": "Resource not found",
+                 *       "status": 404,
+                 *       "detail": "No resource of this API has this path.",
+                 *       "instance": "/v1/candidate"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -1217,6 +1244,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://candidate-directory.example/problems/method-not-allowed",
+                 *       "title": "Method not allowed",
+                 *       "status": 405,
+                 *       "detail": "DELETE is not supported on this path; it supports GET, HEAD.",
+                 *       "instance": "/v1/candidates"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -1226,6 +1262,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://candidate-directory.example/problems/idempotency-key-in-progress",
+                 *       "title": "Request with this idempotency key in progress",
+                 *       "status": 409,
+                 *       "detail": "A request with this Idempotency-Key is still being processed; retry after it has been answered.",
+                 *       "instance": "/v1/candidates/job-match"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -1235,6 +1280,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://candidate-directory.example/problems/payload-too-large",
+                 *       "title": "Request body too large",
+                 *       "status": 413,
+                 *       "detail": "The request body is larger than 100kb.",
+                 *       "instance": "/v1/candidates/register"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -1244,6 +1298,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://candidate-directory.example/problems/unsupported-media-type",
+                 *       "title": "Unsupported media type",
+                 *       "status": 415,
+                 *       "detail": "The request body must be application/json.",
+                 *       "instance": "/v1/candidates/job-match"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -1253,6 +1316,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://candidate-directory.example/problems/idempotency-key-reused",
+                 *       "title": "Idempotency key reused with another request",
+                 *       "status": 422,
+                 *       "detail": "This Idempotency-Key was already used with another request; use a new key for a new request.",
+                 *       "instance": "/v1/candidates/offer-to-assist"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -1262,6 +1334,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://candidate-directory.example/problems/internal-error",
+                 *       "title": "Internal server error",
+                 *       "status": 500,
+                 *       "detail": "An unexpected error occurred. Quote request id 3f6c1e2a-9b7d-4c1e-8f2a-5d0b6e7c9a14 when reporting it.",
+                 *       "instance": "/v1/candidates"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -1274,6 +1355,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://candidate-directory.example/problems/too-many-requests",
+                 *       "title": "Rate limit exceeded",
+                 *       "status": 429,
+                 *       "detail": "The read budget of this API key (600 per 60 seconds) is spent; retry after 17 seconds.",
+                 *       "instance": "/v1/candidates"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -1284,6 +1374,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://candidate-directory.example/problems/service-unavailable",
+                 *       "title": "Service unavailable",
+                 *       "status": 503,
+                 *       "detail": "The service is temporarily unavailable; retry later.",
+                 *       "instance": "/v1/candidates"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -1293,6 +1392,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://candidate-directory.example/problems/request-timeout",
+                 *       "title": "Request timeout",
+                 *       "status": 408,
+                 *       "detail": "The request head did not arrive in time.",
+                 *       "instance": "about:blank"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -1302,6 +1410,15 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "type": "https://candidate-directory.example/problems/request-header-too-large",
+                 *       "title": "Request header fields too large",
+                 *       "status": 431,
+                 *       "detail": "The request line or headers are larger than the server reads.",
+                 *       "instance": "about:blank"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -1371,6 +1488,439 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "publicId": "FD7ySU64S960J0YnbZNg_Q",
+                     *           "createdDate": "2019-01-31T11:39:55.000Z",
+                     *           "status": "ACTIVE",
+                     *           "gender": "MALE",
+                     *           "yearOfBirth": 1975,
+                     *           "city": "Irbid",
+                     *           "country": {
+                     *             "isoCode": "JO",
+                     *             "name": "Jordan",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "birthCountry": {
+                     *             "isoCode": "PS",
+                     *             "name": "State of Palestine",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "nationality": {
+                     *             "isoCode": "PS",
+                     *             "name": "State of Palestine",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "maritalStatus": "MARRIED",
+                     *           "candidateMessage": "I can start quickly and I am willing to relocate anywhere the job is. My goal is a legal job abroad so that my children can go to school.",
+                     *           "yearOfArrival": 2017,
+                     *           "homeLocation": "Rafah",
+                     *           "hostChallenges": "Refugees are not allowed to work in my profession here. There is no safe long-term legal status for my family.",
+                     *           "hostEntryLegally": "YES",
+                     *           "hostEntryYear": 2017,
+                     *           "residenceStatus": "LEGAL_RES",
+                     *           "mediaWillingness": "Yes",
+                     *           "howHeardAboutUs": "ONLINE_SEARCH",
+                     *           "contactConsentPlatformPartners": true,
+                     *           "contactConsentRegistration": true,
+                     *           "refugeeAgencyConsent": "NO",
+                     *           "monitoringEvaluationConsent": "YES",
+                     *           "availDate": "2019-09-19",
+                     *           "availImmediate": "YES",
+                     *           "availImmediateJobOps": "No, I need time to finish my current commitments",
+                     *           "arrestImprison": "NO",
+                     *           "asylumYear": "2017-04-13",
+                     *           "canDrive": "NO",
+                     *           "conflict": "YES",
+                     *           "crimeConvict": "UNSURE",
+                     *           "destLimit": "NO",
+                     *           "drivingLicense": "NO_RESPONSE",
+                     *           "familyMove": "YES",
+                     *           "healthIssues": "NO",
+                     *           "covidVaccinated": "NO_RESPONSE",
+                     *           "covidVaccinatedStatus": "NO_RESPONSE",
+                     *           "militaryService": "YES",
+                     *           "militaryWanted": "YES",
+                     *           "militaryStart": "1993-10-03",
+                     *           "militaryEnd": "1996-03-11",
+                     *           "intRecruitReasons": [
+                     *             "EXPERIENCE",
+                     *             "CHILDREN"
+                     *           ],
+                     *           "intRecruitRural": "YES",
+                     *           "leftHomeReasons": [
+                     *             "SAFETY"
+                     *           ],
+                     *           "returnedHome": "NO",
+                     *           "returnHomeSafe": "UNSURE",
+                     *           "returnHomeFuture": "NO",
+                     *           "resettleThird": "YES",
+                     *           "visaIssues": "NO",
+                     *           "visaReject": "NO_RESPONSE",
+                     *           "workAbroad": "YES",
+                     *           "workPermit": "NO_RESPONSE",
+                     *           "workPermitDesired": "NO",
+                     *           "refugeeAgencyRegistered": "YES",
+                     *           "refugeeAgencyStatus": "REGISTERED_STATELESS",
+                     *           "refugeeAgencyNotRegStatus": "NA",
+                     *           "reliefAgencyRegistered": "YES",
+                     *           "reliefAgencyNotRegStatus": "NA",
+                     *           "numberDependants": 5,
+                     *           "partnerRegistered": "NO_RESPONSE",
+                     *           "partnerCitizenship": [
+                     *             275
+                     *           ],
+                     *           "partnerEduLevel": {
+                     *             "level": 4,
+                     *             "status": "ACTIVE",
+                     *             "educationType": "VOCATIONAL"
+                     *           },
+                     *           "partnerEnglish": "YES",
+                     *           "partnerEnglishLevel": {
+                     *             "level": 4,
+                     *             "name": "Upper intermediate",
+                     *             "cefrLevel": "B2"
+                     *           },
+                     *           "partnerIelts": "YES_GENERAL",
+                     *           "partnerIeltsScore": "5.0",
+                     *           "partnerIeltsYr": 2018,
+                     *           "partnerOccupation": {
+                     *             "isco08Code": "7126",
+                     *             "name": "Plumbers and Pipe Fitters",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "candidateCertifications": [],
+                     *           "candidateCitizenships": [
+                     *             {
+                     *               "hasPassport": "NO_PASSPORT",
+                     *               "nationality": {
+                     *                 "isoCode": "PS",
+                     *                 "name": "State of Palestine",
+                     *                 "status": "ACTIVE"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "candidateDestinations": [
+                     *             {
+                     *               "country": {
+                     *                 "isoCode": "GB",
+                     *                 "name": "United Kingdom",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "interest": "YES"
+                     *             },
+                     *             {
+                     *               "country": {
+                     *                 "isoCode": "AU",
+                     *                 "name": "Australia",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "interest": "YES"
+                     *             }
+                     *           ],
+                     *           "candidateEducations": [
+                     *             {
+                     *               "educationType": "BACHELOR",
+                     *               "country": {
+                     *                 "isoCode": "PS",
+                     *                 "name": "State of Palestine",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "educationMajor": {
+                     *                 "id": 913,
+                     *                 "iscedCode": "0913",
+                     *                 "name": "Nursing and midwifery",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "lengthOfCourseYears": 5,
+                     *               "institution": "Rafah University",
+                     *               "courseName": "Bachelor of Science in Nursing",
+                     *               "yearCompleted": 2000,
+                     *               "incomplete": false
+                     *             }
+                     *           ],
+                     *           "candidateExams": [],
+                     *           "candidateLanguages": [
+                     *             {
+                     *               "language": {
+                     *                 "isoCode": "ar",
+                     *                 "name": "Arabic",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "writtenLevel": {
+                     *                 "level": 4,
+                     *                 "name": "Upper intermediate",
+                     *                 "cefrLevel": "B2"
+                     *               },
+                     *               "spokenLevel": {
+                     *                 "level": 6,
+                     *                 "name": "Proficient or native",
+                     *                 "cefrLevel": "C2"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "candidateOccupations": [
+                     *             {
+                     *               "occupation": {
+                     *                 "isco08Code": "3255",
+                     *                 "name": "Physiotherapy Technicians and Assistants",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "yearsExperience": 16,
+                     *               "candidateJobExperiences": [
+                     *                 {
+                     *                   "country": {
+                     *                     "isoCode": "PS",
+                     *                     "name": "State of Palestine",
+                     *                     "status": "ACTIVE"
+                     *                   },
+                     *                   "companyName": "Rafah Medical Centre",
+                     *                   "role": "Physiotherapy Technicians and Assistants",
+                     *                   "startDate": "1999-07-02",
+                     *                   "endDate": "2015-11-06",
+                     *                   "fullTime": true,
+                     *                   "paid": true,
+                     *                   "description": "Supported doctors and nurses in outpatient care and emergencies."
+                     *                 },
+                     *                 {
+                     *                   "country": {
+                     *                     "isoCode": "JO",
+                     *                     "name": "Jordan",
+                     *                     "status": "ACTIVE"
+                     *                   },
+                     *                   "companyName": "Irbid Community Clinic",
+                     *                   "role": "Physiotherapy Technicians and Assistants",
+                     *                   "startDate": "2018-01-16",
+                     *                   "endDate": "2018-10-31",
+                     *                   "fullTime": true,
+                     *                   "paid": true,
+                     *                   "description": "Worked in a hospital team, following clinical protocols and keeping patient records."
+                     *                 }
+                     *               ]
+                     *             },
+                     *             {
+                     *               "occupation": {
+                     *                 "isco08Code": "2221",
+                     *                 "name": "Nursing Professionals",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "yearsExperience": 2,
+                     *               "candidateJobExperiences": []
+                     *             }
+                     *           ],
+                     *           "candidateSkills": [
+                     *             {
+                     *               "skill": "Triage",
+                     *               "timePeriod": "3 years"
+                     *             },
+                     *             {
+                     *               "skill": "Health education",
+                     *               "timePeriod": "6 months"
+                     *             }
+                     *           ],
+                     *           "candidateDependants": [
+                     *             {
+                     *               "relation": "PARTNER",
+                     *               "yearOfBirth": 1973,
+                     *               "gender": "FEMALE",
+                     *               "registered": "REFUGEE_AGENCY",
+                     *               "healthConcern": "NO"
+                     *             },
+                     *             {
+                     *               "relation": "CHILD",
+                     *               "yearOfBirth": 1997,
+                     *               "gender": "FEMALE",
+                     *               "registered": "REFUGEE_AGENCY",
+                     *               "healthConcern": "NO"
+                     *             },
+                     *             {
+                     *               "relation": "CHILD",
+                     *               "yearOfBirth": 2016,
+                     *               "gender": "FEMALE",
+                     *               "registered": "REFUGEE_AGENCY",
+                     *               "healthConcern": "NO"
+                     *             },
+                     *             {
+                     *               "relation": "CHILD",
+                     *               "yearOfBirth": 2013,
+                     *               "gender": "FEMALE",
+                     *               "registered": "NEITHER",
+                     *               "healthConcern": "YES"
+                     *             },
+                     *             {
+                     *               "relation": "CHILD",
+                     *               "yearOfBirth": 1999,
+                     *               "gender": "FEMALE",
+                     *               "registered": "NO_RESPONSE",
+                     *               "healthConcern": "NO"
+                     *             }
+                     *           ],
+                     *           "candidateVisaChecks": [
+                     *             {
+                     *               "country": {
+                     *                 "isoCode": "AU",
+                     *                 "name": "Australia",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "protection": "YES",
+                     *               "englishThreshold": "YES",
+                     *               "healthAssessment": "YES",
+                     *               "characterAssessment": "YES",
+                     *               "securityRisk": "NO",
+                     *               "overallRisk": "MEDIUM",
+                     *               "validTravelDocs": "VALID",
+                     *               "pathwayAssessment": "YES",
+                     *               "destinationFamily": "NO_RELATION",
+                     *               "candidateVisaJobChecks": [
+                     *                 {
+                     *                   "jobOpp": {
+                     *                     "country": {
+                     *                       "isoCode": "AU",
+                     *                       "name": "Australia",
+                     *                       "status": "ACTIVE"
+                     *                     },
+                     *                     "employerEntity": {
+                     *                       "country": {
+                     *                         "isoCode": "AU",
+                     *                         "name": "Australia",
+                     *                         "status": "ACTIVE"
+                     *                       },
+                     *                       "hasHiredInternationally": false
+                     *                     },
+                     *                     "evergreen": false,
+                     *                     "publishedDate": "2024-05-19T01:10:02.000Z",
+                     *                     "stage": "RECRUITMENT_PROCESS",
+                     *                     "submissionDueDate": "2024-08-29",
+                     *                     "hiringCommitment": 3,
+                     *                     "employerHiredInternationally": "No"
+                     *                   },
+                     *                   "interest": "YES",
+                     *                   "qualification": "NO",
+                     *                   "occupation": {
+                     *                     "isco08Code": "8322",
+                     *                     "name": "Car, Taxi and Van Drivers",
+                     *                     "status": "ACTIVE"
+                     *                   },
+                     *                   "salaryTsmit": "YES",
+                     *                   "regional": "NO",
+                     *                   "eligible_494": "YES",
+                     *                   "eligible_186": "YES",
+                     *                   "eligibleOther": "NO_RESPONSE",
+                     *                   "putForward": "YES",
+                     *                   "platformEligibility": "DISCUSS",
+                     *                   "ageRequirement": "Meets the age requirement (under 45)",
+                     *                   "languagesThresholdMet": "NO"
+                     *                 },
+                     *                 {
+                     *                   "jobOpp": {
+                     *                     "country": {
+                     *                       "isoCode": "AU",
+                     *                       "name": "Australia",
+                     *                       "status": "ACTIVE"
+                     *                     },
+                     *                     "employerEntity": {
+                     *                       "country": {
+                     *                         "isoCode": "AU",
+                     *                         "name": "Australia",
+                     *                         "status": "ACTIVE"
+                     *                       },
+                     *                       "hasHiredInternationally": true
+                     *                     },
+                     *                     "evergreen": true,
+                     *                     "publishedDate": "2023-09-21T00:22:50.000Z",
+                     *                     "stage": "JOB_OFFER",
+                     *                     "submissionDueDate": "2023-11-20",
+                     *                     "hiringCommitment": 13,
+                     *                     "employerHiredInternationally": "Yes, several times"
+                     *                   },
+                     *                   "interest": "YES",
+                     *                   "qualification": "YES",
+                     *                   "occupation": {
+                     *                     "isco08Code": "2221",
+                     *                     "name": "Nursing Professionals",
+                     *                     "status": "ACTIVE"
+                     *                   },
+                     *                   "salaryTsmit": "YES",
+                     *                   "regional": "YES",
+                     *                   "eligible_494": "YES",
+                     *                   "eligible_186": "YES",
+                     *                   "eligibleOther": "POINTS_INDEP",
+                     *                   "putForward": "YES_BUT",
+                     *                   "platformEligibility": "NO_RESPONSE",
+                     *                   "ageRequirement": "Meets the age requirement (under 45)",
+                     *                   "languagesThresholdMet": "NO"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             {
+                     *               "country": {
+                     *                 "isoCode": "GB",
+                     *                 "name": "United Kingdom",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "protection": "NO",
+                     *               "englishThreshold": "YES",
+                     *               "healthAssessment": "YES",
+                     *               "characterAssessment": "YES",
+                     *               "securityRisk": "YES",
+                     *               "overallRisk": "MEDIUM",
+                     *               "validTravelDocs": "NO_RESPONSE",
+                     *               "pathwayAssessment": "UNSURE",
+                     *               "destinationFamily": "NO_RELATION",
+                     *               "candidateVisaJobChecks": [
+                     *                 {
+                     *                   "jobOpp": {
+                     *                     "country": {
+                     *                       "isoCode": "GB",
+                     *                       "name": "United Kingdom",
+                     *                       "status": "ACTIVE"
+                     *                     },
+                     *                     "employerEntity": {
+                     *                       "country": {
+                     *                         "isoCode": "GB",
+                     *                         "name": "United Kingdom",
+                     *                         "status": "ACTIVE"
+                     *                       },
+                     *                       "hasHiredInternationally": false
+                     *                     },
+                     *                     "evergreen": false,
+                     *                     "publishedDate": "2024-04-08T19:18:56.000Z",
+                     *                     "stage": "INELIGIBLE_REGION",
+                     *                     "submissionDueDate": "2024-08-01",
+                     *                     "hiringCommitment": 9,
+                     *                     "employerHiredInternationally": "No"
+                     *                   },
+                     *                   "interest": "YES",
+                     *                   "qualification": "NO",
+                     *                   "occupation": {
+                     *                     "isco08Code": "4110",
+                     *                     "name": "General Office Clerks",
+                     *                     "status": "ACTIVE"
+                     *                   },
+                     *                   "regional": "NO",
+                     *                   "eligibleOther": "SPECIAL_HUM",
+                     *                   "putForward": "YES",
+                     *                   "platformEligibility": "DONT_PROCEED",
+                     *                   "ageRequirement": "Meets the age requirement (under 45)",
+                     *                   "languagesThresholdMet": "YES"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "maxEducationLevel": {
+                     *             "level": 6,
+                     *             "status": "ACTIVE"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "totalElements": 17,
+                     *       "totalPages": 17,
+                     *       "size": 1,
+                     *       "number": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["CandidatePage"];
                 };
             };
@@ -1382,6 +1932,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://candidate-directory.example/problems/forbidden",
+                     *       "title": "Permission denied",
+                     *       "status": 403,
+                     *       "detail": "This API key lacks the READ_CANDIDATE_DATA permission.",
+                     *       "instance": "/v1/candidates"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -1412,6 +1971,407 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "publicId": "bczUudnCS0-YmrNpXmFmKg",
+                     *       "createdDate": "2020-04-20T16:43:07.000Z",
+                     *       "status": "ACTIVE",
+                     *       "gender": "FEMALE",
+                     *       "yearOfBirth": 1984,
+                     *       "city": "Zahle",
+                     *       "country": {
+                     *         "isoCode": "LB",
+                     *         "name": "Lebanon",
+                     *         "status": "ACTIVE"
+                     *       },
+                     *       "birthCountry": {
+                     *         "isoCode": "PS",
+                     *         "name": "State of Palestine",
+                     *         "status": "ACTIVE"
+                     *       },
+                     *       "nationality": {
+                     *         "isoCode": "PS",
+                     *         "name": "State of Palestine",
+                     *         "status": "ACTIVE"
+                     *       },
+                     *       "maritalStatus": "ENGAGED",
+                     *       "candidateMessage": "I am looking for a chance to work in my profession again and to support my family.",
+                     *       "yearOfArrival": 2008,
+                     *       "homeLocation": "Gaza",
+                     *       "hostChallenges": "The language barrier makes it hard to work in my field.",
+                     *       "hostEntryLegally": "YES",
+                     *       "hostEntryYear": 2008,
+                     *       "residenceStatus": "LEGAL_RES",
+                     *       "mediaWillingness": "Yes, anonymously",
+                     *       "howHeardAboutUs": "REFUGEE_AGENCY",
+                     *       "contactConsentPlatformPartners": true,
+                     *       "contactConsentRegistration": true,
+                     *       "refugeeAgencyConsent": "YES",
+                     *       "monitoringEvaluationConsent": "YES",
+                     *       "availDate": "2020-10-23",
+                     *       "availImmediate": "NO",
+                     *       "availImmediateJobOps": "Yes, any job in my occupation",
+                     *       "availImmediateReason": "CURRENT_WORK",
+                     *       "arrestImprison": "UNSURE",
+                     *       "asylumYear": "2008-04-05",
+                     *       "canDrive": "YES",
+                     *       "conflict": "YES",
+                     *       "crimeConvict": "UNSURE",
+                     *       "destLimit": "NO",
+                     *       "drivingLicense": "EXPIRED",
+                     *       "drivingLicenseCountry": {
+                     *         "isoCode": "LB",
+                     *         "name": "Lebanon",
+                     *         "status": "ACTIVE"
+                     *       },
+                     *       "drivingLicenseExp": "2016-05-16",
+                     *       "familyMove": "YES",
+                     *       "healthIssues": "NO",
+                     *       "covidVaccinated": "NO_RESPONSE",
+                     *       "covidVaccinatedStatus": "NO_RESPONSE",
+                     *       "militaryService": "NO",
+                     *       "militaryWanted": "NO",
+                     *       "intRecruitReasons": [
+                     *         "CITIZENSHIP"
+                     *       ],
+                     *       "intRecruitRural": "NO",
+                     *       "leftHomeReasons": [
+                     *         "SAFETY",
+                     *         "JOB"
+                     *       ],
+                     *       "returnedHome": "YES",
+                     *       "returnHomeSafe": "YES",
+                     *       "returnHomeFuture": "NO",
+                     *       "resettleThird": "YES",
+                     *       "visaIssues": "NO",
+                     *       "visaReject": "YES",
+                     *       "workAbroad": "YES",
+                     *       "workPermit": "YES_NOT_DESIRED",
+                     *       "workPermitDesired": "YES",
+                     *       "fullIntakeCompletedDate": "2020-10-11T03:31:06.000Z",
+                     *       "miniIntakeCompletedDate": "2020-05-03T03:31:06.000Z",
+                     *       "englishAssessmentScoreIelts": "7.5",
+                     *       "ieltsScore": 7.5,
+                     *       "frenchAssessmentScoreNclc": 3,
+                     *       "refugeeAgencyRegistered": "YES",
+                     *       "refugeeAgencyStatus": "MANDATE_REFUGEE",
+                     *       "refugeeAgencyNotRegStatus": "NA",
+                     *       "reliefAgencyRegistered": "YES",
+                     *       "reliefAgencyNotRegStatus": "NA",
+                     *       "numberDependants": 1,
+                     *       "partnerRegistered": "NO",
+                     *       "partnerCitizenship": [
+                     *         275
+                     *       ],
+                     *       "partnerEduLevel": {
+                     *         "level": 4,
+                     *         "status": "ACTIVE",
+                     *         "educationType": "VOCATIONAL"
+                     *       },
+                     *       "partnerEnglish": "NO_RESPONSE",
+                     *       "partnerIelts": "NO",
+                     *       "partnerOccupation": {
+                     *         "isco08Code": "2433",
+                     *         "name": "Technical and Medical Sales Professionals (excluding ICT)",
+                     *         "status": "ACTIVE"
+                     *       },
+                     *       "candidateCertifications": [
+                     *         {
+                     *           "name": "Emergency Nursing Certificate",
+                     *           "institution": "Ministry of Health",
+                     *           "dateCompleted": "2016-02-17"
+                     *         }
+                     *       ],
+                     *       "candidateCitizenships": [
+                     *         {
+                     *           "hasPassport": "NO_PASSPORT",
+                     *           "nationality": {
+                     *             "isoCode": "PS",
+                     *             "name": "State of Palestine",
+                     *             "status": "ACTIVE"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "candidateDestinations": [
+                     *         {
+                     *           "country": {
+                     *             "isoCode": "CA",
+                     *             "name": "Canada",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "interest": "YES"
+                     *         }
+                     *       ],
+                     *       "candidateEducations": [
+                     *         {
+                     *           "educationType": "BACHELOR",
+                     *           "country": {
+                     *             "isoCode": "PS",
+                     *             "name": "State of Palestine",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "educationMajor": {
+                     *             "id": 913,
+                     *             "iscedCode": "0913",
+                     *             "name": "Nursing and midwifery",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "lengthOfCourseYears": 4,
+                     *           "institution": "Gaza University",
+                     *           "courseName": "Bachelor of Science in Nursing",
+                     *           "yearCompleted": 2008,
+                     *           "incomplete": false
+                     *         },
+                     *         {
+                     *           "educationType": "MASTERS",
+                     *           "country": {
+                     *             "isoCode": "PS",
+                     *             "name": "State of Palestine",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "educationMajor": {
+                     *             "id": 913,
+                     *             "iscedCode": "0913",
+                     *             "name": "Nursing and midwifery",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "lengthOfCourseYears": 2,
+                     *           "institution": "University of Gaza",
+                     *           "courseName": "Master of Science in Community Health Nursing",
+                     *           "yearCompleted": 2012,
+                     *           "incomplete": false
+                     *         }
+                     *       ],
+                     *       "candidateExams": [
+                     *         {
+                     *           "exam": "IELTS_GEN",
+                     *           "score": "7.5",
+                     *           "year": 2018
+                     *         },
+                     *         {
+                     *           "exam": "IELTS_GEN",
+                     *           "score": "6.0",
+                     *           "year": 2017
+                     *         }
+                     *       ],
+                     *       "candidateLanguages": [
+                     *         {
+                     *           "language": {
+                     *             "isoCode": "ar",
+                     *             "name": "Arabic",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "writtenLevel": {
+                     *             "level": 6,
+                     *             "name": "Proficient or native",
+                     *             "cefrLevel": "C2"
+                     *           },
+                     *           "spokenLevel": {
+                     *             "level": 6,
+                     *             "name": "Proficient or native",
+                     *             "cefrLevel": "C2"
+                     *           }
+                     *         },
+                     *         {
+                     *           "language": {
+                     *             "isoCode": "fr",
+                     *             "name": "French",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "writtenLevel": {
+                     *             "level": 1,
+                     *             "name": "Beginner",
+                     *             "cefrLevel": "A1"
+                     *           },
+                     *           "spokenLevel": {
+                     *             "level": 2,
+                     *             "name": "Elementary",
+                     *             "cefrLevel": "A2"
+                     *           }
+                     *         },
+                     *         {
+                     *           "language": {
+                     *             "isoCode": "en",
+                     *             "name": "English",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "writtenLevel": {
+                     *             "level": 6,
+                     *             "name": "Proficient or native",
+                     *             "cefrLevel": "C2"
+                     *           },
+                     *           "spokenLevel": {
+                     *             "level": 5,
+                     *             "name": "Advanced",
+                     *             "cefrLevel": "C1"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "candidateOccupations": [
+                     *         {
+                     *           "occupation": {
+                     *             "isco08Code": "2221",
+                     *             "name": "Nursing Professionals",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "yearsExperience": 17,
+                     *           "candidateJobExperiences": [
+                     *             {
+                     *               "country": {
+                     *                 "isoCode": "PS",
+                     *                 "name": "State of Palestine",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "companyName": "Gaza Community Clinic",
+                     *               "role": "Community health nurse",
+                     *               "startDate": "2002-06-09",
+                     *               "endDate": "2006-04-05",
+                     *               "fullTime": true,
+                     *               "paid": true,
+                     *               "description": "Ran vaccination sessions and antenatal check-ups in a primary health care centre."
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
+                     *           "occupation": {
+                     *             "isco08Code": "7411",
+                     *             "name": "Building and Related Electricians",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "yearsExperience": 1,
+                     *           "candidateJobExperiences": []
+                     *         }
+                     *       ],
+                     *       "candidateSkills": [
+                     *         {
+                     *           "skill": "Infection control",
+                     *           "timePeriod": "2 years"
+                     *         },
+                     *         {
+                     *           "skill": "Electronic health records",
+                     *           "timePeriod": "6 months"
+                     *         },
+                     *         {
+                     *           "skill": "Wound care",
+                     *           "timePeriod": "more than 10 years"
+                     *         },
+                     *         {
+                     *           "skill": "Reading wiring diagrams",
+                     *           "timePeriod": "more than 10 years"
+                     *         },
+                     *         {
+                     *           "skill": "Triage",
+                     *           "timePeriod": "5 years"
+                     *         }
+                     *       ],
+                     *       "candidateDependants": [
+                     *         {
+                     *           "relation": "PARTNER",
+                     *           "yearOfBirth": 1984,
+                     *           "gender": "MALE",
+                     *           "registered": "REFUGEE_AGENCY",
+                     *           "healthConcern": "NO"
+                     *         }
+                     *       ],
+                     *       "candidateVisaChecks": [
+                     *         {
+                     *           "country": {
+                     *             "isoCode": "CA",
+                     *             "name": "Canada",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "protection": "NO",
+                     *           "englishThreshold": "YES",
+                     *           "healthAssessment": "YES",
+                     *           "characterAssessment": "YES",
+                     *           "securityRisk": "NO",
+                     *           "overallRisk": "LOW",
+                     *           "validTravelDocs": "NO_RESPONSE",
+                     *           "pathwayAssessment": "NO",
+                     *           "destinationFamily": "CHILD",
+                     *           "candidateVisaJobChecks": [
+                     *             {
+                     *               "jobOpp": {
+                     *                 "country": {
+                     *                   "isoCode": "CA",
+                     *                   "name": "Canada",
+                     *                   "status": "ACTIVE"
+                     *                 },
+                     *                 "employerEntity": {
+                     *                   "country": {
+                     *                     "isoCode": "CA",
+                     *                     "name": "Canada",
+                     *                     "status": "ACTIVE"
+                     *                   },
+                     *                   "hasHiredInternationally": false
+                     *                 },
+                     *                 "evergreen": false,
+                     *                 "publishedDate": "2023-10-01T05:54:42.000Z",
+                     *                 "stage": "NO_PR_PATHWAY",
+                     *                 "submissionDueDate": "2023-11-10",
+                     *                 "hiringCommitment": 3,
+                     *                 "employerHiredInternationally": "No"
+                     *               },
+                     *               "interest": "NO_RESPONSE",
+                     *               "qualification": "NO",
+                     *               "occupation": {
+                     *                 "isco08Code": "2643",
+                     *                 "name": "Translators, Interpreters and Other Linguists",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "regional": "NO",
+                     *               "eligibleOther": "OTHER_HUM",
+                     *               "putForward": "YES",
+                     *               "platformEligibility": "PROCEED",
+                     *               "ageRequirement": "Meets the age requirement (under 45)",
+                     *               "languagesThresholdMet": "YES"
+                     *             },
+                     *             {
+                     *               "jobOpp": {
+                     *                 "country": {
+                     *                   "isoCode": "CA",
+                     *                   "name": "Canada",
+                     *                   "status": "ACTIVE"
+                     *                 },
+                     *                 "employerEntity": {
+                     *                   "country": {
+                     *                     "isoCode": "CA",
+                     *                     "name": "Canada",
+                     *                     "status": "ACTIVE"
+                     *                   },
+                     *                   "hasHiredInternationally": true
+                     *                 },
+                     *                 "evergreen": false,
+                     *                 "publishedDate": "2023-05-15T18:43:58.000Z",
+                     *                 "stage": "MOU_ISSUE",
+                     *                 "submissionDueDate": "2023-08-07",
+                     *                 "hiringCommitment": 17,
+                     *                 "employerHiredInternationally": "Yes"
+                     *               },
+                     *               "interest": "YES",
+                     *               "qualification": "YES",
+                     *               "occupation": {
+                     *                 "isco08Code": "2341",
+                     *                 "name": "Primary School Teachers",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "regional": "YES",
+                     *               "eligibleOther": "OTHER_HUM",
+                     *               "putForward": "NO_RESPONSE",
+                     *               "platformEligibility": "NO_RESPONSE",
+                     *               "ageRequirement": "Meets the age requirement (under 45)",
+                     *               "languagesThresholdMet": "YES"
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "maxEducationLevel": {
+                     *         "level": 7,
+                     *         "status": "ACTIVE",
+                     *         "educationType": "MASTERS"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Candidate"];
                 };
             };
@@ -1430,6 +2390,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://candidate-directory.example/problems/forbidden",
+                     *       "title": "Permission denied",
+                     *       "status": 403,
+                     *       "detail": "This API key lacks the READ_CANDIDATE_DATA permission.",
+                     *       "instance": "/v1/candidates/bczUudnCS0-YmrNpXmFmKg"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -1439,6 +2408,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://candidate-directory.example/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "No candidate has this public id.",
+                     *       "instance": "/v1/candidates/Zm9yIGV4YW1wbGUgb25seQ"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -1473,6 +2451,346 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "publicId": "ri0ycUMIRraeqOua7dqQuQ",
+                     *           "createdDate": "2023-04-30T16:02:46.000Z",
+                     *           "status": "ACTIVE",
+                     *           "gender": "FEMALE",
+                     *           "yearOfBirth": 1988,
+                     *           "city": "Mbarara",
+                     *           "country": {
+                     *             "isoCode": "UG",
+                     *             "name": "Uganda",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "birthCountry": {
+                     *             "isoCode": "CD",
+                     *             "name": "Democratic Republic of the Congo",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "nationality": {
+                     *             "isoCode": "CD",
+                     *             "name": "Democratic Republic of the Congo",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "maritalStatus": "SINGLE",
+                     *           "candidateMessage": "I can start quickly and I am willing to relocate anywhere the job is. I am motivated, reliable and used to working in a team.",
+                     *           "yearOfArrival": 2020,
+                     *           "homeLocation": "Uvira",
+                     *           "hostChallenges": "Refugees are not allowed to work in my profession here.",
+                     *           "hostEntryLegally": "NO",
+                     *           "hostEntryYear": 2020,
+                     *           "residenceStatus": "LEGAL_RES",
+                     *           "mediaWillingness": "Yes, without showing my face",
+                     *           "howHeardAboutUs": "NGO",
+                     *           "contactConsentPlatformPartners": false,
+                     *           "contactConsentRegistration": true,
+                     *           "refugeeAgencyConsent": "YES",
+                     *           "monitoringEvaluationConsent": "NO_RESPONSE",
+                     *           "availDate": "2023-12-04",
+                     *           "availImmediate": "NO",
+                     *           "availImmediateJobOps": "Only jobs that allow my family to move with me",
+                     *           "availImmediateReason": "STUDIES",
+                     *           "arrestImprison": "NO",
+                     *           "asylumYear": "2020-05-04",
+                     *           "canDrive": "NO_RESPONSE",
+                     *           "conflict": "NO",
+                     *           "crimeConvict": "NO",
+                     *           "destLimit": "YES",
+                     *           "drivingLicense": "NO_RESPONSE",
+                     *           "familyMove": "YES",
+                     *           "healthIssues": "YES",
+                     *           "covidVaccinated": "NO",
+                     *           "covidVaccinatedStatus": "NO_RESPONSE",
+                     *           "militaryService": "NO",
+                     *           "militaryWanted": "NO",
+                     *           "intRecruitReasons": [
+                     *             "CHILDREN",
+                     *             "CANT_RETURN_HOME",
+                     *             "CITIZENSHIP"
+                     *           ],
+                     *           "intRecruitRural": "NO",
+                     *           "leftHomeReasons": [
+                     *             "SAFETY"
+                     *           ],
+                     *           "returnedHome": "NO",
+                     *           "returnHomeSafe": "NO",
+                     *           "returnHomeFuture": "UNSURE",
+                     *           "resettleThird": "NO",
+                     *           "visaIssues": "NO_RESPONSE",
+                     *           "visaReject": "NO",
+                     *           "workAbroad": "YES",
+                     *           "workPermit": "YES_DESIRED",
+                     *           "workPermitDesired": "NO",
+                     *           "miniIntakeCompletedDate": "2023-06-06T14:07:19.000Z",
+                     *           "englishAssessmentScoreIelts": "6.5",
+                     *           "ieltsScore": 6.5,
+                     *           "frenchAssessmentScoreNclc": 12,
+                     *           "refugeeAgencyRegistered": "NO_RESPONSE",
+                     *           "refugeeAgencyStatus": "NO_RESPONSE",
+                     *           "refugeeAgencyNotRegStatus": "REGISTERING",
+                     *           "reliefAgencyRegistered": "NO",
+                     *           "reliefAgencyNotRegStatus": "NA",
+                     *           "numberDependants": 0,
+                     *           "candidateCertifications": [
+                     *             {
+                     *               "name": "Good Pharmacy Practice",
+                     *               "institution": "International Pharmaceutical Federation",
+                     *               "dateCompleted": "2015-10-18"
+                     *             }
+                     *           ],
+                     *           "candidateCitizenships": [
+                     *             {
+                     *               "hasPassport": "VALID_PASSPORT",
+                     *               "passportExp": "2027-09-13",
+                     *               "nationality": {
+                     *                 "isoCode": "CD",
+                     *                 "name": "Democratic Republic of the Congo",
+                     *                 "status": "ACTIVE"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "candidateDestinations": [
+                     *             {
+                     *               "country": {
+                     *                 "isoCode": "IE",
+                     *                 "name": "Ireland",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "interest": "YES"
+                     *             },
+                     *             {
+                     *               "country": {
+                     *                 "isoCode": "AU",
+                     *                 "name": "Australia",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "interest": "YES"
+                     *             },
+                     *             {
+                     *               "country": {
+                     *                 "isoCode": "CA",
+                     *                 "name": "Canada",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "interest": "YES"
+                     *             }
+                     *           ],
+                     *           "candidateEducations": [
+                     *             {
+                     *               "educationType": "BACHELOR",
+                     *               "country": {
+                     *                 "isoCode": "CD",
+                     *                 "name": "Democratic Republic of the Congo",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "educationMajor": {
+                     *                 "id": 916,
+                     *                 "iscedCode": "0916",
+                     *                 "name": "Pharmacy",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "lengthOfCourseYears": 4,
+                     *               "institution": "Uvira University",
+                     *               "courseName": "Bachelor of Pharmacy",
+                     *               "yearCompleted": 2013,
+                     *               "incomplete": false
+                     *             }
+                     *           ],
+                     *           "candidateExams": [
+                     *             {
+                     *               "exam": "IELTS_GEN",
+                     *               "score": "6.5",
+                     *               "year": 2019
+                     *             }
+                     *           ],
+                     *           "candidateLanguages": [
+                     *             {
+                     *               "language": {
+                     *                 "isoCode": "fr",
+                     *                 "name": "French",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "writtenLevel": {
+                     *                 "level": 6,
+                     *                 "name": "Proficient or native",
+                     *                 "cefrLevel": "C2"
+                     *               },
+                     *               "spokenLevel": {
+                     *                 "level": 6,
+                     *                 "name": "Proficient or native",
+                     *                 "cefrLevel": "C2"
+                     *               }
+                     *             },
+                     *             {
+                     *               "language": {
+                     *                 "isoCode": "sw",
+                     *                 "name": "Swahili",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "writtenLevel": {
+                     *                 "level": 3,
+                     *                 "name": "Intermediate",
+                     *                 "cefrLevel": "B1"
+                     *               },
+                     *               "spokenLevel": {
+                     *                 "level": 5,
+                     *                 "name": "Advanced",
+                     *                 "cefrLevel": "C1"
+                     *               }
+                     *             },
+                     *             {
+                     *               "language": {
+                     *                 "isoCode": "en",
+                     *                 "name": "English",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "writtenLevel": {
+                     *                 "level": 4,
+                     *                 "name": "Upper intermediate",
+                     *                 "cefrLevel": "B2"
+                     *               },
+                     *               "spokenLevel": {
+                     *                 "level": 4,
+                     *                 "name": "Upper intermediate",
+                     *                 "cefrLevel": "B2"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "candidateOccupations": [
+                     *             {
+                     *               "occupation": {
+                     *                 "isco08Code": "2262",
+                     *                 "name": "Pharmacists",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "yearsExperience": 4,
+                     *               "candidateJobExperiences": [
+                     *                 {
+                     *                   "country": {
+                     *                     "isoCode": "CD",
+                     *                     "name": "Democratic Republic of the Congo",
+                     *                     "status": "ACTIVE"
+                     *                   },
+                     *                   "companyName": "Uvira Community Clinic",
+                     *                   "role": "Hospital pharmacist",
+                     *                   "startDate": "2014-05-03",
+                     *                   "endDate": "2018-07-25",
+                     *                   "fullTime": true,
+                     *                   "paid": true,
+                     *                   "description": "Checked prescriptions on the wards and prepared intravenous medicines. Ran the cold chain for vaccines."
+                     *                 },
+                     *                 {
+                     *                   "country": {
+                     *                     "isoCode": "UG",
+                     *                     "name": "Uganda",
+                     *                     "status": "ACTIVE"
+                     *                   },
+                     *                   "companyName": "Red Crescent Clinic Mbarara",
+                     *                   "role": "Hospital pharmacist",
+                     *                   "startDate": "2020-04-01",
+                     *                   "endDate": "2021-01-29",
+                     *                   "fullTime": false,
+                     *                   "paid": true,
+                     *                   "description": "Advised doctors on dosing, drug interactions and the choice of antibiotics."
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "candidateSkills": [
+                     *             {
+                     *               "skill": "Dispensing",
+                     *               "timePeriod": "3 years"
+                     *             },
+                     *             {
+                     *               "skill": "Pharmacology",
+                     *               "timePeriod": "3 years"
+                     *             },
+                     *             {
+                     *               "skill": "Patient counselling",
+                     *               "timePeriod": "3 years"
+                     *             },
+                     *             {
+                     *               "skill": "Drug interactions",
+                     *               "timePeriod": "more than 10 years"
+                     *             },
+                     *             {
+                     *               "skill": "Inventory management",
+                     *               "timePeriod": "6 months"
+                     *             }
+                     *           ],
+                     *           "candidateDependants": [],
+                     *           "candidateVisaChecks": [
+                     *             {
+                     *               "country": {
+                     *                 "isoCode": "CA",
+                     *                 "name": "Canada",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "protection": "NO",
+                     *               "englishThreshold": "NO",
+                     *               "healthAssessment": "NO",
+                     *               "characterAssessment": "YES",
+                     *               "securityRisk": "NO",
+                     *               "overallRisk": "LOW",
+                     *               "validTravelDocs": "NONE",
+                     *               "pathwayAssessment": "NO",
+                     *               "destinationFamily": "NO_RELATION",
+                     *               "candidateVisaJobChecks": [
+                     *                 {
+                     *                   "jobOpp": {
+                     *                     "country": {
+                     *                       "isoCode": "CA",
+                     *                       "name": "Canada",
+                     *                       "status": "ACTIVE"
+                     *                     },
+                     *                     "employerEntity": {
+                     *                       "country": {
+                     *                         "isoCode": "CA",
+                     *                         "name": "Canada",
+                     *                         "status": "ACTIVE"
+                     *                       },
+                     *                       "hasHiredInternationally": true
+                     *                     },
+                     *                     "evergreen": false,
+                     *                     "publishedDate": "2023-05-15T18:43:58.000Z",
+                     *                     "stage": "MOU_ISSUE",
+                     *                     "submissionDueDate": "2023-08-07",
+                     *                     "hiringCommitment": 17,
+                     *                     "employerHiredInternationally": "Yes"
+                     *                   },
+                     *                   "interest": "NO",
+                     *                   "qualification": "YES",
+                     *                   "occupation": {
+                     *                     "isco08Code": "2341",
+                     *                     "name": "Primary School Teachers",
+                     *                     "status": "ACTIVE"
+                     *                   },
+                     *                   "regional": "NO_RESPONSE",
+                     *                   "eligibleOther": "POINTS_INDEP",
+                     *                   "putForward": "SEEK_ADVICE",
+                     *                   "platformEligibility": "DISCUSS",
+                     *                   "ageRequirement": "Meets the age requirement (under 45)",
+                     *                   "languagesThresholdMet": "YES"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "maxEducationLevel": {
+                     *             "level": 6,
+                     *             "status": "ACTIVE"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "totalElements": 5,
+                     *       "totalPages": 5,
+                     *       "size": 1,
+                     *       "number": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["CandidatePage"];
                 };
             };
@@ -1484,6 +2802,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://candidate-directory.example/problems/forbidden",
+                     *       "title": "Permission denied",
+                     *       "status": 403,
+                     *       "detail": "This API key lacks the READ_CANDIDATE_DATA permission.",
+                     *       "instance": "/v1/candidates/by-list/nJK3Xw9NTbadisPaXEoF-w"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -1493,6 +2820,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://candidate-directory.example/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "No saved list has this public id.",
+                     *       "instance": "/v1/candidates/by-list/Zm9yIGV4YW1wbGUgb25seQ"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -1517,6 +2853,19 @@ export interface operations {
         /** @description The candidates of interest and optional notes. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "candidates": [
+                 *         {
+                 *           "publicId": "bczUudnCS0-YmrNpXmFmKg"
+                 *         },
+                 *         {
+                 *           "publicId": "FD7ySU64S960J0YnbZNg_Q"
+                 *         }
+                 *       ],
+                 *       "additionalNotes": "Two ICU nursing roles at a regional hospital, start within six months."
+                 *     }
+                 */
                 "application/json": components["schemas"]["JobMatchRequest"];
             };
         };
@@ -1528,6 +2877,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Job match recorded for 2 candidate(s).",
+                     *       "jobMatchId": "sEUJkHTORLSl82qVsmP2Uw"
+                     *     }
+                     */
                     "application/json": components["schemas"]["JobMatchResult"];
                 };
             };
@@ -1538,6 +2893,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://candidate-directory.example/problems/invalid-body",
+                     *       "title": "Invalid request body",
+                     *       "status": 400,
+                     *       "detail": "Invalid body: candidates[0].publicId must be a public id of 22 characters of A-Z, a-z, 0-9, _ or -.",
+                     *       "instance": "/v1/candidates/job-match"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -1548,6 +2912,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://candidate-directory.example/problems/forbidden",
+                     *       "title": "Permission denied",
+                     *       "status": 403,
+                     *       "detail": "This API key lacks the SUBMIT_JOB_MATCHES permission.",
+                     *       "instance": "/v1/candidates/job-match"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -1558,6 +2931,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://candidate-directory.example/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Candidate(s) not found: Zm9yIGV4YW1wbGUgb25seQ.",
+                     *       "instance": "/v1/candidates/job-match"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -1586,6 +2968,18 @@ export interface operations {
         /** @description The candidates, the kind of assistance and optional notes. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "candidates": [
+                 *         {
+                 *           "publicId": "bczUudnCS0-YmrNpXmFmKg",
+                 *           "couponCode": "IELTS-PREP-2026"
+                 *         }
+                 *       ],
+                 *       "reason": "EDUCATION_SERVICE",
+                 *       "additionalNotes": "Free IELTS preparation course, twelve weeks online."
+                 *     }
+                 */
                 "application/json": components["schemas"]["OfferToAssistRequest"];
             };
         };
@@ -1597,6 +2991,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Offer to assist recorded for 1 candidate(s).",
+                     *       "offerId": "12lH6oGVSr2recbQ7yTzeg"
+                     *     }
+                     */
                     "application/json": components["schemas"]["OfferToAssistResult"];
                 };
             };
@@ -1607,6 +3007,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://candidate-directory.example/problems/invalid-body",
+                     *       "title": "Invalid request body",
+                     *       "status": 400,
+                     *       "detail": "Invalid body: candidates must have at least 1 items.",
+                     *       "instance": "/v1/candidates/offer-to-assist"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -1617,6 +3026,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://candidate-directory.example/problems/forbidden",
+                     *       "title": "Permission denied",
+                     *       "status": 403,
+                     *       "detail": "This API key lacks the OFFER_CANDIDATE_SERVICES permission.",
+                     *       "instance": "/v1/candidates/offer-to-assist"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -1627,6 +3045,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://candidate-directory.example/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "Candidate(s) not found: Zm9yIGV4YW1wbGUgb25seQ.",
+                     *       "instance": "/v1/candidates/offer-to-assist"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -1655,6 +3082,82 @@ export interface operations {
         /** @description The registering organisation and the registration data. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "registrarId": "partner-ngo-amman",
+                 *       "registrationData": {
+                 *         "identity": {
+                 *           "firstName": "Sample",
+                 *           "lastName": "Applicant",
+                 *           "email": "sample.applicant@example.org"
+                 *         },
+                 *         "dob": "1991-04-12",
+                 *         "phone": "+44 20 7946 0958",
+                 *         "city": "Amman",
+                 *         "country": {
+                 *           "isoCode": "JO"
+                 *         },
+                 *         "nationality": {
+                 *           "isoCode": "SY"
+                 *         },
+                 *         "gender": "FEMALE",
+                 *         "yearOfArrival": 2014,
+                 *         "maxEducationLevel": {
+                 *           "level": 6
+                 *         },
+                 *         "candidateOccupations": [
+                 *           {
+                 *             "occupation": {
+                 *               "isco08Code": "2221"
+                 *             },
+                 *             "yearsExperience": 6,
+                 *             "candidateJobExperiences": [
+                 *               {
+                 *                 "country": {
+                 *                   "isoCode": "SY"
+                 *                 },
+                 *                 "companyName": "Aleppo General Hospital",
+                 *                 "role": "Intensive care nurse",
+                 *                 "startDate": "2013-03-01",
+                 *                 "endDate": "2019-08-31",
+                 *                 "fullTime": true,
+                 *                 "paid": true,
+                 *                 "description": "Cared for ventilated and critically ill patients in a twelve-bed intensive care unit."
+                 *               }
+                 *             ]
+                 *           }
+                 *         ],
+                 *         "candidateSkills": [
+                 *           {
+                 *             "skill": "Intensive care nursing",
+                 *             "timePeriod": "6 years"
+                 *           }
+                 *         ],
+                 *         "candidateLanguages": [
+                 *           {
+                 *             "language": {
+                 *               "isoCode": "en"
+                 *             },
+                 *             "spokenLevel": {
+                 *               "level": 4
+                 *             },
+                 *             "writtenLevel": {
+                 *               "level": 4
+                 *             }
+                 *           }
+                 *         ],
+                 *         "candidateExams": [
+                 *           {
+                 *             "exam": "IELTS_GEN",
+                 *             "score": "6.5",
+                 *             "year": 2025
+                 *           }
+                 *         ],
+                 *         "contactConsentRegistration": true,
+                 *         "contactConsentPlatformPartners": true
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["RegisterCandidateRequest"];
             };
         };
@@ -1666,6 +3169,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "message": "Candidate registered with status PENDING.",
+                     *       "publicId": "1Sjs6WyvQAqAGhAfM0o5rg"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RegisterCandidateResult"];
                 };
             };
@@ -1676,6 +3185,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://candidate-directory.example/problems/invalid-body",
+                     *       "title": "Invalid request body",
+                     *       "status": 400,
+                     *       "detail": "Invalid input: registrationData.identity.email must be an e-mail address.",
+                     *       "instance": "/v1/candidates/register"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -1686,6 +3204,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://candidate-directory.example/problems/forbidden",
+                     *       "title": "Permission denied",
+                     *       "status": 403,
+                     *       "detail": "This API key lacks the REGISTER_CANDIDATES permission.",
+                     *       "instance": "/v1/candidates/register"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -1699,6 +3226,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://candidate-directory.example/problems/conflict",
+                     *       "title": "Conflict with existing data",
+                     *       "status": 409,
+                     *       "detail": "A candidate with this e-mail address is already registered.",
+                     *       "instance": "/v1/candidates/register"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
