@@ -20,7 +20,7 @@ import { openStore } from '../store/open-store';
 import { bootstrapDemo, type DemoBootstrap } from './demo-bootstrap';
 import { showStartBanner, startFailureMessage } from './start-banner';
 import { loadReferenceData } from '../reference/load-reference-data';
-import { createServices } from './create-services';
+import { createServices, serviceOptions } from './create-services';
 import { createGraphQLEndpoint } from '../graphql/graphql-server';
 import { servePlayground } from '../graphql/playground';
 import { createSchema } from '../graphql/schema';
@@ -107,23 +107,7 @@ export async function createApp(
   await loadReferenceData(database.db);
   const demo = embedded ? await bootstrapDemo(database.db, config, logger, clock) : undefined;
 
-  const services = createServices(database.db, {
-    rateLimits: { reads: config.rateLimitReads, writes: config.rateLimitWrites },
-    readCacheEntries: config.readCacheEntries,
-    persistedQueries: { maxEntries: config.graphqlApqMaxEntries, ttlSeconds: config.graphqlApqTtlSeconds },
-    privacy: {
-      defaultEpsilon: config.statisticsEpsilon,
-      defaultBudget: config.statisticsBudget,
-      periodHours: config.statisticsBudgetPeriodHours,
-    },
-    writeLeaseMs: config.writeLeaseMs,
-    rateLimitFlushMs: config.rateLimitFlushMs,
-    auditFlushMs: config.auditFlushMs,
-    auditBufferSize: config.auditBufferSize,
-    clock,
-    webhookEndpoints: webhookEndpoints(config),
-    webhookSecretKey: config.webhookSecretKey,
-  });
+  const services = createServices(database.db, serviceOptions(config, clock));
   services.rateLimits.onRejection((kind) => metrics.rateLimitRejections.inc({ kind }));
   // The units stay buffered and go with the next flush; the requests are not failed for it.
   services.rateLimits.onFlushFailure((error) =>

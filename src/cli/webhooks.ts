@@ -1,17 +1,13 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { loadConfig } from '../config';
-import { isAppError } from '../errors';
-import { createApiKeyRepository } from '../auth/api-key-repository';
 import { ensureIndexes } from '../store/indexes';
-import { DataDirectoryInUseError, openStore, type OpenedStore } from '../store/open-store';
-import { systemClock, type Clock } from '../common/clock';
-import { changeOutbox } from '../webhooks/outbox-source';
-import { createSecretBox } from '../webhooks/secret-box';
+import type { Clock } from '../common/clock';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/webhook-event';
 import { webhookIndexes } from '../webhooks/webhook-indexes';
-import { WebhookRepository } from '../webhooks/webhook-repository';
-import { WebhookService, type WebhookStatus } from '../webhooks/webhook-service';
-import { alignedTable, heldStoreMessage, runAsCommand, type CliOutput } from './cli-support';
+import type { WebhookStatus } from '../webhooks/webhook-service';
+import { HELP, runCli, UsageError, type CliTool } from './cli-frame';
+import { alignedTable, runAsCommand, type CliOutput } from './cli-support';
+
+export { UsageError };
 
 /**
  * `npm run webhooks -- <command>`: the operator's tool for webhooks. Parses arguments, opens the
@@ -40,13 +36,6 @@ export type WebhooksCommand =
   | { command: 'list' }
   | { command: 'remove'; id: string }
   | { command: 'help' };
-
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
 
 export function parseWebhooksArgs(argv: readonly string[]): WebhooksCommand {
   const [command, ...rest] = argv;
@@ -107,46 +96,18 @@ function parse<const T extends NonNullable<ParseArgsConfig['options']>>(args: st
 /** The operator at the command line acts as an ADMIN. */
 const OPERATOR = { permissions: ['ADMIN' as const] };
 
-/** Runs one command and resolves with the process exit code. */
-export async function runWebhooksCli(
-  argv: readonly string[],
-  output: CliOutput,
-  env: Record<string, string | undefined> = process.env,
-  clock: Clock = systemClock,
-): Promise<number> {
-  let command: WebhooksCommand;
-  try {
-    command = parseWebhooksArgs(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    output.err(`webhooks: ${error.message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (command.command === 'help') {
-    output.out(USAGE);
-    return 0;
-  }
-  let store: OpenedStore | undefined;
-  try {
-    const config = loadConfig(env);
-    store = await openStore(config, {
-      embedded: {
-        run: 'in-process',
-        log: (level, msg) => {
-          if (level !== 'info') output.err(`store ${level}: ${msg}`);
-        },
-      },
-    });
-    const db = store.database.db;
+/** The webhooks tool in the CLI frame: every rule lives in WebhookService. */
+const WEBHOOKS_TOOL: CliTool<Exclude<WebhooksCommand, { command: 'help' }>> = {
+  name: 'webhooks',
+  usage: USAGE,
+  badInput: 'alone',
+  parse: (argv) => {
+    const command = parseWebhooksArgs(argv);
+    return command.command === 'help' ? HELP : command;
+  },
+  run: async (command, { db, output, services }) => {
     await ensureIndexes(db, webhookIndexes);
-    const service = new WebhookService(
-      new WebhookRepository(db),
-      createApiKeyRepository(db),
-      changeOutbox(db),
-      { allowHttp: config.webhookAllowHttp, allowPrivateAddresses: config.webhookAllowPrivateAddresses },
-      clock,
-      createSecretBox(config.webhookSecretKey),
-    );
+    const service = services().webhooks;
     switch (command.command) {
       case 'add': {
         const { webhook, secret } = await service.create(OPERATOR, command);
@@ -162,21 +123,17 @@ export async function runWebhooksCli(
         output.err(`Removed ${summarise(await service.remove(OPERATOR, command.id))}`);
         break;
     }
-    return 0;
-  } catch (error) {
-    if (error instanceof DataDirectoryInUseError) {
-      output.err(heldStoreMessage('webhooks', error));
-      return 1;
-    }
-    if (isAppError(error) && error.code === 'BAD_USER_INPUT') {
-      output.err(`webhooks: ${error.message}`);
-      return 2;
-    }
-    output.err(`webhooks: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
-  } finally {
-    await store?.close();
-  }
+  },
+};
+
+/** Runs one command and resolves with the process exit code. */
+export function runWebhooksCli(
+  argv: readonly string[],
+  output: CliOutput,
+  env: Record<string, string | undefined> = process.env,
+  clock?: Clock,
+): Promise<number> {
+  return runCli(WEBHOOKS_TOOL, argv, output, { env, clock });
 }
 
 function summarise(webhook: WebhookStatus): string {
