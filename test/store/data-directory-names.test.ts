@@ -4,6 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MongoClient } from 'mongodb';
 import { makeTempDir } from 'embedded-mongodb/test-support';
+import { ensureIndexes } from '../../src/app/indexes';
 import { createApp } from '../../src/app/main';
 import { runImportCli, type ImportIo } from '../../src/cli/import';
 import { runKeysCli } from '../../src/cli/keys';
@@ -130,8 +131,9 @@ describe.each(DATA_DIR_NAMES)('a DATA_DIR $label', ({ make }) => {
   });
 
   test('when the import CLI loads a file into it, then the candidate is stored there', async () => {
-    // Arrange: the reference data the service loads at every start.
+    // Arrange: the indexes and reference data the service writes at every start.
     const store = await openStore(loadConfig({ DATA_DIR: dataDir }), { embedded: { run: 'in-process' } });
+    await ensureIndexes(store.database.db);
     await loadReferenceData(store.database.db);
     await store.close();
     const file = path.join(temp.dir, 'candidates.ndjson');
