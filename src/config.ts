@@ -421,3 +421,19 @@ export function settingsTable(): string {
   );
   return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
 }
+
+/**
+ * Whether the service exports traces: configured only by OpenTelemetry's standard variables,
+ * read by its SDK (endpoint, protocol `http/json` or `http/protobuf`, headers, sampler, service
+ * name; docs/operators.md#traces). Off unless `OTEL_TRACES_EXPORTER` names an exporter other
+ * than `none` or an OTLP endpoint is set; `OTEL_SDK_DISABLED=true` turns it off.
+ */
+export function tracingRequested(env: Record<string, string | undefined> = process.env): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (exporters.length > 0) return !exporters.includes('none');
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+}

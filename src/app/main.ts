@@ -1,3 +1,5 @@
+// First: the traces' instrumentations patch the HTTP server and Express as they load.
+import { tracing } from './traces';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../config';
@@ -31,6 +33,7 @@ import { Idempotency } from '../rest/idempotency';
 import { IdempotencyRepository } from '../idempotency/idempotency-repository';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import { observeMongoCommands } from '../observability/mongo-commands';
+import { traceMongoCommands } from '../observability/mongo-command-spans';
 import { createApiKeyRepository } from '../auth/api-key-repository';
 import { createDeliveryClient } from '../webhooks/delivery-client';
 import { changeOutbox } from '../webhooks/outbox-source';
@@ -92,6 +95,7 @@ export async function createApp(
       'embedded MongoDB-compatible store started',
     );
   observeMongoCommands(database.client, metrics);
+  traceMongoCommands(database.client);
   await dropSupersededIndexes(database.db);
   // Data written before the statistics lists existed gets them before any statistics query counts
   // by them; before the indexes, whose creation records that this has run to its end.
@@ -233,13 +237,16 @@ export async function start(): Promise<CandidateDirectory> {
   showStartBanner(url, app.demo, { output: process.stdout, dataDir: config.dataDir, logger });
   const shutdown = (signal: string): void => {
     logger.info({ signal }, 'shutting down');
-    app.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    app
+      .stop()
+      .then(() => tracing?.shutdown())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   void app.storeGaveUp.then((error) => {
     // Nothing left to serve from: exit non-zero so that the supervisor (systemd, Kubernetes) restarts the service.
