@@ -8,9 +8,14 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
+/** A query parameter's name as a span shows it: a plain name (the contract's); anything else could be a value. */
+const PARAMETER_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,39}$/;
+
 /** What a span shows of a query string: the parameters' names, never their values (filter values). */
 export function queryWithoutValues(search: string): string {
-  return [...new URLSearchParams(search).keys()].map((name) => `${name}=REDACTED`).join('&');
+  return [...new URLSearchParams(search).keys()]
+    .map((name) => `${PARAMETER_NAME.test(name) ? name : 'REDACTED'}=REDACTED`)
+    .join('&');
 }
 
 /**
