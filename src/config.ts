@@ -2,6 +2,21 @@ import path from 'node:path';
 import { z } from 'zod';
 
 /**
+ * An ε (or a budget of ε) as written in the environment: a plain decimal number with at most three
+ * decimals within [min, max]. Privacy costs are counted in thousandths (statistics-service.ts), so
+ * a value with a fourth decimal would make every default query fail instead of the start.
+ */
+function epsilonSetting(min: number, max: number) {
+  const rule = `must be a number from ${min} to ${max} with at most 3 decimals`;
+  return z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d{1,3})?$/, rule)
+    .transform(Number)
+    .pipe(z.number().min(min, rule).max(max, rule));
+}
+
+/**
  * Every setting of the service: its environment variable, default and meaning.
  * Nothing else in the code base reads `process.env`.
  */
@@ -164,15 +179,15 @@ export const settings = {
     env: 'STATISTICS_EPSILON',
     default: '1',
     description:
-      'The ε (privacy cost) of a candidateStatistics query that names none: the noise of every published count is scaled to it (docs/analysts.md). At most 3 decimals.',
-    schema: z.coerce.number().min(0.001).max(10),
+      'The ε (privacy cost) of a candidateStatistics query that names none: the noise of every published count is scaled to it (docs/analysts.md). From 0.001 to 10 with at most 3 decimals, as the `epsilon` a query may pass.',
+    schema: epsilonSetting(0.001, 10),
   },
   statisticsBudget: {
     env: 'STATISTICS_BUDGET',
     default: '5',
     description:
-      'The ε each API key may spend on statistics per budget period, unless the key has its own (`npm run keys -- create --statistics-budget`). With the default ε of 1: five new queries per period; repeats are free.',
-    schema: z.coerce.number().min(0).max(1_000_000),
+      'The ε each API key may spend on statistics per budget period, unless the key has its own (`npm run keys -- create --statistics-budget`), from 0 to 1000000 with at most 3 decimals. With the default ε of 1: five new queries per period; repeats are free.',
+    schema: epsilonSetting(0, 1_000_000),
   },
   statisticsBudgetPeriodHours: {
     env: 'STATISTICS_BUDGET_PERIOD_HOURS',
