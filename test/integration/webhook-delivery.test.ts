@@ -3,6 +3,7 @@ import { startStoreUnderTest } from 'embedded-mongodb/test-support';
 import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
 import { connectDatabase, type Database } from '../../src/store/mongo';
 import { ensureIndexes } from '../../src/store/indexes';
+import type { EndpointPolicy } from '../../src/webhooks/address-guard';
 import { createDeliveryClient } from '../../src/webhooks/delivery-client';
 import type { OutboxEvent, OutboxSource, WebhookEventType } from '../../src/webhooks/webhook-event';
 import { WebhookDispatcher, type DispatcherOptions } from '../../src/webhooks/webhook-dispatcher';
@@ -46,8 +47,10 @@ function append(kind: WebhookEventType = 'REGISTERED', publicId = `p${events.len
   return event;
 }
 
-function dispatcher(options: Partial<DispatcherOptions> & { timeoutMs?: number; strict?: boolean } = {}) {
-  const policy = options.strict ? { allowHttp: true, allowPrivateAddresses: false } : OPEN;
+function dispatcher(
+  options: Partial<DispatcherOptions> & { timeoutMs?: number; strict?: boolean; policy?: EndpointPolicy } = {},
+) {
+  const policy = options.policy ?? (options.strict ? { allowHttp: true, allowPrivateAddresses: false } : OPEN);
   const created = new WebhookDispatcher(
     repository,
     outbox,
@@ -231,6 +234,20 @@ describe('webhook delivery', () => {
 
     expect(receiver.requests).toBe(0);
     expect(await repository.findDelivery(webhook.id, 1)).toMatchObject({ state: 'RETRYING', lastStatus: null });
+  });
+
+  test('when the service does not allow http, then an http endpoint registered elsewhere is never sent anything', async () => {
+    // Registered where http was allowed (a CLI with WEBHOOK_ALLOW_HTTP=true in its own environment).
+    const { webhook } = await register();
+    append();
+    await dispatcher({ policy: { allowHttp: false, allowPrivateAddresses: true } }).pollOnce();
+
+    expect(receiver.requests).toBe(0);
+    expect(await repository.findDelivery(webhook.id, 1)).toMatchObject({
+      state: 'RETRYING',
+      lastStatus: null,
+      lastError: expect.stringContaining('https') as unknown,
+    });
   });
 
   test('when two instances poll the same webhook at once, then each event is sent once (the lease)', async () => {
