@@ -1,8 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { hasPermission, type Permission } from '../auth/permissions';
 import type { Clock } from '../common/clock';
 import { retryDelayMs } from './backoff';
 import type { AttemptResult, DeliveryRequest } from './delivery-client';
-import { deliveryEventId, deliveryPayload, type OutboxEvent, type OutboxSource } from './webhook-event';
+import {
+  CANDIDATE_CHANGE_TYPES,
+  deliveryEventId,
+  deliveryPayload,
+  type OutboxEvent,
+  type OutboxSource,
+} from './webhook-event';
 import type { SecretBox } from './secret-box';
 import type { DeliveryDoc, WebhookRecord, WebhookRepository } from './webhook-repository';
 
@@ -21,9 +28,12 @@ export interface DispatcherOptions {
   random?: () => number;
 }
 
-/** The API keys as the dispatcher needs them: a revoked or expired key's webhook gets nothing more. */
+/**
+ * The API keys as the dispatcher needs them: a revoked or expired key's webhook gets nothing more,
+ * and one whose key may not read candidates gets no candidate change.
+ */
 export interface DispatcherKeys {
-  findById(id: string): Promise<{ revokedAt?: Date; expiresAt?: Date } | null>;
+  findById(id: string): Promise<{ permissions: readonly Permission[]; revokedAt?: Date; expiresAt?: Date } | null>;
 }
 
 export interface DispatcherLog {
@@ -98,7 +108,8 @@ export class WebhookDispatcher {
   private async serve(webhookId: string): Promise<void> {
     const webhook = await this.repository.acquireLease(webhookId, this.owner, this.clock.now(), this.leaseUntil());
     if (webhook === null) return;
-    if (!(await this.keyIsActive(webhook.apiKeyId))) {
+    const key = await this.activeKey(webhook.apiKeyId);
+    if (key === null) {
       await this.repository.releaseLease(webhookId, this.owner);
       return;
     }
@@ -107,7 +118,7 @@ export class WebhookDispatcher {
       if (stored === null) return;
       const secret = this.secrets.open(stored);
       await this.replays(webhook, secret);
-      await this.stream(webhook, secret);
+      await this.stream(webhook, secret, hasPermission(key.permissions, 'READ_CANDIDATE_DATA'));
     } finally {
       await this.repository.releaseLease(webhookId, this.owner).catch(() => undefined);
     }
@@ -121,14 +132,14 @@ export class WebhookDispatcher {
     }
   }
 
-  private async stream(webhook: WebhookRecord, secret: string): Promise<void> {
+  private async stream(webhook: WebhookRecord, secret: string, readsCandidates: boolean): Promise<void> {
     const events = await this.outbox.readAfter(webhook.cursor, this.options.batchSize ?? 100);
     // `done`: the last seq this webhook is done with; stored with the next write (and at the end).
     let done = webhook.cursor;
     let stored = webhook.cursor;
     for (const event of events) {
       if (this.stopped) break;
-      if (!(await this.wants(webhook, event))) {
+      if (!(await this.wants(webhook, event, readsCandidates))) {
         done = event.seq;
         continue;
       }
@@ -155,17 +166,23 @@ export class WebhookDispatcher {
     if (done > stored) await this.repository.advanceCursor(webhook.id, this.owner, done, this.leaseUntil());
   }
 
-  /** A webhook serves its key: once the key is revoked or expired, its cursor stays where it is. */
-  private async keyIsActive(apiKeyId: string): Promise<boolean> {
+  /** A webhook serves its key: once the key is revoked or expired (null here), its cursor stays where it is. */
+  private async activeKey(apiKeyId: string): Promise<{ permissions: readonly Permission[] } | null> {
     const key = await this.keys.findById(apiKeyId);
     const now = this.clock.now();
-    return key !== null && key.revokedAt === undefined && (key.expiresAt === undefined || key.expiresAt > now);
+    const active = key !== null && key.revokedAt === undefined && (key.expiresAt === undefined || key.expiresAt > now);
+    return active ? key : null;
   }
 
-  /** Candidate changes go to every webhook that asked for their kind; job matches and offers only to a key that knows the candidate. */
-  private async wants(webhook: WebhookRecord, event: OutboxEvent): Promise<boolean> {
+  /**
+   * Candidate changes go to every webhook that asked for their kind while its key may read
+   * candidates; without that permission they are skipped (the cursor passes them: they are not
+   * held for a later grant, which the change feed serves). Job matches and offers go only to a key
+   * that knows the candidate.
+   */
+  private async wants(webhook: WebhookRecord, event: OutboxEvent, readsCandidates: boolean): Promise<boolean> {
     if (!webhook.eventTypes.includes(event.kind)) return false;
-    if (event.kind !== 'JOB_MATCH' && event.kind !== 'OFFER') return true;
+    if (CANDIDATE_CHANGE_TYPES.includes(event.kind)) return readsCandidates;
     return this.repository.keyKnowsCandidate(webhook.apiKeyId, event.publicId);
   }
 

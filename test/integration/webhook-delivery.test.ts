@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { startStoreUnderTest } from 'embedded-mongodb/test-support';
 import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
+import type { Permission } from '../../src/auth/permissions';
 import { connectDatabase, type Database } from '../../src/store/mongo';
 import { ensureIndexes } from '../../src/store/indexes';
 import type { EndpointPolicy } from '../../src/webhooks/address-guard';
@@ -34,6 +35,8 @@ let repository: WebhookRepository;
 let receiver: WebhookReceiver;
 let clock: TestClock;
 let events: OutboxEvent[];
+/** the keys' permissions by key id; absent: READ_CANDIDATE_DATA */
+let permissions: Map<string, Permission[]>;
 const dispatchers: WebhookDispatcher[] = [];
 
 const outbox: OutboxSource = {
@@ -66,7 +69,13 @@ function dispatcher(
       ...options,
     },
     { warn: () => undefined },
-    { findById: (id) => Promise.resolve(id === 'key_revoked' ? { revokedAt: clock.now() } : {}) },
+    {
+      findById: (id) =>
+        Promise.resolve({
+          permissions: permissions.get(id) ?? ['READ_CANDIDATE_DATA'],
+          ...(id === 'key_revoked' ? { revokedAt: clock.now() } : {}),
+        }),
+    },
     createSecretBox(SECRET_KEY),
   );
   dispatchers.push(created);
@@ -76,7 +85,7 @@ function dispatcher(
 async function register(eventTypes: WebhookEventType[] = ['REGISTERED', 'UPDATED'], apiKeyId = 'key_partner') {
   const service = new WebhookService(
     repository,
-    { findById: (id) => Promise.resolve({ id }) },
+    { findById: (id) => Promise.resolve({ id, permissions: permissions.get(id) ?? ['READ_CANDIDATE_DATA'] }) },
     outbox,
     OPEN,
     clock,
@@ -101,6 +110,7 @@ beforeEach(async () => {
   // Standard Webhooks receivers refuse timestamps more than 5 minutes from their own clock.
   clock = new TestClock(new Date());
   events = [];
+  permissions = new Map();
   receiver = new WebhookReceiver();
   await receiver.start();
 });
@@ -285,6 +295,31 @@ describe('webhook delivery', () => {
       { id: `msg_${knows.webhook.id}_2`, type: 'job_match.created', seq: 2, publicId: 'p_known' },
     ]);
     expect((await repository.findById(knows.webhook.id))?.cursor).toBe(2);
+  });
+
+  test('when the key loses READ_CANDIDATE_DATA, then candidate changes are skipped (not held) while job matches of its candidates still arrive', async () => {
+    const { webhook } = await register(['REGISTERED', 'ERASED', 'JOB_MATCH'], 'key_registrar');
+    await database.db
+      .collection(AUDIT_COLLECTION)
+      .insertOne({ apiKeyId: 'key_registrar', candidatePublicIds: ['p_own'], status: 201, time: clock.now() });
+    append('REGISTERED', 'p_own');
+    const sender = dispatcher();
+    await sender.pollOnce();
+    permissions.set('key_registrar', ['REGISTER_CANDIDATES']);
+    append('REGISTERED', 'p_other');
+    append('JOB_MATCH', 'p_own');
+    append('ERASED', 'p_own');
+    await sender.pollOnce();
+    permissions.delete('key_registrar');
+    append('REGISTERED', 'p_later');
+    await sender.pollOnce();
+
+    expect(receiver.received.map((r) => [r.type, r.publicId])).toEqual([
+      ['candidate.registered', 'p_own'],
+      ['job_match.created', 'p_own'],
+      ['candidate.registered', 'p_later'],
+    ]);
+    expect((await repository.findById(webhook.id))?.cursor).toBe(5);
   });
 
   test("when the webhook's key is revoked, then nothing more is sent to it and its cursor stays", async () => {
