@@ -321,6 +321,13 @@ export const settings = {
     description: 'How often each instance looks for new change events and due retries to deliver to webhooks.',
     schema: z.coerce.number().int().min(10).max(600_000),
   },
+  webhookConcurrency: {
+    env: 'WEBHOOK_CONCURRENCY',
+    default: '8',
+    description:
+      'Webhooks each instance delivers to at once, each one attempt at a time (in order). While more webhooks have events to send, each gets turns of one attempt, so a slow or backlogged endpoint delays only itself.',
+    schema: z.coerce.number().int().min(1).max(256),
+  },
   webhookLeaseMs: {
     env: 'WEBHOOK_LEASE_MS',
     default: '60000',

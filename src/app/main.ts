@@ -225,6 +225,7 @@ function createWebhookDispatcher(database: Database, config: Config, clock: Cloc
       backoffMaxMs: config.webhookBackoffMaxMs,
       pollMs: config.webhookPollMs,
       leaseMs: config.webhookLeaseMs,
+      concurrency: config.webhookConcurrency,
     },
     logger,
     createApiKeyRepository(database.db),

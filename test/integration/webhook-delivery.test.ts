@@ -38,6 +38,7 @@ let events: OutboxEvent[];
 /** the keys' permissions by key id; absent: READ_CANDIDATE_DATA */
 let permissions: Map<string, Permission[]>;
 const dispatchers: WebhookDispatcher[] = [];
+const receivers: WebhookReceiver[] = [];
 
 const outbox: OutboxSource = {
   readAfter: (after, limit) => Promise.resolve(events.filter((e) => e.seq > after).slice(0, limit)),
@@ -65,6 +66,7 @@ function dispatcher(
       backoffMaxMs: 60_000,
       pollMs: 50,
       leaseMs: 30_000,
+      concurrency: 8,
       random: () => 1,
       ...options,
     },
@@ -82,7 +84,11 @@ function dispatcher(
   return created;
 }
 
-async function register(eventTypes: WebhookEventType[] = ['REGISTERED', 'UPDATED'], apiKeyId = 'key_partner') {
+async function register(
+  eventTypes: WebhookEventType[] = ['REGISTERED', 'UPDATED'],
+  apiKeyId = 'key_partner',
+  endpoint: WebhookReceiver = receiver,
+) {
   const service = new WebhookService(
     repository,
     { findById: (id) => Promise.resolve({ id, permissions: permissions.get(id) ?? ['READ_CANDIDATE_DATA'] }) },
@@ -91,9 +97,9 @@ async function register(eventTypes: WebhookEventType[] = ['REGISTERED', 'UPDATED
     clock,
     createSecretBox(SECRET_KEY),
   );
-  const created = await service.create(ADMIN, { apiKeyId, url: receiver.url, eventTypes, fromBeginning: true });
+  const created = await service.create(ADMIN, { apiKeyId, url: endpoint.url, eventTypes, fromBeginning: true });
   recordSecret(created.secret);
-  receiver.setSecret(created.secret);
+  endpoint.setSecret(created.secret);
   return { service, webhook: created.webhook };
 }
 
@@ -116,9 +122,36 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await Promise.all(dispatchers.splice(0).map((d) => d.stop()));
+  // Endpoints first: an attempt a slow one holds is reset, and the dispatchers stop at once.
+  await Promise.all(receivers.splice(0).map((r) => r.stop()));
   await receiver.stop();
+  await Promise.all(dispatchers.splice(0).map((d) => d.stop()));
 });
+
+/** Another endpoint, stopped after the test. */
+async function anotherReceiver(): Promise<WebhookReceiver> {
+  const other = new WebhookReceiver();
+  await other.start();
+  receivers.push(other);
+  return other;
+}
+
+/** Milliseconds until `endpoint` gets its next delivery (then `onArrival` runs), or null when none comes within `withinMs`. */
+function nextDelivery(endpoint: WebhookReceiver, withinMs: number, onArrival?: () => void): Promise<number | null> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      endpoint.onDelivery = undefined;
+      resolve(null);
+    }, withinMs);
+    endpoint.onDelivery = () => {
+      endpoint.onDelivery = undefined;
+      onArrival?.();
+      clearTimeout(timer);
+      resolve(performance.now() - started);
+    };
+  });
+}
 
 afterAll(async () => {
   await database?.db.dropDatabase().catch(() => undefined);
@@ -329,5 +362,86 @@ describe('webhook delivery', () => {
 
     expect(receiver.requests).toBe(0);
     expect((await repository.findById(webhook.id))?.cursor).toBe(0);
+  });
+});
+
+describe('webhook scheduling', () => {
+  test('when one endpoint answers after 1.5 s with a backlog of 30, then another endpoint still gets each new event within 2 s', async () => {
+    // Arrange: the slow endpoint asked for registrations, 30 of them waiting; the fast one for updates.
+    const slow = await anotherReceiver();
+    slow.mode = 'slow';
+    slow.slowMs = 1500;
+    await register(['REGISTERED'], 'key_slow', slow);
+    await register(['UPDATED'], 'key_fast', receiver);
+    for (let i = 0; i < 30; i += 1) append('REGISTERED');
+    const sender = dispatcher({ pollMs: 20, timeoutMs: 10_000 });
+    const slowBusy = nextDelivery(slow, 10_000);
+    sender.start();
+    expect(await slowBusy).not.toBeNull();
+
+    // Act: each update is written while the slow endpoint holds an attempt.
+    const latencies: (number | null)[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const arrived = nextDelivery(receiver, 3000);
+      append('UPDATED');
+      latencies.push(await arrived);
+    }
+
+    // Assert
+    expect(receiver.received.map((r) => r.type)).toEqual([
+      'candidate.updated',
+      'candidate.updated',
+      'candidate.updated',
+    ]);
+    for (const latency of latencies) {
+      expect(latency).not.toBeNull();
+      expect(latency!).toBeLessThanOrEqual(2000);
+    }
+    expect(slow.received.length).toBeLessThan(30);
+  });
+
+  test('when the instance may deliver to one webhook at a time, then a backlogged webhook yields after each attempt to a webhook waiting for its turn', async () => {
+    // Arrange
+    const slow = await anotherReceiver();
+    slow.mode = 'slow';
+    slow.slowMs = 200;
+    await register(['REGISTERED'], 'key_slow', slow);
+    await register(['UPDATED'], 'key_fast', receiver);
+    for (let i = 0; i < 10; i += 1) append('REGISTERED');
+    const sender = dispatcher({ pollMs: 20, timeoutMs: 10_000, concurrency: 1 });
+    const slowBusy = nextDelivery(slow, 10_000);
+    sender.start();
+    expect(await slowBusy).not.toBeNull();
+
+    // Act
+    const slowAtAppend = slow.received.length;
+    let slowAtUpdate = -1;
+    const updateArrived = nextDelivery(receiver, 5000, () => (slowAtUpdate = slow.received.length));
+    append('UPDATED');
+
+    // Assert: the update went out right after the backlog's attempt in progress, not after the backlog.
+    expect(await updateArrived).not.toBeNull();
+    expect(slowAtUpdate).toBeGreaterThanOrEqual(slowAtAppend);
+    expect(slowAtUpdate).toBeLessThanOrEqual(slowAtAppend + 1);
+  });
+
+  test('when an endpoint keeps failing, then another webhook of the same instance is delivered at once and the failing one is retried after its backoff', async () => {
+    // Arrange
+    const failing = await anotherReceiver();
+    failing.mode = 'fail';
+    const { webhook } = await register(['REGISTERED'], 'key_failing', failing);
+    await register(['UPDATED'], 'key_fast', receiver);
+    append('REGISTERED');
+    append('UPDATED');
+    const sender = dispatcher();
+
+    // Act
+    await sender.pollOnce();
+    await sender.pollOnce();
+
+    // Assert
+    expect(receiver.received.map((r) => r.seq)).toEqual([2]);
+    expect(failing.requests).toBe(1);
+    expect(await repository.findDelivery(webhook.id, 1)).toMatchObject({ state: 'RETRYING', attempts: 1 });
   });
 });
