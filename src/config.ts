@@ -269,14 +269,15 @@ export const settings = {
   webhookAllowHttp: {
     env: 'WEBHOOK_ALLOW_HTTP',
     default: 'false',
-    description: 'true or false. Allows webhook endpoints with plain http:// URLs (tests only); false: https only.',
+    description:
+      'true or false. Allows webhook endpoints with plain http:// URLs (local testing only); false: https only. Checked at registration and at every delivery; `npm run webhooks -- add` applies the value of the service that started last on the store.',
     schema: z.enum(['true', 'false']).transform((v) => v === 'true'),
   },
   webhookAllowPrivateAddresses: {
     env: 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES',
     default: 'false',
     description:
-      'true or false. Allows webhook endpoints on loopback, private, link-local and other non-public addresses (tests, closed networks); checked at registration and at every connection.',
+      'true or false. Allows webhook endpoints on loopback, private, link-local and other non-public addresses (local testing, closed networks); checked at registration and at every connection. `npm run webhooks -- add` applies the value of the service that started last on the store.',
     schema: z.enum(['true', 'false']).transform((v) => v === 'true'),
   },
   webhookSecretKey: {

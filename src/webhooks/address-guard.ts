@@ -142,7 +142,9 @@ export function checkEndpointUrl(url: string, policy: EndpointPolicy): URL {
   }
   if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && policy.allowHttp))
     throw new EndpointRefusedError(
-      policy.allowHttp ? 'The endpoint must be an http or https URL.' : 'The endpoint must be an https URL.',
+      policy.allowHttp
+        ? 'The endpoint must be an http or https URL.'
+        : 'The endpoint must be an https URL (set WEBHOOK_ALLOW_HTTP=true for local testing).',
     );
   if (parsed.username !== '' || parsed.password !== '')
     throw new EndpointRefusedError('The endpoint must not carry credentials in its URL.');
@@ -181,7 +183,7 @@ export async function checkEndpoint(
   const addresses = literal !== undefined ? [literal] : await resolveAll(parsed.hostname, resolver);
   if (addresses.length === 0 || addresses.some(isNonPublicAddress))
     throw new EndpointRefusedError(
-      'The endpoint is or resolves to a loopback, private, link-local or other non-public address.',
+      'The endpoint is or resolves to a loopback, private, link-local or other non-public address (set WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true for local testing or a closed network).',
     );
   return parsed;
 }

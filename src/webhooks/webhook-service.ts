@@ -67,7 +67,8 @@ export class WebhookService {
     try {
       await checkEndpoint(input.url, this.policy, this.resolver);
     } catch (error) {
-      if (error instanceof EndpointRefusedError) throw new BadUserInputError(error.message);
+      if (error instanceof EndpointRefusedError)
+        throw new BadUserInputError(error.message, undefined, { cause: error });
       throw error;
     }
     const secret = 'whsec_' + randomBytes(32).toString('base64');

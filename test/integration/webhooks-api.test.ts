@@ -2,6 +2,7 @@ import { graphql, startAppUnderTest, type AppUnderTest } from '../support/app-un
 import { recordSecret } from '../support/log-capture';
 import { rest } from '../support/rest-client';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { WebhookRepository } from '../../src/webhooks/webhook-repository';
 
 /**
  * The ADMIN API of webhooks over GraphQL on the real service: who may use it, which endpoints
@@ -198,6 +199,12 @@ describe('webhooks over GraphQL, with http and private addresses allowed', () =>
     expect(accepted.body.errors).toBeUndefined();
     recordSecret(accepted.body.data!.createWebhook.secret);
     expect(await app.db.collection('webhooks').countDocuments({ apiKeyId: statisticsId })).toBe(0);
+  });
+
+  test('when the service has started, then the store holds its endpoint rules for the webhooks command', async () => {
+    const recorded = await new WebhookRepository(app.db).recordedEndpointPolicy();
+
+    expect(recorded?.policy).toEqual({ allowHttp: true, allowPrivateAddresses: true });
   });
 
   test('when a dead letter that does not exist is replayed, then it is NOT_FOUND', async () => {
