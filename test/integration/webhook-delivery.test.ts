@@ -456,6 +456,20 @@ describe('webhook scheduling', () => {
     expect(slow.received.map((r) => r.seq)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
   });
 
+  test('when a bulk import wrote many events a webhook did not ask for, then the next event it asked for is sent in the same poll', async () => {
+    // Arrange: 25 imports, read 10 at a time, ahead of one registration.
+    const { webhook } = await register(['REGISTERED']);
+    for (let i = 0; i < 25; i += 1) append('IMPORTED');
+    append('REGISTERED');
+
+    // Act
+    await dispatcher({ batchSize: 10 }).pollOnce();
+
+    // Assert
+    expect(receiver.received.map((r) => r.seq)).toEqual([26]);
+    expect((await repository.findById(webhook.id))?.cursor).toBe(26);
+  });
+
   test('when an endpoint keeps failing, then another webhook of the same instance is delivered at once and the failing one is retried after its backoff', async () => {
     // Arrange
     const failing = await anotherReceiver();
