@@ -1,10 +1,16 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ensureIndexes } from '../store/indexes';
 import type { Clock } from '../common/clock';
+import type { Config } from '../config';
+import { isAppError } from '../errors';
+import { createServices, serviceOptions } from '../app/create-services';
+import { EndpointRefusedError, type EndpointPolicy } from '../webhooks/address-guard';
+import { WebhookRepository, type RecordedEndpointPolicy } from '../webhooks/webhook-repository';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/webhook-event';
 import { webhookIndexes } from '../webhooks/webhook-indexes';
 import type { WebhookStatus } from '../webhooks/webhook-service';
-import { HELP, runCli, UsageError, type CliTool } from './cli-frame';
+import type { Services } from '../service-types';
+import { EXIT_USAGE, HELP, runCli, UsageError, type CliTool } from './cli-frame';
 import { alignedTable, runAsCommand, type CliOutput } from './cli-support';
 
 export { UsageError };
@@ -29,7 +35,9 @@ Events: ${WEBHOOK_EVENT_TYPES.join(', ')}.
 --from-beginning: also send the change events already written; without it, only later ones.
 
 Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR (the running service's
-store when the service runs there).`;
+store when the service runs there).
+Endpoint rules (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_ADDRESSES): those of the service that
+last started on the store; this command's own only before any service has started there.`;
 
 export type WebhooksCommand =
   | { command: 'add'; apiKeyId: string; url: string; eventTypes: string[]; fromBeginning: boolean }
@@ -105,26 +113,44 @@ const WEBHOOKS_TOOL: CliTool<Exclude<WebhooksCommand, { command: 'help' }>> = {
     const command = parseWebhooksArgs(argv);
     return command.command === 'help' ? HELP : command;
   },
-  run: async (command, { db, output, services }) => {
+  run: async (command, { db, output, config, clock }) => {
     await ensureIndexes(db, webhookIndexes);
-    const service = services().webhooks;
-    switch (command.command) {
-      case 'add': {
-        const { webhook, secret } = await service.create(OPERATOR, command);
-        output.err(`Created ${summarise(webhook)}`);
-        output.err('The signing secret follows on stdout. Store it now: it cannot be shown again.');
-        output.out(secret);
-        break;
-      }
-      case 'list':
-        output.out(formatWebhookTable(await service.list(OPERATOR)));
-        break;
-      case 'remove':
-        output.err(`Removed ${summarise(await service.remove(OPERATOR, command.id))}`);
-        break;
+    const rules = endpointRules(await new WebhookRepository(db).recordedEndpointPolicy(), config);
+    const service = createServices(db, { ...serviceOptions(config, clock), webhookEndpoints: rules.policy }).webhooks;
+    try {
+      await runCommand(command, service, output);
+    } catch (error) {
+      // An endpoint the rules refuse: the refusal, then which rules applied (the frame tells any other failure).
+      if (!(isAppError(error) && error.code === 'BAD_USER_INPUT' && error.cause instanceof EndpointRefusedError))
+        throw error;
+      output.err(`webhooks: ${error.message}`);
+      output.err(`webhooks: ${rules.described}`);
+      return EXIT_USAGE;
     }
   },
 };
+
+async function runCommand(
+  command: Exclude<WebhooksCommand, { command: 'help' }>,
+  service: Services['webhooks'],
+  output: CliOutput,
+): Promise<void> {
+  switch (command.command) {
+    case 'add': {
+      const { webhook, secret } = await service.create(OPERATOR, command);
+      output.err(`Created ${summarise(webhook)}`);
+      output.err('The signing secret follows on stdout. Store it now: it cannot be shown again.');
+      output.out(secret);
+      break;
+    }
+    case 'list':
+      output.out(formatWebhookTable(await service.list(OPERATOR)));
+      break;
+    case 'remove':
+      output.err(`Removed ${summarise(await service.remove(OPERATOR, command.id))}`);
+      break;
+  }
+}
 
 /** Runs one command and resolves with the process exit code. */
 export function runWebhooksCli(
@@ -134,6 +160,26 @@ export function runWebhooksCli(
   clock?: Clock,
 ): Promise<number> {
   return runCli(WEBHOOKS_TOOL, argv, output, { env, clock });
+}
+
+/**
+ * The endpoint rules an `add` applies: those the service recorded when it last started on this
+ * store (the rules it delivers by), else, before any service has started there, this command's own.
+ */
+function endpointRules(
+  recorded: RecordedEndpointPolicy | null,
+  config: Config,
+): { policy: EndpointPolicy; described: string } {
+  const policy = recorded?.policy ?? {
+    allowHttp: config.webhookAllowHttp,
+    allowPrivateAddresses: config.webhookAllowPrivateAddresses,
+  };
+  const values = `WEBHOOK_ALLOW_HTTP=${policy.allowHttp}, WEBHOOK_ALLOW_PRIVATE_ADDRESSES=${policy.allowPrivateAddresses}`;
+  const described =
+    recorded === null
+      ? `no service has started on this store yet, so this command's own settings applied (${values}); the service checks every delivery by its own.`
+      : `the service's settings applied, as it recorded them when it last started on this store (${recorded.recordedAt.toISOString()}): ${values}. Change them in the service's environment and restart it.`;
+  return { policy, described };
 }
 
 function summarise(webhook: WebhookStatus): string {
