@@ -1,5 +1,5 @@
 import type { Filter, Sort } from 'mongodb';
-import { EMPLOYER_YEAR_STEPS, type StoredCandidateDoc } from 'candidate-documents';
+import { EMPLOYER_YEAR_STEPS, MAX_YEARS_STEP, type StoredCandidateDoc } from 'candidate-documents';
 
 /** One language requirement: an entry of this language whose levels are among these stored levels. */
 export interface LanguageCondition {
@@ -143,27 +143,32 @@ function languageKeys({ language, spokenLevels, writtenLevels }: LanguageConditi
 }
 
 /**
- * A range of years, each year one key (searchExperience): per occupation code when codes are
- * given (the same entry holds both), else of any entry. Too many codes times years to spell
- * out: the keys of the years, the codes, and the entry's condition itself checked by the store.
+ * A range of years as keys of searchExperience: per occupation code when codes are given (the
+ * same entry holds both), else of any entry (`*`). A minimum alone (up to MAX_YEARS_STEP) is one
+ * key per code; a range with a maximum, or a higher minimum, is one key per year in it. Too many
+ * codes times years to spell out: the keys of the years of any entry, the codes, and the entry's
+ * condition itself checked by the store.
  */
 function experienceClause(
   occupations: readonly string[] | undefined,
   years: { readonly min?: number; readonly max?: number },
 ): [string, unknown][] {
-  const { min = 0, max = MAX_STORED_YEARS } = years;
-  const each = Array.from({ length: Math.max(0, max - min + 1) }, (_, i) => min + i);
-  if (!occupations?.length) return [['searchExperience', { $in: each.map((year) => `*|${year}`) }]];
-  if (occupations.length * each.length <= MAX_EXPERIENCE_KEYS)
-    return [['searchExperience', { $in: occupations.flatMap((code) => each.map((year) => `${code}|${year}`)) }]];
+  const { min = 0, max } = years;
+  const keysOf = (of: string): string[] =>
+    max === undefined && min <= MAX_YEARS_STEP
+      ? [`${of}|>=${min}`]
+      : Array.from({ length: Math.max(0, (max ?? MAX_STORED_YEARS) - min + 1) }, (_, i) => `${of}|=${min + i}`);
+  if (!occupations?.length) return [['searchExperience', { $in: keysOf('*') }]];
+  const keys = occupations.flatMap(keysOf);
+  if (keys.length <= MAX_EXPERIENCE_KEYS) return [['searchExperience', { $in: keys }]];
   return [
-    ['searchExperience', { $in: each.map((year) => `*|${year}`) }],
+    ['searchExperience', { $in: keysOf('*') }],
     [
       'candidateOccupations',
       {
         $elemMatch: {
           'occupation.isco08Code': { $in: [...occupations] },
-          yearsExperience: { $gte: min, $lte: max },
+          yearsExperience: { $gte: min, $lte: max ?? MAX_STORED_YEARS },
         },
       },
     ],

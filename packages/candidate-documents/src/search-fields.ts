@@ -8,14 +8,16 @@
  */
 export interface SearchFields {
   /**
-   * Per language entry: `code|spoken|written`, `code|spoken|*` and `code|*|written`, the levels
-   * being the stored `level`s of the language levels. A requirement of minimum levels is the
-   * keys of every level pair at or above them.
+   * Per language entry: `code|spoken|written`, `code|spoken|*`, `code|*|written` and `code|*|*`,
+   * the levels being the stored `level`s of the language levels. A requirement of minimum levels
+   * is the keys of every level (pair) at or above them.
    */
   searchLanguages: string[];
   /**
-   * Per occupation entry with `yearsExperience`: `code|years` and `*|years`. A range of years
-   * (with or without occupations) is the keys of every year in it.
+   * Per occupation entry with `yearsExperience`: its years exactly, `code|=years` and
+   * `*|=years`, and every minimum it reaches up to MAX_YEARS_STEP, `code|>=minimum` and
+   * `*|>=minimum`. "At least 3 years" is one key (`*|>=3`, or per occupation code); a range
+   * with a maximum is the keys of every year in it.
    */
   searchExperience: string[];
   /**
@@ -34,6 +36,9 @@ export interface SearchFields {
 
 /** The minimum years of experience the employer keys hold exactly (besides 0). */
 export const EMPLOYER_YEAR_STEPS: readonly number[] = [1, 2, 3, 5, 10];
+
+/** The highest minimum of years searchExperience holds as one key (more years reach it too). */
+export const MAX_YEARS_STEP = 30;
 
 /** The field names of SearchFields, for projections that leave them out. */
 export const SEARCH_FIELD_NAMES = [
@@ -81,6 +86,7 @@ export function searchFieldsOf(
     languages.add(`${code}|${spoken}|${written}`);
     languages.add(`${code}|${spoken}|*`);
     languages.add(`${code}|*|${written}`);
+    languages.add(`${code}|*|*`);
     if (entry.spokenLevel !== undefined)
       highestSpoken.set(code, Math.max(entry.spokenLevel, highestSpoken.get(code) ?? entry.spokenLevel));
   }
@@ -92,8 +98,10 @@ export function searchFieldsOf(
     const code = entry.occupation?.isco08Code;
     const years = entry.yearsExperience;
     if (years !== undefined) {
-      if (code !== undefined) experience.add(`${code}|${years}`);
-      experience.add(`*|${years}`);
+      for (const of of code === undefined ? ['*'] : [code, '*']) {
+        experience.add(`${of}|=${years}`);
+        for (let minimum = 0; minimum <= Math.min(years, MAX_YEARS_STEP); minimum++) experience.add(`${of}|>=${minimum}`);
+      }
     }
     if (code === undefined) continue;
     const name = occupationName(code);

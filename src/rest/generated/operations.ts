@@ -191,6 +191,16 @@ export type CandidateOccupationInput = {
   yearsExperience?: number | null | undefined;
 };
 
+/** The order of a search. */
+export type CandidateOrder =
+  /** By creation date (oldest first), then by `publicId`: a stable total order. */
+  | 'CREATED'
+  /**
+   * Keyword matches by their text score (best first), then as CREATED; only with a `keyword`
+   * filter.
+   */
+  | 'RELEVANCE';
+
 /** A reference to a candidate by public identifier. */
 export type CandidateRefInput = {
   /** Public identifier of the candidate. */
@@ -883,6 +893,7 @@ export type FindCandidatesQueryVariables = Exact<{
   includeEmployed?: boolean | null | undefined;
   page?: number | null | undefined;
   limit?: number | null | undefined;
+  sort?: CandidateOrder | null | undefined;
 }>;
 
 
