@@ -91,10 +91,10 @@ export function meets(
     );
     if (!met) return false;
   }
-  const membersOf = (ids: string[] | undefined) =>
-    new Set(context.lists.filter((list) => ids?.includes(list.publicId)).flatMap((list) => list.candidatePublicIds));
-  if (filter.inSavedLists?.length && !membersOf(filter.inSavedLists).has(candidate.publicId)) return false;
-  if (filter.notInSavedLists?.length && membersOf(filter.notInSavedLists).has(candidate.publicId)) return false;
+  const inAnyOf = (ids: string[]) =>
+    context.lists.some((list) => ids.includes(list.publicId) && list.candidatePublicIds.includes(candidate.publicId));
+  if (filter.inSavedLists?.length && !inAnyOf(filter.inSavedLists)) return false;
+  if (filter.notInSavedLists?.length && inAnyOf(filter.notInSavedLists)) return false;
   return true;
 }
 
