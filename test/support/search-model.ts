@@ -1,4 +1,5 @@
 import type { CandidateDoc, SavedListDoc } from 'candidate-documents';
+import type { CefrLevel } from '../../src/candidates/search-input';
 import { languageLevels } from '../../src/reference/reference-data';
 
 /**
@@ -12,7 +13,7 @@ export interface ModelFilter {
   location?: string[];
   nationality?: string[];
   occupation?: string[];
-  languages?: { language: string; minSpokenLevel?: string; minWrittenLevel?: string }[];
+  languages?: { language: string; minSpokenLevel?: CefrLevel; minWrittenLevel?: CefrLevel }[];
   minYearsExperience?: number;
   maxYearsExperience?: number;
   minEducationLevel?: number;
@@ -24,7 +25,7 @@ export interface ModelFilter {
   notInSavedLists?: string[];
 }
 
-const CEFR = ['A1', 'A2', 'B1', 'B2', 'C1', 'C2'];
+const CEFR: readonly string[] = ['A1', 'A2', 'B1', 'B2', 'C1', 'C2'];
 /** A stored language level's place in CEFR order, -1 for none (no level, or one without a CEFR level). */
 const CEFR_RANK = new Map(languageLevels().map((level) => [level.level, CEFR.indexOf(level.cefrLevel ?? '')]));
 
