@@ -119,6 +119,7 @@ export const candidateIndexes: readonly IndexSpec[] = [
     key: { publicId: 1, listed: 1, createdDate: 1 },
     options: { name: 'candidates_search_publicId_listed' },
   },
+  CANDIDATE_TEXT_INDEX,
 
   // candidateIdentities: the unique e-mail key is what detects a duplicate registration. Partial:
   // a record of an earlier release whose address folds to an older record's key keeps no key.
