@@ -10,13 +10,16 @@ import { TestClock } from '../support/test-clock';
 /**
  * The filters of GET /v1/candidates beyond the contract's three codes, as documented in the
  * OpenAPI document: their syntax and bounds (a 400 `invalid-parameter` naming the parameter,
- * as on GraphQL a BAD_USER_INPUT), saved lists that name no list, and the employer's question
- * answered by one request, where the contract's filters needed every page of the occupation.
+ * as on GraphQL a BAD_USER_INPUT), saved lists that name no list, statistics under the same
+ * filter, and the employer's question answered by one request, where the contract's filters
+ * needed every page of the occupation.
  */
 
 const PROBLEMS = 'https://candidate-directory.example/problems/';
 const NOW = '2026-03-01T00:00:00Z';
 const CURRENT_YEAR = 2026;
+/** Noise of a statistics total at ε = 10 (scale 0.2) goes beyond this with probability below e^-30. */
+const NOISE_BOUND = 6;
 /** Nurses in Jordan and Lebanon: more than two pages of 100 by the contract's filters. */
 const NURSES = 230;
 
@@ -68,7 +71,7 @@ describe('GET /v1/candidates: filters beyond the contract', () => {
   let list: SavedListDoc;
 
   beforeAll(async () => {
-    service = await startAppUnderTest({ clock: new TestClock(NOW) });
+    service = await startAppUnderTest({ clock: new TestClock(NOW), config: { statisticsBudget: 1_000 } });
     reader = await service.key('READ_CANDIDATE_DATA');
     const all = candidates();
     await new CandidateRepository(service.db).insertMany(all);
@@ -158,6 +161,40 @@ describe('GET /v1/candidates: filters beyond the contract', () => {
     expect(inList.body.totalElements).toBe(list.candidatePublicIds.length);
     expect(inList.body.content.map((c) => c.publicId).sort()).toEqual([...list.candidatePublicIds].sort());
     expect(notInList.body.totalElements).toBe(everyone.body.totalElements - list.candidatePublicIds.length);
+  });
+
+  test('when statistics are asked with the new filters, then the total counts the candidates the search selects, plus bounded noise', async () => {
+    // Arrange: ε = 10, where the noise is almost always 0 and never beyond a few
+    const analyst = await service.key('READ_STATISTICS');
+    const filter = {
+      location: ['JO'],
+      languages: [{ language: 'en', minWrittenLevel: 'B1' as const }],
+      minYearsExperience: 2,
+      maxYearsExperience: 8,
+      minAge: 30,
+      inSavedLists: [list.publicId],
+    };
+    const expected = modelSearch(stored, filter, false, { currentYear: CURRENT_YEAR, lists: [list] });
+
+    // Act
+    const searched = await graphql<{ candidates: { totalElements: number } }>(
+      service.url,
+      'query($f: CandidateFilter) { candidates(filter: $f) { totalElements } }',
+      { f: filter },
+      reader,
+    );
+    const counted = await graphql<{ candidateStatistics: { total: number } }>(
+      service.url,
+      'query($f: CandidateFilter) { candidateStatistics(filter: $f, groupBy: [], epsilon: 10) { total } }',
+      { f: filter },
+      analyst,
+    );
+
+    // Assert
+    expect(expected.length).toBeGreaterThan(0);
+    expect(searched.body.data?.candidates.totalElements).toBe(expected.length);
+    expect(counted.body.errors).toBeUndefined();
+    expect(Math.abs(counted.body.data!.candidateStatistics.total - expected.length)).toBeLessThanOrEqual(NOISE_BOUND);
   });
 
   test("when an employer's question (location, occupation, a language at a level, years, age) is asked, then one page holds every match, where the contract's filters needed every page of the occupation", async () => {
