@@ -24,7 +24,17 @@ import {
 } from '../http/problem';
 import { PROBLEM_TYPES } from '../http/problem-types';
 import { pageReads } from '../rate-limit/read-pricing';
-import { CODES, FLAG, LIMIT, PAGE, pageSizeGiven, parsePublicIdParameter, parseQuery } from './query-parameters';
+import {
+  candidateFilterOf,
+  FILTER_PARAMETERS,
+  FLAG,
+  LIMIT,
+  ORDER,
+  PAGE,
+  pageSizeGiven,
+  parsePublicIdParameter,
+  parseQuery,
+} from './query-parameters';
 import { createRequestBodies, parseBody, type MutationName } from './request-bodies';
 import { REST_ROUTES } from './rest-routes';
 import { gzipEtag, gzippedBody, MIN_COMPRESSED_BYTES, ResponseCache, serialisedAnswer } from './response-cache';
@@ -59,10 +69,9 @@ export interface RestApiOptions {
 const SEARCH_PARAMETERS = {
   page: PAGE,
   limit: LIMIT,
-  location: CODES,
-  nationality: CODES,
-  occupation: CODES,
+  ...FILTER_PARAMETERS,
   includeEmployed: FLAG,
+  sort: ORDER,
 };
 const PAGE_PARAMETERS = { page: PAGE, limit: LIMIT };
 
@@ -136,8 +145,8 @@ export async function createRestRouter({
       operationId: 'findCandidates',
       pageOfCandidates: true,
       answer: async (req, context) => {
-        const { page, limit, includeEmployed, ...filter } = parseQuery(req.originalUrl, SEARCH_PARAMETERS);
-        const variables = defined({ page, limit, includeEmployed, filter: nonEmpty(filter) });
+        const { page, limit, includeEmployed, sort, ...filter } = parseQuery(req.originalUrl, SEARCH_PARAMETERS);
+        const variables = defined({ page, limit, includeEmployed, sort, filter: candidateFilterOf(filter) });
         const written = await raw.findCandidates(variables, context);
         if (written !== undefined) return written;
         const data = await operations.run('FindCandidates', variables, context);
@@ -352,9 +361,4 @@ function bodyProblem(error: unknown): RestProblem {
 function defined<T extends object>(values: T): T {
   // The same object type with some optional entries left out.
   return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as T;
-}
-
-function nonEmpty<T extends object>(filter: T): T | undefined {
-  const given = defined(filter);
-  return Object.keys(given).length > 0 ? given : undefined;
 }

@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import type { AuditedStatisticsQueryDoc } from '../audit/audit-event';
 import type { ApiKeyRecord } from '../auth/api-key-repository';
 import { authorize } from '../auth/authorize';
-import type { CandidateSearchFilter } from '../candidates/candidate-repository';
-import { throwIfAny, toSearchFilter, type FilterInput } from '../candidates/search-input';
+import type { ResolvedSearchFilter } from '../candidates/candidate-repository';
+import { withSavedListMembers } from '../candidates/saved-list-members';
+import type { SavedListRepository } from '../candidates/saved-list-repository';
+import { searchVocabulary, throwIfAny, toSearchFilter, type FilterInput } from '../candidates/search-input';
 import { PrivacyBudgetExhaustedError, type InputIssue } from '../errors';
 import type { ReferenceCache } from '../reference/reference-cache';
 import { cellsPerCandidate, codeOf, domainOf, labelOf, storedKeyOf, UNKNOWN_CODE, type Dimension } from './dimensions';
@@ -96,6 +98,8 @@ export class StatisticsService {
     /** the date age bands and budget periods are computed at; injected so that tests do not depend on the wall clock */
     private readonly clock: Clock = systemClock,
     private readonly sampler: DiscreteLaplaceSampler = new DiscreteLaplaceSampler(),
+    /** the saved lists a filter names (absent: a filter naming lists matches no one) */
+    private readonly savedLists?: Pick<SavedListRepository, 'candidatesOf'>,
   ) {}
 
   async candidateStatistics(
@@ -104,18 +108,23 @@ export class StatisticsService {
     audit: StatisticsAudit,
   ): Promise<CandidateStatistics> {
     authorize(caller, 'READ_STATISTICS');
-    const filter = toSearchFilter(args.filter, args.includeEmployed);
+    const now = this.clock.now();
+    const filter = toSearchFilter(args.filter, args.includeEmployed, searchVocabulary(this.reference, now));
     const groupBy = checkedDimensions(args.groupBy);
     const epsilonMilli = checkedEpsilon(args.epsilon ?? this.rules.defaultEpsilon);
+    const { locations, nationalities, occupations, includeEmployed, ...others } = filter;
     const asked: AuditedStatisticsQueryDoc = {
-      locations: [...(filter.locations ?? [])].sort(),
-      nationalities: [...(filter.nationalities ?? [])].sort(),
-      occupations: [...(filter.occupations ?? [])].sort(),
-      includeEmployed: filter.includeEmployed,
+      locations: [...(locations ?? [])].sort(),
+      nationalities: [...(nationalities ?? [])].sort(),
+      occupations: [...(occupations ?? [])].sort(),
+      includeEmployed,
       groupBy: [...groupBy],
+      // The other fields as normalised (ages as years of birth: the same ages are another query next year).
+      ...(Object.keys(others).length > 0
+        ? { filter: JSON.parse(JSON.stringify(others)) as Record<string, unknown> }
+        : {}),
     };
 
-    const now = this.clock.now();
     const periodMs = this.rules.periodHours * 3_600_000;
     const period = Math.floor(now.getTime() / periodMs);
     const renewsAt = new Date((period + 1) * periodMs);
@@ -148,7 +157,8 @@ export class StatisticsService {
         );
       }
 
-      const fresh = await this.noisyAnswer(filter, groupBy, epsilonMilli, now);
+      const selected = await withSavedListMembers(filter, this.savedLists ?? { candidatesOf: async () => [] });
+      const fresh = await this.noisyAnswer(selected, groupBy, epsilonMilli, now);
       // Two instances answering the same query at once: each charges once, the first answer stored is the answer.
       const published = await this.ledger.storeAnswer(answerId, caller.id, period, fresh, renewsAt);
       return { answer: published, chargedMilli: epsilonMilli, spentMilli: spent };
@@ -182,7 +192,7 @@ export class StatisticsService {
    * every number gets noise of scale sensitivity/ε, which makes the answer ε-DP.
    */
   private async noisyAnswer(
-    filter: CandidateSearchFilter,
+    filter: ResolvedSearchFilter,
     groupBy: readonly Dimension[],
     epsilonMilli: number,
     now: Date,

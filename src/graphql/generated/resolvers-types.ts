@@ -562,15 +562,73 @@ export type CandidateExamInput = {
 };
 
 /**
- * Filter of a candidate search. Within one field the codes are OR'd (any of them matches);
- * the fields given are AND'd (all must match). Codes are compared case-insensitively. A field
- * that is null, absent or an empty list does not restrict the search.
+ * Filter of a candidate search. Every field given must hold (AND); within one list of codes, any
+ * code matches (OR); every language and every exam requirement must be met. Codes are compared
+ * case-insensitively. A field that is null, absent or an empty list does not restrict the search.
+ * Fields that name one entry of a candidate's list (a language at some levels, years in an
+ * occupation, an exam score) are met by one entry holding all of it.
  */
 export type CandidateFilter = {
+  /**
+   * Exams the candidate has taken, at most 10 requirements: each is met by one entry of
+   * `candidateExams` of that exam, with a score of at least `minScore` when given (the score read
+   * as a decimal number; one that is not a number never meets a minimum). Every requirement must
+   * be met.
+   */
+  exams?: InputMaybe<Array<ExamRequirement>>;
+  /**
+   * Public ids of saved lists (at most 10): the candidate is in at least one of them. An id that
+   * names no list adds no candidate.
+   */
+  inSavedLists?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /**
+   * A keyword search (at most 200 characters) over the candidate's professional text: occupation
+   * names, job experience roles and descriptions, skills, certification names and education
+   * course names; never identity data or `candidateMessage`. MongoDB text search: any of the
+   * words matches, `"an exact phrase"` must appear, `-word` excludes; case and diacritics do not
+   * matter, and English words match their other forms (stemming) while stop words are ignored.
+   */
+  keyword?: InputMaybe<Scalars['String']['input']>;
+  /**
+   * Languages the candidate speaks, at most 10 requirements: each is met by one entry of
+   * `candidateLanguages` of that language whose levels reach the minimums given (levels compare
+   * in CEFR order A1 < A2 < B1 < B2 < C1 < C2; a level without a CEFR level, such as "No
+   * knowledge", reaches none). Every requirement must be met.
+   */
+  languages?: InputMaybe<Array<LanguageRequirement>>;
   /** ISO 3166-1 alpha-2 codes of the current location: matches the candidate's `country`. */
   location?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Maximum age (0 to 130), as `minAge`. */
+  maxAge?: InputMaybe<Scalars['Int']['input']>;
+  /** Maximum highest education level, as `minEducationLevel`. */
+  maxEducationLevel?: InputMaybe<Scalars['Int']['input']>;
+  /** Maximum years of experience (0 to 80), as `minYearsExperience` (the same entry meets both). */
+  maxYearsExperience?: InputMaybe<Scalars['Int']['input']>;
+  /**
+   * Minimum age (0 to 130): the age the candidate reaches by the end of the current UTC year
+   * (the current year minus `yearOfBirth`, as the statistics' `AGE_BAND`). A candidate without
+   * `yearOfBirth` never matches.
+   */
+  minAge?: InputMaybe<Scalars['Int']['input']>;
+  /**
+   * Minimum highest education level: the `level` of the candidate's `maxEducationLevel` is at least
+   * this (an integer from the lowest to the highest `educationLevels` level). A candidate without
+   * one never matches.
+   */
+  minEducationLevel?: InputMaybe<Scalars['Int']['input']>;
+  /**
+   * Minimum years of experience (0 to 80): one of `candidateOccupations` has `yearsExperience` at
+   * least this, and, when `occupation` is given, one of those codes (the same entry). An entry
+   * without `yearsExperience` never matches.
+   */
+  minYearsExperience?: InputMaybe<Scalars['Int']['input']>;
   /** ISO 3166-1 alpha-2 codes of nationality: matches the candidate's `nationality`. */
   nationality?: InputMaybe<Array<Scalars['String']['input']>>;
+  /**
+   * Public ids of saved lists (at most 10): the candidate is in none of them. An id that names no
+   * list excludes no candidate.
+   */
+  notInSavedLists?: InputMaybe<Array<Scalars['ID']['input']>>;
   /**
    * ISCO-08 codes: matches when any of the candidate's `candidateOccupations` has one of these
    * occupation codes.
@@ -660,6 +718,16 @@ export type CandidateOccupationInput = {
   /** Years of experience in the occupation; not negative. */
   yearsExperience?: InputMaybe<Scalars['Int']['input']>;
 };
+
+/** The order of a search. */
+export type CandidateOrder =
+  /** By creation date (oldest first), then by `publicId`: a stable total order. */
+  | 'CREATED'
+  /**
+   * Keyword matches by their text score (best first), then as CREATED; only with a `keyword`
+   * filter.
+   */
+  | 'RELEVANCE';
 
 /** One page of candidates, as returned by offset pagination. */
 export type CandidatePage = {
@@ -1111,6 +1179,14 @@ export type Exam =
   /** Test of English as a Foreign Language. */
   | 'TOEFL';
 
+/** An exam requirement of a search: an entry of `candidateExams` of this exam, scored at least `minScore` when given. */
+export type ExamRequirement = {
+  /** The exam. */
+  exam: Exam;
+  /** Minimum score (0 to 10000), compared with the entry's score read as a decimal number; absent: any score, or none. */
+  minScore?: InputMaybe<Scalars['Float']['input']>;
+};
+
 /** Gender of a person. */
 export type Gender =
   /** Female. */
@@ -1335,6 +1411,19 @@ export type LanguageLevelRefInput = {
 export type LanguageRefInput = {
   /** ISO 639-1 code of the language, e.g. `ar`; case-insensitive. */
   isoCode: Scalars['String']['input'];
+};
+
+/**
+ * A language requirement of a search: an entry of `candidateLanguages` of this language whose
+ * spoken and written levels (the same entry) reach the minimums given.
+ */
+export type LanguageRequirement = {
+  /** ISO 639-1 code of the language, case-insensitive (`en`). */
+  language: Scalars['String']['input'];
+  /** Minimum spoken level; absent: any spoken level, or none. */
+  minSpokenLevel?: InputMaybe<CefrLevel>;
+  /** Minimum written level; absent: any written level, or none. */
+  minWrittenLevel?: InputMaybe<CefrLevel>;
 };
 
 /** Reason why a candidate left home. */
@@ -1702,24 +1791,28 @@ export type Query = {
    *
    * Filtering: within one `filter` field the codes are OR'd, the fields given are AND'd, and
    * codes are compared case-insensitively. `location` matches the current country, `nationality`
-   * the nationality, and `occupation` the ISCO-08 code of any of the candidate's occupations.
-   * Candidates with status EMPLOYED are left out unless `includeEmployed` is true; no other
-   * status is filtered out.
+   * the nationality, and `occupation` the ISCO-08 code of any of the candidate's occupations;
+   * the other fields (languages with levels, experience, education, age, exams, a keyword, saved
+   * lists) are described on `CandidateFilter`. Candidates with status EMPLOYED are left out unless
+   * `includeEmployed` is true; no other status is filtered out.
    *
-   * Order: by creation date (oldest first), then by `publicId`: a stable total order, so pages
-   * neither overlap nor skip while the data does not change.
+   * Order (`sort`): by creation date (oldest first), then by `publicId`: a stable total order, so
+   * pages neither overlap nor skip while the data does not change; or, with a `keyword`, by
+   * relevance.
    *
    * Bounds: `page` below 0 or `limit` outside 1 to 100 fails with BAD_USER_INPUT (values are
-   * not clamped). A page past the end has empty `content`.
+   * not clamped), as does any filter field outside its bounds, a minimum above its maximum, or
+   * `sort: RELEVANCE` without a keyword. A page past the end has empty `content`.
    */
   candidates: CandidatePage;
   /**
    * Candidates matching a filter, paginated by cursor (Relay connection). Filter, order and
    * `includeEmployed` behave exactly as in `candidates`. Cursors are opaque and mark a position
    * in the order (creation date, then `publicId`), not an offset, so following `endCursor`
-   * neither repeats nor skips candidates while others are added. A cursor is only valid with the
-   * `filter` and `includeEmployed` it was obtained with; an unreadable cursor fails with
-   * BAD_USER_INPUT.
+   * neither repeats nor skips candidates while others are added. With `sort: RELEVANCE` a cursor
+   * marks a place in the ranking instead (a candidate added may rank anywhere). A cursor is only
+   * valid with the `filter`, `includeEmployed` and `sort` it was obtained with; an unreadable
+   * cursor fails with BAD_USER_INPUT.
    */
   candidatesConnection: CandidateConnection;
   /** The countries of the reference data. */
@@ -1834,6 +1927,7 @@ export type QueryCandidatesArgs = {
   includeEmployed?: InputMaybe<Scalars['Boolean']['input']>;
   limit?: InputMaybe<Scalars['Int']['input']>;
   page?: InputMaybe<Scalars['Int']['input']>;
+  sort?: InputMaybe<CandidateOrder>;
 };
 
 
@@ -1848,6 +1942,7 @@ export type QueryCandidatesConnectionArgs = {
   filter?: InputMaybe<CandidateFilter>;
   first?: InputMaybe<Scalars['Int']['input']>;
   includeEmployed?: InputMaybe<Scalars['Boolean']['input']>;
+  sort?: InputMaybe<CandidateOrder>;
 };
 
 
@@ -2308,6 +2403,7 @@ export type ResolversTypes = ResolversObject<{
   CandidateLanguageInput: CandidateLanguageInput;
   CandidateOccupation: ResolverTypeWrapper<CandidateOccupationDoc>;
   CandidateOccupationInput: CandidateOccupationInput;
+  CandidateOrder: CandidateOrder;
   CandidatePage: ResolverTypeWrapper<Omit<CandidatePage, 'content'> & { content: Array<ResolversTypes['Candidate']> }>;
   CandidateRefInput: CandidateRefInput;
   CandidateSkill: ResolverTypeWrapper<CandidateSkillDoc>;
@@ -2341,6 +2437,7 @@ export type ResolversTypes = ResolversObject<{
   ErasureRecipient: ResolverTypeWrapper<ErasureRecipient>;
   ErasureResult: ResolverTypeWrapper<ErasureResult>;
   Exam: Exam;
+  ExamRequirement: ExamRequirement;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   Gender: Gender;
   HowHeardAboutUs: HowHeardAboutUs;
@@ -2356,6 +2453,7 @@ export type ResolversTypes = ResolversObject<{
   LanguageLevel: ResolverTypeWrapper<LanguageLevelDoc>;
   LanguageLevelRefInput: LanguageLevelRefInput;
   LanguageRefInput: LanguageRefInput;
+  LanguageRequirement: LanguageRequirement;
   LeftHomeReason: LeftHomeReason;
   Long: ResolverTypeWrapper<Scalars['Long']['output']>;
   MaritalStatus: MaritalStatus;
@@ -2448,6 +2546,7 @@ export type ResolversParentTypes = ResolversObject<{
   EmployerEntity: NonNullable<JobOpportunityDoc['employerEntity']>;
   ErasureRecipient: ErasureRecipient;
   ErasureResult: ErasureResult;
+  ExamRequirement: ExamRequirement;
   Float: Scalars['Float']['output'];
   ID: Scalars['ID']['output'];
   IdentityInput: IdentityInput;
@@ -2459,6 +2558,7 @@ export type ResolversParentTypes = ResolversObject<{
   LanguageLevel: LanguageLevelDoc;
   LanguageLevelRefInput: LanguageLevelRefInput;
   LanguageRefInput: LanguageRefInput;
+  LanguageRequirement: LanguageRequirement;
   Long: Scalars['Long']['output'];
   Mutation: Record<PropertyKey, never>;
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
@@ -2897,8 +2997,8 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   candidate?: Resolver<Maybe<ResolversTypes['Candidate']>, ParentType, ContextType, RequireFields<QueryCandidateArgs, 'publicId'>>;
   candidateChanges?: Resolver<ResolversTypes['CandidateChangeConnection'], ParentType, ContextType, RequireFields<QueryCandidateChangesArgs, 'first'>>;
   candidateStatistics?: Resolver<ResolversTypes['CandidateStatistics'], ParentType, ContextType, RequireFields<QueryCandidateStatisticsArgs, 'groupBy' | 'includeEmployed'>>;
-  candidates?: Resolver<ResolversTypes['CandidatePage'], ParentType, ContextType, RequireFields<QueryCandidatesArgs, 'includeEmployed' | 'limit' | 'page'>>;
-  candidatesConnection?: Resolver<ResolversTypes['CandidateConnection'], ParentType, ContextType, RequireFields<QueryCandidatesConnectionArgs, 'first' | 'includeEmployed'>>;
+  candidates?: Resolver<ResolversTypes['CandidatePage'], ParentType, ContextType, RequireFields<QueryCandidatesArgs, 'includeEmployed' | 'limit' | 'page' | 'sort'>>;
+  candidatesConnection?: Resolver<ResolversTypes['CandidateConnection'], ParentType, ContextType, RequireFields<QueryCandidatesConnectionArgs, 'first' | 'includeEmployed' | 'sort'>>;
   countries?: Resolver<Array<ResolversTypes['Country']>, ParentType, ContextType>;
   educationLevels?: Resolver<Array<ResolversTypes['EducationLevel']>, ParentType, ContextType>;
   educationMajors?: Resolver<Array<ResolversTypes['EducationMajor']>, ParentType, ContextType>;
