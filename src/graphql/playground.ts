@@ -9,17 +9,30 @@ import type { GraphiQLOptions } from 'graphql-yoga';
 export const HEADERS_PLACEHOLDER = JSON.stringify({ 'X-API-Key': '<your key>' }, null, 2);
 
 /**
- * The first query an analyst sees: a nested selection that shows how the graph hangs together,
- * with the global `id` (Node) that `node(id:)` takes and client caches key objects by.
+ * The first query an analyst sees: an employer's question answered in one request (the one the
+ * docs work through), as a nested selection that shows how the graph hangs together, with the
+ * global `id` (Node) that `node(id:)` takes and client caches key objects by.
  */
 export const DEFAULT_QUERY = `# Put your API key into the Headers tab below, then run this query (Ctrl-Enter).
 query Candidates {
-  candidates(limit: 5) {
+  # Nurses in Jordan or Lebanon who speak English at B2 or better, with at least three years as
+  # a nurse, under 45 this year, with IELTS General Training 6.5 or more.
+  candidates(
+    filter: {
+      location: ["JO", "LB"]
+      occupation: ["2221"]
+      languages: [{ language: "en", minSpokenLevel: B2 }]
+      minYearsExperience: 3
+      maxAge: 44
+      exams: [{ exam: IELTS_GEN, minScore: 6.5 }]
+    }
+    limit: 5
+  ) {
     totalElements
     content {
       id
       publicId
-      status
+      yearOfBirth
       country {
         isoCode
         name
@@ -30,6 +43,18 @@ query Candidates {
           name
         }
         yearsExperience
+      }
+      candidateLanguages {
+        language {
+          isoCode
+        }
+        spokenLevel {
+          cefrLevel
+        }
+      }
+      candidateExams {
+        exam
+        score
       }
     }
   }
