@@ -36,6 +36,25 @@ export const ErrorCode = {
   UnrecognizedPipelineStage: 40324,
   /** MongoDB's reply to a field its command parser does not know ("BSON field '…' is an unknown field"). */
   Location40415: 40415,
+  ConflictingUpdateOperators: 40,
+  NotSingleValueField: 54,
+  /** An aggregation expression object naming an operator and more fields. */
+  Location15983: 15983,
+  /** A field name starting with '$' in an aggregation expression object. */
+  Location16410: 16410,
+  /** Regular expression flags given both in `$regex` and in `$options`. */
+  Location51074: 51074,
+  Location51075: 51075,
+  /** A regular expression pattern the engine cannot compile. */
+  Location51091: 51091,
+  /** A regular expression flag mongod does not know. */
+  Location51108: 51108,
+  /** A regular expression pattern holding a null byte. */
+  Location51109: 51109,
+  /** A filter path with more parts than documents may nest. */
+  Location5729100: 5729100,
+  /** A field path of more than 255 parts. */
+  Location10396001: 10396001,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;

@@ -1,5 +1,5 @@
 import type { Document } from 'bson';
-import { Aggregator } from 'mingo';
+import { Aggregator } from 'mingo/aggregator';
 import * as pipelineOperators from 'mingo/operators/pipeline';
 import { cloneDeep } from 'mingo/util';
 import { CommandError } from '../errors';

@@ -1,11 +1,103 @@
 import type { Document } from 'bson';
-import type { Options } from 'mingo/types';
+import { Context, evalExpr } from 'mingo/core';
+import * as accumulatorOperators from 'mingo/operators/accumulator';
+import * as expressionOperators from 'mingo/operators/expression';
+import * as pipelineOperators from 'mingo/operators/pipeline';
+import * as projectionOperators from 'mingo/operators/projection';
+import * as queryOperators from 'mingo/operators/query';
+import * as windowOperators from 'mingo/operators/window';
+import { Query } from 'mingo/query';
+import type { Options, PipelineOperator, QueryOperator } from 'mingo/types';
+import { compileMatcher, type Matcher, type MatcherOptions } from './match-expression';
 
 /** Strings compare binarily (the simple collation): the commands refuse any other collation. */
 export interface EvaluationOptions {
   /** Values of the `let` option, visible as `$$name` in expressions. */
   readonly variables?: Document;
 }
+
+/** `$expr` through mingo's aggregation expressions, with the options (variables) of the caller. */
+function exprIn(options: Options): MatcherOptions {
+  return { expr: (argument) => queryOperators.$expr('$expr', argument, options) };
+}
+
+/** The operators a path takes, and the operators that take a whole document, as mongod's parser knows them. */
+const PATH_OPERATORS = [
+  '$all',
+  '$bitsAllClear',
+  '$bitsAllSet',
+  '$bitsAnyClear',
+  '$bitsAnySet',
+  '$elemMatch',
+  '$eq',
+  '$exists',
+  '$geoIntersects',
+  '$geoWithin',
+  '$gt',
+  '$gte',
+  '$in',
+  '$lt',
+  '$lte',
+  '$mod',
+  '$ne',
+  '$near',
+  '$nearSphere',
+  '$nin',
+  '$not',
+  '$options',
+  '$regex',
+  '$size',
+  '$type',
+] as const;
+const DOCUMENT_OPERATORS = ['$and', '$or', '$nor', '$jsonSchema', '$where'] as const;
+
+/**
+ * mingo's own uses of query operators (`$pull` conditions, array filters, `$elemMatch` and
+ * positional projections, `$graphLookup`'s restrictions) run through the store's matcher too:
+ * mingo hands each operator its path and operand, and gets back mongod's test of them.
+ */
+function storeQueryOperators(): Record<string, QueryOperator> {
+  const operators: Record<string, QueryOperator> = {};
+  for (const name of PATH_OPERATORS) {
+    operators[name] = (path: string, operand: unknown, options: Options) => {
+      const matcher = compileMatcher({ [path]: { [name]: operand } }, exprIn(options));
+      return (doc: Document) => matcher(doc);
+    };
+  }
+  for (const name of DOCUMENT_OPERATORS) {
+    operators[name] = (_: string, operand: unknown, options: Options) => {
+      const matcher = compileMatcher({ [name]: operand }, exprIn(options));
+      return (doc: Document) => matcher(doc);
+    };
+  }
+  return operators;
+}
+
+/** A `$match` stage: the filter compiled once by the store's matcher. */
+const $match = ((
+  collection: { filter(test: (doc: Document) => boolean): unknown },
+  filter: Document,
+  options: Options,
+) => {
+  const matcher = compileMatcher(filter, exprIn(options));
+  return collection.filter((doc) => matcher(doc));
+}) as unknown as PipelineOperator;
+
+/**
+ * `$expr` as an aggregation expression (`{$group: {_id: {$expr: …}}}`): its argument's value.
+ * mongod takes it anywhere an expression goes; mingo knows it only as a query operator.
+ */
+const $expr = ((doc: Document, argument: unknown, options: Options) => evalExpr(doc, argument, options)) as never;
+
+/** mingo's operators, with the store's query semantics and `$expr` as an expression. */
+const STORE_CONTEXT = Context.init({
+  accumulator: { ...accumulatorOperators },
+  expression: { ...expressionOperators, $expr },
+  pipeline: { ...pipelineOperators, $match },
+  projection: { ...projectionOperators },
+  query: { ...queryOperators, ...storeQueryOperators() },
+  window: { ...windowOperators },
+});
 
 /**
  * mingo options for filters, projections and pipelines. Server-side JavaScript ($where,
@@ -16,6 +108,19 @@ export function mingoOptions(options: EvaluationOptions = {}): Partial<Options> 
     idKey: '_id',
     scriptEnabled: false,
     useStrictMode: true,
+    context: STORE_CONTEXT,
     ...(options.variables ? { variables: options.variables } : {}),
   };
+}
+
+/** Compiles a filter with mongod's semantics; `$expr` sees the `let` variables. */
+export function compileStoreFilter(filter: Document, options: EvaluationOptions = {}): Matcher {
+  let exprOptions: Partial<Options> | undefined;
+  return compileMatcher(filter, {
+    expr: (argument) => {
+      exprOptions ??= mingoOptions(options);
+      const query = new Query({ $expr: argument }, exprOptions);
+      return (doc) => query.test(doc);
+    },
+  });
 }
