@@ -9,6 +9,7 @@ import {
   evaluationOptions,
   nonNegativeInteger,
   optionalDocument,
+  optionalFlag,
   optionalInteger,
 } from './arguments';
 import type { CommandContext, CommandHandler } from './context';
@@ -68,7 +69,7 @@ const READS: Record<string, (command: Document) => ExplainedRead> = {
       request: {
         filter: optionalDocument(statement, 'q') ?? {},
         skip: 0,
-        limit: statement.multi === true ? 0 : 1,
+        limit: optionalFlag(statement, 'multi', 'update.updates.multi') ? 0 : 1,
         hint: statement.hint,
       },
     };

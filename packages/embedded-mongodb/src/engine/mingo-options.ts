@@ -9,6 +9,9 @@ import * as windowOperators from 'mingo/operators/window';
 import { Query } from 'mingo/query';
 import type { Options, PipelineOperator, QueryOperator } from 'mingo/types';
 import { compileMatcher, type Matcher, type MatcherOptions } from './match-expression';
+import { isPlainObject } from './path-values';
+import { PULL_DOCUMENT_MATCHES, PULL_EQUALS_ANY } from './update-operators';
+import { compareValues } from './value-order';
 
 /** Strings compare binarily (the simple collation): the commands refuse any other collation. */
 export interface EvaluationOptions {
@@ -70,6 +73,15 @@ function storeQueryOperators(): Record<string, QueryOperator> {
       return (doc: Document) => matcher(doc);
     };
   }
+  // What `$pull` and `$pullAll` are rewritten to (update-operators.ts): mingo's $pull hands each
+  // element as the field `path` of a document.
+  operators[PULL_EQUALS_ANY] = ((path: string, values: unknown[]) => (doc: Document) =>
+    Object.hasOwn(doc, path) &&
+    values.some((value) => compareValues(doc[path], value) === 0)) as unknown as QueryOperator;
+  operators[PULL_DOCUMENT_MATCHES] = (path: string, query: Document, options: Options) => {
+    const matcher = compileMatcher(query, exprIn(options));
+    return (doc: Document) => isPlainObject(doc[path]) && matcher(doc[path]);
+  };
   return operators;
 }
 
