@@ -94,6 +94,11 @@ export class CommandError extends Error {
  */
 export function asCommandError(error: unknown): CommandError {
   if (error instanceof CommandError) return error;
+  if (error instanceof MingoError && error.message.startsWith('Expression must contain a single operator'))
+    return new CommandError(
+      'Location15983',
+      'an expression specification must contain exactly one field, the name of the expression',
+    );
   if (error instanceof MingoError) return new CommandError('BadValue', error.message);
   return new CommandError('InternalError', error instanceof Error ? error.message : String(error));
 }

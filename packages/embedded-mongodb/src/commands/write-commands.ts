@@ -80,7 +80,9 @@ const insert: CommandHandler = (command, { runtime, db }) => {
   const name = collectionArgument(command, 'insert');
   let n = 0;
   const writeErrors = runStatements(command, 'documents', (doc) => {
-    runtime.catalog.ensureCollection(db, name).insert(prepareInsert(doc));
+    // Checked before the collection is made: a document refused creates nothing.
+    const checked = prepareInsert(doc);
+    runtime.catalog.ensureCollection(db, name).insert(checked);
     n++;
   });
   return { n, ...(writeErrors.length > 0 ? { writeErrors } : {}), ok: 1 };
