@@ -1,5 +1,5 @@
 import { BSONRegExp, Long, MongoClient, MongoServerError, type Collection, type Db, type Document } from 'mongodb';
-import { startStoreUnderTest, type StoreUnderTest } from './support/store-under-test';
+import { embeddedStoreForSuite, startStoreUnderTest, type StoreUnderTest } from './support/store-under-test';
 
 /**
  * How a filter matches documents and which filters are refused, as mongod's match expression
@@ -487,6 +487,37 @@ describe('embedded store: which documents a filter matches', () => {
     });
   });
 
+  describe('projections that name matches', () => {
+    beforeEach(async () => {
+      await items.insertMany([
+        { _id: 1, a: [1, 2, 3], b: [{ c: 1 }, { c: 2 }] },
+        { _id: 2, a: [[2], 2], b: [] },
+      ]);
+    });
+
+    it('when a projection takes a.$, then the element the filter matched is returned', async () => {
+      // Act
+      const found = await items
+        .find({ a: 2 }, { projection: { 'a.$': 1 } })
+        .sort({ _id: 1 })
+        .toArray();
+
+      // Assert
+      expect(found).toEqual([
+        { _id: 1, a: [2] },
+        { _id: 2, a: [2] },
+      ]);
+    });
+
+    it('when a projection takes $elemMatch, then the first element meeting it is returned', async () => {
+      // Act
+      const found = await items.findOne({ _id: 1 }, { projection: { b: { $elemMatch: { c: { $gt: 1 } } } } });
+
+      // Assert
+      expect(found).toEqual({ _id: 1, b: [{ c: 2 }] });
+    });
+  });
+
   describe('path length', () => {
     it('when a filter path has more parts than documents may nest, then the query is refused with 5729100', async () => {
       // Arrange
@@ -501,5 +532,29 @@ describe('embedded store: which documents a filter matches', () => {
       expect(error.message).toBe('FieldPath is too long');
       expect(found).toEqual([1]);
     });
+  });
+});
+
+describe('embedded store: filter operators it refuses as not supported', () => {
+  // mongod runs these (server-side JavaScript, JSON Schema, geometry); the store says it does not.
+  const suite = embeddedStoreForSuite();
+
+  it.each<[string, Document]>([
+    ['$where', { $where: 'this.a == 1' }],
+    ['$jsonSchema', { $jsonSchema: { required: ['a'] } }],
+    ['$geoWithin', { loc: { $geoWithin: { $center: [[0, 0], 1] } } }],
+    ['$near', { loc: { $near: [0, 0] } }],
+  ])('when a filter uses %s, then it is refused with 115 naming it', async (operator, filter) => {
+    // Arrange
+    const items = suite.client.db('match_refusals').collection('items');
+    await items.insertOne({ a: 1, loc: [0, 0] });
+
+    // Act
+    const error = await serverError(items.find(filter).toArray());
+
+    // Assert
+    expect(error.code).toBe(115);
+    expect(error.message).toContain(operator);
+    expect(error.message).toContain('not supported');
   });
 });
