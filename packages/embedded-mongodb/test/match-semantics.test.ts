@@ -487,6 +487,30 @@ describe('embedded store: which documents a filter matches', () => {
     });
   });
 
+  describe('a collection that does not exist', () => {
+    it('when a command filters it with a malformed filter, then the filter is refused as mongod parses it first', async () => {
+      // Arrange
+      const absent = db.collection<Keyed>('absent');
+      const malformed: Document = { $and: [] };
+
+      // Act
+      const errors = await Promise.all([
+        serverError(absent.find(malformed).toArray()),
+        serverError(absent.countDocuments(malformed)),
+        serverError(db.command({ count: 'absent', query: malformed })),
+        serverError(absent.distinct('a', malformed)),
+        serverError(absent.aggregate([{ $match: malformed }]).toArray()),
+        serverError(absent.deleteMany(malformed)),
+        serverError(absent.updateMany(malformed, { $set: { a: 1 } })),
+        serverError(absent.findOneAndUpdate(malformed, { $set: { a: 1 } })),
+      ]);
+
+      // Assert
+      expect(errors.map((error) => error.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 2]);
+      expect(await db.listCollections({ name: 'absent' }).toArray()).toEqual([]);
+    });
+  });
+
   describe('projections that name matches', () => {
     beforeEach(async () => {
       await items.insertMany([

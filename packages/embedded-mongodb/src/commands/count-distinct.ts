@@ -1,6 +1,7 @@
 import type { Document } from 'bson';
 import { CommandError } from '../errors';
 import { valuesAtPath } from '../engine/path-values';
+import { checkFilter } from '../engine/mingo-options';
 import { countMatches, runQuery } from '../engine/query-executor';
 import { compareValues } from '../engine/value-order';
 import {
@@ -14,8 +15,11 @@ import type { CommandHandler } from './context';
 
 const count: CommandHandler = (command, { runtime, db }) => {
   const collection = runtime.catalog.getCollection(db, collectionArgument(command, 'count'));
-  if (!collection) return { n: 0, ok: 1 };
   const filter = optionalDocument(command, 'query') ?? {};
+  if (!collection) {
+    checkFilter(filter, evaluationOptions(command));
+    return { n: 0, ok: 1 };
+  }
   const skip = nonNegativeInteger(command, 'skip');
   const limit = Math.abs(optionalInteger(command, 'limit') ?? 0);
   return {
@@ -42,8 +46,11 @@ const distinct: CommandHandler = (command, { runtime, db }) => {
   if (typeof key !== 'string' || key.length === 0)
     throw new CommandError('TypeMismatch', "distinct 'key' must be a non-empty string");
   const collection = runtime.catalog.getCollection(db, name);
-  if (!collection) return { values: [], ok: 1 };
   const filter = optionalDocument(command, 'query') ?? {};
+  if (!collection) {
+    checkFilter(filter, evaluationOptions(command));
+    return { values: [], ok: 1 };
+  }
   const { records } = runQuery(collection, {
     filter,
     skip: 0,

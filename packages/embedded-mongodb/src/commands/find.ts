@@ -1,5 +1,6 @@
 import type { Document } from 'bson';
 import { compileBsonProjection } from '../engine/projection';
+import { checkFilter } from '../engine/mingo-options';
 import { runQuery, type QueryRequest } from '../engine/query-executor';
 import { parseSort } from '../engine/sort';
 import {
@@ -44,6 +45,7 @@ export function parseFind(command: Document): FindArguments {
 const find: CommandHandler = (command, context) => {
   const args = parseFind(command);
   const collection = context.runtime.catalog.getCollection(context.db, args.collection);
+  if (!collection) checkFilter(args.query.filter, args.query);
   // The bytes as matched: a later update gives a record new bytes, never changes these.
   const stored = collection ? runQuery(collection, args.query).records.map((record) => record.bson) : [];
   return firstBatchReply(context, `${context.db}.${args.collection}`, stored, {

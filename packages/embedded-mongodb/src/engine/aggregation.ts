@@ -4,7 +4,7 @@ import * as pipelineOperators from 'mingo/operators/pipeline';
 import { cloneDeep } from 'mingo/util';
 import { CommandError } from '../errors';
 import type { Catalog } from './catalog';
-import { mingoOptions, type EvaluationOptions } from './mingo-options';
+import { checkFilter, mingoOptions, type EvaluationOptions } from './mingo-options';
 import { isPlainObject } from './path-values';
 import { coveredGroupCount } from './covered-group';
 import { countWithStats, runQuery, type ExecutionStats, type QueryRequest } from './query-executor';
@@ -164,6 +164,7 @@ export function runAggregation(
 ): AggregationResult {
   const { query, rest } = splitPipeline(pipeline);
   const collection = source.collection === undefined ? undefined : catalog.getCollection(source.db, source.collection);
+  if (!collection) checkFilter(query.filter, options);
   if (isCountingStage(rest)) {
     const counted = collection ? countWithStats(collection, { ...query, ...options }) : undefined;
     return { docs: countedResult(rest[0], counted?.n ?? 0), stats: counted?.stats };

@@ -125,6 +125,14 @@ export function mingoOptions(options: EvaluationOptions = {}): Partial<Options> 
   };
 }
 
+/**
+ * Refuses a filter mongod would refuse, where no document is there to run it on (a collection
+ * that does not exist): mongod parses the filter before it looks for the collection.
+ */
+export function checkFilter(filter: Document, options: EvaluationOptions = {}): void {
+  compileStoreFilter(filter, options);
+}
+
 /** Compiles a filter with mongod's semantics; `$expr` sees the `let` variables. */
 export function compileStoreFilter(filter: Document, options: EvaluationOptions = {}): Matcher {
   let exprOptions: Partial<Options> | undefined;

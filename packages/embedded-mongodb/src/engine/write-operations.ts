@@ -4,6 +4,7 @@ import type { Catalog } from './catalog';
 import type { Collection } from './collection';
 import { ID_INDEX_NAME } from './index-spec';
 import { isPlainObject } from './path-values';
+import { checkFilter } from './mingo-options';
 import { runQuery } from './query-executor';
 import type { SortSpec } from './sort';
 import type { StoredRecord } from './stored-record';
@@ -101,6 +102,7 @@ export function updateDocuments(
   upsert: boolean,
 ): UpdateOutcome {
   const collection = catalog.getCollection(target.db, target.collection);
+  if (!collection) checkFilter(selection.filter, selection);
   const records = collection ? select(collection, selection) : [];
   if (records.length === 0) {
     if (!upsert) return { matched: 0, modified: 0, changes: [] };
@@ -130,7 +132,10 @@ export function deleteDocuments(
   selection: Selection,
 ): Document[] {
   const collection = catalog.getCollection(target.db, target.collection);
-  if (!collection) return [];
+  if (!collection) {
+    checkFilter(selection.filter, selection);
+    return [];
+  }
   const records = select(collection, selection);
   for (const record of records) collection.remove(record);
   return records.map((record) => record.doc);
