@@ -38,6 +38,7 @@ export const ErrorCode = {
   Location40415: 40415,
   ConflictingUpdateOperators: 40,
   NotSingleValueField: 54,
+  QueryFeatureNotAllowed: 224,
   /** An aggregation expression object naming an operator and more fields. */
   Location15983: 15983,
   /** A field name starting with '$' in an aggregation expression object. */

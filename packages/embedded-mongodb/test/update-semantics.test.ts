@@ -308,6 +308,89 @@ describe('embedded store: updates as mongod applies them', () => {
     });
   });
 
+  describe('array filters', () => {
+    /** Applies an update with array filters to the document with _id 1 and reads it back. */
+    async function withFilters(update: Document, arrayFilters: Document[]): Promise<Document | null> {
+      await items.updateOne({ _id: 1 }, update, { arrayFilters });
+      return items.findOne({ _id: 1 });
+    }
+
+    it('when an array filter names the element, then it tests the element itself, arrays included', async () => {
+      // Arrange
+      await items.insertOne({
+        _id: 1,
+        a: [
+          [0, 1],
+          [1, 2],
+        ],
+        b: [[1, 2], [3]],
+        c: [0, 1, 0, 1],
+      });
+
+      // Act
+      await withFilters({ $pull: { 'a.$[i]': 1 } }, [{ i: 2 }]);
+      await withFilters({ $set: { 'b.$[j]': 'pair' } }, [{ j: { $size: 2 } }]);
+      const after = await withFilters({ $set: { 'c.$[k]': 2 } }, [{ k: 0 }]);
+
+      // Assert
+      expect(after).toEqual({ _id: 1, a: [[0, 1], [2]], b: ['pair', [3]], c: [2, 1, 2, 1] });
+    });
+
+    it('when an array filter names a field of the element, then documents are tested by it', async () => {
+      // Arrange
+      await items.insertOne({
+        _id: 1,
+        a: [
+          { b: 0, c: 1 },
+          { b: 0, c: -1 },
+          { b: 1, c: 1 },
+        ],
+      });
+
+      // Act
+      const after = await withFilters({ $min: { 'a.$[i].c': 0 } }, [{ 'i.b': 0 }]);
+
+      // Assert
+      expect(after).toEqual({
+        _id: 1,
+        a: [
+          { b: 0, c: 0 },
+          { b: 0, c: -1 },
+          { b: 1, c: 1 },
+        ],
+      });
+    });
+
+    it.each<[string, number, Document, Document[]]>([
+      ['two identifiers in one filter', 9, { $set: { 'a.$[i]': 5 } }, [{ i: 0, j: 0 }]],
+      ['two filters for one identifier', 9, { $set: { 'a.$[i]': 5, 'a.$[j]': 6 } }, [{ i: 0 }, { j: 0 }, { i: 1 }]],
+      ['a filter the update does not use', 9, { $set: { 'a.$[i]': 5 } }, [{ i: 0 }, { j: 0 }]],
+      ['a filter naming no field', 9, { $set: { 'a.$[i]': 5 } }, [{ $alwaysTrue: 1 }]],
+      ['$expr in a filter', 224, { $set: { 'a.$[i]': 5 } }, [{ $expr: { $eq: ['$foo', '$bar'] } }]],
+      ['an identifier without a filter', 2, { $set: { 'a.$[i]': 5 } }, []],
+      ['a dynamic $rename', 2, { $rename: { 'a.$[i]': 'b' } }, [{ i: 0 }]],
+    ])(
+      'when the update has %s, then it is refused with %d even where nothing matches',
+      async (_, code, update, arrayFilters) => {
+        // Act
+        const error = await serverError(items.updateOne({ _id: 1 }, update, { arrayFilters }));
+
+        // Assert
+        expect(error.code).toBe(code);
+      },
+    );
+
+    it('when findAndModify removes with array filters, then it is refused', async () => {
+      // Act
+      const error = await serverError(
+        db.command({ findAndModify: 'items', query: {}, remove: true, arrayFilters: [{ i: 0 }] }),
+      );
+
+      // Assert
+      expect(error.code).toBe(9);
+    });
+  });
+
   describe('findAndModify and update flags', () => {
     it('when findAndModify gets remove: 1, then it removes as with remove: true', async () => {
       // Arrange

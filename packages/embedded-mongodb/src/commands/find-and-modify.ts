@@ -14,6 +14,8 @@ const findAndModify: CommandHandler = (command, { runtime, db }) => {
   if (remove && command.update !== undefined)
     throw new CommandError('FailedToParse', 'Cannot specify both an update and remove=true');
   if (remove && upsert) throw new CommandError('FailedToParse', 'Cannot specify both upsert=true and remove=true');
+  if (remove && command.arrayFilters !== undefined)
+    throw new CommandError('FailedToParse', 'Cannot specify arrayFilters and remove=true');
   if (!remove && command.update === undefined)
     throw new CommandError('FailedToParse', 'Either an update or remove=true must be specified');
 

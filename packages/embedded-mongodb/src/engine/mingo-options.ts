@@ -10,7 +10,7 @@ import { Query } from 'mingo/query';
 import type { Options, PipelineOperator, QueryOperator } from 'mingo/types';
 import { compileMatcher, type Matcher, type MatcherOptions } from './match-expression';
 import { isPlainObject } from './path-values';
-import { PULL_DOCUMENT_MATCHES, PULL_EQUALS_ANY } from './update-operators';
+import { ARRAY_FILTER_ELEMENT, PULL_DOCUMENT_MATCHES, PULL_EQUALS_ANY } from './update-operators';
 import { compareValues } from './value-order';
 
 /** Strings compare binarily (the simple collation): the commands refuse any other collation. */
@@ -81,6 +81,14 @@ function storeQueryOperators(): Record<string, QueryOperator> {
   operators[PULL_DOCUMENT_MATCHES] = (path: string, query: Document, options: Options) => {
     const matcher = compileMatcher(query, exprIn(options));
     return (doc: Document) => isPlainObject(doc[path]) && matcher(doc[path]);
+  };
+  // An array filter (update-operators.ts): mingo hands the element as `{identifier: [element]}`.
+  operators[ARRAY_FILTER_ELEMENT] = (identifier: string, filter: Document, options: Options) => {
+    const matcher = compileMatcher(filter, exprIn(options));
+    return (doc: Document) => {
+      const wrapped = doc[identifier] as unknown;
+      return matcher({ [identifier]: Array.isArray(wrapped) ? wrapped[0] : wrapped });
+    };
   };
   return operators;
 }

@@ -18,6 +18,8 @@ const MAX_PATH_PARTS = 255;
 /** Names of internal query operators (mingo-options.ts) that `$pull` and `$pullAll` are rewritten to. */
 export const PULL_EQUALS_ANY = '$_storePullEqualsAny';
 export const PULL_DOCUMENT_MATCHES = '$_storePullDocumentMatches';
+/** The internal query operator an array filter is rewritten to (mingo-options.ts). */
+export const ARRAY_FILTER_ELEMENT = '$_storeArrayFilterElement';
 
 /** The operators whose operand at a path is a condition, not a value ($pull's wrapped form). */
 const CONDITION_OPERATORS = new Set([
@@ -61,6 +63,21 @@ function pathsOf(operators: Document): string[] {
   return paths;
 }
 
+/** The operator whose field (or, for $rename, target) `path` is. */
+function operator(path: string, operators: Document): string | undefined {
+  for (const [name, fields] of Object.entries(operators)) {
+    if (!isPlainObject(fields)) continue;
+    if (Object.hasOwn(fields, path)) return name;
+    if (name === '$rename' && Object.values(fields).includes(path)) return name;
+  }
+  return undefined;
+}
+
+function renameRole(path: string, operators: Document): 'source' | 'destination' {
+  const fields = operators.$rename as Document;
+  return Object.hasOwn(fields, path) ? 'source' : 'destination';
+}
+
 function conflict(path: string, other: string): CommandError {
   const at = path.length < other.length ? path : other;
   return new CommandError(
@@ -81,6 +98,11 @@ export function checkOperatorPaths(operators: Document): boolean {
     const parts = path.split('.');
     if (parts.length > MAX_PATH_PARTS)
       throw new CommandError('Location10396001', "Field paths cannot contain more than 255 '.'");
+    if (operator(path, operators) === '$rename' && parts.some((part) => part.startsWith('$')))
+      throw new CommandError(
+        'BadValue',
+        `The ${renameRole(path, operators)} field for $rename may not be dynamic: ${path}`,
+      );
     const dollars = parts.filter((part) => part === '$').length;
     if (dollars > 0) {
       if (parts[0] === '$')
@@ -214,4 +236,97 @@ export function forMingo(target: Document, operators: Document): Document {
     if (Object.keys(sets).length > 0) result.$set = { ...(result.$set as Document | undefined), ...sets };
   }
   return result;
+}
+
+const IDENTIFIER = /^[a-z][a-zA-Z0-9]*$/;
+
+/** The `$[identifier]` parts of an update's paths, each with a path that uses it. */
+function identifiersUsed(operators: Document): Map<string, string> {
+  const used = new Map<string, string>();
+  for (const path of pathsOf(operators)) {
+    for (const part of path.split('.')) {
+      if (part.startsWith('$[') && part.endsWith(']') && part.length > 3) used.set(part.slice(2, -1), path);
+    }
+  }
+  return used;
+}
+
+function arrayFilterError(reason: string): CommandError {
+  return new CommandError('FailedToParse', `Error parsing array filter :: caused by :: ${reason}`);
+}
+
+/** The identifier an array filter is about: the first part of every path in it (mongod's placeholder). */
+function placeholderOf(filter: Record<string, unknown>, found?: string): string | undefined {
+  let placeholder = found;
+  for (const [key, value] of Object.entries(filter)) {
+    let name: string | undefined;
+    if (key === '$and' || key === '$or' || key === '$nor') {
+      if (Array.isArray(value))
+        for (const clause of value) if (isPlainObject(clause)) placeholder = placeholderOf(clause, placeholder);
+      continue;
+    } else if (key === '$expr') {
+      throw new CommandError('QueryFeatureNotAllowed', '$expr is not allowed in this context');
+    } else if (key === '$where' || key === '$text') {
+      throw new CommandError('BadValue', `${key} is not allowed in this context`);
+    } else if (key.startsWith('$')) {
+      continue;
+    } else {
+      name = key.split('.')[0];
+    }
+    if (placeholder !== undefined && placeholder !== name)
+      throw arrayFilterError(`Expected a single top-level field name, found '${placeholder}' and '${name}'`);
+    placeholder = name;
+  }
+  return placeholder;
+}
+
+/**
+ * Checks an update's array filters as mongod parses them (each names one identifier, used by the
+ * update, and every identifier the update uses has one) and rewrites each for mingo: mingo tests
+ * a filter on `{identifier: [element]}`, mongod on `{identifier: element}`, which the internal
+ * operator restores.
+ */
+export function arrayFiltersFor(raw: unknown, operators: Document | undefined): Document[] | undefined {
+  const used = operators ? identifiersUsed(operators) : new Map<string, string>();
+  if (raw === undefined || raw === null) {
+    const [missing] = used;
+    if (missing)
+      throw new CommandError(
+        'BadValue',
+        `No array filter found for identifier '${missing[0]}' in path '${missing[1]}'`,
+      );
+    return undefined;
+  }
+  if (!Array.isArray(raw)) throw new CommandError('TypeMismatch', 'arrayFilters must be an array of objects');
+  const seen = new Set<string>();
+  const rewritten = raw.map((filter: unknown) => {
+    if (!isPlainObject(filter)) throw new CommandError('TypeMismatch', 'each array filter must be an object');
+    const identifier = placeholderOf(filter);
+    if (identifier === undefined)
+      throw arrayFilterError('Cannot use an expression without a top-level field name in arrayFilters');
+    if (!IDENTIFIER.test(identifier))
+      throw new CommandError(
+        'BadValue',
+        `Error parsing array filter :: caused by :: The top-level field name must be an alphanumeric string beginning with a lowercase letter, found '${identifier}'`,
+      );
+    if (seen.has(identifier))
+      throw new CommandError(
+        'FailedToParse',
+        `Found multiple array filters with the same top-level field name ${identifier}`,
+      );
+    seen.add(identifier);
+    return { [identifier]: { [ARRAY_FILTER_ELEMENT]: filter } };
+  });
+  for (const identifier of seen) {
+    if (!used.has(identifier))
+      throw new CommandError(
+        'FailedToParse',
+        `The array filter for identifier '${identifier}' was not used in the update ${JSON.stringify(operators ?? {})}`,
+      );
+  }
+  for (const [identifier, path] of used) {
+    if (!seen.has(identifier))
+      throw new CommandError('BadValue', `No array filter found for identifier '${identifier}' in path '${path}'`);
+  }
+  return rewritten;
 }

@@ -9,6 +9,7 @@ import { runQuery } from './query-executor';
 import type { SortSpec } from './sort';
 import type { StoredRecord } from './stored-record';
 import { updatedDocument, upsertedDocument, type UpdateContext, type UpdateSpec } from './update-document';
+import { arrayFiltersFor } from './update-operators';
 
 export interface Selection extends UpdateContext {
   readonly sort?: SortSpec;
@@ -98,9 +99,12 @@ export function updateDocuments(
   catalog: Catalog,
   target: { db: string; collection: string },
   spec: UpdateSpec,
-  selection: Selection,
+  statement: Selection,
   upsert: boolean,
 ): UpdateOutcome {
+  // The array filters are checked with the update, before any document is looked at.
+  const arrayFilters = arrayFiltersFor(statement.arrayFilters, spec.kind === 'operators' ? spec.operators : undefined);
+  const selection: Selection = { ...statement, arrayFilters };
   const collection = catalog.getCollection(target.db, target.collection);
   if (!collection) checkFilter(selection.filter, selection);
   const records = collection ? select(collection, selection) : [];
