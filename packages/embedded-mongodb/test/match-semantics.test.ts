@@ -391,19 +391,23 @@ describe('embedded store: which documents a filter matches', () => {
         { _id: 3, a: 5.9 },
         { _id: 4, a: [1, 7] },
         { _id: 5, a: 'five' },
+        { _id: 6, a: -1e19 },
+        { _id: 7, a: [1, [3], [[5]]] },
+        { _id: 8, a: Long.fromString('-9223372036854775808') },
       ]);
     });
 
-    it('when $mod is well formed, then values truncated toward zero match by their remainder', async () => {
+    it('when $mod is well formed, then values truncated toward zero match by their remainder, none beyond 64 bits', async () => {
       // Act
       const one = await ids({ a: { $mod: [2, 1] } });
       const minusOne = await ids({ a: { $mod: [2, -1] } });
       const truncatedOperands = await ids({ a: { $mod: [2.9, 1.2] } });
 
       // Assert
-      expect(one).toEqual([1, 3, 4]);
+      expect(one).toEqual([1, 3, 4, 7]);
       expect(minusOne).toEqual([2]);
-      expect(truncatedOperands).toEqual([1, 3, 4]);
+      expect(truncatedOperands).toEqual([1, 3, 4, 7]);
+      expect(await ids({ a: { $mod: [-1, 0] } })).toEqual([1, 2, 3, 4, 7, 8]);
     });
 
     it.each([

@@ -412,7 +412,7 @@ function inTest(operands: readonly unknown[]): ValueTest {
 
 const TWO_TO_53 = 2 ** 53;
 
-/** `$mod`: numbers truncated toward zero whose remainder (of truncated division) is `remainder`. */
+/** `$mod`: numbers truncated toward zero (within 64-bit integers) whose remainder is `remainder`. */
 function modTest(divisor: number, remainder: number): ValueTest {
   const bigDivisor = BigInt(divisor);
   const bigRemainder = BigInt(remainder);
@@ -423,8 +423,9 @@ function modTest(divisor: number, remainder: number): ValueTest {
     if (!Number.isFinite(number)) return false;
     const truncated = Math.trunc(number);
     if (Math.abs(truncated) < TWO_TO_53 && Math.abs(divisor) < TWO_TO_53) return truncated % divisor === remainder;
-    const clamped = truncated >= TWO_TO_63 ? TWO_TO_63 - 1024 : truncated < -TWO_TO_63 ? -TWO_TO_63 : truncated;
-    return BigInt(clamped) % bigDivisor === bigRemainder;
+    // A value beyond 64-bit integers matches no $mod.
+    if (truncated >= TWO_TO_63 || truncated < -TWO_TO_63) return false;
+    return BigInt(truncated) % bigDivisor === bigRemainder;
   };
 }
 
