@@ -129,6 +129,28 @@ describe('embedded store: updates as mongod applies them', () => {
       expect(await items.findOne({ _id: 1 })).toEqual({ _id: 1, a: [1, 2], b: 1 });
     });
 
+    it('when the filter names the position itself, then that is no match for $ (mongod uses only traversals)', async () => {
+      // Arrange
+      await items.insertMany([
+        { _id: 1, a: [0] },
+        { _id: 2, a: [{ b: [0, 1] }] },
+        { _id: 3, a: [0, 1], b: [0] },
+      ]);
+
+      // Act
+      const byPosition = await serverError(items.updateOne({ _id: 1, 'a.0': 0 }, { $set: { 'a.$': 1 } }));
+      await items.updateOne({ _id: 2, 'a.0.b': 1 }, { $set: { 'a.0.b.$': 2 } });
+      await items.updateOne({ _id: 3, a: 1, 'b.0': 0 }, { $set: { 'a.$': 2 } });
+
+      // Assert
+      expect(byPosition.code).toBe(2);
+      expect(await items.find({}).sort({ _id: 1 }).toArray()).toEqual([
+        { _id: 1, a: [0] },
+        { _id: 2, a: [{ b: [0, 2] }] },
+        { _id: 3, a: [0, 2], b: [0] },
+      ]);
+    });
+
     it('when a path holds $ twice or starts with it, then the update is refused', async () => {
       // Arrange
       await items.insertOne({ _id: 1, a: [[1]] });
