@@ -2,7 +2,7 @@ import type { Document } from 'bson';
 import { CommandError } from '../errors';
 import { valuesAtPath } from '../engine/path-values';
 import { checkFilter } from '../engine/mingo-options';
-import { countMatches, runQuery } from '../engine/query-executor';
+import { assertNoTextQuery, countMatches, runQuery } from '../engine/query-executor';
 import { compareValues } from '../engine/value-order';
 import {
   collectionArgument,
@@ -14,9 +14,11 @@ import {
 import type { CommandHandler } from './context';
 
 const count: CommandHandler = (command, { runtime, db }) => {
-  const collection = runtime.catalog.getCollection(db, collectionArgument(command, 'count'));
+  const name = collectionArgument(command, 'count');
+  const collection = runtime.catalog.getCollection(db, name);
   const filter = optionalDocument(command, 'query') ?? {};
   if (!collection) {
+    assertNoTextQuery(`${db}.${name}`, { filter, skip: 0, limit: 0 });
     checkFilter(filter, evaluationOptions(command));
     return { n: 0, ok: 1 };
   }
