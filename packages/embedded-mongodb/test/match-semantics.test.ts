@@ -491,6 +491,29 @@ describe('embedded store: which documents a filter matches', () => {
     });
   });
 
+  describe('beside $text', () => {
+    it('when $text is combined with conditions on arrays, then those match as they do without $text', async () => {
+      // Arrange
+      await items.insertMany([
+        { _id: 1, about: 'welder with pipeline experience', key: [1] },
+        { _id: 2, about: 'welder and fitter', key: [1, 2] },
+        { _id: 3, about: 'welder', key: [[1]] },
+        { _id: 4, about: 'nurse', key: [1] },
+      ]);
+      await items.createIndex({ about: 'text' });
+
+      // Act
+      const wholeArray = await ids({ $text: { $search: 'welder' }, key: { $in: [[1]] } });
+      const notWholeArray = await ids({ $text: { $search: 'welder' }, key: { $ne: [1] } });
+      const viaAnd = await ids({ $and: [{ $text: { $search: 'welder' } }, { 'key.0': { $type: 'array' } }] });
+
+      // Assert
+      expect(wholeArray).toEqual([1, 3]);
+      expect(notWholeArray).toEqual([2]);
+      expect(viaAnd).toEqual([3]);
+    });
+  });
+
   describe('a collection that does not exist', () => {
     it('when a command filters it with a malformed filter, then the filter is refused as mongod parses it first', async () => {
       // Arrange
