@@ -243,7 +243,7 @@ export async function start(): Promise<CandidateDirectory> {
   } catch (error) {
     // Seeded and maybe given a demo key already: say where that key is, and stop the store.
     await app.stop().catch(() => undefined);
-    throw new Error(startFailureMessage(error, config, app.demo), { cause: error });
+    throw new Error(await startFailureMessage(error, config, app.demo), { cause: error });
   }
   logger.info({ url }, 'candidate directory listening');
   showStartBanner(url, app.demo, { output: process.stdout, dataDir: config.dataDir, logger });
