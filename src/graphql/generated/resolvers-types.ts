@@ -379,7 +379,7 @@ export type CandidateChangeConnection = {
   /** The changes of this slice, each with its cursor. */
   edges: Array<CandidateChangeEdge>;
   /** Where this slice stands in the feed: `hasNextPage` false means the feed is read up to now. */
-  pageInfo: PageInfo;
+  pageInfo: CandidateChangePageInfo;
 };
 
 /** One change of a slice of the change feed. */
@@ -401,6 +401,18 @@ export type CandidateChangeKind =
   | 'REGISTERED'
   /** The candidate was changed (by an import from the system of record). */
   | 'UPDATED';
+
+/** Where a slice of the change feed ends. */
+export type CandidateChangePageInfo = {
+  __typename?: 'CandidateChangePageInfo';
+  /**
+   * Where to continue: the cursor of the last change of this slice; on an empty slice, the cursor
+   * it was asked after (or the start of the feed), so it is never null and never moves back.
+   */
+  endCursor: Scalars['String']['output'];
+  /** Whether more changes follow this slice (false: the feed is read up to now). */
+  hasNextPage: Scalars['Boolean']['output'];
+};
 
 /** A citizenship of a candidate, with the state of the matching passport. */
 export type CandidateCitizenship = {
@@ -1676,11 +1688,20 @@ export type Query = {
   /**
    * The change feed: every change to a candidate (registration, import, update, erasure) in the
    * order the changes were committed, paginated by cursor, for partners that keep a copy in sync.
-   * Start without `after` (from the first change ever recorded), then pass the `endCursor` of the
-   * last page: cursors stay valid across restarts of the service. Needs the READ_CANDIDATE_DATA
-   * permission; any other key fails with FORBIDDEN.
+   * Start from `candidateChangesPosition` taken before a full export of the candidates (or without
+   * `after`, from the first change ever recorded), then pass the `endCursor` of the last page:
+   * cursors stay valid across restarts of the service. Needs the READ_CANDIDATE_DATA permission;
+   * any other key fails with FORBIDDEN.
    */
   candidateChanges: CandidateChangeConnection;
+  /**
+   * The position of the change feed now, as a cursor: pass it as `after` to `candidateChanges` to
+   * receive every change committed from now on, and none before. A partner starting a copy takes
+   * it first, then exports every candidate (`candidatesConnection` with `includeEmployed: true`),
+   * then follows the feed from it: a change made during the export is in the feed (it may also be
+   * in the export; applying it again is harmless). Needs the READ_CANDIDATE_DATA permission.
+   */
+  candidateChangesPosition: Scalars['String']['output'];
   /**
    * How many candidates there are, in total and by up to two dimensions, under ε-differential
    * privacy, so that no sequence of answers can single out a person: every published number is
@@ -2291,6 +2312,7 @@ export type ResolversTypes = ResolversObject<{
   CandidateChangeConnection: ResolverTypeWrapper<Omit<CandidateChangeConnection, 'edges'> & { edges: Array<ResolversTypes['CandidateChangeEdge']> }>;
   CandidateChangeEdge: ResolverTypeWrapper<Omit<CandidateChangeEdge, 'node'> & { node: ResolversTypes['CandidateChange'] }>;
   CandidateChangeKind: CandidateChangeKind;
+  CandidateChangePageInfo: ResolverTypeWrapper<CandidateChangePageInfo>;
   CandidateCitizenship: ResolverTypeWrapper<CandidateCitizenshipDoc>;
   CandidateCitizenshipInput: CandidateCitizenshipInput;
   CandidateConnection: ResolverTypeWrapper<Omit<CandidateConnection, 'edges'> & { edges: Array<ResolversTypes['CandidateEdge']> }>;
@@ -2408,6 +2430,7 @@ export type ResolversParentTypes = ResolversObject<{
   CandidateChange: ChangeEvent;
   CandidateChangeConnection: Omit<CandidateChangeConnection, 'edges'> & { edges: Array<ResolversParentTypes['CandidateChangeEdge']> };
   CandidateChangeEdge: Omit<CandidateChangeEdge, 'node'> & { node: ResolversParentTypes['CandidateChange'] };
+  CandidateChangePageInfo: CandidateChangePageInfo;
   CandidateCitizenship: CandidateCitizenshipDoc;
   CandidateCitizenshipInput: CandidateCitizenshipInput;
   CandidateConnection: Omit<CandidateConnection, 'edges'> & { edges: Array<ResolversParentTypes['CandidateEdge']> };
@@ -2622,12 +2645,17 @@ export type CandidateChangeResolvers<ContextType = GraphQLContext, ParentType ex
 
 export type CandidateChangeConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateChangeConnection'] = ResolversParentTypes['CandidateChangeConnection']> = ResolversObject<{
   edges?: Resolver<Array<ResolversTypes['CandidateChangeEdge']>, ParentType, ContextType>;
-  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['CandidateChangePageInfo'], ParentType, ContextType>;
 }>;
 
 export type CandidateChangeEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateChangeEdge'] = ResolversParentTypes['CandidateChangeEdge']> = ResolversObject<{
   cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   node?: Resolver<ResolversTypes['CandidateChange'], ParentType, ContextType>;
+}>;
+
+export type CandidateChangePageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateChangePageInfo'] = ResolversParentTypes['CandidateChangePageInfo']> = ResolversObject<{
+  endCursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 }>;
 
 export type CandidateCitizenshipResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateCitizenship'] = ResolversParentTypes['CandidateCitizenship']> = ResolversObject<{
@@ -2896,6 +2924,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   auditEvents?: Resolver<ResolversTypes['AuditEventConnection'], ParentType, ContextType, RequireFields<QueryAuditEventsArgs, 'first'>>;
   candidate?: Resolver<Maybe<ResolversTypes['Candidate']>, ParentType, ContextType, RequireFields<QueryCandidateArgs, 'publicId'>>;
   candidateChanges?: Resolver<ResolversTypes['CandidateChangeConnection'], ParentType, ContextType, RequireFields<QueryCandidateChangesArgs, 'first'>>;
+  candidateChangesPosition?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   candidateStatistics?: Resolver<ResolversTypes['CandidateStatistics'], ParentType, ContextType, RequireFields<QueryCandidateStatisticsArgs, 'groupBy' | 'includeEmployed'>>;
   candidates?: Resolver<ResolversTypes['CandidatePage'], ParentType, ContextType, RequireFields<QueryCandidatesArgs, 'includeEmployed' | 'limit' | 'page'>>;
   candidatesConnection?: Resolver<ResolversTypes['CandidateConnection'], ParentType, ContextType, RequireFields<QueryCandidatesConnectionArgs, 'first' | 'includeEmployed'>>;
@@ -2964,6 +2993,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   CandidateChange?: CandidateChangeResolvers<ContextType>;
   CandidateChangeConnection?: CandidateChangeConnectionResolvers<ContextType>;
   CandidateChangeEdge?: CandidateChangeEdgeResolvers<ContextType>;
+  CandidateChangePageInfo?: CandidateChangePageInfoResolvers<ContextType>;
   CandidateCitizenship?: CandidateCitizenshipResolvers<ContextType>;
   CandidateConnection?: CandidateConnectionResolvers<ContextType>;
   CandidateEdge?: CandidateEdgeResolvers<ContextType>;

@@ -369,7 +369,7 @@ export type CandidateChangeConnection = {
   /** The changes of this slice, each with its cursor. */
   edges: Array<CandidateChangeEdge>;
   /** Where this slice stands in the feed: `hasNextPage` false means the feed is read up to now. */
-  pageInfo: PageInfo;
+  pageInfo: CandidateChangePageInfo;
 };
 
 /** One change of a slice of the change feed. */
@@ -391,6 +391,18 @@ export type CandidateChangeKind =
   | 'REGISTERED'
   /** The candidate was changed (by an import from the system of record). */
   | 'UPDATED';
+
+/** Where a slice of the change feed ends. */
+export type CandidateChangePageInfo = {
+  __typename?: 'CandidateChangePageInfo';
+  /**
+   * Where to continue: the cursor of the last change of this slice; on an empty slice, the cursor
+   * it was asked after (or the start of the feed), so it is never null and never moves back.
+   */
+  endCursor: Scalars['String']['output'];
+  /** Whether more changes follow this slice (false: the feed is read up to now). */
+  hasNextPage: Scalars['Boolean']['output'];
+};
 
 /** A citizenship of a candidate, with the state of the matching passport. */
 export type CandidateCitizenship = {
@@ -1666,11 +1678,20 @@ export type Query = {
   /**
    * The change feed: every change to a candidate (registration, import, update, erasure) in the
    * order the changes were committed, paginated by cursor, for partners that keep a copy in sync.
-   * Start without `after` (from the first change ever recorded), then pass the `endCursor` of the
-   * last page: cursors stay valid across restarts of the service. Needs the READ_CANDIDATE_DATA
-   * permission; any other key fails with FORBIDDEN.
+   * Start from `candidateChangesPosition` taken before a full export of the candidates (or without
+   * `after`, from the first change ever recorded), then pass the `endCursor` of the last page:
+   * cursors stay valid across restarts of the service. Needs the READ_CANDIDATE_DATA permission;
+   * any other key fails with FORBIDDEN.
    */
   candidateChanges: CandidateChangeConnection;
+  /**
+   * The position of the change feed now, as a cursor: pass it as `after` to `candidateChanges` to
+   * receive every change committed from now on, and none before. A partner starting a copy takes
+   * it first, then exports every candidate (`candidatesConnection` with `includeEmployed: true`),
+   * then follows the feed from it: a change made during the export is in the feed (it may also be
+   * in the export; applying it again is harmless). Needs the READ_CANDIDATE_DATA permission.
+   */
+  candidateChangesPosition: Scalars['String']['output'];
   /**
    * How many candidates there are, in total and by up to two dimensions, under ε-differential
    * privacy, so that no sequence of answers can single out a person: every published number is
