@@ -858,7 +858,14 @@ export type CefrLevel =
   /** Proficient. */
   | 'C2';
 
-/** A country of the reference data, identified by its ISO 3166-1 alpha-2 code. */
+/**
+ * A country of the reference data, identified by its ISO 3166-1 alpha-2 code.
+ *
+ * Every entry of the reference data (Country, Language, LanguageLevel, Occupation, EducationLevel,
+ * EducationMajor) has its key, its name and (all but LanguageLevel) its status, so those fields
+ * are non-null on each type, and a field of one name has one type across them: `nodes` may select
+ * them on several types at once.
+ */
 export type Country = Node & {
   __typename?: 'Country';
   /** Global identifier of the country (see `Node`); encodes `isoCode`. */
@@ -1026,11 +1033,11 @@ export type EducationLevel = Node & {
   /** Global identifier of the education level (see `Node`); encodes `level`. */
   id: Scalars['ID']['output'];
   /** Numeric rank of the level (higher is more advanced); the key of the level. */
-  level?: Maybe<Scalars['Int']['output']>;
+  level: Scalars['Int']['output'];
   /** Name of the level, e.g. `Bachelor's degree`. */
-  name?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
   /** Whether the level is in use in the reference data. */
-  status?: Maybe<Status>;
+  status: Status;
 };
 
 /** A reference to an education level of the reference data. */
@@ -1043,13 +1050,13 @@ export type EducationLevelRefInput = {
 export type EducationMajor = {
   __typename?: 'EducationMajor';
   /** Numeric id of the major; the key of the major. */
-  id?: Maybe<Scalars['Long']['output']>;
+  id: Scalars['Long']['output'];
   /** ISCED field-of-education code (ISCED-F 2013) of the major. */
-  iscedCode?: Maybe<Scalars['String']['output']>;
+  iscedCode: Scalars['String']['output'];
   /** Name of the field of study. */
-  name?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
   /** Whether the major is in use in the reference data. */
-  status?: Maybe<Status>;
+  status: Status;
 };
 
 /** A reference to an education major of the reference data. */
@@ -1317,11 +1324,11 @@ export type Language = Node & {
   /** Global identifier of the language (see `Node`); encodes `isoCode`. */
   id: Scalars['ID']['output'];
   /** ISO 639-1 code of the language in lower case, e.g. `ar`; the key of the language. */
-  isoCode?: Maybe<Scalars['String']['output']>;
+  isoCode: Scalars['String']['output'];
   /** English name of the language. */
-  name?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
   /** Whether the language is in use in the reference data. */
-  status?: Maybe<Status>;
+  status: Status;
 };
 
 /** A proficiency level of a language, as used for written and spoken skills. */
@@ -1332,9 +1339,9 @@ export type LanguageLevel = Node & {
   /** Global identifier of the language level (see `Node`); encodes `level`. */
   id: Scalars['ID']['output'];
   /** Numeric id of the level (higher is more proficient); the key of the level. */
-  level?: Maybe<Scalars['Int']['output']>;
+  level: Scalars['Int']['output'];
   /** Name of the level, e.g. `Intermediate`. */
-  name?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
 };
 
 /** A reference to a language level of the reference data. */
@@ -1545,11 +1552,11 @@ export type Occupation = Node & {
   /** Global identifier of the occupation (see `Node`); encodes `isco08Code`. */
   id: Scalars['ID']['output'];
   /** ISCO-08 code of the occupation, e.g. `2211`; the key of the occupation. */
-  isco08Code?: Maybe<Scalars['String']['output']>;
+  isco08Code: Scalars['String']['output'];
   /** Title of the occupation. */
-  name?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
   /** Whether the occupation is in use in the reference data. */
-  status?: Maybe<Status>;
+  status: Status;
 };
 
 /** A reference to an occupation of the reference data. */
@@ -2817,17 +2824,17 @@ export type DimensionValueResolvers<ContextType = GraphQLContext, ParentType ext
 export type EducationLevelResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EducationLevel'] = ResolversParentTypes['EducationLevel']> = ResolversObject<{
   educationType?: Resolver<Maybe<ResolversTypes['EducationType']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  level?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
-  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  status?: Resolver<Maybe<ResolversTypes['Status']>, ParentType, ContextType>;
+  level?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['Status'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type EducationMajorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EducationMajor'] = ResolversParentTypes['EducationMajor']> = ResolversObject<{
-  id?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
-  iscedCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  status?: Resolver<Maybe<ResolversTypes['Status']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+  iscedCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['Status'], ParentType, ContextType>;
 }>;
 
 export type EmployerEntityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EmployerEntity'] = ResolversParentTypes['EmployerEntity']> = ResolversObject<{
@@ -2866,17 +2873,17 @@ export type JobOpportunityResolvers<ContextType = GraphQLContext, ParentType ext
 
 export type LanguageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Language'] = ResolversParentTypes['Language']> = ResolversObject<{
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  isoCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  status?: Resolver<Maybe<ResolversTypes['Status']>, ParentType, ContextType>;
+  isoCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['Status'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type LanguageLevelResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LanguageLevel'] = ResolversParentTypes['LanguageLevel']> = ResolversObject<{
   cefrLevel?: Resolver<Maybe<ResolversTypes['CefrLevel']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  level?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
-  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  level?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
@@ -2900,9 +2907,9 @@ export type NodeResolvers<ContextType = GraphQLContext, ParentType extends Resol
 
 export type OccupationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Occupation'] = ResolversParentTypes['Occupation']> = ResolversObject<{
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  isco08Code?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  status?: Resolver<Maybe<ResolversTypes['Status']>, ParentType, ContextType>;
+  isco08Code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['Status'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 

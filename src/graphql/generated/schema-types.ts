@@ -848,7 +848,14 @@ export type CefrLevel =
   /** Proficient. */
   | 'C2';
 
-/** A country of the reference data, identified by its ISO 3166-1 alpha-2 code. */
+/**
+ * A country of the reference data, identified by its ISO 3166-1 alpha-2 code.
+ *
+ * Every entry of the reference data (Country, Language, LanguageLevel, Occupation, EducationLevel,
+ * EducationMajor) has its key, its name and (all but LanguageLevel) its status, so those fields
+ * are non-null on each type, and a field of one name has one type across them: `nodes` may select
+ * them on several types at once.
+ */
 export type Country = Node & {
   __typename?: 'Country';
   /** Global identifier of the country (see `Node`); encodes `isoCode`. */
@@ -1016,11 +1023,11 @@ export type EducationLevel = Node & {
   /** Global identifier of the education level (see `Node`); encodes `level`. */
   id: Scalars['ID']['output'];
   /** Numeric rank of the level (higher is more advanced); the key of the level. */
-  level?: Maybe<Scalars['Int']['output']>;
+  level: Scalars['Int']['output'];
   /** Name of the level, e.g. `Bachelor's degree`. */
-  name?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
   /** Whether the level is in use in the reference data. */
-  status?: Maybe<Status>;
+  status: Status;
 };
 
 /** A reference to an education level of the reference data. */
@@ -1033,13 +1040,13 @@ export type EducationLevelRefInput = {
 export type EducationMajor = {
   __typename?: 'EducationMajor';
   /** Numeric id of the major; the key of the major. */
-  id?: Maybe<Scalars['Long']['output']>;
+  id: Scalars['Long']['output'];
   /** ISCED field-of-education code (ISCED-F 2013) of the major. */
-  iscedCode?: Maybe<Scalars['String']['output']>;
+  iscedCode: Scalars['String']['output'];
   /** Name of the field of study. */
-  name?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
   /** Whether the major is in use in the reference data. */
-  status?: Maybe<Status>;
+  status: Status;
 };
 
 /** A reference to an education major of the reference data. */
@@ -1307,11 +1314,11 @@ export type Language = Node & {
   /** Global identifier of the language (see `Node`); encodes `isoCode`. */
   id: Scalars['ID']['output'];
   /** ISO 639-1 code of the language in lower case, e.g. `ar`; the key of the language. */
-  isoCode?: Maybe<Scalars['String']['output']>;
+  isoCode: Scalars['String']['output'];
   /** English name of the language. */
-  name?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
   /** Whether the language is in use in the reference data. */
-  status?: Maybe<Status>;
+  status: Status;
 };
 
 /** A proficiency level of a language, as used for written and spoken skills. */
@@ -1322,9 +1329,9 @@ export type LanguageLevel = Node & {
   /** Global identifier of the language level (see `Node`); encodes `level`. */
   id: Scalars['ID']['output'];
   /** Numeric id of the level (higher is more proficient); the key of the level. */
-  level?: Maybe<Scalars['Int']['output']>;
+  level: Scalars['Int']['output'];
   /** Name of the level, e.g. `Intermediate`. */
-  name?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
 };
 
 /** A reference to a language level of the reference data. */
@@ -1535,11 +1542,11 @@ export type Occupation = Node & {
   /** Global identifier of the occupation (see `Node`); encodes `isco08Code`. */
   id: Scalars['ID']['output'];
   /** ISCO-08 code of the occupation, e.g. `2211`; the key of the occupation. */
-  isco08Code?: Maybe<Scalars['String']['output']>;
+  isco08Code: Scalars['String']['output'];
   /** Title of the occupation. */
-  name?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
   /** Whether the occupation is in use in the reference data. */
-  status?: Maybe<Status>;
+  status: Status;
 };
 
 /** A reference to an occupation of the reference data. */
