@@ -124,6 +124,9 @@ export async function createApp(
     webhookEndpoints: webhookEndpoints(config),
     webhookSecretKey: config.webhookSecretKey,
   });
+  // Automatic persisted queries keep queries only: mutations an earlier release kept (their text may hold identity data) go.
+  const purged = await services.persistedQueries.removeAllButQueries();
+  if (purged > 0) logger.info({ removed: purged }, 'removed stored automatic persisted queries that were not queries');
   services.rateLimits.onRejection((kind) => metrics.rateLimitRejections.inc({ kind }));
   // The units stay buffered and go with the next flush; the requests are not failed for it.
   services.rateLimits.onFlushFailure((error) =>
