@@ -1,4 +1,4 @@
-import { Kind, OperationTypeNode, visit, type DocumentNode, type ValueNode } from 'graphql';
+import { Kind, OperationTypeNode, parse, visit, type DocumentNode, type ValueNode } from 'graphql';
 import { rootFields } from './root-fields';
 
 /**
@@ -17,6 +17,15 @@ export function mutationFieldsWithWrittenOutInput(document: DocumentNode): strin
     }
   }
   return [...new Set(fields)];
+}
+
+/** Whether the text of a document has a mutation whose input is written out (false for a text that does not parse). */
+export function hasWrittenOutMutationInput(body: string): boolean {
+  try {
+    return mutationFieldsWithWrittenOutInput(parse(body, { noLocation: true })).length > 0;
+  } catch {
+    return false;
+  }
 }
 
 function holdsWrittenOutValue(value: ValueNode): boolean {

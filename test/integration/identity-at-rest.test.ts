@@ -12,6 +12,8 @@ import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { ApiKeyService } from '../../src/auth/api-key-service';
 import { EXIT, runImportCli } from '../../src/cli/import';
 import { COLLECTIONS } from '../../src/app/indexes';
+import { createApp } from '../../src/app/main';
+import { createLogger } from '../../src/logger';
 import { operationProblems } from '../../src/graphql/armor';
 import { createSchema } from '../../src/graphql/schema';
 import { PublishedOperationRepository } from '../../src/operations/published-operation-repository';
@@ -185,5 +187,38 @@ describe('identity data at rest', () => {
     expect(found).toEqual([]);
     for (const email of registered) expect(identities).toContain(email);
     expect(err.join('\n')).not.toContain(viaImport.email);
+  });
+
+  test('when the store holds a published operation with a registration written out in its text (published by an earlier release), then the next start retires it and keeps the others', async () => {
+    const kept = canary('kept');
+    const textOf = inline(kept);
+    const operations = service.db.collection('publishedOperations');
+    const publishedAt = new Date();
+    await operations.insertMany([
+      {
+        keyId: 'key-of-an-earlier-release',
+        operationId: operationIdOf(textOf),
+        name: 'RegisterInline',
+        type: 'mutation',
+        body: textOf,
+        publishedAt,
+      },
+      {
+        keyId: 'key-of-an-earlier-release',
+        operationId: operationIdOf(REGISTER),
+        name: 'Register',
+        type: 'mutation',
+        body: REGISTER,
+        publishedAt,
+      },
+    ]);
+
+    const restarted = await createApp(service.app.config, createLogger({ ...service.app.config, logLevel: 'silent' }));
+    await restarted.stop();
+    const left = await operations
+      .find({ keyId: 'key-of-an-earlier-release' }, { projection: { _id: 0, name: 1 } })
+      .toArray();
+
+    expect(left).toEqual([{ name: 'Register' }]);
   });
 });
