@@ -62,6 +62,13 @@ const lookalikeAddress = fc
   })
   .filter((address) => address !== BASE);
 
+/**
+ * Each property sends its runs as real requests through REST (registrations that reach the
+ * store's unique index, or are refused by validation): a few seconds of work each on a quiet
+ * machine, given room here so that a busy one does not fail them.
+ */
+const PROPERTY_TIMEOUT_MS = 120_000;
+
 describe('property: a person’s visible identity', () => {
   let service: AppUnderTest;
   let registrar: string;
@@ -108,7 +115,7 @@ describe('property: a person’s visible identity', () => {
       { numRuns: 200, seed: 28 },
     );
     expect(await service.db.collection(COLLECTIONS.candidateIdentities).countDocuments()).toBe(1);
-  });
+  }, PROPERTY_TIMEOUT_MS);
 
   const registrationFields = [
     ['firstName', (body: Record<string, any>, v: string) => (body.registrationData.identity.firstName = v)],
@@ -142,7 +149,7 @@ describe('property: a person’s visible identity', () => {
       { numRuns: 150, seed: 29 },
     );
     expect(await service.db.collection(COLLECTIONS.candidateIdentities).countDocuments()).toBe(before);
-  });
+  }, PROPERTY_TIMEOUT_MS);
 
   test('when the notes of a job match or an offer hold an invisible or blank-looking character, then 400 and nothing is recorded', async () => {
     const multilineAllowed = new Set(['\n', '\r', '\t']);
@@ -166,7 +173,7 @@ describe('property: a person’s visible identity', () => {
       { numRuns: 100, seed: 30 },
     );
     expect(await service.db.collection(COLLECTIONS.offers).countDocuments()).toBe(0);
-  });
+  }, PROPERTY_TIMEOUT_MS);
 
   test('when a Persian name joins letters with U+200C, then it is registered', async () => {
     const canary = identityCanary('persian1');
