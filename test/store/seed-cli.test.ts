@@ -9,6 +9,12 @@ import { makeTempDir } from 'embedded-mongodb/test-support';
  * The seed CLI on the embedded store: the store runs in a worker thread of the CLI on DATA_DIR,
  * and what it acknowledged must be there when the directory is opened again.
  */
+/**
+ * A seed on disk: the store's start, the indexes, the reference data and the candidates, each
+ * write an fsync'ed commit; seconds of work on a quiet machine, and the disk is shared.
+ */
+const SEED_TIMEOUT_MS = 120_000;
+
 describe('seed CLI on an embedded data directory', () => {
   let temp: ReturnType<typeof makeTempDir>;
 
@@ -57,7 +63,7 @@ describe('seed CLI on an embedded data directory', () => {
       await client.close();
       await store.close();
     }
-  });
+  }, SEED_TIMEOUT_MS);
 
   it('when the data directory is held by a running store, then the seed goes into that store', async () => {
     // Arrange
@@ -81,5 +87,5 @@ describe('seed CLI on an embedded data directory', () => {
     expect(code).toBe(0);
     expect(stdout()).toContain(`into the running store on ${temp.dir} (process ${process.pid})`);
     expect(stored).toBe(10);
-  });
+  }, SEED_TIMEOUT_MS);
 });
