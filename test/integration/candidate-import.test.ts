@@ -15,9 +15,17 @@ import { COLLECTIONS } from '../../src/app/indexes';
 import { graphql, startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { rest } from '../support/rest-client';
 
-const CANDIDATES = 300;
+/** More than one batch of the import (IMPORT_BATCH_SIZE, 200), with EMPLOYED candidates among them. */
+const CANDIDATES = 210;
 const SEED = 3;
 const PAGE = 100;
+/**
+ * Three services (one seeded), and every candidate read through REST by page and by id to make
+ * the file: hundreds of requests, seconds of work on a quiet machine.
+ */
+const SETUP_TIMEOUT_MS = 120_000;
+/** The import of every candidate, twice, each answer compared byte for byte, and a third import. */
+const ROUND_TRIP_TIMEOUT_MS = 120_000;
 
 let source: AppUnderTest;
 let target: AppUnderTest;
@@ -72,7 +80,7 @@ beforeAll(async () => {
   }
   // The data set holds EMPLOYED candidates, which only includeEmployed lists.
   expect(exported.some((text) => (JSON.parse(text) as { status: string }).status === 'EMPLOYED')).toBe(true);
-});
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await Promise.all([source?.stop(), target?.stop(), other?.stop()]);
@@ -125,7 +133,7 @@ describe('npm run import', () => {
     const back = capture();
     expect(await runImportCli([file], back.output, envOf(source))).toBe(EXIT.imported);
     expect(back.out[0]).toMatch(new RegExp(`^Imported: 0 inserted, 0 updated, ${CANDIDATES} unchanged, 0 refused`));
-  });
+  }, ROUND_TRIP_TIMEOUT_MS);
 
   test('when a file has broken lines, then each is refused with its line number and a reason that repeats no value, and the good lines are imported', async () => {
     const sample = JSON.parse(exported[0]) as Record<string, unknown>;
