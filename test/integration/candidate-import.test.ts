@@ -100,40 +100,44 @@ async function readEpoch(): Promise<unknown> {
 }
 
 describe('npm run import', () => {
-  test('when every candidate paged out of REST is imported into a store of reference data only, then every REST answer is byte-identical, and a second import (or one into the store it came from) changes nothing', async () => {
-    const file = join(dir, 'candidates.ndjson');
-    await writeFile(file, `${exported.join('\n')}\n`);
-    // A read cached before the import must not outlive it.
-    expect((await rest(target.url, 'GET', pagePath(0), { key: targetKey })).body.totalElements).toBe(0);
+  test(
+    'when every candidate paged out of REST is imported into a store of reference data only, then every REST answer is byte-identical, and a second import (or one into the store it came from) changes nothing',
+    async () => {
+      const file = join(dir, 'candidates.ndjson');
+      await writeFile(file, `${exported.join('\n')}\n`);
+      // A read cached before the import must not outlive it.
+      expect((await rest(target.url, 'GET', pagePath(0), { key: targetKey })).body.totalElements).toBe(0);
 
-    const first = capture();
-    const code = await runImportCli([file], first.output, envOf(target));
+      const first = capture();
+      const code = await runImportCli([file], first.output, envOf(target));
 
-    expect(first.err).toEqual([]);
-    expect(code).toBe(EXIT.imported);
-    expect(first.out[0]).toMatch(
-      new RegExp(`^Imported: ${CANDIDATES} inserted, 0 updated, 0 unchanged, 0 refused in \\d+\\.\\d s\\.$`),
-    );
-    for (const [path, expected] of answers) {
-      const { status, text } = await rest(target.url, 'GET', path, { key: targetKey });
-      expect([path, status]).toEqual([path, 200]);
-      expect([path, text]).toEqual([path, expected]);
-    }
-    const events = await changeEvents();
-    expect(events).toEqual(exported.map((text) => ({ kind: 'IMPORTED', publicId: JSON.parse(text).publicId })));
+      expect(first.err).toEqual([]);
+      expect(code).toBe(EXIT.imported);
+      expect(first.out[0]).toMatch(
+        new RegExp(`^Imported: ${CANDIDATES} inserted, 0 updated, 0 unchanged, 0 refused in \\d+\\.\\d s\\.$`),
+      );
+      for (const [path, expected] of answers) {
+        const { status, text } = await rest(target.url, 'GET', path, { key: targetKey });
+        expect([path, status]).toEqual([path, 200]);
+        expect([path, text]).toEqual([path, expected]);
+      }
+      const events = await changeEvents();
+      expect(events).toEqual(exported.map((text) => ({ kind: 'IMPORTED', publicId: JSON.parse(text).publicId })));
 
-    const epoch = await readEpoch();
-    const second = capture();
-    expect(await runImportCli([file], second.output, envOf(target))).toBe(EXIT.imported);
+      const epoch = await readEpoch();
+      const second = capture();
+      expect(await runImportCli([file], second.output, envOf(target))).toBe(EXIT.imported);
 
-    expect(second.out[0]).toMatch(new RegExp(`^Imported: 0 inserted, 0 updated, ${CANDIDATES} unchanged, 0 refused`));
-    expect(await changeEvents()).toHaveLength(events.length);
-    expect(await readEpoch()).toEqual(epoch);
-    // Into the store it came from: what the seed stored is what the import would store.
-    const back = capture();
-    expect(await runImportCli([file], back.output, envOf(source))).toBe(EXIT.imported);
-    expect(back.out[0]).toMatch(new RegExp(`^Imported: 0 inserted, 0 updated, ${CANDIDATES} unchanged, 0 refused`));
-  }, ROUND_TRIP_TIMEOUT_MS);
+      expect(second.out[0]).toMatch(new RegExp(`^Imported: 0 inserted, 0 updated, ${CANDIDATES} unchanged, 0 refused`));
+      expect(await changeEvents()).toHaveLength(events.length);
+      expect(await readEpoch()).toEqual(epoch);
+      // Into the store it came from: what the seed stored is what the import would store.
+      const back = capture();
+      expect(await runImportCli([file], back.output, envOf(source))).toBe(EXIT.imported);
+      expect(back.out[0]).toMatch(new RegExp(`^Imported: 0 inserted, 0 updated, ${CANDIDATES} unchanged, 0 refused`));
+    },
+    ROUND_TRIP_TIMEOUT_MS,
+  );
 
   test('when a file has broken lines, then each is refused with its line number and a reason that repeats no value, and the good lines are imported', async () => {
     const sample = JSON.parse(exported[0]) as Record<string, unknown>;

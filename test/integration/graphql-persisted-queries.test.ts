@@ -346,11 +346,13 @@ describe('automatic persisted queries hold queries only', () => {
     recordSecret('apq.kept@example.org');
     const query = '{ languages { isoCode } }';
     const expiresAt = new Date(clock.now().getTime() + 3_600_000);
-    await a.app.database.db.collection<{ _id: string; query: string; expiresAt: Date }>(PERSISTED_QUERY_COLLECTION).insertMany([
-      { _id: `apq:${sha256(mutation)}`, query: mutation, expiresAt },
-      { _id: `apq:${sha256('{ not a document')}`, query: '{ not a document', expiresAt },
-      { _id: `apq:${sha256(query)}`, query, expiresAt },
-    ]);
+    await a.app.database.db
+      .collection<{ _id: string; query: string; expiresAt: Date }>(PERSISTED_QUERY_COLLECTION)
+      .insertMany([
+        { _id: `apq:${sha256(mutation)}`, query: mutation, expiresAt },
+        { _id: `apq:${sha256('{ not a document')}`, query: '{ not a document', expiresAt },
+        { _id: `apq:${sha256(query)}`, query, expiresAt },
+      ]);
 
     const byHash = await post(a, { extensions: persisted(sha256(mutation)) }, registrar);
     const restarted = await startInstance(a.app.config);
