@@ -1,5 +1,21 @@
 import path from 'node:path';
+import { MongoClient } from 'mongodb';
 import { z } from 'zod';
+
+/**
+ * An ε (or a budget of ε) as written in the environment: a plain decimal number with at most three
+ * decimals within [min, max]. Privacy costs are counted in thousandths (statistics-service.ts), so
+ * a value with a fourth decimal would make every default query fail instead of the start.
+ */
+function epsilonSetting(min: number, max: number) {
+  const rule = `must be a number from ${min} to ${max} with at most 3 decimals`;
+  return z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d{1,3})?$/, rule)
+    .transform(Number)
+    .pipe(z.number().min(min, rule).max(max, rule));
+}
 
 /**
  * Every setting of the service: its environment variable, default and meaning.
@@ -23,9 +39,11 @@ export const settings = {
     default: '',
     description:
       'MongoDB connection string. Unset: an embedded MongoDB-wire-compatible store is started on DATA_DIR and filled with demo data.',
-    schema: z
-      .string()
-      .refine((v) => v === '' || /^mongodb(\+srv)?:\/\//.test(v), 'must start with mongodb:// or mongodb+srv://'),
+    secret: true,
+    schema: z.string().superRefine((v, context) => {
+      const problem = v === '' ? undefined : connectionStringProblem(v);
+      if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+    }),
   },
   mongodbDb: {
     env: 'MONGODB_DB',
@@ -49,8 +67,14 @@ export const settings = {
     env: 'DEMO_API_KEY',
     default: '',
     description:
-      'Fixes the value of the demo API key created on an empty embedded store (random when unset). Never used with MONGODB_URI.',
-    schema: z.string(),
+      'Fixes the value of the demo API key created on an empty embedded store (random when unset), in the form `npm run keys -- create` prints. Never used with MONGODB_URI.',
+    secret: true,
+    schema: z
+      .string()
+      .regex(
+        /^$|^cdk_[A-Za-z0-9_-]{43}$/,
+        'must be an API key as `npm run keys -- create` prints it: cdk_ and 43 base64url characters',
+      ),
   },
   environment: {
     env: 'NODE_ENV',
@@ -164,15 +188,15 @@ export const settings = {
     env: 'STATISTICS_EPSILON',
     default: '1',
     description:
-      'The ε (privacy cost) of a candidateStatistics query that names none: the noise of every published count is scaled to it (docs/analysts.md). At most 3 decimals.',
-    schema: z.coerce.number().min(0.001).max(10),
+      'The ε (privacy cost) of a candidateStatistics query that names none: the noise of every published count is scaled to it (docs/analysts.md). From 0.001 to 10 with at most 3 decimals, as the `epsilon` a query may pass.',
+    schema: epsilonSetting(0.001, 10),
   },
   statisticsBudget: {
     env: 'STATISTICS_BUDGET',
     default: '5',
     description:
-      'The ε each API key may spend on statistics per budget period, unless the key has its own (`npm run keys -- create --statistics-budget`). With the default ε of 1: five new queries per period; repeats are free.',
-    schema: z.coerce.number().min(0).max(1_000_000),
+      'The ε each API key may spend on statistics per budget period, unless the key has its own (`npm run keys -- create --statistics-budget`), from 0 to 1000000 with at most 3 decimals. With the default ε of 1: five new queries per period; repeats are free.',
+    schema: epsilonSetting(0, 1_000_000),
   },
   statisticsBudgetPeriodHours: {
     env: 'STATISTICS_BUDGET_PERIOD_HOURS',
@@ -254,14 +278,15 @@ export const settings = {
   webhookAllowHttp: {
     env: 'WEBHOOK_ALLOW_HTTP',
     default: 'false',
-    description: 'true or false. Allows webhook endpoints with plain http:// URLs (tests only); false: https only.',
+    description:
+      'true or false. Allows webhook endpoints with plain http:// URLs (local testing only); false: https only. Checked at registration and at every delivery; `npm run webhooks -- add` applies the value of the service that started last on the store.',
     schema: z.enum(['true', 'false']).transform((v) => v === 'true'),
   },
   webhookAllowPrivateAddresses: {
     env: 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES',
     default: 'false',
     description:
-      'true or false. Allows webhook endpoints on loopback, private, link-local and other non-public addresses (tests, closed networks); checked at registration and at every connection.',
+      'true or false. Allows webhook endpoints on loopback, private, link-local and other non-public addresses (local testing, closed networks); checked at registration and at every connection. `npm run webhooks -- add` applies the value of the service that started last on the store.',
     schema: z.enum(['true', 'false']).transform((v) => v === 'true'),
   },
   webhookSecretKey: {
@@ -269,9 +294,18 @@ export const settings = {
     default: '',
     description:
       'base64 of 32 random bytes (e.g. `openssl rand -base64 32`). When set, webhook signing secrets are stored sealed with it (AES-256-GCM), so a copy of the database cannot forge deliveries; keep it set once used. Unset: secrets are stored as they are.',
+    secret: true,
     schema: z
       .string()
-      .refine((v) => v === '' || Buffer.from(v, 'base64').length === 32, 'must be the base64 of 32 bytes')
+      .superRefine((v, context) => {
+        if (v === '' || /^[A-Za-z0-9+/]{43}=$/.test(v)) return;
+        context.addIssue({
+          code: 'custom',
+          message: /^[0-9a-fA-F]{64}$/.test(v)
+            ? 'must be the base64 of 32 bytes, and this is hexadecimal: give the same bytes in base64 (`xxd -r -p | base64`), or a new key (`openssl rand -base64 32`)'
+            : 'must be the base64 of 32 bytes, 44 characters ending in = (`openssl rand -base64 32`)',
+        });
+      })
       .transform((v) => (v === '' ? undefined : Buffer.from(v, 'base64'))),
   },
   webhookMaxAttempts: {
@@ -306,6 +340,13 @@ export const settings = {
     description: 'How often each instance looks for new change events and due retries to deliver to webhooks.',
     schema: z.coerce.number().int().min(10).max(600_000),
   },
+  webhookConcurrency: {
+    env: 'WEBHOOK_CONCURRENCY',
+    default: '8',
+    description:
+      'Webhooks each instance delivers to at once, each one attempt at a time (in order). While more webhooks have events to send, each gets turns of one attempt, so a slow or backlogged endpoint delays only itself.',
+    schema: z.coerce.number().int().min(1).max(256),
+  },
   webhookLeaseMs: {
     env: 'WEBHOOK_LEASE_MS',
     default: '60000',
@@ -314,6 +355,44 @@ export const settings = {
     schema: z.coerce.number().int().min(100),
   },
 } as const;
+
+/**
+ * Why `uri` is no connection string the driver accepts, or undefined when it is one. The driver's
+ * own reason is kept unless it repeats a part of the string (a user, a password, an option's
+ * value): a configuration error names the variable and the rule, never the value.
+ */
+function connectionStringProblem(uri: string): string | undefined {
+  if (!/^mongodb(\+srv)?:\/\//.test(uri)) return 'must start with mongodb:// or mongodb+srv://';
+  try {
+    // Parses the string and its options; connects to nothing.
+    new MongoClient(uri);
+    return undefined;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : '';
+    const fragments = connectionStringFragments(uri);
+    const safe = reason !== '' && !fragments.some((fragment) => reason.includes(fragment));
+    return `must be a MongoDB connection string the driver accepts${safe ? ` (${reason})` : ''}`;
+  }
+}
+
+/** The parts of a connection string that may be secret: its credentials and its options' values, as written and decoded. */
+function connectionStringFragments(uri: string): string[] {
+  const afterScheme = uri.slice(uri.indexOf('://') + 3);
+  const at = afterScheme.lastIndexOf('@');
+  const credentials = at === -1 ? '' : afterScheme.slice(0, at);
+  const query = uri.includes('?') ? uri.slice(uri.indexOf('?') + 1) : '';
+  const values = query.split('&').map((pair) => pair.slice(pair.indexOf('=') + 1));
+  const raw = [credentials, ...credentials.split(':'), ...values].filter((fragment) => fragment !== '');
+  return [...raw, ...raw.map(decoded)];
+}
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
 
 type Settings = typeof settings;
 export type Config = { [K in keyof Settings]: z.output<Settings[K]['schema']> };
@@ -325,7 +404,18 @@ export class ConfigError extends Error {
   }
 }
 
-/** Reads and validates the configuration; throws a ConfigError naming every bad variable. */
+/**
+ * A rule's message, never its value: the rules do not repeat what they were given, and should
+ * a message ever do so, the value is cut out of it (a value long enough to be a secret).
+ */
+function withoutValue(message: string, raw: string): string {
+  return raw.length >= 6 ? message.split(raw).join('(the value)') : message;
+}
+
+/**
+ * Reads and validates the configuration; throws a ConfigError naming every bad variable and the
+ * rule it breaks, never its value (a connection string holds a password, a key is a secret).
+ */
 export function loadConfig(
   env: Record<string, string | undefined> = process.env,
   overrides: Partial<Config> = {},
@@ -340,8 +430,7 @@ export function loadConfig(
     const raw = env[setting.env] ?? setting.default;
     const parsed = (setting.schema as z.ZodType).safeParse(raw);
     if (parsed.success) config[key] = parsed.data;
-    else
-      problems.push(`${setting.env}=${JSON.stringify(raw)}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+    else problems.push(`${setting.env}: ${withoutValue(parsed.error.issues.map((i) => i.message).join('; '), raw)}`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
   const result = config as Config;
@@ -354,4 +443,20 @@ export function settingsTable(): string {
     (s) => `| \`${s.env}\` | ${s.default === '' ? '(unset)' : `\`${s.default}\``} | ${s.description} |`,
   );
   return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
+}
+
+/**
+ * Whether the service exports traces: configured only by OpenTelemetry's standard variables,
+ * read by its SDK (endpoint, protocol `http/json` or `http/protobuf`, headers, sampler, service
+ * name; docs/operators.md#traces). Off unless `OTEL_TRACES_EXPORTER` names an exporter other
+ * than `none` or an OTLP endpoint is set; `OTEL_SDK_DISABLED=true` turns it off.
+ */
+export function tracingRequested(env: Record<string, string | undefined> = process.env): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (exporters.length > 0) return !exporters.includes('none');
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
 }
