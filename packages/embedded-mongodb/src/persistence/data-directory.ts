@@ -147,6 +147,12 @@ export class DataDirectory {
       fs.rmSync(path.join(directory, CONVERTING), { recursive: true, force: true });
       const engine = StorageEngine.open(directory);
       for (const name of ENGINE_FILES) fs.chmodSync(path.join(directory, name), DATA_FILE_MODE);
+      try {
+        await engine.recover();
+      } catch (error) {
+        await engine.close();
+        throw error;
+      }
       return new DataDirectory(directory, engine);
     } catch (error) {
       fs.rmSync(lockPath, { force: true });
