@@ -1,5 +1,6 @@
 import { ErasureRepository } from '../changes/erasure-repository';
 import { ErasureService } from '../changes/erasure-service';
+import { erasureLogFor } from '../changes/erasure-log';
 import { loadConfig } from '../config';
 import { isAppError } from '../errors';
 import { ensureIndexes } from '../app/indexes';
@@ -50,7 +51,10 @@ export async function runEraseCli(
     });
     const db = store.database.db;
     await ensureIndexes(db);
-    const result = await new ErasureService(new ErasureRepository(db), clock).erase(undefined, argv[0]);
+    const result = await new ErasureService(new ErasureRepository(db), clock, erasureLogFor(config)).erase(
+      undefined,
+      argv[0],
+    );
     output.out(`Erased ${result.publicId} at ${result.erasedAt.toISOString()}.`);
     output.out(
       result.recipients.length === 0
