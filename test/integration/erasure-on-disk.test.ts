@@ -3,15 +3,18 @@ import path from 'node:path';
 import { MongoClient } from 'mongodb';
 import { toStoredCandidate } from 'candidate-documents';
 import { encodingsOf, filesContaining, makeTempDir } from 'embedded-mongodb/test-support';
-import { COLLECTIONS } from '../../src/app/indexes';
+import { COLLECTIONS, SECURE_DELETE_COLLECTIONS } from '../../src/app/indexes';
 import type { IdentityKeyDoc } from '../../src/candidates/identity-document';
 import { IdentityVault } from '../../src/candidates/identity-vault';
 import { emailIdentityKey } from '../../src/candidates/text-input';
+import { ERASURE_LOG_FILE, ErasureLog } from '../../src/changes/erasure-log';
+import { ErasureRepository } from '../../src/changes/erasure-repository';
 import { runBackupCli } from '../../src/cli/backup';
 import { runRestoreCli } from '../../src/cli/restore';
 import { RegistrationRepository } from '../../src/candidates/registration-repository';
 import { ConflictError } from '../../src/errors';
 import { startInProcessStore } from '../../src/store/open-store';
+import { ensureSecureDeleteCollections } from '../../src/store/secure-delete';
 import { graphql } from '../support/app-under-test';
 import { aCandidate, anIdentity } from '../support/builders';
 import { startDurableApp, type DurableApp } from '../support/durable-app';
@@ -235,5 +238,37 @@ describe('erasure on the disk', () => {
       identity.emailKey,
     ]);
     expect(foundOnDisk(dataDir, texts, [])).toEqual([]);
+  });
+  test('when the service starts on a data directory holding a candidate its erasure log names (files copied back by hand), then the candidate is erased before the service serves, at the logged time', async () => {
+    const dataDir = path.join(temp.dir, 'copied-back.data');
+    const identity = anIdentity({ email: 'rana.qassem@example.org', lastName: 'Qassem-Logged' });
+    recordSecret(identity.email, identity.lastName!);
+    const candidate = aCandidate({ publicId: identity.candidatePublicId });
+    const store = await startInProcessStore(dataDir);
+    const client = await MongoClient.connect(store.uri);
+    const db = client.db('candidate_directory');
+    await ensureSecureDeleteCollections(db, SECURE_DELETE_COLLECTIONS);
+    const sealed = await new IdentityVault(db).seal(identity);
+    await db.collection<IdentityKeyDoc>(COLLECTIONS.candidateIdentityKeys).insertOne(sealed.key);
+    await db.collection(COLLECTIONS.candidateIdentities).insertOne({ ...sealed.identity });
+    await db.collection(COLLECTIONS.candidates).insertOne(toStoredCandidate(candidate));
+    await client.close();
+    await store.close();
+    const erasedAt = new Date('2026-02-03T04:05:06Z');
+    await new ErasureLog(path.join(dataDir, ERASURE_LOG_FILE)).append(candidate.publicId, erasedAt);
+
+    const service = await start(dataDir);
+    const reader = await service.key('READ_CANDIDATE_DATA');
+    const read = await rest(service.url, 'GET', `/v1/candidates/${candidate.publicId}`, { key: reader });
+    const erasedEvent = await service.db
+      .collection(COLLECTIONS.changeEvents)
+      .findOne({ publicId: candidate.publicId, kind: 'ERASED' });
+    const left = await new ErasureRepository(service.db).stillStored([candidate.publicId]);
+    await stop(service);
+
+    expect(read.status).toBe(404);
+    expect(erasedEvent?.at).toEqual(erasedAt);
+    expect([...left]).toEqual([]);
+    expect(foundOnDisk(dataDir, [], [{ name: 'the key', bytes: Buffer.from(sealed.key.key.buffer) }])).toEqual([]);
   });
 });
