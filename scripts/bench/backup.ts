@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { killGroup, spawnChild } from './children';
+import { registration } from './scenarios';
 import { REPO, tail, toolEnvironment } from './service';
 
 /** One timed run of a CLI. */
@@ -28,14 +29,20 @@ export interface BackupBenchResult {
   /** sequential by-id reads of one client for the run's --duration before the backup, and while it ran */
   before: LatencySample;
   during: LatencySample;
+  /** the registrations sent meanwhile, at REGISTRATIONS_PER_S from the start of `before` to the backup's end */
+  registrations: { sent: number; created: number; failed: number };
 }
+
+/** The write load beside the backup row, one registration every 1/n s (not waiting for answers). */
+export const REGISTRATIONS_PER_S = 50;
 
 /**
  * The backup row: the backup CLI run beside the running service (through its store's socket, as
  * an operator runs it, to a .tar.gz), then the restore CLI into a new data directory (verify,
  * unpack, recount, erasures re-applied, rename). One client reads candidates by id, one request
  * after another, for `beforeMs` just before it, then while it runs: the
- * latency a partner sees while a backup is taken, beside the same without one. Run on a size
+ * latency a partner sees while a backup is taken, beside the same without one. Through both,
+ * partners register REGISTRATIONS_PER_S candidates a second (unique e-mails). Run on a size
  * after the load scenarios and before the import (which doubles the candidates).
  */
 export async function benchBackup(
@@ -53,13 +60,24 @@ export async function benchBackup(
   const logFile = path.join(sizeDir, 'backup.log');
   fs.rmSync(archive, { force: true });
   fs.rmSync(restored, { recursive: true, force: true });
+  const writes = { stop: false };
+  const writer = registerUntil(url, apiKey, `backup-${path.basename(sizeDir)}-${Date.now()}`, writes);
   try {
-    const before = await readWhile(url, apiKey, candidateIds, sleep(beforeMs));
-    const backupRun = runTool('backup', ['dist/src/cli/backup.js', archive], dataDir, logFile);
-    const during = await readWhile(url, apiKey, candidateIds, backupRun);
-    const backup = await backupRun;
+    let before: LatencySample;
+    let during: LatencySample;
+    let backup: ToolRun;
+    try {
+      before = await readWhile(url, apiKey, candidateIds, sleep(beforeMs));
+      const backupRun = runTool('backup', ['dist/src/cli/backup.js', archive], dataDir, logFile);
+      during = await readWhile(url, apiKey, candidateIds, backupRun);
+      backup = await backupRun;
+    } finally {
+      writes.stop = true;
+    }
+    const registrations = await writer;
     log(
-      `backup: ${backup.summary} (by-id p99 ${before.p99Ms.toFixed(1)} ms before, ${during.p99Ms.toFixed(1)} ms during)`,
+      `backup: ${backup.summary} (by-id p99 ${before.p99Ms.toFixed(1)} ms before, ${during.p99Ms.toFixed(1)} ms during; ` +
+        `${registrations.created} of ${registrations.sent} registrations at ${REGISTRATIONS_PER_S}/s created, ${registrations.failed} failed)`,
     );
     const archiveBytes = fs.statSync(archive).size;
     const restore = await runTool(
@@ -73,7 +91,7 @@ export async function benchBackup(
       .map((name) => path.join(restored, name))
       .filter((file) => fs.existsSync(file))
       .reduce((sum, file) => sum + fs.statSync(file).size, 0);
-    return { backup, archiveBytes, filesBytes, restore, before, during };
+    return { backup, archiveBytes, filesBytes, restore, before, during, registrations };
   } finally {
     fs.rmSync(archive, { force: true });
     fs.rmSync(restored, { recursive: true, force: true });
@@ -82,6 +100,45 @@ export async function benchBackup(
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Sends a registration every 1/REGISTRATIONS_PER_S s, without waiting for the answers (an
+ * open-loop load: a slow service does not slow the senders), until `state.stop`; resolves once
+ * every answer is in.
+ */
+async function registerUntil(
+  url: string,
+  apiKey: string,
+  tag: string,
+  state: { stop: boolean },
+): Promise<{ sent: number; created: number; failed: number }> {
+  const counts = { sent: 0, created: 0, failed: 0 };
+  const answers: Promise<void>[] = [];
+  const started = performance.now();
+  while (!state.stop) {
+    const n = counts.sent++;
+    answers.push(
+      fetch(`${url}/v1/candidates/register`, {
+        method: 'POST',
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify(registration(`${tag}-${n}@example.org`)),
+        signal: AbortSignal.timeout(60_000),
+      }).then(
+        async (response) => {
+          await response.arrayBuffer();
+          if (response.status === 201) counts.created++;
+          else counts.failed++;
+        },
+        () => {
+          counts.failed++;
+        },
+      ),
+    );
+    await sleep(Math.max(0, started + ((n + 1) * 1000) / REGISTRATIONS_PER_S - performance.now()));
+  }
+  await Promise.all(answers);
+  return counts;
 }
 
 /** Reads candidates by id, one request after another, until `until` settles. */

@@ -54,7 +54,8 @@ const USAGE = `Usage: npm run bench -- [options]
                          cli-start: the wall time of npm run keys -- list on the seeded data directory;
                          import: npm run import of every candidate paged out of REST, beside the service;
                          backup: npm run backup to a .tar.gz beside the service (with one client's by-id
-                         latency before and during it), then npm run restore of it into a new directory;
+                         latency before and during it, 50 registrations/s throughout), then npm run restore
+                         of it into a new directory;
                          store-engine: a part of its own, not in the default run: per size a fresh seed (timed),
                          the first start, npm run keys -- list beside the service, store CPU and memory over cold
                          pages of 100 after the start, after 10,000 registrations and after a restart)
