@@ -18,7 +18,7 @@ import { CoalescedFetch } from '../cache/coalesced-fetch';
 import { publicIdOf } from '../store/raw-bson';
 import { EpochCache } from '../cache/epoch-cache';
 import { ReadEpoch } from '../cache/read-epoch';
-import { settings } from '../config';
+import { settings, type Config } from '../config';
 import type { Services } from '../service-types';
 import { systemClock, type Clock } from '../common/clock';
 import { RateLimitRepository } from '../rate-limit/rate-limit-repository';
@@ -35,7 +35,7 @@ import { CandidateChangeService } from '../changes/candidate-change-service';
 import { ChangeEventRepository } from '../changes/change-events';
 import { ErasureRepository } from '../changes/erasure-repository';
 import { ErasureService } from '../changes/erasure-service';
-import type { ErasureLog } from '../changes/erasure-log';
+import { erasureLogFor, type ErasureLog } from '../changes/erasure-log';
 import type { EndpointPolicy } from '../webhooks/address-guard';
 import { changeOutbox } from '../webhooks/outbox-source';
 import { createSecretBox } from '../webhooks/secret-box';
@@ -84,6 +84,33 @@ const DEFAULT_RATE_LIMITS: RateLimitBudgets = {
   reads: Number(settings.rateLimitReads.default),
   writes: Number(settings.rateLimitWrites.default),
 };
+
+/** The options of createServices that the configuration sets: the service's, and every command-line tool's. */
+export function serviceOptions(config: Config, clock: Clock = systemClock): ServiceOptions {
+  const erasureLog = erasureLogFor(config);
+  return {
+    rateLimits: { reads: config.rateLimitReads, writes: config.rateLimitWrites },
+    readCacheEntries: config.readCacheEntries,
+    persistedQueries: { maxEntries: config.graphqlApqMaxEntries, ttlSeconds: config.graphqlApqTtlSeconds },
+    privacy: {
+      defaultEpsilon: config.statisticsEpsilon,
+      defaultBudget: config.statisticsBudget,
+      periodHours: config.statisticsBudgetPeriodHours,
+    },
+    writeLeaseMs: config.writeLeaseMs,
+    rateLimitFlushMs: config.rateLimitFlushMs,
+    auditFlushMs: config.auditFlushMs,
+    auditBufferSize: config.auditBufferSize,
+    clock,
+    webhookEndpoints: {
+      allowHttp: config.webhookAllowHttp,
+      allowPrivateAddresses: config.webhookAllowPrivateAddresses,
+    },
+    webhookSecretKey: config.webhookSecretKey,
+    // Every erasure, by the service or by a CLI, is logged before it is carried out.
+    ...(erasureLog === undefined ? {} : { erasureLog }),
+  };
+}
 
 export function createServices(db: Db, options: ServiceOptions = {}): Services {
   const clock = options.clock ?? systemClock;

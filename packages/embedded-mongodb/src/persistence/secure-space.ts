@@ -3,9 +3,10 @@ import path from 'node:path';
 import { ABORT, open, type Database, type RootDatabase } from 'lmdb';
 import type { EngineSpace } from './engine-space';
 import { fsyncDirectory } from './record-file';
+import { SECURE_FILES } from './store-files';
 
 /** The secure space's file in the data directory (LMDB's `secure.mdb-lock` beside it). */
-export const SECURE_FILE = 'secure.mdb';
+export const SECURE_FILE = SECURE_FILES[0];
 /** Where a compaction writes the new file before it replaces SECURE_FILE. */
 const COMPACTING_SUFFIX = '.compacting';
 /** Stored with a commit that freed bytes of the space; gone once the file is compacted. */

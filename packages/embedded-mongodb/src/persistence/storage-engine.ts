@@ -5,10 +5,8 @@ import { ABORT, open, type Database, type RootDatabase, type Transaction } from 
 import type { EngineSpace } from './engine-space';
 import { compactingCopy, ENVIRONMENT_OPTIONS, SECURE_FILE, SecureSpace } from './secure-space';
 import { fsyncDirectory } from './record-file';
+import { COMPACTING_FOLDER as COMPACTING } from './store-files';
 import { copySnapshot } from './snapshot-copy';
-
-/** Where a compaction of `data.mdb` writes the new file before it replaces the old one. */
-const COMPACTING = 'compacting';
 
 /** The key spaces of `data.mdb`, reopened after a compaction. */
 interface MainFile {
@@ -374,7 +372,8 @@ export class StorageEngine implements EngineSpace {
 function openMainFile(directory: string, temporary: boolean): MainFile {
   const env = open({
     path: directory,
-    // A directory, whatever its name: LMDB would take a name with a dot for a file's.
+    // Always a directory holding data.mdb and lock.mdb: left out, the binding takes a path whose
+    // last part has a dot (`/srv/cd.data`, `./run.1`) for the name of the data file itself.
     noSubdir: false,
     maxDbs: 5,
     // Address space only; the file grows as data is written (LMDB remaps on the fly).
