@@ -1,16 +1,10 @@
 import fs from 'node:fs';
-import {
-  BackupError,
-  finishBackup,
-  isArchiveName,
-  prepareBackupTarget,
-  type BackedUpCollection,
-} from 'embedded-mongodb';
+import { finishBackup, isArchiveName, prepareBackupTarget, type BackedUpCollection } from 'embedded-mongodb';
 import { COLLECTIONS } from '../app/indexes';
-import { systemClock, type Clock } from '../common/clock';
-import { loadConfig } from '../config';
-import { DataDirectoryInUseError, openStore, type OpenedStore } from '../store/open-store';
-import { heldStoreMessage, runAsCommand, type CliOutput } from './cli-support';
+import type { Clock } from '../common/clock';
+import { BadUserInputError } from '../errors';
+import { HELP, runCli, UsageError, type CliTool } from './cli-frame';
+import { runAsCommand, type CliOutput } from './cli-support';
 
 /**
  * `npm run backup -- <target>`: an online backup of the embedded store on DATA_DIR, through the
@@ -40,42 +34,34 @@ export const MONGODB_HINT =
   'mongodump --uri "$MONGODB_URI" --db "$MONGODB_DB" --gzip --archive=<file> ' +
   '(docs/operators.md, "Backups and restores")';
 
-/** Runs the command and resolves with the process exit code. */
-export async function runBackupCli(
-  argv: readonly string[],
-  output: CliOutput,
-  env: Record<string, string | undefined> = process.env,
-  clock: Clock = systemClock,
-): Promise<number> {
-  if (argv.length === 1 && ['help', '--help', '-h'].includes(argv[0])) {
-    output.out(USAGE);
-    return 0;
-  }
-  if (argv.length !== 1 || argv[0].startsWith('-')) {
-    output.err(`backup: exactly one target is required\n\n${USAGE}`);
-    return 2;
-  }
-  const target = argv[0];
-  let store: OpenedStore | undefined;
-  let staging: string | undefined;
-  try {
-    const config = loadConfig(env);
-    if (config.mongodbUri !== '') {
-      output.err(`backup: ${MONGODB_HINT}`);
-      return 2;
-    }
+interface Staged {
+  /** Where the backup is written before it is renamed to its target. */
+  readonly staging: string;
+}
+
+/** The backup tool in the CLI frame: the snapshot is the store's createBackup command. */
+const BACKUP_TOOL: CliTool<{ target: string }, Staged> = {
+  name: 'backup',
+  usage: USAGE,
+  badInput: 'alone',
+  parse: (argv) => {
+    if (argv.length === 1 && ['help', '--help', '-h'].includes(argv[0])) return HELP;
+    if (argv.length !== 1 || argv[0].startsWith('-')) throw new UsageError('exactly one target is required');
+    return { target: argv[0] };
+  },
+  prepare: async ({ target }, config) => {
+    if (config.mongodbUri !== '') throw new BadUserInputError(MONGODB_HINT);
+    return { staging: prepareBackupTarget(target) };
+  },
+  // After a backup the staging name is gone (renamed to the target); after a failure, what was written goes.
+  release: ({ staging }) => {
+    fs.rmSync(staging, { recursive: true, force: true });
+    fs.rmSync(`${staging}.tar.gz`, { force: true });
+  },
+  run: async ({ target }, { config, db, output, clock, prepared }) => {
     const started = clock.now().getTime();
-    staging = prepareBackupTarget(target);
-    store = await openStore(config, {
-      embedded: {
-        run: 'in-process',
-        log: (level, msg) => {
-          if (level !== 'info') output.err(`store ${level}: ${msg}`);
-        },
-      },
-    });
-    const reply = await store.database.db.admin().command({ createBackup: 1, backupDir: staging });
-    const manifest = await finishBackup(staging, target, {
+    const reply = await db.admin().command({ createBackup: 1, backupDir: prepared.staging });
+    const manifest = await finishBackup(prepared.staging, target, {
       snapshotTime: reply.snapshotTime as Date,
       collections: reply.collections as BackedUpCollection[],
     });
@@ -89,21 +75,17 @@ export async function runBackupCli(
       `Backed up ${candidates} candidates (${manifest.collections.length} collections) as of ${manifest.snapshotTime} ` +
         `to ${target}: ${(bytes / 2 ** 20).toFixed(1)} MiB in ${seconds.toFixed(1)} s.`,
     );
-    return 0;
-  } catch (error) {
-    if (staging !== undefined) {
-      fs.rmSync(staging, { recursive: true, force: true });
-      fs.rmSync(`${staging}.tar.gz`, { force: true });
-    }
-    if (error instanceof DataDirectoryInUseError) {
-      output.err(heldStoreMessage('backup', error));
-      return 1;
-    }
-    output.err(`backup: ${error instanceof BackupError || error instanceof Error ? error.message : String(error)}`);
-    return 1;
-  } finally {
-    await store?.close();
-  }
+  },
+};
+
+/** Runs the command and resolves with the process exit code. */
+export function runBackupCli(
+  argv: readonly string[],
+  output: CliOutput,
+  env: Record<string, string | undefined> = process.env,
+  clock?: Clock,
+): Promise<number> {
+  return runCli(BACKUP_TOOL, argv, output, { env, clock });
 }
 
 if (require.main === module) runAsCommand('backup', runBackupCli);

@@ -1,14 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { BackupError, restoreBackup } from 'embedded-mongodb';
+import { restoreBackup } from 'embedded-mongodb';
 import { COLLECTIONS } from '../app/indexes';
 import { ERASURE_LOG_FILE, ErasureLog, erasureLogFor } from '../changes/erasure-log';
 import { reapplyLoggedErasures } from '../changes/erasure-replay';
 import { ErasureRepository } from '../changes/erasure-repository';
-import { loadConfig } from '../config';
+import type { Clock } from '../common/clock';
+import { BadUserInputError } from '../errors';
 import { connectDatabase } from '../store/mongo';
 import { startInProcessStore } from '../store/open-store';
+import { HELP, runCli, UsageError, type CliTool } from './cli-frame';
 import { runAsCommand, type CliOutput } from './cli-support';
 
 /**
@@ -39,38 +41,40 @@ export const MONGODB_HINT =
   'mongorestore --uri "$MONGODB_URI" --gzip --archive=<file> --drop, then start the service with ERASURE_LOG set ' +
   '(docs/operators.md, "Backups and restores")';
 
-/** Runs the command and resolves with the process exit code. */
-export async function runRestoreCli(
-  argv: readonly string[],
-  output: CliOutput,
-  env: Record<string, string | undefined> = process.env,
-): Promise<number> {
-  if (argv.length === 1 && ['help', '--help', '-h'].includes(argv[0])) {
-    output.out(USAGE);
-    return 0;
-  }
-  let parsed: { backup: string; dataDir?: string; erasureLog?: string };
-  try {
-    const { values, positionals } = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: { 'data-dir': { type: 'string' }, 'erasure-log': { type: 'string' } },
-    });
-    if (positionals.length !== 1) throw new Error('exactly one backup is required');
-    parsed = { backup: positionals[0], dataDir: values['data-dir'], erasureLog: values['erasure-log'] };
-  } catch (error) {
-    output.err(`restore: ${(error as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  try {
-    const config = loadConfig(env);
-    if (config.mongodbUri !== '') {
-      output.err(`restore: ${MONGODB_HINT}`);
-      return 2;
+interface RestoreCommand {
+  readonly backup: string;
+  readonly dataDir: string | undefined;
+  readonly erasureLog: string | undefined;
+}
+
+/**
+ * The restore tool in the CLI frame. It opens no store of the configuration (`none`): the store
+ * it opens is the restored one, beside its target, before it is put in place.
+ */
+const RESTORE_TOOL: CliTool<RestoreCommand> = {
+  name: 'restore',
+  usage: USAGE,
+  store: 'none',
+  badInput: 'alone',
+  parse: (argv) => {
+    if (argv.length === 1 && ['help', '--help', '-h'].includes(argv[0])) return HELP;
+    let parsed: ReturnType<typeof parseRestoreArgs>;
+    try {
+      parsed = parseRestoreArgs(argv);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
     }
-    const target = path.resolve(parsed.dataDir ?? config.dataDir);
+    const { values, positionals } = parsed;
+    if (positionals.length !== 1) throw new UsageError('exactly one backup is required');
+    return { backup: positionals[0], dataDir: values['data-dir'], erasureLog: values['erasure-log'] };
+  },
+  prepare: async (_command, config) => {
+    if (config.mongodbUri !== '') throw new BadUserInputError(MONGODB_HINT);
+  },
+  run: async (command, { config, output }) => {
+    const target = path.resolve(command.dataDir ?? config.dataDir);
     const log =
-      parsed.erasureLog !== undefined ? new ErasureLog(path.resolve(parsed.erasureLog)) : erasureLogFor(config)!;
+      command.erasureLog !== undefined ? new ErasureLog(path.resolve(command.erasureLog)) : erasureLogFor(config)!;
     const erasures = await log.read();
     if (erasures.length === 0 && !fs.existsSync(log.file))
       output.err(
@@ -78,7 +82,7 @@ export async function runRestoreCli(
           'Name the log with --erasure-log if it is elsewhere.',
       );
     let erasedAgain = 0;
-    const manifest = await restoreBackup(parsed.backup, target, async (dataDir) => {
+    const manifest = await restoreBackup(command.backup, target, async (dataDir) => {
       erasedAgain = await eraseAgain(dataDir, log, config.mongodbDb);
       // The restored directory keeps the history, for the service's starts and later restores.
       if (config.erasureLog === '' || path.resolve(config.erasureLog) !== log.file)
@@ -87,14 +91,28 @@ export async function runRestoreCli(
     const candidates =
       manifest.collections.find((c) => c.db === config.mongodbDb && c.name === COLLECTIONS.candidates)?.documents ?? 0;
     output.out(
-      `Restored ${parsed.backup} (snapshot of ${manifest.snapshotTime}, ${candidates} candidates) into ${target}; ` +
+      `Restored ${command.backup} (snapshot of ${manifest.snapshotTime}, ${candidates} candidates) into ${target}; ` +
         `${erasedAgain} candidate(s) erased since the backup were erased again (${erasures.length} erasure(s) in the log).`,
     );
-    return 0;
-  } catch (error) {
-    output.err(`restore: ${error instanceof BackupError || error instanceof Error ? error.message : String(error)}`);
-    return 1;
-  }
+  },
+};
+
+function parseRestoreArgs(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: { 'data-dir': { type: 'string' }, 'erasure-log': { type: 'string' } },
+  });
+}
+
+/** Runs the command and resolves with the process exit code. */
+export function runRestoreCli(
+  argv: readonly string[],
+  output: CliOutput,
+  env: Record<string, string | undefined> = process.env,
+  clock?: Clock,
+): Promise<number> {
+  return runCli(RESTORE_TOOL, argv, output, { env, clock });
 }
 
 /** Opens the restored store on `dataDir` in this thread and carries out the log's erasures it needs. */
