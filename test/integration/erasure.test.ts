@@ -1,4 +1,8 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { CandidateDoc, SavedListDoc } from 'candidate-documents';
+import { ErasureLog } from '../../src/changes/erasure-log';
 import { ChangeEventRepository } from '../../src/changes/change-events';
 import { runEraseCli } from '../../src/cli/erase';
 import { COLLECTIONS } from '../../src/app/indexes';
@@ -125,9 +129,11 @@ describe('npm run erase', () => {
     await service.stop();
   });
 
-  test('when the CLI erases a candidate, then it is gone and the CLI prints its erasure; an unknown id exits 1, no id exits 2', async () => {
+  test('when the CLI erases a candidate, then it is gone, the erasure is in the erasure log and printed; an unknown id exits 1, no id exits 2', async () => {
     const target = (await service.db.collection<CandidateDoc>(COLLECTIONS.candidates).findOne({}))!.publicId;
-    const env = { MONGODB_URI: service.app.config.mongodbUri, MONGODB_DB: service.db.databaseName };
+    const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'erasure-cli-'));
+    const log = path.join(logDir, 'erasures.log');
+    const env = { MONGODB_URI: service.app.config.mongodbUri, MONGODB_DB: service.db.databaseName, ERASURE_LOG: log };
     const out: string[] = [];
     const err: string[] = [];
     const output = { out: (line: string) => out.push(line), err: (line: string) => err.push(line) };
@@ -137,7 +143,9 @@ describe('npm run erase', () => {
     expect(code).toBe(0);
     expect(out[0]).toMatch(new RegExp(`^Erased ${target} at \\d{4}-`));
     expect(await service.db.collection(COLLECTIONS.candidates).countDocuments({ publicId: target })).toBe(0);
+    expect((await new ErasureLog(log).read()).map((entry) => entry.publicId)).toEqual([target]);
     expect(await runEraseCli(['ZZZZZZZZZZZZZZZZZZZZZZ'], output, env)).toBe(1);
     expect(await runEraseCli([], output, env)).toBe(2);
+    fs.rmSync(logDir, { recursive: true, force: true });
   });
 });

@@ -67,7 +67,7 @@ describe('backups of a data directory', () => {
 
   /** A store with people (unique e-mail, multikey tags) and secure-delete keys. */
   async function filled(count: number): Promise<Db> {
-    const db = await start(path.join(temp.dir, 'data'));
+    const db = await start(path.join(temp.dir, 'cd.data'));
     await db.createCollection('keys', SECURE);
     await db.collection('people').createIndexes([
       { key: { email: 1 }, unique: true, name: 'email_unique' },
@@ -193,7 +193,7 @@ describe('backups of a data directory', () => {
       /data\.mdb of .* does not match its checksum/,
     );
     await expect(restoreBackup(archive, path.join(temp.dir, 'from-archive'))).rejects.toThrow(BackupError);
-    expect(fs.readdirSync(temp.dir).sort()).toEqual(['backup', 'backup.tgz', 'data']);
+    expect(fs.readdirSync(temp.dir).sort()).toEqual(['backup', 'backup.tgz', 'cd.data']);
   });
 
   it('when createBackup is sent to another database than admin, or to a backupDir that holds files, then it is refused', async () => {

@@ -40,7 +40,8 @@ describe('secure-delete collections', () => {
   }
 
   beforeEach(() => {
-    temp = makeTempDir('secure-delete');
+    // A name with a dot, as operators give (`/srv/cd.data`): the data directory is a directory whatever its name.
+    temp = makeTempDir('cd.secure');
     socket = storeSocket(undefined);
   });
 
