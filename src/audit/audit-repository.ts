@@ -134,6 +134,7 @@ function toEvent(doc: AuditEventDoc): AuditEventDoc {
       includeEmployed: query.includeEmployed,
       groupBy: [...query.groupBy],
       ...(typeof query.epsilonCharged === 'number' ? { epsilonCharged: query.epsilonCharged } : {}),
+      ...(query.preview === true ? { preview: true as const } : {}),
     }));
   }
   return event;

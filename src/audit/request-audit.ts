@@ -49,6 +49,7 @@ export class RequestAudit {
       includeEmployed: query.includeEmployed,
       groupBy: [...query.groupBy],
       ...(typeof query.epsilonCharged === 'number' ? { epsilonCharged: query.epsilonCharged } : {}),
+      ...(query.preview === true ? { preview: true as const } : {}),
     });
   }
 
