@@ -16,18 +16,24 @@ const INT32_MAX = 2 ** 31 - 1;
 
 type Parameter =
   | { kind: 'integer'; rule: string }
+  /** a decimal number (digits, an optional fraction); its bounds are the service's */
+  | { kind: 'number'; rule: string }
   | { kind: 'boolean' }
   /** comma-separated codes: split here, trimmed, normalised and checked by the service */
-  | { kind: 'codes' };
+  | { kind: 'codes' }
+  /** comma-separated names out of a fixed list (an enum of the schema): a name outside it is refused here, a repeat by the service */
+  | { kind: 'names'; names: readonly string[]; rule: string };
 
 export type ParameterSpec = Readonly<Record<string, Parameter>>;
 
 /** The value a parameter of this kind is handed over as. */
-type ValueOf<P extends Parameter> = P extends { kind: 'integer' }
+type ValueOf<P extends Parameter> = P extends { kind: 'integer' | 'number' }
   ? number
   : P extends { kind: 'boolean' }
     ? boolean
-    : string[];
+    : P extends { kind: 'names'; names: readonly (infer N)[] }
+      ? N[]
+      : string[];
 
 /** The values of the parameters of `S` that were given. */
 export type ParameterValues<S extends ParameterSpec> = { -readonly [K in keyof S]?: ValueOf<S[K]> };
@@ -39,6 +45,18 @@ export const LIMIT = {
 } as const satisfies Parameter;
 export const FLAG = { kind: 'boolean' } as const satisfies Parameter;
 export const CODES = { kind: 'codes' } as const satisfies Parameter;
+
+/** Comma-separated names out of `names` (none: an empty list). */
+export function namesParameter<N extends string>(
+  names: readonly N[],
+): { kind: 'names'; names: readonly N[]; rule: string } {
+  return { kind: 'names', names, rule: `comma-separated names out of ${names.join(', ')}` };
+}
+
+/** A decimal number. */
+export function numberParameter(rule: string): { kind: 'number'; rule: string } {
+  return { kind: 'number', rule };
+}
 
 /**
  * The query parameters of `url` (path and query, as received) by `spec`. An unknown parameter
@@ -71,6 +89,10 @@ export function parseQuery<S extends ParameterSpec>(url: string, spec: S): Param
         else values[name] = Number(raw);
         break;
       }
+      case 'number':
+        if (/^\d{1,9}(?:\.\d{1,9})?$/.test(raw)) values[name] = Number(raw);
+        else issues.push({ parameter: name, rule: parameter.rule });
+        break;
       case 'boolean':
         if (raw === 'true' || raw === 'false') values[name] = raw === 'true';
         else issues.push({ parameter: name, rule: '`true` or `false`' });
@@ -78,6 +100,12 @@ export function parseQuery<S extends ParameterSpec>(url: string, spec: S): Param
       case 'codes':
         values[name] = raw.split(',');
         break;
+      case 'names': {
+        const names = raw === '' ? [] : raw.split(',').map((entry) => entry.trim());
+        if (names.every((entry) => parameter.names.includes(entry))) values[name] = names;
+        else issues.push({ parameter: name, rule: parameter.rule });
+        break;
+      }
     }
   }
   throwIfInvalid(issues);

@@ -24,7 +24,20 @@ import {
 } from '../http/problem';
 import { PROBLEM_TYPES } from '../http/problem-types';
 import { pageReads } from '../rate-limit/read-pricing';
-import { CODES, FLAG, LIMIT, PAGE, pageSizeGiven, parsePublicIdParameter, parseQuery } from './query-parameters';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import { DIMENSIONS } from '../statistics/dimensions';
+import { parseFilteredQuery } from './filter-parameters';
+import {
+  LIMIT,
+  PAGE,
+  namesParameter,
+  numberParameter,
+  pageSizeGiven,
+  parsePublicIdParameter,
+  parseQuery,
+} from './query-parameters';
+import { CSV_CONTENT_TYPE, statisticsCsv } from './statistics-csv';
 import { createRequestBodies, parseBody, type MutationName } from './request-bodies';
 import { REST_ROUTES } from './rest-routes';
 import { gzipEtag, gzippedBody, MIN_COMPRESSED_BYTES, ResponseCache, serialisedAnswer } from './response-cache';
@@ -56,15 +69,16 @@ export interface RestApiOptions {
   responseCacheBytes?: number;
 }
 
-const SEARCH_PARAMETERS = {
-  page: PAGE,
-  limit: LIMIT,
-  location: CODES,
-  nationality: CODES,
-  occupation: CODES,
-  includeEmployed: FLAG,
-};
+/** GET /v1/candidates: the filter's parameters (filter-parameters.ts) and these. */
+const SEARCH_PARAMETERS = { page: PAGE, limit: LIMIT };
 const PAGE_PARAMETERS = { page: PAGE, limit: LIMIT };
+/** GET /v1/statistics: the filter's parameters and these. */
+const STATISTICS_PARAMETERS = {
+  groupBy: namesParameter(DIMENSIONS),
+  epsilon: numberParameter('a decimal number such as 0.5'),
+};
+
+const gzipAsync = promisify(gzip);
 
 /** A POST of the contract: where it is, its OpenAPI operationId, the permission it needs, and the part of its mutation's data it answers. */
 interface WriteRoute<N extends MutationName> {
@@ -126,6 +140,7 @@ export async function createRestRouter({
   const pageJson = operations.jsonWriter('FindCandidates', ['candidates']);
   const listPageJson = operations.jsonWriter('GetCandidatesByList', ['savedList', 'candidates']);
   const candidateJson = operations.jsonWriter('GetCandidate', ['candidate']);
+  const statisticsJson = operations.jsonWriter('CandidateStatistics', ['candidateStatistics']);
   // The same bodies written from the stored bytes where the operation compiles; the executor
   // answers when it did not, or when a stored value is one the transcoder leaves to it.
   const raw = createRawReads(operations, services);
@@ -136,8 +151,8 @@ export async function createRestRouter({
       operationId: 'findCandidates',
       pageOfCandidates: true,
       answer: async (req, context) => {
-        const { page, limit, includeEmployed, ...filter } = parseQuery(req.originalUrl, SEARCH_PARAMETERS);
-        const variables = defined({ page, limit, includeEmployed, filter: nonEmpty(filter) });
+        const { filter, includeEmployed, values } = parseFilteredQuery(req.originalUrl, SEARCH_PARAMETERS);
+        const variables = defined({ page: values.page, limit: values.limit, includeEmployed, filter });
         const written = await raw.findCandidates(variables, context);
         if (written !== undefined) return written;
         const data = await operations.run('FindCandidates', variables, context);
@@ -269,6 +284,39 @@ export async function createRestRouter({
       send(res, response, replayed ? { 'Idempotent-Replayed': 'true' } : {});
     };
 
+  /**
+   * GET /v1/statistics: candidateStatistics under READ_STATISTICS, one read of the rate limit,
+   * answered as JSON or, when the client prefers it (Accept), as CSV. Never kept in the answer
+   * cache: an answer belongs to its key (its budget, its stored answers), and a new question
+   * spends budget each time it is asked.
+   */
+  const statistics = async (req: Request, res: Response) => {
+    const context = contextOf(res);
+    context.audit.describeOperation('getCandidateStatistics');
+    services.apiKeys.requirePermission(context.apiKey, 'READ_STATISTICS');
+    services.audit.admitRead();
+    await limit(res, 'reads');
+    const { filter, includeEmployed, values } = parseFilteredQuery(req.originalUrl, STATISTICS_PARAMETERS);
+    const variables = defined({ filter, includeEmployed, groupBy: values.groupBy ?? [], epsilon: values.epsilon });
+    const data = await operations.run('CandidateStatistics', variables, context);
+    const csv = req.accepts(['application/json', 'text/csv']) === 'text/csv';
+    const body = Buffer.from(
+      csv ? statisticsCsv(data.candidateStatistics) : statisticsJson(data.candidateStatistics),
+      'utf8',
+    );
+    res.vary('Accept');
+    res.vary('Accept-Encoding');
+    res.set('Cache-Control', 'no-store');
+    if (csv) res.type(CSV_CONTENT_TYPE);
+    else res.type('application/json');
+    if (body.length >= MIN_COMPRESSED_BYTES && req.acceptsEncodings('gzip', 'identity') === 'gzip') {
+      res.set('Content-Encoding', 'gzip');
+      res.status(200).send(await gzipAsync(body));
+    } else {
+      res.status(200).send(body);
+    }
+  };
+
   const router = express.Router();
   router.use(async (req, res, next) => {
     const requestId = requestIdOf(req, res);
@@ -286,6 +334,7 @@ export async function createRestRouter({
   // The literal paths of the POSTs before `/candidates/:publicId`, which would otherwise take them.
   for (const name of WRITE_NAMES) router.route(WRITES[name].path).post(post(name)).all(methodNotAllowed('POST'));
   for (const read of reads) router.route(read.path).get(get(read)).all(methodNotAllowed('GET, HEAD'));
+  router.route(REST_ROUTES.statistics).get(statistics).all(methodNotAllowed('GET, HEAD'));
   router.use(() => {
     throw new RestProblem(PROBLEM_TYPES.notFound, 'No resource of this API has this path.');
   });
@@ -352,9 +401,4 @@ function bodyProblem(error: unknown): RestProblem {
 function defined<T extends object>(values: T): T {
   // The same object type with some optional entries left out.
   return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as T;
-}
-
-function nonEmpty<T extends object>(filter: T): T | undefined {
-  const given = defined(filter);
-  return Object.keys(given).length > 0 ? given : undefined;
 }
