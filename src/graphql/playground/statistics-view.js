@@ -261,6 +261,8 @@
       return;
     }
     const answer = result.data.candidateStatistics;
+    // What the preview said held before the run: its budget figures are now the answer's.
+    previewBox.classList.add('st-stale');
     showAnswer(answer);
     say(
       answer.epsilonCharged > 0
