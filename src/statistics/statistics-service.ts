@@ -348,9 +348,9 @@ export class StatisticsService {
 
 /**
  * Δ, the L1 sensitivity of an answer by these dimensions: one person changes the total by 1 and
- * at most `perCandidate` cells by 1 each (each cell of a dimension is disjoint from the others; a
- * multi-valued one counts a candidate in at most cellsPerCandidate of its values). 1 for a total
- * alone, else 2, 4 or 10.
+ * each cell it counts in by 1, which is one cell per single-valued dimension and at most
+ * cellsPerCandidate for a multi-valued one (the cells of a dimension are disjoint otherwise), so
+ * at most the product of those. 1 for a total alone, else 2, 4 or 10.
  */
 export function sensitivityOf(groupBy: readonly Dimension[]): number {
   if (groupBy.length === 0) return 1;
