@@ -5,6 +5,7 @@ import { MingoError } from 'mingo/util';
 export const ErrorCode = {
   InternalError: 1,
   BadValue: 2,
+  NoSuchKey: 4,
   FailedToParse: 9,
   Overflow: 15,
   TypeMismatch: 14,
@@ -25,14 +26,24 @@ export const ErrorCode = {
   WriteConflict: 112,
   CommandNotSupported: 115,
   ConflictingOperationInProgress: 117,
+  CannotBuildIndexKeys: 166,
   CannotIndexParallelArrays: 171,
   TransactionTooOld: 225,
   NoSuchTransaction: 251,
   TransactionCommitted: 256,
   OperationNotSupportedInTransaction: 263,
+  NoQueryExecutionPlans: 291,
   DuplicateKey: 11000,
   /** MongoDB 4.0's refusal of an index key over its limit; this store's engine has one too (4 KB). */
   KeyTooLong: 17280,
+  /** A document's language override field is not a string (text indexes). */
+  Location17261: 17261,
+  /** A document's language override names a language text indexes do not know. */
+  Location17262: 17262,
+  /** `$match` with `$text` elsewhere than first in a pipeline. */
+  Location17313: 17313,
+  /** `{$meta: 'textScore'}` asked of a query without `$text`. */
+  Location40218: 40218,
   UnrecognizedPipelineStage: 40324,
   /** MongoDB's reply to a field its command parser does not know ("BSON field '…' is an unknown field"). */
   Location40415: 40415,

@@ -1,7 +1,7 @@
 import type { Document } from 'bson';
 import { CommandError } from '../errors';
 import { valuesAtPath } from '../engine/path-values';
-import { countMatches, runQuery } from '../engine/query-executor';
+import { assertNoTextQuery, countMatches, runQuery } from '../engine/query-executor';
 import { compareValues } from '../engine/value-order';
 import {
   collectionArgument,
@@ -13,9 +13,11 @@ import {
 import type { CommandHandler } from './context';
 
 const count: CommandHandler = (command, { runtime, db }) => {
-  const collection = runtime.catalog.getCollection(db, collectionArgument(command, 'count'));
-  if (!collection) return { n: 0, ok: 1 };
+  const name = collectionArgument(command, 'count');
+  const collection = runtime.catalog.getCollection(db, name);
   const filter = optionalDocument(command, 'query') ?? {};
+  if (!collection) assertNoTextQuery(`${db}.${name}`, { filter, skip: 0, limit: 0 });
+  if (!collection) return { n: 0, ok: 1 };
   const skip = nonNegativeInteger(command, 'skip');
   const limit = Math.abs(optionalInteger(command, 'limit') ?? 0);
   return {

@@ -2,6 +2,7 @@ import type { Document } from 'bson';
 import type { ExecutionStats, QueryRequest } from '../engine/query-executor';
 import type { QueryPlan } from '../engine/query-planner';
 import type { KeyRange } from '../engine/sorted-index';
+import { describeTextPlan } from '../engine/text/text-explain';
 import { TypeEdge } from '../engine/value-order';
 import { SERVER_VERSION } from './handshake';
 
@@ -70,6 +71,7 @@ function indexWalk(plan: IndexScanPlan, sortPattern: Document): Document {
  */
 function describeCount(stats: ExecutionStats, request: QueryRequest): Document {
   const { plan } = stats;
+  if (plan.kind === 'text') return describeTextPlan(plan, request, 'count');
   if (plan.kind === 'collscan') {
     if (Object.keys(request.filter).length === 0) return { stage: 'RECORD_STORE_FAST_COUNT' };
     return { stage: 'COUNT', inputStage: { stage: 'COLLSCAN', filter: request.filter, direction: 'forward' } };
@@ -94,6 +96,7 @@ function describeCount(stats: ExecutionStats, request: QueryRequest): Document {
 export function describePlan(stats: ExecutionStats, request: QueryRequest): Document {
   if (stats.mode === 'count') return describeCount(stats, request);
   const { plan } = stats;
+  if (plan.kind === 'text') return describeTextPlan(plan, request, 'find');
   const sortPattern: Document = {};
   for (const field of request.sort ?? []) sortPattern[field.path] = field.direction;
   const skip = (inner: Document): Document =>

@@ -1,6 +1,7 @@
 import type { Document } from 'bson';
 import { compileBsonProjection } from '../engine/projection';
-import { runQuery, type QueryRequest } from '../engine/query-executor';
+import { assertNoTextQuery, runQuery, type QueryRequest } from '../engine/query-executor';
+import { compileScoreProjection, projectsTextScore } from '../engine/text/score-projection';
 import { parseSort } from '../engine/sort';
 import {
   collectionArgument,
@@ -33,6 +34,7 @@ export function parseFind(command: Document): FindArguments {
       // A negative limit is the legacy way of asking for a single batch.
       limit: Math.abs(limit),
       hint: command.hint,
+      projectsScore: projectsTextScore(command.projection),
       ...options,
     },
     projection: optionalDocument(command, 'projection'),
@@ -43,12 +45,23 @@ export function parseFind(command: Document): FindArguments {
 
 const find: CommandHandler = (command, context) => {
   const args = parseFind(command);
+  const namespace = `${context.db}.${args.collection}`;
   const collection = context.runtime.catalog.getCollection(context.db, args.collection);
+  if (!collection) assertNoTextQuery(namespace, args.query);
+  const options = { batchSize: args.batchSize, singleBatch: args.singleBatch };
+  if (args.query.projectsScore) {
+    const result = collection ? runQuery(collection, args.query) : undefined;
+    const scored = (result?.records ?? []).map((record) => ({
+      bson: record.bson,
+      score: result?.textScores?.get(record),
+    }));
+    const encode = compileScoreProjection(args.projection!, args.query.filter, args.query);
+    return firstBatchReply(context, namespace, scored, { ...options, encode });
+  }
   // The bytes as matched: a later update gives a record new bytes, never changes these.
   const stored = collection ? runQuery(collection, args.query).records.map((record) => record.bson) : [];
-  return firstBatchReply(context, `${context.db}.${args.collection}`, stored, {
-    batchSize: args.batchSize,
-    singleBatch: args.singleBatch,
+  return firstBatchReply(context, namespace, stored, {
+    ...options,
     encode: compileBsonProjection(args.projection, args.query.filter, args.query),
   });
 };

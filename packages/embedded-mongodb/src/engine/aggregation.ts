@@ -7,7 +7,9 @@ import type { Catalog } from './catalog';
 import { mingoOptions, type EvaluationOptions } from './mingo-options';
 import { isPlainObject } from './path-values';
 import { coveredGroupCount } from './covered-group';
-import { countWithStats, runQuery, type ExecutionStats, type QueryRequest } from './query-executor';
+import { assertNoTextQuery, countWithStats, runQuery, type ExecutionStats, type QueryRequest } from './query-executor';
+import { assertTextMatchFirst, readingTextScore, usesTextScore, withTextScores } from './text/pipeline-score';
+import { mentionsText } from './text/text-query';
 import { parseSort } from './sort';
 
 /** Stages that build new documents and never write into their input. */
@@ -162,17 +164,32 @@ export function runAggregation(
   /** explain wants execution stats, which only a real run of the leading stages produces. */
   explaining = false,
 ): AggregationResult {
-  const { query, rest } = splitPipeline(pipeline);
+  assertTextMatchFirst(pipeline);
+  const split = splitPipeline(pipeline);
+  const { query } = split;
+  let { rest } = split;
   const collection = source.collection === undefined ? undefined : catalog.getCollection(source.db, source.collection);
+  const scoreLater = usesTextScore(rest);
+  const text = mentionsText(query.filter);
+  if (!collection && source.collection !== undefined)
+    assertNoTextQuery(`${source.db}.${source.collection}`, { ...query, projectsScore: scoreLater });
   if (isCountingStage(rest)) {
     const counted = collection ? countWithStats(collection, { ...query, ...options }) : undefined;
     return { docs: countedResult(rest[0], counted?.n ?? 0), stats: counted?.stats };
   }
-  const covered = collection && !explaining ? coveredGroupCount(collection, { ...query, ...options }, rest) : undefined;
+  const covered =
+    collection && !explaining && !text ? coveredGroupCount(collection, { ...query, ...options }, rest) : undefined;
   if (covered) return { docs: covered };
-  const result = collection ? runQuery(collection, { ...query, ...options }) : undefined;
+  const result = collection ? runQuery(collection, { ...query, ...options, projectsScore: scoreLater }) : undefined;
   let docs = result ? result.records.map((record) => record.doc) : [];
   if (rest.length === 0) return { docs, stats: result?.stats };
+  if (scoreLater && result) {
+    docs = withTextScores(
+      docs,
+      result.records.map((record) => result.textScores?.get(record)),
+    );
+    rest = readingTextScore(rest);
+  }
 
   const copy = mayMutate(rest);
   if (copy) docs = docs.map((doc) => cloneDeep(doc));

@@ -6,6 +6,7 @@ import { duplicateKeyError } from './duplicate-key';
 import { classifyIndexRequest, describeIndex, ID_INDEX_NAME, idIndexSpec, type IndexSpec } from './index-spec';
 import { SortedIndex, type IndexHost } from './sorted-index';
 import { StoredRecord } from './stored-record';
+import { textIndexFields } from './text/text-spec';
 import { fieldNames, onlyTopLevelFields, withIdFirstInPlace } from './raw-bson';
 import { compareValues } from './value-order';
 
@@ -260,8 +261,15 @@ export class Collection {
    * filter may look anywhere).
    */
   private build(indexes: readonly SortedIndex[]): void {
-    const whole = indexes.some((index) => index.spec.partialFilterExpression !== undefined);
-    const names = fieldNames(indexes.flatMap((index) => index.spec.fields.map((field) => field.parts[0])));
+    const whole = indexes.some(
+      (index) =>
+        index.spec.partialFilterExpression !== undefined || (index.spec.text && !textIndexFields(index.spec.text)),
+    );
+    const names = fieldNames(
+      indexes.flatMap((index) =>
+        index.spec.text ? (textIndexFields(index.spec.text) ?? []) : index.spec.fields.map((field) => field.parts[0]),
+      ),
+    );
     const entries = indexes.map((): string[] => []);
     for (const record of this.naturalOrder()) {
       const doc = whole ? record.doc : deserialize(onlyTopLevelFields(record.bson, names));

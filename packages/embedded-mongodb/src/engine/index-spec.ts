@@ -1,5 +1,6 @@
 import type { Document } from 'bson';
 import { CommandError } from '../errors';
+import { fixTextSpec, isTextKey, SCORE_FIELD, TERM_FIELD, type TextIndexDefinition } from './text/text-spec';
 
 export interface IndexField {
   readonly path: string;
@@ -18,6 +19,8 @@ export interface IndexSpec {
   readonly partialFilterExpression?: Document;
   /** Every option as given (expireAfterSeconds, collation, ...), echoed back by listIndexes. */
   readonly options: Document;
+  /** Set for a text index: its fields are `[<before>, _fts (term), _ftsx (score), <after>]`. */
+  readonly text?: TextIndexDefinition;
 }
 
 export const ID_INDEX_NAME = '_id_';
@@ -58,10 +61,11 @@ export function parseIndexSpec(raw: unknown): IndexSpec {
     throw new CommandError('CannotCreateIndex', 'index key pattern must be a non-empty object');
   }
   const keyDoc = key as Document;
-  const fields = Object.entries(keyDoc).map(([path, value]) => ({
+  const text = isTextKey(keyDoc) ? fixTextSpec(keyDoc, doc) : undefined;
+  const fields = Object.entries(text?.key ?? keyDoc).map(([path, value]) => ({
     path,
     parts: path.split('.'),
-    direction: directionOf(path, value),
+    direction: path === TERM_FIELD || path === SCORE_FIELD ? (1 as const) : directionOf(path, value),
   }));
   const name = doc.name === undefined ? defaultIndexName(keyDoc) : doc.name;
   if (typeof name !== 'string' || name.length === 0) {
@@ -69,8 +73,11 @@ export function parseIndexSpec(raw: unknown): IndexSpec {
   }
   const options: Document = {};
   for (const [option, value] of Object.entries(doc)) {
-    if (!IGNORED_OPTIONS.has(option)) options[option] = value;
+    if (IGNORED_OPTIONS.has(option)) continue;
+    // A text index's own options are listed as mongod stores them, in the place they were given.
+    options[option] = text && option in text.options ? text.options[option] : value;
   }
+  if (text) for (const [option, value] of Object.entries(text.options)) options[option] ??= value;
   const partial = doc.partialFilterExpression as unknown;
   if (partial !== undefined && (partial === null || typeof partial !== 'object' || Array.isArray(partial))) {
     throw new CommandError('CannotCreateIndex', 'partialFilterExpression must be an object');
@@ -78,12 +85,13 @@ export function parseIndexSpec(raw: unknown): IndexSpec {
   const isId = fields.length === 1 && fields[0].path === '_id';
   return {
     name,
-    key: keyDoc,
+    key: text?.key ?? keyDoc,
     fields,
     unique: doc.unique === true || isId,
     sparse: doc.sparse === true,
     partialFilterExpression: partial,
     options,
+    ...(text ? { text: text.definition } : {}),
   };
 }
 
@@ -113,7 +121,8 @@ function sameOptions(a: IndexSpec, b: IndexSpec): boolean {
  * errors MongoDB gives.
  */
 export function classifyIndexRequest(requested: IndexSpec, existing: Iterable<IndexSpec>): 'exists' | 'new' {
-  for (const current of existing) {
+  const specs = [...existing];
+  for (const current of specs) {
     if (current.name === requested.name) {
       if (!sameKey(current, requested)) {
         throw new CommandError(
@@ -132,6 +141,13 @@ export function classifyIndexRequest(requested: IndexSpec, existing: Iterable<In
     if (sameKey(current, requested) && sameOptions(current, requested)) {
       throw new CommandError('IndexOptionsConflict', `Index already exists with a different name: ${current.name}`);
     }
+  }
+  const text = requested.text && specs.find((current) => current.text !== undefined);
+  if (text) {
+    throw new CommandError(
+      'CannotCreateIndex',
+      `only one text index per collection allowed, found existing text index "${text.name}"`,
+    );
   }
   return 'new';
 }

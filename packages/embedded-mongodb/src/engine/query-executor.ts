@@ -6,13 +6,17 @@ import { planQuery, type IndexScanPlan, type PlanRequest, type QueryPlan } from 
 import type { EntryCursor, IndexEntry } from './sorted-index';
 import { documentSortKeys, sortRecords, type SortSpec } from './sort';
 import type { StoredRecord } from './stored-record';
+import { CommandError } from '../errors';
+import { countTextMatches, runTextQuery, textFilterOf, type TextPlan, type TextResult } from './text/text-search';
 
 export interface QueryRequest extends PlanRequest {
   readonly variables?: Document;
+  /** The projection asks for `{$meta: 'textScore'}`. */
+  readonly projectsScore?: boolean;
 }
 
 export interface ExecutionStats {
-  readonly plan: QueryPlan;
+  readonly plan: QueryPlan | TextPlan;
   /** A find (documents returned) or a count (only their number). */
   readonly mode: 'find' | 'count';
   /** The skip was done on index keys, before any document was fetched (MongoDB's SKIP under FETCH). */
@@ -26,6 +30,33 @@ export interface QueryResult {
   /** Matching records after sort, skip and limit. */
   readonly records: StoredRecord[];
   readonly stats: ExecutionStats;
+  /** A `$text` query's text score of each record. */
+  readonly textScores?: ReadonlyMap<StoredRecord, number>;
+}
+
+/** mongod's refusal of `{$meta: 'textScore'}` in a query without `$text`. */
+export function textScoreUnavailable(): CommandError {
+  return new CommandError('Location40218', 'query requires text score metadata, but it is not available');
+}
+
+/** The `$text` of a request's filter, checked against the collection, or undefined. */
+function textOf(collection: Collection, request: QueryRequest) {
+  const found = textFilterOf(collection, collection.namespace, request.filter);
+  if (!found && (request.projectsScore || request.sort?.some((field) => field.meta))) throw textScoreUnavailable();
+  return found;
+}
+
+/**
+ * What a query on a collection that does not exist answers when it involves `$text`: the errors
+ * mongod gives (no text index; no text score without `$text`).
+ */
+export function assertNoTextQuery(namespace: string, request: QueryRequest): void {
+  const found = textFilterOf(undefined, namespace, request.filter);
+  if (!found && (request.projectsScore || request.sort?.some((field) => field.meta))) throw textScoreUnavailable();
+}
+
+function textStats(result: TextResult, started: number, mode: ExecutionStats['mode']): ExecutionStats {
+  return statsOf(result.plan, { keys: result.keysExamined, docs: result.docsExamined }, started, mode);
 }
 
 /** A compiled filter; an empty filter matches without calling mingo. */
@@ -222,6 +253,16 @@ export function countMatches(collection: Collection, request: QueryRequest): num
 /** countMatches with what it read (explain of a count). */
 export function countWithStats(collection: Collection, request: QueryRequest): CountResult {
   const started = performance.now();
+  const text = textOf(collection, request);
+  if (text) {
+    const result = countTextMatches(
+      collection,
+      text,
+      request,
+      (filter) => runQuery(collection, { filter, skip: 0, limit: 0, variables: request.variables }).records,
+    );
+    return { n: result.records.length, stats: textStats(result, started, 'count') };
+  }
   const plan = planQuery(collection, { ...request, sort: undefined });
   const counters: Counters = { keys: 0, docs: 0 };
   let matched: number;
@@ -247,7 +288,7 @@ export function countWithStats(collection: Collection, request: QueryRequest): C
 }
 
 function statsOf(
-  plan: QueryPlan,
+  plan: QueryPlan | TextPlan,
   counters: Counters,
   started: number,
   mode: ExecutionStats['mode'],
@@ -271,6 +312,16 @@ function statsOf(
  */
 export function runQuery(collection: Collection, request: QueryRequest): QueryResult {
   const started = performance.now();
+  const text = textOf(collection, request);
+  if (text) {
+    const result = runTextQuery(
+      collection,
+      text,
+      request,
+      (filter) => runQuery(collection, { filter, skip: 0, limit: 0, variables: request.variables }).records,
+    );
+    return { records: result.records, stats: textStats(result, started, 'find'), textScores: result.scores };
+  }
   const plan = planQuery(collection, request);
   const counters: Counters = { keys: 0, docs: 0 };
   const wanted = request.limit > 0 ? request.skip + request.limit : Infinity;

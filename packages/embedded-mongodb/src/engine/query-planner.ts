@@ -196,6 +196,7 @@ export function planQuery(collection: Collection, request: PlanRequest): QueryPl
   if (request.hint !== undefined) {
     const index = hintedIndex(collection, request.hint);
     if (index === 'natural') return collscan;
+    if (index.spec.text) throw new CommandError('BadValue', `text index ${index.name} can only answer a $text query`);
     return scanPlan(index, boundsFor(index, predicates), request.sort, filter);
   }
 
@@ -205,6 +206,8 @@ export function planQuery(collection: Collection, request: PlanRequest): QueryPl
     // Sparse and partial indexes lack some documents: they may only answer bounded scans that
     // exclude what they lack (sparse: null never bounds a scan; partial: never used).
     if (index.spec.partialFilterExpression) continue;
+    // A text index holds terms, not field values: only a $text query reads it (text-search.ts).
+    if (index.spec.text) continue;
     const bounds = boundsFor(index, predicates);
     if (bounds) bounded.push(scanPlan(index, bounds, request.sort, filter));
     else if (request.sort && index.complete) walks.push(scanPlan(index, undefined, request.sort, filter));

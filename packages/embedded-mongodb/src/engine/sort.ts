@@ -8,6 +8,8 @@ export interface SortField {
   readonly path: string;
   readonly parts: readonly string[];
   readonly direction: 1 | -1;
+  /** `{$meta: 'textScore'}`: by the text score, highest first (only a $text query has one). */
+  readonly meta?: 'textScore';
 }
 
 export type SortSpec = readonly SortField[];
@@ -17,6 +19,8 @@ export function parseSort(raw: unknown): SortSpec | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw !== 'object' || Array.isArray(raw)) throw new CommandError('TypeMismatch', 'sort must be an object');
   const fields = Object.entries(raw as Document).map(([path, value]): SortField => {
+    if (isPlainObject(value) && value.$meta === 'textScore' && Object.keys(value).length === 1)
+      return { path, parts: path.split('.'), direction: -1, meta: 'textScore' };
     if (value !== 1 && value !== -1) {
       throw new CommandError(
         'BadValue',

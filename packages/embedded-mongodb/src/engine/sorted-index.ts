@@ -6,6 +6,7 @@ import type { IndexSpec } from './index-spec';
 import { decodeKey, encodedLength, encodeKey, keyRangeBounds } from './key-string';
 import { mingoOptions } from './mingo-options';
 import { isPathMissing, valuesAtPath } from './path-values';
+import { textIndexKeys } from './text/text-spec';
 import type { StoredRecord } from './stored-record';
 import { compareValues } from './value-order';
 
@@ -115,9 +116,9 @@ export class SortedIndex {
     return this.count(FULL_RANGE);
   }
 
-  /** True when the index can answer for every document (neither sparse nor partial). */
+  /** True when the index can answer for every document (neither sparse nor partial, nor a text index). */
   get complete(): boolean {
-    return !this.spec.sparse && !this.partialFilter;
+    return !this.spec.sparse && !this.partialFilter && !this.spec.text;
   }
 
   /** Restores what the catalog saved of the index's multikey paths. */
@@ -130,6 +131,7 @@ export class SortedIndex {
   keysOf(doc: Document): unknown[][] {
     const { fields } = this.spec;
     if (this.partialFilter && !this.partialFilter.test(doc)) return [];
+    if (this.spec.text) return this.textKeys(doc);
     if (this.spec.sparse && fields.every((field) => isPathMissing(doc, field.parts))) return [];
     // Every combination of the fields' values (one value each when no array is met): built with
     // plain loops, as this runs for every index of every document written or indexed.
@@ -157,6 +159,18 @@ export class SortedIndex {
         }
       }
       keys = extended;
+    }
+    return keys;
+  }
+
+  /** A text index's keys: one per distinct term of the document, which makes the index multikey. */
+  private textKeys(doc: Document): unknown[][] {
+    const keys = textIndexKeys(doc, this.spec.text!);
+    const termPosition = this.spec.text!.before.length;
+    if (keys.length > 1 && !this.multikeyFields.has(termPosition)) {
+      this.multikeyFields.add(termPosition);
+      this.multikey = true;
+      this.multikeyChanged = true;
     }
     return keys;
   }
