@@ -271,11 +271,16 @@ export class StatisticsService {
     const filter = toSearchFilter(args.filter, args.includeEmployed);
     const groupBy = checkedDimensions(args.groupBy);
     const epsilonMilli = checkedEpsilon(args.epsilon ?? this.rules.defaultEpsilon);
+    const { locations, nationalities, occupations, includeEmployed, ...unasked } = filter;
+    // Every field of the filter is part of the question (its audit, its echo, its stored answer's
+    // id): a field the search gains and the question lacks would give two different questions
+    // one stored answer. This stops compiling until such a field is added here.
+    const _everyFieldAsked: Record<string, never> = unasked;
     const asked: AuditedStatisticsQueryDoc = {
-      locations: [...(filter.locations ?? [])].sort(),
-      nationalities: [...(filter.nationalities ?? [])].sort(),
-      occupations: [...(filter.occupations ?? [])].sort(),
-      includeEmployed: filter.includeEmployed,
+      locations: [...(locations ?? [])].sort(),
+      nationalities: [...(nationalities ?? [])].sort(),
+      occupations: [...(occupations ?? [])].sort(),
+      includeEmployed,
       groupBy: [...groupBy],
     };
     const now = this.clock.now();
