@@ -13,6 +13,7 @@ import { httpHygiene, httpServerOptions } from '../http/security';
 import { dropSupersededIndexes, ensureIndexes } from './indexes';
 import { CandidateRepository } from '../candidates/candidate-repository';
 import { STATISTICS_LISTS_INDEX } from '../statistics/statistics-indexes';
+import { SEARCH_FIELDS_INDEX } from '../candidates/candidate-indexes';
 import { backfillEmailKeys } from '../candidates/registration-repository';
 import { applyAuditRetention } from '../audit/audit-repository';
 import { emailIdentityKey } from '../candidates/text-input';
@@ -96,6 +97,8 @@ export async function createApp(
   // Data written before the statistics lists existed gets them before any statistics query counts
   // by them; before the indexes, whose creation records that this has run to its end.
   await new CandidateRepository(database.db).backfillStatisticsLists(STATISTICS_LISTS_INDEX);
+  // The same for the search fields, before the search indexes that record it.
+  await new CandidateRepository(database.db).backfillSearchFields(SEARCH_FIELDS_INDEX);
   await ensureIndexes(database.db);
   await applyAuditRetention(database.db, config.auditRetentionDays);
   // Data written before `listed` existed gets it before any search relies on it.

@@ -3,7 +3,8 @@ import { SharedEpochAdvance } from '../cache/shared-epoch-advance';
 import { ConflictError } from '../errors';
 import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
 import { conflictOnDuplicate, isDuplicateKeyError } from '../store/duplicate-key';
-import { toStoredCandidate, type CandidateDoc } from 'candidate-documents';
+import type { CandidateDoc } from 'candidate-documents';
+import { storedCandidate } from './stored-candidate';
 import type { CandidateIdentityDoc } from './identity-document';
 import { systemClock, type Clock } from '../common/clock';
 import { WriteTransactions, type CompanionWrite } from '../store/write-transaction';
@@ -114,7 +115,7 @@ export class RegistrationRepository {
     const started = this.clock.now().getTime();
     await this.identities.insertOne({ ...identity });
     try {
-      await this.candidates.insertOne(toStoredCandidate(candidate));
+      await this.candidates.insertOne(storedCandidate(candidate));
     } catch (error) {
       await this.identities.deleteOne({ candidatePublicId: identity.candidatePublicId }).catch(() => undefined);
       throw error;
@@ -140,7 +141,7 @@ export class RegistrationRepository {
   ): Promise<void> {
     // The identity first: its unique e-mail index detects a duplicate before any profile is written.
     await this.identities.insertOne({ ...identity }, { session });
-    await this.candidates.insertOne(toStoredCandidate(candidate), { session });
+    await this.candidates.insertOne(storedCandidate(candidate), { session });
   }
 
   /**

@@ -1,17 +1,19 @@
 import type { CandidateFilter } from './generated/operations';
-import { CODES, FLAG, parseQuery, type ParameterSpec, type ParameterValues } from './query-parameters';
+import {
+  candidateFilterOf,
+  FILTER_PARAMETERS,
+  FLAG,
+  parseQuery,
+  type ParameterSpec,
+  type ParameterValues,
+} from './query-parameters';
 
 /**
- * The search filter as /v1 query parameters: one parser for every route that selects candidates
- * the way a search does (GET /v1/candidates, GET /v1/statistics), so that a filter parameter
- * added here filters both.
+ * The search filter as /v1 query parameters (FILTER_PARAMETERS) and `includeEmployed`: one parser
+ * for every route that selects candidates the way a search does (GET /v1/candidates, GET
+ * /v1/statistics), so that a filter parameter added there filters both.
  */
-export const FILTER_PARAMETERS = {
-  location: CODES,
-  nationality: CODES,
-  occupation: CODES,
-  includeEmployed: FLAG,
-} as const satisfies ParameterSpec;
+const SELECTION_PARAMETERS = { ...FILTER_PARAMETERS, includeEmployed: FLAG } as const satisfies ParameterSpec;
 
 /** A route's query: its filter (the operation's `filter` and `includeEmployed` variables) and its own parameters. */
 export interface FilteredQuery<S extends ParameterSpec> {
@@ -27,7 +29,7 @@ export interface FilteredQuery<S extends ParameterSpec> {
  * are named in that order).
  */
 export function parseFilteredQuery<S extends ParameterSpec>(url: string, spec: S): FilteredQuery<S> {
-  const parsed: Record<string, unknown> = parseQuery(url, { ...spec, ...FILTER_PARAMETERS });
+  const parsed: Record<string, unknown> = parseQuery(url, { ...spec, ...SELECTION_PARAMETERS });
   const filter: Record<string, unknown> = {};
   const values: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(parsed)) {
@@ -35,10 +37,11 @@ export function parseFilteredQuery<S extends ParameterSpec>(url: string, spec: S
       (Object.hasOwn(FILTER_PARAMETERS, name) ? filter : values)[name] = value;
   }
   const includeEmployed = parsed.includeEmployed as boolean | undefined;
+  // Each filter value was made by its parameter's kind (parseQuery): the CandidateFilter input's
+  // fields, which the operation's variables check again.
+  const candidateFilter = candidateFilterOf(filter);
   return {
-    // Each value was made by its parameter's kind (parseQuery); the filter's are the
-    // CandidateFilter input's fields, which the operation's variables check again.
-    ...(Object.keys(filter).length > 0 ? { filter } : {}),
+    ...(candidateFilter !== undefined ? { filter: candidateFilter } : {}),
     ...(includeEmployed !== undefined ? { includeEmployed } : {}),
     values: values as ParameterValues<S>,
   };

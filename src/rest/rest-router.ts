@@ -30,6 +30,7 @@ import { DIMENSIONS } from '../statistics/dimensions';
 import { parseFilteredQuery } from './filter-parameters';
 import {
   LIMIT,
+  ORDER,
   PAGE,
   namesParameter,
   numberParameter,
@@ -70,7 +71,7 @@ export interface RestApiOptions {
 }
 
 /** GET /v1/candidates: the filter's parameters (filter-parameters.ts) and these. */
-const SEARCH_PARAMETERS = { page: PAGE, limit: LIMIT };
+const SEARCH_PARAMETERS = { page: PAGE, limit: LIMIT, sort: ORDER };
 const PAGE_PARAMETERS = { page: PAGE, limit: LIMIT };
 /** GET /v1/statistics: the filter's parameters and these. */
 const STATISTICS_PARAMETERS = {
@@ -152,7 +153,8 @@ export async function createRestRouter({
       pageOfCandidates: true,
       answer: async (req, context) => {
         const { filter, includeEmployed, values } = parseFilteredQuery(req.originalUrl, SEARCH_PARAMETERS);
-        const variables = defined({ page: values.page, limit: values.limit, includeEmployed, filter });
+        const { page, limit, sort } = values;
+        const variables = defined({ page, limit, includeEmployed, sort, filter });
         const written = await raw.findCandidates(variables, context);
         if (written !== undefined) return written;
         const data = await operations.run('FindCandidates', variables, context);

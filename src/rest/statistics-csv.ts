@@ -7,14 +7,58 @@ type Question = Statistics['question'];
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8; header=present';
 
 /**
- * The filter of a question as GET /v1/statistics takes it: each list of codes of the question
- * and the query parameter that gives it (FILTER_PARAMETERS).
+ * The filter of a question as GET /v1/statistics takes it: each field of the question and the
+ * query parameter that gives it (FILTER_PARAMETERS), written as that parameter is read.
  */
 export const QUESTION_FILTER_PARAMETERS = {
   locations: 'location',
   nationalities: 'nationality',
   occupations: 'occupation',
-} as const satisfies Partial<Record<keyof Question, string>>;
+  languages: 'languages',
+  minYearsExperience: 'minYearsExperience',
+  maxYearsExperience: 'maxYearsExperience',
+  minEducationLevel: 'minEducationLevel',
+  maxEducationLevel: 'maxEducationLevel',
+  minAge: 'minAge',
+  maxAge: 'maxAge',
+  exams: 'exams',
+  keyword: 'keyword',
+  inSavedLists: 'inSavedLists',
+  notInSavedLists: 'notInSavedLists',
+} as const satisfies Record<Exclude<keyof Question, 'groupBy' | 'epsilon' | 'includeEmployed' | '__typename'>, string>;
+
+/**
+ * A field of the question as its query parameter's value, URL-encoded (a list's items each, the
+ * commas between them not); undefined when the field does not filter.
+ */
+function parameterValue(question: Question, field: keyof typeof QUESTION_FILTER_PARAMETERS): string | undefined {
+  const list = (items: readonly string[] | null | undefined) =>
+    items && items.length > 0 ? items.join(',') : undefined;
+  switch (field) {
+    case 'languages':
+      // language:spoken:written, trailing empty levels left off (en:B2:B1, fr:A2, ar::B1)
+      return list(
+        question.languages?.map(({ language, minSpokenLevel, minWrittenLevel }) =>
+          [encodeURIComponent(language), minSpokenLevel ?? '', minWrittenLevel ?? ''].join(':').replace(/:+$/, ''),
+        ),
+      );
+    case 'exams':
+      return list(question.exams?.map(({ exam, minScore }) => (minScore == null ? exam : `${exam}:${minScore}`)));
+    case 'keyword':
+      return question.keyword == null ? undefined : encodeURIComponent(question.keyword);
+    case 'minYearsExperience':
+    case 'maxYearsExperience':
+    case 'minEducationLevel':
+    case 'maxEducationLevel':
+    case 'minAge':
+    case 'maxAge': {
+      const value = question[field];
+      return value == null ? undefined : String(value);
+    }
+    default:
+      return list(question[field]?.map(encodeURIComponent));
+  }
+}
 
 /**
  * The question as the path and query of GET /v1/statistics: what the CSV says it answers, and
@@ -26,8 +70,8 @@ export function questionUrl(question: Question): string {
     keyof typeof QUESTION_FILTER_PARAMETERS,
     string,
   ][]) {
-    const codes = question[field];
-    if (codes.length > 0) parameters.push(`${parameter}=${codes.map(encodeURIComponent).join(',')}`);
+    const value = parameterValue(question, field);
+    if (value !== undefined) parameters.push(`${parameter}=${value}`);
   }
   if (question.includeEmployed) parameters.push('includeEmployed=true');
   return `/v1/statistics?${parameters.join('&')}`;

@@ -27,10 +27,29 @@ export const privacyLedgerIndexes: readonly IndexSpec[] = [
 ];
 
 /**
- * A statistics question as the service understood it: the filter (codes normalised and sorted),
- * includeEmployed, the dimensions in the order asked, and ε. Never an answer.
+ * The fields of a statistics question's filter besides its codes, as the analyst gave them
+ * (trimmed, cased, requirements and ids deduplicated and sorted); each absent when not given.
  */
-export interface StatisticsQuestionDoc {
+export interface StatisticsQuestionFilterDoc {
+  languages?: { language: string; minSpokenLevel?: string; minWrittenLevel?: string }[];
+  minYearsExperience?: number;
+  maxYearsExperience?: number;
+  minEducationLevel?: number;
+  maxEducationLevel?: number;
+  minAge?: number;
+  maxAge?: number;
+  exams?: { exam: string; minScore?: number }[];
+  keyword?: string;
+  inSavedLists?: string[];
+  notInSavedLists?: string[];
+}
+
+/**
+ * A statistics question as the service understood it: the filter (codes normalised and sorted,
+ * the other fields as StatisticsQuestionFilterDoc), includeEmployed, the dimensions in the order
+ * asked, and ε. Never an answer.
+ */
+export interface StatisticsQuestionDoc extends StatisticsQuestionFilterDoc {
   locations: string[];
   nationalities: string[];
   occupations: string[];

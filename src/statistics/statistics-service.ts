@@ -2,14 +2,21 @@ import { createHash } from 'node:crypto';
 import type { AuditedStatisticsQueryDoc } from '../audit/audit-event';
 import type { ApiKeyRecord } from '../auth/api-key-repository';
 import { authorize } from '../auth/authorize';
-import type { CandidateSearchFilter } from '../candidates/candidate-repository';
-import { throwIfAny, toSearchFilter, type FilterInput } from '../candidates/search-input';
+import type { CandidateSearchFilter, ResolvedSearchFilter } from '../candidates/candidate-repository';
+import { withSavedListMembers } from '../candidates/saved-list-members';
+import type { SavedListRepository } from '../candidates/saved-list-repository';
+import { searchVocabulary, throwIfAny, toSearchFilter, type FilterInput } from '../candidates/search-input';
 import { PrivacyBudgetExhaustedError, type InputIssue } from '../errors';
 import type { ReferenceCache } from '../reference/reference-cache';
 import { cellsPerCandidate, codeOf, domainOf, labelOf, storedKeyOf, UNKNOWN_CODE, type Dimension } from './dimensions';
 import { DiscreteLaplaceSampler } from './discrete-laplace';
 import { CONFIDENCE, halfWidth, intervalAround, type CountInterval } from './noise-intervals';
-import type { ChargedQueryDoc, PrivacyLedgerRepository, StatisticsQuestionDoc } from './privacy-ledger-repository';
+import type {
+  ChargedQueryDoc,
+  PrivacyLedgerRepository,
+  StatisticsQuestionDoc,
+  StatisticsQuestionFilterDoc,
+} from './privacy-ledger-repository';
 import type { StatisticsRepository } from './statistics-repository';
 import { systemClock, type Clock } from '../common/clock';
 
@@ -157,6 +164,8 @@ export class StatisticsService {
     /** the date age bands and budget periods are computed at; injected so that tests do not depend on the wall clock */
     private readonly clock: Clock = systemClock,
     private readonly sampler: DiscreteLaplaceSampler = new DiscreteLaplaceSampler(),
+    /** the saved lists a filter names (absent: a filter naming lists matches no one) */
+    private readonly savedLists?: Pick<SavedListRepository, 'candidatesOf'>,
   ) {}
 
   async candidateStatistics(
@@ -200,7 +209,8 @@ export class StatisticsService {
       );
     }
 
-    const answer = await this.noisyAnswer(filter, groupBy, epsilonMilli, now);
+    const selected = await withSavedListMembers(filter, this.savedLists ?? { candidatesOf: async () => [] });
+    const answer = await this.noisyAnswer(selected, groupBy, epsilonMilli, now);
     // Two instances answering the same query at once: both charged, the first answer stored is the answer.
     const first = await this.ledger.storeAnswer(answerId, caller.id, period, answer, renewsAt);
     return { ...published(first, question, groupBy, now), ...account(spent, epsilonMilli) };
@@ -268,27 +278,37 @@ export class StatisticsService {
 
   /** The arguments checked (BAD_USER_INPUT), in canonical form, placed in the current budget period. */
   private prepare(caller: ApiKeyRecord, args: StatisticsArgs): PreparedQuestion {
-    const filter = toSearchFilter(args.filter, args.includeEmployed);
+    const now = this.clock.now();
+    const filter = toSearchFilter(args.filter, args.includeEmployed, searchVocabulary(this.reference, now));
     const groupBy = checkedDimensions(args.groupBy);
     const epsilonMilli = checkedEpsilon(args.epsilon ?? this.rules.defaultEpsilon);
-    const { locations, nationalities, occupations, includeEmployed, ...unasked } = filter;
-    // Every field of the filter is part of the question (its audit, its echo, its stored answer's
-    // id): a field the search gains and the question lacks would give two different questions
-    // one stored answer. This stops compiling until such a field is added here.
-    const _everyFieldAsked: Record<string, never> = unasked;
+    const { locations, nationalities, occupations, includeEmployed, ...others } = filter;
+    // Every field of the filter is part of the question's audit and of its stored answer's id,
+    // as normalised (ages as years of birth: the same ages are another question next year), so
+    // that two questions that select differently never share a stored answer.
     const asked: AuditedStatisticsQueryDoc = {
       locations: [...(locations ?? [])].sort(),
       nationalities: [...(nationalities ?? [])].sort(),
       occupations: [...(occupations ?? [])].sort(),
       includeEmployed,
       groupBy: [...groupBy],
+      ...(Object.keys(others).length > 0
+        ? { filter: JSON.parse(JSON.stringify(others)) as Record<string, unknown> }
+        : {}),
     };
-    const now = this.clock.now();
     const { period, renewsAt, budgetMilli } = this.periodOf(caller, now);
     const answerId = createHash('sha256')
       .update(JSON.stringify([caller.id, period, asked, epsilonMilli]))
       .digest('hex');
-    const question = { ...asked, epsilon: epsilonMilli / MILLI };
+    const question: StatisticsQuestionDoc = {
+      locations: asked.locations,
+      nationalities: asked.nationalities,
+      occupations: asked.occupations,
+      includeEmployed,
+      groupBy: asked.groupBy,
+      epsilon: epsilonMilli / MILLI,
+      ...questionFilterOf(args.filter, filter),
+    };
     return { filter, groupBy, epsilonMilli, asked, question, now, period, renewsAt, budgetMilli, answerId };
   }
 
@@ -306,7 +326,7 @@ export class StatisticsService {
    * Every number gets noise of scale Δ/ε (sensitivityOf), which makes the whole answer ε-DP.
    */
   private async noisyAnswer(
-    filter: CandidateSearchFilter,
+    filter: ResolvedSearchFilter,
     groupBy: readonly Dimension[],
     epsilonMilli: number,
     now: Date,
@@ -394,6 +414,61 @@ function published(
     epsilon: stored.epsilon,
     answeredAt: stored.answeredAt ?? now,
   };
+}
+
+/**
+ * The filter's fields besides its codes, as the question echoes them: in the form they were given
+ * (ages, not the years of birth they select), once checked and normalised by toSearchFilter
+ * (`normalised`), so that the echo asks the same question again on either transport.
+ */
+function questionFilterOf(
+  given: FilterInput | null | undefined,
+  normalised: CandidateSearchFilter,
+): StatisticsQuestionFilterDoc {
+  if (!given) return {};
+  const {
+    location: _location,
+    nationality: _nationality,
+    occupation: _occupation,
+    languages,
+    minYearsExperience,
+    maxYearsExperience,
+    minEducationLevel,
+    maxEducationLevel,
+    minAge,
+    maxAge,
+    exams: _exams,
+    keyword: _keyword,
+    inSavedLists: _inSavedLists,
+    notInSavedLists: _notInSavedLists,
+    ...unechoed
+  } = given;
+  // Every field of the filter is echoed: a field the search gains stops this compiling until
+  // the question says it too (schema/statistics.graphql, the CSV's query, the playground).
+  const _everyFieldEchoed: Record<string, never> = unechoed;
+  const echo: StatisticsQuestionFilterDoc = {};
+  if (normalised.languages) {
+    const requirements = new Map<string, NonNullable<StatisticsQuestionFilterDoc['languages']>[number]>();
+    for (const { language, minSpokenLevel, minWrittenLevel } of languages ?? []) {
+      const requirement = {
+        language: language.trim().toLowerCase(),
+        ...(minSpokenLevel != null ? { minSpokenLevel } : {}),
+        ...(minWrittenLevel != null ? { minWrittenLevel } : {}),
+      };
+      requirements.set(JSON.stringify(requirement), requirement);
+    }
+    echo.languages = [...requirements]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, requirement]) => requirement);
+  }
+  const ranges = { minYearsExperience, maxYearsExperience, minEducationLevel, maxEducationLevel, minAge, maxAge };
+  for (const [field, value] of Object.entries(ranges) as [keyof typeof ranges, number | null | undefined][])
+    if (value != null) echo[field] = value;
+  if (normalised.exams) echo.exams = normalised.exams.map((exam) => ({ ...exam }));
+  if (normalised.keyword !== undefined) echo.keyword = normalised.keyword;
+  if (normalised.inSavedLists) echo.inSavedLists = [...normalised.inSavedLists];
+  if (normalised.notInSavedLists) echo.notInSavedLists = [...normalised.notInSavedLists];
+  return echo;
 }
 
 function crossProduct(domains: readonly string[][]): string[][] {

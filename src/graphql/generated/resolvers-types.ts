@@ -565,15 +565,73 @@ export type CandidateExamInput = {
 };
 
 /**
- * Filter of a candidate search. Within one field the codes are OR'd (any of them matches);
- * the fields given are AND'd (all must match). Codes are compared case-insensitively. A field
- * that is null, absent or an empty list does not restrict the search.
+ * Filter of a candidate search. Every field given must hold (AND); within one list of codes, any
+ * code matches (OR); every language and every exam requirement must be met. Codes are compared
+ * case-insensitively. A field that is null, absent or an empty list does not restrict the search.
+ * Fields that name one entry of a candidate's list (a language at some levels, years in an
+ * occupation, an exam score) are met by one entry holding all of it.
  */
 export type CandidateFilter = {
+  /**
+   * Exams the candidate has taken, at most 10 requirements: each is met by one entry of
+   * `candidateExams` of that exam, with a score of at least `minScore` when given (the score read
+   * as a decimal number; one that is not a number never meets a minimum). Every requirement must
+   * be met.
+   */
+  exams?: InputMaybe<Array<ExamRequirement>>;
+  /**
+   * Public ids of saved lists (at most 10): the candidate is in at least one of them. An id that
+   * names no list adds no candidate.
+   */
+  inSavedLists?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /**
+   * A keyword search (at most 200 characters) over the candidate's professional text: occupation
+   * names, job experience roles and descriptions, skills, certification names and education
+   * course names; never identity data or `candidateMessage`. MongoDB text search: any of the
+   * words matches, `"an exact phrase"` must appear, `-word` excludes; case and diacritics do not
+   * matter, and English words match their other forms (stemming) while stop words are ignored.
+   */
+  keyword?: InputMaybe<Scalars['String']['input']>;
+  /**
+   * Languages the candidate speaks, at most 10 requirements: each is met by one entry of
+   * `candidateLanguages` of that language whose levels reach the minimums given (levels compare
+   * in CEFR order A1 < A2 < B1 < B2 < C1 < C2; a level without a CEFR level, such as "No
+   * knowledge", reaches none). Every requirement must be met.
+   */
+  languages?: InputMaybe<Array<LanguageRequirement>>;
   /** ISO 3166-1 alpha-2 codes of the current location: matches the candidate's `country`. */
   location?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Maximum age (0 to 130), as `minAge`. */
+  maxAge?: InputMaybe<Scalars['Int']['input']>;
+  /** Maximum highest education level, as `minEducationLevel`. */
+  maxEducationLevel?: InputMaybe<Scalars['Int']['input']>;
+  /** Maximum years of experience (0 to 80), as `minYearsExperience` (the same entry meets both). */
+  maxYearsExperience?: InputMaybe<Scalars['Int']['input']>;
+  /**
+   * Minimum age (0 to 130): the age the candidate reaches by the end of the current UTC year
+   * (the current year minus `yearOfBirth`, as the statistics' `AGE_BAND`). A candidate without
+   * `yearOfBirth` never matches.
+   */
+  minAge?: InputMaybe<Scalars['Int']['input']>;
+  /**
+   * Minimum highest education level: the `level` of the candidate's `maxEducationLevel` is at least
+   * this (an integer from the lowest to the highest `educationLevels` level). A candidate without
+   * one never matches.
+   */
+  minEducationLevel?: InputMaybe<Scalars['Int']['input']>;
+  /**
+   * Minimum years of experience (0 to 80): one of `candidateOccupations` has `yearsExperience` at
+   * least this, and, when `occupation` is given, one of those codes (the same entry). An entry
+   * without `yearsExperience` never matches.
+   */
+  minYearsExperience?: InputMaybe<Scalars['Int']['input']>;
   /** ISO 3166-1 alpha-2 codes of nationality: matches the candidate's `nationality`. */
   nationality?: InputMaybe<Array<Scalars['String']['input']>>;
+  /**
+   * Public ids of saved lists (at most 10): the candidate is in none of them. An id that names no
+   * list excludes no candidate.
+   */
+  notInSavedLists?: InputMaybe<Array<Scalars['ID']['input']>>;
   /**
    * ISCO-08 codes: matches when any of the candidate's `candidateOccupations` has one of these
    * occupation codes.
@@ -663,6 +721,16 @@ export type CandidateOccupationInput = {
   /** Years of experience in the occupation; not negative. */
   yearsExperience?: InputMaybe<Scalars['Int']['input']>;
 };
+
+/** The order of a search. */
+export type CandidateOrder =
+  /** By creation date (oldest first), then by `publicId`: a stable total order. */
+  | 'CREATED'
+  /**
+   * Keyword matches by their text score (best first), then as CREATED; only with a `keyword`
+   * filter.
+   */
+  | 'RELEVANCE';
 
 /** One page of candidates, as returned by offset pagination. */
 export type CandidatePage = {
@@ -1142,6 +1210,14 @@ export type Exam =
   /** Test of English as a Foreign Language. */
   | 'TOEFL';
 
+/** An exam requirement of a search: an entry of `candidateExams` of this exam, scored at least `minScore` when given. */
+export type ExamRequirement = {
+  /** The exam. */
+  exam: Exam;
+  /** Minimum score (0 to 10000), compared with the entry's score read as a decimal number; absent: any score, or none. */
+  minScore?: InputMaybe<Scalars['Float']['input']>;
+};
+
 /** Gender of a person. */
 export type Gender =
   /** Female. */
@@ -1366,6 +1442,19 @@ export type LanguageLevelRefInput = {
 export type LanguageRefInput = {
   /** ISO 639-1 code of the language, e.g. `ar`; case-insensitive. */
   isoCode: Scalars['String']['input'];
+};
+
+/**
+ * A language requirement of a search: an entry of `candidateLanguages` of this language whose
+ * spoken and written levels (the same entry) reach the minimums given.
+ */
+export type LanguageRequirement = {
+  /** ISO 639-1 code of the language, case-insensitive (`en`). */
+  language: Scalars['String']['input'];
+  /** Minimum spoken level; absent: any spoken level, or none. */
+  minSpokenLevel?: InputMaybe<CefrLevel>;
+  /** Minimum written level; absent: any written level, or none. */
+  minWrittenLevel?: InputMaybe<CefrLevel>;
 };
 
 /** Reason why a candidate left home. */
@@ -1746,24 +1835,28 @@ export type Query = {
    *
    * Filtering: within one `filter` field the codes are OR'd, the fields given are AND'd, and
    * codes are compared case-insensitively. `location` matches the current country, `nationality`
-   * the nationality, and `occupation` the ISCO-08 code of any of the candidate's occupations.
-   * Candidates with status EMPLOYED are left out unless `includeEmployed` is true; no other
-   * status is filtered out.
+   * the nationality, and `occupation` the ISCO-08 code of any of the candidate's occupations;
+   * the other fields (languages with levels, experience, education, age, exams, a keyword, saved
+   * lists) are described on `CandidateFilter`. Candidates with status EMPLOYED are left out unless
+   * `includeEmployed` is true; no other status is filtered out.
    *
-   * Order: by creation date (oldest first), then by `publicId`: a stable total order, so pages
-   * neither overlap nor skip while the data does not change.
+   * Order (`sort`): by creation date (oldest first), then by `publicId`: a stable total order, so
+   * pages neither overlap nor skip while the data does not change; or, with a `keyword`, by
+   * relevance.
    *
    * Bounds: `page` below 0 or `limit` outside 1 to 100 fails with BAD_USER_INPUT (values are
-   * not clamped). A page past the end has empty `content`.
+   * not clamped), as does any filter field outside its bounds, a minimum above its maximum, or
+   * `sort: RELEVANCE` without a keyword. A page past the end has empty `content`.
    */
   candidates: CandidatePage;
   /**
    * Candidates matching a filter, paginated by cursor (Relay connection). Filter, order and
    * `includeEmployed` behave exactly as in `candidates`. Cursors are opaque and mark a position
    * in the order (creation date, then `publicId`), not an offset, so following `endCursor`
-   * neither repeats nor skips candidates while others are added. A cursor is only valid with the
-   * `filter` and `includeEmployed` it was obtained with; an unreadable cursor fails with
-   * BAD_USER_INPUT.
+   * neither repeats nor skips candidates while others are added. With `sort: RELEVANCE` a cursor
+   * marks a place in the ranking instead (a candidate added may rank anywhere). A cursor is only
+   * valid with the `filter`, `includeEmployed` and `sort` it was obtained with; an unreadable
+   * cursor fails with BAD_USER_INPUT.
    */
   candidatesConnection: CandidateConnection;
   /** The countries of the reference data. */
@@ -1897,6 +1990,7 @@ export type QueryCandidatesArgs = {
   includeEmployed?: InputMaybe<Scalars['Boolean']['input']>;
   limit?: InputMaybe<Scalars['Int']['input']>;
   page?: InputMaybe<Scalars['Int']['input']>;
+  sort?: InputMaybe<CandidateOrder>;
 };
 
 
@@ -1911,6 +2005,7 @@ export type QueryCandidatesConnectionArgs = {
   filter?: InputMaybe<CandidateFilter>;
   first?: InputMaybe<Scalars['Int']['input']>;
   includeEmployed?: InputMaybe<Scalars['Boolean']['input']>;
+  sort?: InputMaybe<CandidateOrder>;
 };
 
 
@@ -2151,6 +2246,15 @@ export type StatisticsCell = {
   values: Array<DimensionValue>;
 };
 
+/** An exam requirement of a statistics question (`ExamRequirement` of the filter). */
+export type StatisticsExamRequirement = {
+  __typename?: 'StatisticsExamRequirement';
+  /** The exam. */
+  exam: Exam;
+  /** Minimum score; null: any score. */
+  minScore?: Maybe<Scalars['Float']['output']>;
+};
+
 /**
  * A range of counts that holds the true count with probability at least the answer's `confidence`:
  * the published count ± the half-width of the noise, never below 0.
@@ -2161,6 +2265,17 @@ export type StatisticsInterval = {
   high: Scalars['Int']['output'];
   /** The lowest count the interval holds (at least 0). */
   low: Scalars['Int']['output'];
+};
+
+/** A language requirement of a statistics question (`LanguageRequirement` of the filter). */
+export type StatisticsLanguageRequirement = {
+  __typename?: 'StatisticsLanguageRequirement';
+  /** ISO 639-1 code of the language, in lower case. */
+  language: Scalars['String']['output'];
+  /** Minimum spoken level; null: any. */
+  minSpokenLevel?: Maybe<CefrLevel>;
+  /** Minimum written level; null: any. */
+  minWrittenLevel?: Maybe<CefrLevel>;
 };
 
 /**
@@ -2201,19 +2316,45 @@ export type StatisticsPreview = {
   totalHalfWidth: Scalars['Int']['output'];
 };
 
-/** A statistics question as the service understood it (codes trimmed, in upper case, sorted). */
+/**
+ * A statistics question as the service understood it: codes trimmed, in their stored case and
+ * sorted; the other fields of the filter as given (requirements and ids without repeats, sorted),
+ * each null when not given.
+ */
 export type StatisticsQuestion = {
   __typename?: 'StatisticsQuestion';
   /** The ε of the question. */
   epsilon: Scalars['Float']['output'];
+  /** The filter's exam requirements (`CandidateFilter.exams`). */
+  exams?: Maybe<Array<StatisticsExamRequirement>>;
   /** The dimensions, in the order asked. */
   groupBy: Array<CandidateDimension>;
+  /** The filter's `inSavedLists`: public ids of saved lists. */
+  inSavedLists?: Maybe<Array<Scalars['ID']['output']>>;
   /** Whether candidates with status EMPLOYED are counted. */
   includeEmployed: Scalars['Boolean']['output'];
+  /** The filter's keyword search, trimmed. */
+  keyword?: Maybe<Scalars['String']['output']>;
+  /** The filter's language requirements (`CandidateFilter.languages`). */
+  languages?: Maybe<Array<StatisticsLanguageRequirement>>;
   /** Location filter (ISO 3166-1 alpha-2 codes); empty: not filtered. */
   locations: Array<Scalars['String']['output']>;
+  /** The filter's `maxAge`, as `minAge`. */
+  maxAge?: Maybe<Scalars['Int']['output']>;
+  /** The filter's `maxEducationLevel`. */
+  maxEducationLevel?: Maybe<Scalars['Int']['output']>;
+  /** The filter's `maxYearsExperience`. */
+  maxYearsExperience?: Maybe<Scalars['Int']['output']>;
+  /** The filter's `minAge` (the age reached by the end of the year the question was answered in). */
+  minAge?: Maybe<Scalars['Int']['output']>;
+  /** The filter's `minEducationLevel`. */
+  minEducationLevel?: Maybe<Scalars['Int']['output']>;
+  /** The filter's `minYearsExperience`. */
+  minYearsExperience?: Maybe<Scalars['Int']['output']>;
   /** Nationality filter (ISO 3166-1 alpha-2 codes); empty: not filtered. */
   nationalities: Array<Scalars['String']['output']>;
+  /** The filter's `notInSavedLists`: public ids of saved lists. */
+  notInSavedLists?: Maybe<Array<Scalars['ID']['output']>>;
   /** Occupation filter (ISCO-08 codes); empty: not filtered. */
   occupations: Array<Scalars['String']['output']>;
 };
@@ -2462,6 +2603,7 @@ export type ResolversTypes = ResolversObject<{
   CandidateLanguageInput: CandidateLanguageInput;
   CandidateOccupation: ResolverTypeWrapper<CandidateOccupationDoc>;
   CandidateOccupationInput: CandidateOccupationInput;
+  CandidateOrder: CandidateOrder;
   CandidatePage: ResolverTypeWrapper<Omit<CandidatePage, 'content'> & { content: Array<ResolversTypes['Candidate']> }>;
   CandidateRefInput: CandidateRefInput;
   CandidateSkill: ResolverTypeWrapper<CandidateSkillDoc>;
@@ -2496,6 +2638,7 @@ export type ResolversTypes = ResolversObject<{
   ErasureRecipient: ResolverTypeWrapper<ErasureRecipient>;
   ErasureResult: ResolverTypeWrapper<ErasureResult>;
   Exam: Exam;
+  ExamRequirement: ExamRequirement;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   Gender: Gender;
   HowHeardAboutUs: HowHeardAboutUs;
@@ -2511,6 +2654,7 @@ export type ResolversTypes = ResolversObject<{
   LanguageLevel: ResolverTypeWrapper<LanguageLevelDoc>;
   LanguageLevelRefInput: LanguageLevelRefInput;
   LanguageRefInput: LanguageRefInput;
+  LanguageRequirement: LanguageRequirement;
   LeftHomeReason: LeftHomeReason;
   Long: ResolverTypeWrapper<Scalars['Long']['output']>;
   MaritalStatus: MaritalStatus;
@@ -2539,7 +2683,9 @@ export type ResolversTypes = ResolversObject<{
   SavedList: ResolverTypeWrapper<SavedListDoc>;
   StatisticsBudget: ResolverTypeWrapper<Omit<StatisticsBudget, 'queries'> & { queries: Array<ResolversTypes['ChargedStatisticsQuery']> }>;
   StatisticsCell: ResolverTypeWrapper<StatisticsCell>;
+  StatisticsExamRequirement: ResolverTypeWrapper<StatisticsExamRequirement>;
   StatisticsInterval: ResolverTypeWrapper<StatisticsInterval>;
+  StatisticsLanguageRequirement: ResolverTypeWrapper<StatisticsLanguageRequirement>;
   StatisticsPreview: ResolverTypeWrapper<Omit<StatisticsPreview, 'question'> & { question: ResolversTypes['StatisticsQuestion'] }>;
   StatisticsQuestion: ResolverTypeWrapper<StatisticsQuestionDoc>;
   Status: Status;
@@ -2608,6 +2754,7 @@ export type ResolversParentTypes = ResolversObject<{
   EmployerEntity: NonNullable<JobOpportunityDoc['employerEntity']>;
   ErasureRecipient: ErasureRecipient;
   ErasureResult: ErasureResult;
+  ExamRequirement: ExamRequirement;
   Float: Scalars['Float']['output'];
   ID: Scalars['ID']['output'];
   IdentityInput: IdentityInput;
@@ -2619,6 +2766,7 @@ export type ResolversParentTypes = ResolversObject<{
   LanguageLevel: LanguageLevelDoc;
   LanguageLevelRefInput: LanguageLevelRefInput;
   LanguageRefInput: LanguageRefInput;
+  LanguageRequirement: LanguageRequirement;
   Long: Scalars['Long']['output'];
   Mutation: Record<PropertyKey, never>;
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
@@ -2635,7 +2783,9 @@ export type ResolversParentTypes = ResolversObject<{
   SavedList: SavedListDoc;
   StatisticsBudget: Omit<StatisticsBudget, 'queries'> & { queries: Array<ResolversParentTypes['ChargedStatisticsQuery']> };
   StatisticsCell: StatisticsCell;
+  StatisticsExamRequirement: StatisticsExamRequirement;
   StatisticsInterval: StatisticsInterval;
+  StatisticsLanguageRequirement: StatisticsLanguageRequirement;
   StatisticsPreview: Omit<StatisticsPreview, 'question'> & { question: ResolversParentTypes['StatisticsQuestion'] };
   StatisticsQuestion: StatisticsQuestionDoc;
   String: Scalars['String']['output'];
@@ -3073,8 +3223,8 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   candidateChanges?: Resolver<ResolversTypes['CandidateChangeConnection'], ParentType, ContextType, RequireFields<QueryCandidateChangesArgs, 'first'>>;
   candidateStatistics?: Resolver<ResolversTypes['CandidateStatistics'], ParentType, ContextType, RequireFields<QueryCandidateStatisticsArgs, 'groupBy' | 'includeEmployed'>>;
   candidateStatisticsPreview?: Resolver<ResolversTypes['StatisticsPreview'], ParentType, ContextType, RequireFields<QueryCandidateStatisticsPreviewArgs, 'groupBy' | 'includeEmployed'>>;
-  candidates?: Resolver<ResolversTypes['CandidatePage'], ParentType, ContextType, RequireFields<QueryCandidatesArgs, 'includeEmployed' | 'limit' | 'page'>>;
-  candidatesConnection?: Resolver<ResolversTypes['CandidateConnection'], ParentType, ContextType, RequireFields<QueryCandidatesConnectionArgs, 'first' | 'includeEmployed'>>;
+  candidates?: Resolver<ResolversTypes['CandidatePage'], ParentType, ContextType, RequireFields<QueryCandidatesArgs, 'includeEmployed' | 'limit' | 'page' | 'sort'>>;
+  candidatesConnection?: Resolver<ResolversTypes['CandidateConnection'], ParentType, ContextType, RequireFields<QueryCandidatesConnectionArgs, 'first' | 'includeEmployed' | 'sort'>>;
   countries?: Resolver<Array<ResolversTypes['Country']>, ParentType, ContextType>;
   educationLevels?: Resolver<Array<ResolversTypes['EducationLevel']>, ParentType, ContextType>;
   educationMajors?: Resolver<Array<ResolversTypes['EducationMajor']>, ParentType, ContextType>;
@@ -3116,9 +3266,20 @@ export type StatisticsCellResolvers<ContextType = GraphQLContext, ParentType ext
   values?: Resolver<Array<ResolversTypes['DimensionValue']>, ParentType, ContextType>;
 }>;
 
+export type StatisticsExamRequirementResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatisticsExamRequirement'] = ResolversParentTypes['StatisticsExamRequirement']> = ResolversObject<{
+  exam?: Resolver<ResolversTypes['Exam'], ParentType, ContextType>;
+  minScore?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+}>;
+
 export type StatisticsIntervalResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatisticsInterval'] = ResolversParentTypes['StatisticsInterval']> = ResolversObject<{
   high?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   low?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type StatisticsLanguageRequirementResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatisticsLanguageRequirement'] = ResolversParentTypes['StatisticsLanguageRequirement']> = ResolversObject<{
+  language?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  minSpokenLevel?: Resolver<Maybe<ResolversTypes['CefrLevel']>, ParentType, ContextType>;
+  minWrittenLevel?: Resolver<Maybe<ResolversTypes['CefrLevel']>, ParentType, ContextType>;
 }>;
 
 export type StatisticsPreviewResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatisticsPreview'] = ResolversParentTypes['StatisticsPreview']> = ResolversObject<{
@@ -3139,10 +3300,21 @@ export type StatisticsPreviewResolvers<ContextType = GraphQLContext, ParentType 
 
 export type StatisticsQuestionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatisticsQuestion'] = ResolversParentTypes['StatisticsQuestion']> = ResolversObject<{
   epsilon?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  exams?: Resolver<Maybe<Array<ResolversTypes['StatisticsExamRequirement']>>, ParentType, ContextType>;
   groupBy?: Resolver<Array<ResolversTypes['CandidateDimension']>, ParentType, ContextType>;
+  inSavedLists?: Resolver<Maybe<Array<ResolversTypes['ID']>>, ParentType, ContextType>;
   includeEmployed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  keyword?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  languages?: Resolver<Maybe<Array<ResolversTypes['StatisticsLanguageRequirement']>>, ParentType, ContextType>;
   locations?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  maxAge?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  maxEducationLevel?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  maxYearsExperience?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  minAge?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  minEducationLevel?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  minYearsExperience?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   nationalities?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  notInSavedLists?: Resolver<Maybe<Array<ResolversTypes['ID']>>, ParentType, ContextType>;
   occupations?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
@@ -3222,7 +3394,9 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   SavedList?: SavedListResolvers<ContextType>;
   StatisticsBudget?: StatisticsBudgetResolvers<ContextType>;
   StatisticsCell?: StatisticsCellResolvers<ContextType>;
+  StatisticsExamRequirement?: StatisticsExamRequirementResolvers<ContextType>;
   StatisticsInterval?: StatisticsIntervalResolvers<ContextType>;
+  StatisticsLanguageRequirement?: StatisticsLanguageRequirementResolvers<ContextType>;
   StatisticsPreview?: StatisticsPreviewResolvers<ContextType>;
   StatisticsQuestion?: StatisticsQuestionResolvers<ContextType>;
   Webhook?: WebhookResolvers<ContextType>;

@@ -554,15 +554,73 @@ export type CandidateExamInput = {
 };
 
 /**
- * Filter of a candidate search. Within one field the codes are OR'd (any of them matches);
- * the fields given are AND'd (all must match). Codes are compared case-insensitively. A field
- * that is null, absent or an empty list does not restrict the search.
+ * Filter of a candidate search. Every field given must hold (AND); within one list of codes, any
+ * code matches (OR); every language and every exam requirement must be met. Codes are compared
+ * case-insensitively. A field that is null, absent or an empty list does not restrict the search.
+ * Fields that name one entry of a candidate's list (a language at some levels, years in an
+ * occupation, an exam score) are met by one entry holding all of it.
  */
 export type CandidateFilter = {
+  /**
+   * Exams the candidate has taken, at most 10 requirements: each is met by one entry of
+   * `candidateExams` of that exam, with a score of at least `minScore` when given (the score read
+   * as a decimal number; one that is not a number never meets a minimum). Every requirement must
+   * be met.
+   */
+  exams?: InputMaybe<Array<ExamRequirement>>;
+  /**
+   * Public ids of saved lists (at most 10): the candidate is in at least one of them. An id that
+   * names no list adds no candidate.
+   */
+  inSavedLists?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /**
+   * A keyword search (at most 200 characters) over the candidate's professional text: occupation
+   * names, job experience roles and descriptions, skills, certification names and education
+   * course names; never identity data or `candidateMessage`. MongoDB text search: any of the
+   * words matches, `"an exact phrase"` must appear, `-word` excludes; case and diacritics do not
+   * matter, and English words match their other forms (stemming) while stop words are ignored.
+   */
+  keyword?: InputMaybe<Scalars['String']['input']>;
+  /**
+   * Languages the candidate speaks, at most 10 requirements: each is met by one entry of
+   * `candidateLanguages` of that language whose levels reach the minimums given (levels compare
+   * in CEFR order A1 < A2 < B1 < B2 < C1 < C2; a level without a CEFR level, such as "No
+   * knowledge", reaches none). Every requirement must be met.
+   */
+  languages?: InputMaybe<Array<LanguageRequirement>>;
   /** ISO 3166-1 alpha-2 codes of the current location: matches the candidate's `country`. */
   location?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Maximum age (0 to 130), as `minAge`. */
+  maxAge?: InputMaybe<Scalars['Int']['input']>;
+  /** Maximum highest education level, as `minEducationLevel`. */
+  maxEducationLevel?: InputMaybe<Scalars['Int']['input']>;
+  /** Maximum years of experience (0 to 80), as `minYearsExperience` (the same entry meets both). */
+  maxYearsExperience?: InputMaybe<Scalars['Int']['input']>;
+  /**
+   * Minimum age (0 to 130): the age the candidate reaches by the end of the current UTC year
+   * (the current year minus `yearOfBirth`, as the statistics' `AGE_BAND`). A candidate without
+   * `yearOfBirth` never matches.
+   */
+  minAge?: InputMaybe<Scalars['Int']['input']>;
+  /**
+   * Minimum highest education level: the `level` of the candidate's `maxEducationLevel` is at least
+   * this (an integer from the lowest to the highest `educationLevels` level). A candidate without
+   * one never matches.
+   */
+  minEducationLevel?: InputMaybe<Scalars['Int']['input']>;
+  /**
+   * Minimum years of experience (0 to 80): one of `candidateOccupations` has `yearsExperience` at
+   * least this, and, when `occupation` is given, one of those codes (the same entry). An entry
+   * without `yearsExperience` never matches.
+   */
+  minYearsExperience?: InputMaybe<Scalars['Int']['input']>;
   /** ISO 3166-1 alpha-2 codes of nationality: matches the candidate's `nationality`. */
   nationality?: InputMaybe<Array<Scalars['String']['input']>>;
+  /**
+   * Public ids of saved lists (at most 10): the candidate is in none of them. An id that names no
+   * list excludes no candidate.
+   */
+  notInSavedLists?: InputMaybe<Array<Scalars['ID']['input']>>;
   /**
    * ISCO-08 codes: matches when any of the candidate's `candidateOccupations` has one of these
    * occupation codes.
@@ -652,6 +710,16 @@ export type CandidateOccupationInput = {
   /** Years of experience in the occupation; not negative. */
   yearsExperience?: InputMaybe<Scalars['Int']['input']>;
 };
+
+/** The order of a search. */
+export type CandidateOrder =
+  /** By creation date (oldest first), then by `publicId`: a stable total order. */
+  | 'CREATED'
+  /**
+   * Keyword matches by their text score (best first), then as CREATED; only with a `keyword`
+   * filter.
+   */
+  | 'RELEVANCE';
 
 /** One page of candidates, as returned by offset pagination. */
 export type CandidatePage = {
@@ -1131,6 +1199,14 @@ export type Exam =
   /** Test of English as a Foreign Language. */
   | 'TOEFL';
 
+/** An exam requirement of a search: an entry of `candidateExams` of this exam, scored at least `minScore` when given. */
+export type ExamRequirement = {
+  /** The exam. */
+  exam: Exam;
+  /** Minimum score (0 to 10000), compared with the entry's score read as a decimal number; absent: any score, or none. */
+  minScore?: InputMaybe<Scalars['Float']['input']>;
+};
+
 /** Gender of a person. */
 export type Gender =
   /** Female. */
@@ -1355,6 +1431,19 @@ export type LanguageLevelRefInput = {
 export type LanguageRefInput = {
   /** ISO 639-1 code of the language, e.g. `ar`; case-insensitive. */
   isoCode: Scalars['String']['input'];
+};
+
+/**
+ * A language requirement of a search: an entry of `candidateLanguages` of this language whose
+ * spoken and written levels (the same entry) reach the minimums given.
+ */
+export type LanguageRequirement = {
+  /** ISO 639-1 code of the language, case-insensitive (`en`). */
+  language: Scalars['String']['input'];
+  /** Minimum spoken level; absent: any spoken level, or none. */
+  minSpokenLevel?: InputMaybe<CefrLevel>;
+  /** Minimum written level; absent: any written level, or none. */
+  minWrittenLevel?: InputMaybe<CefrLevel>;
 };
 
 /** Reason why a candidate left home. */
@@ -1735,24 +1824,28 @@ export type Query = {
    *
    * Filtering: within one `filter` field the codes are OR'd, the fields given are AND'd, and
    * codes are compared case-insensitively. `location` matches the current country, `nationality`
-   * the nationality, and `occupation` the ISCO-08 code of any of the candidate's occupations.
-   * Candidates with status EMPLOYED are left out unless `includeEmployed` is true; no other
-   * status is filtered out.
+   * the nationality, and `occupation` the ISCO-08 code of any of the candidate's occupations;
+   * the other fields (languages with levels, experience, education, age, exams, a keyword, saved
+   * lists) are described on `CandidateFilter`. Candidates with status EMPLOYED are left out unless
+   * `includeEmployed` is true; no other status is filtered out.
    *
-   * Order: by creation date (oldest first), then by `publicId`: a stable total order, so pages
-   * neither overlap nor skip while the data does not change.
+   * Order (`sort`): by creation date (oldest first), then by `publicId`: a stable total order, so
+   * pages neither overlap nor skip while the data does not change; or, with a `keyword`, by
+   * relevance.
    *
    * Bounds: `page` below 0 or `limit` outside 1 to 100 fails with BAD_USER_INPUT (values are
-   * not clamped). A page past the end has empty `content`.
+   * not clamped), as does any filter field outside its bounds, a minimum above its maximum, or
+   * `sort: RELEVANCE` without a keyword. A page past the end has empty `content`.
    */
   candidates: CandidatePage;
   /**
    * Candidates matching a filter, paginated by cursor (Relay connection). Filter, order and
    * `includeEmployed` behave exactly as in `candidates`. Cursors are opaque and mark a position
    * in the order (creation date, then `publicId`), not an offset, so following `endCursor`
-   * neither repeats nor skips candidates while others are added. A cursor is only valid with the
-   * `filter` and `includeEmployed` it was obtained with; an unreadable cursor fails with
-   * BAD_USER_INPUT.
+   * neither repeats nor skips candidates while others are added. With `sort: RELEVANCE` a cursor
+   * marks a place in the ranking instead (a candidate added may rank anywhere). A cursor is only
+   * valid with the `filter`, `includeEmployed` and `sort` it was obtained with; an unreadable
+   * cursor fails with BAD_USER_INPUT.
    */
   candidatesConnection: CandidateConnection;
   /** The countries of the reference data. */
@@ -1886,6 +1979,7 @@ export type QueryCandidatesArgs = {
   includeEmployed?: InputMaybe<Scalars['Boolean']['input']>;
   limit?: InputMaybe<Scalars['Int']['input']>;
   page?: InputMaybe<Scalars['Int']['input']>;
+  sort?: InputMaybe<CandidateOrder>;
 };
 
 
@@ -1900,6 +1994,7 @@ export type QueryCandidatesConnectionArgs = {
   filter?: InputMaybe<CandidateFilter>;
   first?: InputMaybe<Scalars['Int']['input']>;
   includeEmployed?: InputMaybe<Scalars['Boolean']['input']>;
+  sort?: InputMaybe<CandidateOrder>;
 };
 
 
@@ -2140,6 +2235,15 @@ export type StatisticsCell = {
   values: Array<DimensionValue>;
 };
 
+/** An exam requirement of a statistics question (`ExamRequirement` of the filter). */
+export type StatisticsExamRequirement = {
+  __typename?: 'StatisticsExamRequirement';
+  /** The exam. */
+  exam: Exam;
+  /** Minimum score; null: any score. */
+  minScore?: Maybe<Scalars['Float']['output']>;
+};
+
 /**
  * A range of counts that holds the true count with probability at least the answer's `confidence`:
  * the published count ± the half-width of the noise, never below 0.
@@ -2150,6 +2254,17 @@ export type StatisticsInterval = {
   high: Scalars['Int']['output'];
   /** The lowest count the interval holds (at least 0). */
   low: Scalars['Int']['output'];
+};
+
+/** A language requirement of a statistics question (`LanguageRequirement` of the filter). */
+export type StatisticsLanguageRequirement = {
+  __typename?: 'StatisticsLanguageRequirement';
+  /** ISO 639-1 code of the language, in lower case. */
+  language: Scalars['String']['output'];
+  /** Minimum spoken level; null: any. */
+  minSpokenLevel?: Maybe<CefrLevel>;
+  /** Minimum written level; null: any. */
+  minWrittenLevel?: Maybe<CefrLevel>;
 };
 
 /**
@@ -2190,19 +2305,45 @@ export type StatisticsPreview = {
   totalHalfWidth: Scalars['Int']['output'];
 };
 
-/** A statistics question as the service understood it (codes trimmed, in upper case, sorted). */
+/**
+ * A statistics question as the service understood it: codes trimmed, in their stored case and
+ * sorted; the other fields of the filter as given (requirements and ids without repeats, sorted),
+ * each null when not given.
+ */
 export type StatisticsQuestion = {
   __typename?: 'StatisticsQuestion';
   /** The ε of the question. */
   epsilon: Scalars['Float']['output'];
+  /** The filter's exam requirements (`CandidateFilter.exams`). */
+  exams?: Maybe<Array<StatisticsExamRequirement>>;
   /** The dimensions, in the order asked. */
   groupBy: Array<CandidateDimension>;
+  /** The filter's `inSavedLists`: public ids of saved lists. */
+  inSavedLists?: Maybe<Array<Scalars['ID']['output']>>;
   /** Whether candidates with status EMPLOYED are counted. */
   includeEmployed: Scalars['Boolean']['output'];
+  /** The filter's keyword search, trimmed. */
+  keyword?: Maybe<Scalars['String']['output']>;
+  /** The filter's language requirements (`CandidateFilter.languages`). */
+  languages?: Maybe<Array<StatisticsLanguageRequirement>>;
   /** Location filter (ISO 3166-1 alpha-2 codes); empty: not filtered. */
   locations: Array<Scalars['String']['output']>;
+  /** The filter's `maxAge`, as `minAge`. */
+  maxAge?: Maybe<Scalars['Int']['output']>;
+  /** The filter's `maxEducationLevel`. */
+  maxEducationLevel?: Maybe<Scalars['Int']['output']>;
+  /** The filter's `maxYearsExperience`. */
+  maxYearsExperience?: Maybe<Scalars['Int']['output']>;
+  /** The filter's `minAge` (the age reached by the end of the year the question was answered in). */
+  minAge?: Maybe<Scalars['Int']['output']>;
+  /** The filter's `minEducationLevel`. */
+  minEducationLevel?: Maybe<Scalars['Int']['output']>;
+  /** The filter's `minYearsExperience`. */
+  minYearsExperience?: Maybe<Scalars['Int']['output']>;
   /** Nationality filter (ISO 3166-1 alpha-2 codes); empty: not filtered. */
   nationalities: Array<Scalars['String']['output']>;
+  /** The filter's `notInSavedLists`: public ids of saved lists. */
+  notInSavedLists?: Maybe<Array<Scalars['ID']['output']>>;
   /** Occupation filter (ISCO-08 codes); empty: not filtered. */
   occupations: Array<Scalars['String']['output']>;
 };

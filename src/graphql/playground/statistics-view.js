@@ -10,7 +10,9 @@
   const root = document.getElementById('cd-statistics');
   const SVG = 'http://www.w3.org/2000/svg';
 
-  const QUESTION_FIELDS = 'locations nationalities occupations includeEmployed groupBy epsilon';
+  const QUESTION_FIELDS = `locations nationalities occupations languages { language minSpokenLevel minWrittenLevel }
+    minYearsExperience maxYearsExperience minEducationLevel maxEducationLevel minAge maxAge exams { exam minScore }
+    keyword inSavedLists notInSavedLists includeEmployed groupBy epsilon`;
   const ARGUMENTS =
     '$filter: CandidateFilter, $includeEmployed: Boolean, $groupBy: [CandidateDimension!]!, $epsilon: Float';
   const PASSED = 'filter: $filter, includeEmployed: $includeEmployed, groupBy: $groupBy, epsilon: $epsilon';
@@ -32,8 +34,50 @@
   statisticsBudget { budget spent remaining renewsAt queries { time question { ${QUESTION_FIELDS} } } }
 }`;
 
-  /** The question's lists of codes and the query parameters of GET /v1/statistics that give them (src/rest/statistics-csv.ts). */
-  const QUESTION_FILTER_PARAMETERS = { locations: 'location', nationalities: 'nationality', occupations: 'occupation' };
+  /**
+   * The question's filter as the query parameters of GET /v1/statistics, in their order there
+   * (src/rest/statistics-csv.ts): [parameter, items], `encode` applied to each part a client
+   * could have typed; the fields that do not filter left out.
+   */
+  function filterParameters(question, encode) {
+    const list = (items) => (items && items.length > 0 ? items : null);
+    const number = (value) => (value === null || value === undefined ? null : [String(value)]);
+    const entries = [
+      ['location', list(question.locations?.map(encode))],
+      ['nationality', list(question.nationalities?.map(encode))],
+      ['occupation', list(question.occupations?.map(encode))],
+      [
+        'languages',
+        list(
+          question.languages?.map((requirement) =>
+            [encode(requirement.language), requirement.minSpokenLevel ?? '', requirement.minWrittenLevel ?? '']
+              .join(':')
+              .replace(/:+$/, ''),
+          ),
+        ),
+      ],
+      ['minYearsExperience', number(question.minYearsExperience)],
+      ['maxYearsExperience', number(question.maxYearsExperience)],
+      ['minEducationLevel', number(question.minEducationLevel)],
+      ['maxEducationLevel', number(question.maxEducationLevel)],
+      ['minAge', number(question.minAge)],
+      ['maxAge', number(question.maxAge)],
+      [
+        'exams',
+        list(
+          question.exams?.map((requirement) =>
+            requirement.minScore === null || requirement.minScore === undefined
+              ? requirement.exam
+              : `${requirement.exam}:${requirement.minScore}`,
+          ),
+        ),
+      ],
+      ['keyword', question.keyword === null || question.keyword === undefined ? null : [encode(question.keyword)]],
+      ['inSavedLists', list(question.inSavedLists?.map(encode))],
+      ['notInSavedLists', list(question.notInSavedLists?.map(encode))],
+    ];
+    return entries.filter(([, items]) => items !== null);
+  }
 
   const numbers = new Intl.NumberFormat('en');
 
@@ -276,9 +320,9 @@
 
   function describe(question) {
     const by = question.groupBy.length === 0 ? 'the total' : question.groupBy.map(readable).join(' × ');
-    const filters = Object.entries(QUESTION_FILTER_PARAMETERS)
-      .filter(([field]) => question[field].length > 0)
-      .map(([field, parameter]) => `${parameter} ${question[field].join(', ')}`);
+    const filters = filterParameters(question, (part) => part).map(
+      ([parameter, items]) => `${parameter} ${items.join(', ')}`,
+    );
     if (question.includeEmployed) filters.push('EMPLOYED included');
     return `${by}${filters.length > 0 ? ` (${filters.join('; ')})` : ''}, ε = ${question.epsilon}`;
   }
@@ -353,10 +397,8 @@
   function csvOf(answer) {
     const question = answer.question;
     const parameters = [`groupBy=${question.groupBy.join(',')}`, `epsilon=${question.epsilon}`];
-    for (const [field, parameter] of Object.entries(QUESTION_FILTER_PARAMETERS)) {
-      if (question[field].length > 0)
-        parameters.push(`${parameter}=${question[field].map(encodeURIComponent).join(',')}`);
-    }
+    for (const [parameter, items] of filterParameters(question, encodeURIComponent))
+      parameters.push(`${parameter}=${items.join(',')}`);
     if (question.includeEmployed) parameters.push('includeEmployed=true');
     const meaning = [
       String(answer.epsilon),

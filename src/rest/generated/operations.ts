@@ -118,15 +118,73 @@ export type CandidateExamInput = {
 };
 
 /**
- * Filter of a candidate search. Within one field the codes are OR'd (any of them matches);
- * the fields given are AND'd (all must match). Codes are compared case-insensitively. A field
- * that is null, absent or an empty list does not restrict the search.
+ * Filter of a candidate search. Every field given must hold (AND); within one list of codes, any
+ * code matches (OR); every language and every exam requirement must be met. Codes are compared
+ * case-insensitively. A field that is null, absent or an empty list does not restrict the search.
+ * Fields that name one entry of a candidate's list (a language at some levels, years in an
+ * occupation, an exam score) are met by one entry holding all of it.
  */
 export type CandidateFilter = {
+  /**
+   * Exams the candidate has taken, at most 10 requirements: each is met by one entry of
+   * `candidateExams` of that exam, with a score of at least `minScore` when given (the score read
+   * as a decimal number; one that is not a number never meets a minimum). Every requirement must
+   * be met.
+   */
+  exams?: Array<ExamRequirement> | null | undefined;
+  /**
+   * Public ids of saved lists (at most 10): the candidate is in at least one of them. An id that
+   * names no list adds no candidate.
+   */
+  inSavedLists?: Array<string | number> | null | undefined;
+  /**
+   * A keyword search (at most 200 characters) over the candidate's professional text: occupation
+   * names, job experience roles and descriptions, skills, certification names and education
+   * course names; never identity data or `candidateMessage`. MongoDB text search: any of the
+   * words matches, `"an exact phrase"` must appear, `-word` excludes; case and diacritics do not
+   * matter, and English words match their other forms (stemming) while stop words are ignored.
+   */
+  keyword?: string | null | undefined;
+  /**
+   * Languages the candidate speaks, at most 10 requirements: each is met by one entry of
+   * `candidateLanguages` of that language whose levels reach the minimums given (levels compare
+   * in CEFR order A1 < A2 < B1 < B2 < C1 < C2; a level without a CEFR level, such as "No
+   * knowledge", reaches none). Every requirement must be met.
+   */
+  languages?: Array<LanguageRequirement> | null | undefined;
   /** ISO 3166-1 alpha-2 codes of the current location: matches the candidate's `country`. */
   location?: Array<string> | null | undefined;
+  /** Maximum age (0 to 130), as `minAge`. */
+  maxAge?: number | null | undefined;
+  /** Maximum highest education level, as `minEducationLevel`. */
+  maxEducationLevel?: number | null | undefined;
+  /** Maximum years of experience (0 to 80), as `minYearsExperience` (the same entry meets both). */
+  maxYearsExperience?: number | null | undefined;
+  /**
+   * Minimum age (0 to 130): the age the candidate reaches by the end of the current UTC year
+   * (the current year minus `yearOfBirth`, as the statistics' `AGE_BAND`). A candidate without
+   * `yearOfBirth` never matches.
+   */
+  minAge?: number | null | undefined;
+  /**
+   * Minimum highest education level: the `level` of the candidate's `maxEducationLevel` is at least
+   * this (an integer from the lowest to the highest `educationLevels` level). A candidate without
+   * one never matches.
+   */
+  minEducationLevel?: number | null | undefined;
+  /**
+   * Minimum years of experience (0 to 80): one of `candidateOccupations` has `yearsExperience` at
+   * least this, and, when `occupation` is given, one of those codes (the same entry). An entry
+   * without `yearsExperience` never matches.
+   */
+  minYearsExperience?: number | null | undefined;
   /** ISO 3166-1 alpha-2 codes of nationality: matches the candidate's `nationality`. */
   nationality?: Array<string> | null | undefined;
+  /**
+   * Public ids of saved lists (at most 10): the candidate is in none of them. An id that names no
+   * list excludes no candidate.
+   */
+  notInSavedLists?: Array<string | number> | null | undefined;
   /**
    * ISCO-08 codes: matches when any of the candidate's `candidateOccupations` has one of these
    * occupation codes.
@@ -173,6 +231,16 @@ export type CandidateOccupationInput = {
   /** Years of experience in the occupation; not negative. */
   yearsExperience?: number | null | undefined;
 };
+
+/** The order of a search. */
+export type CandidateOrder =
+  /** By creation date (oldest first), then by `publicId`: a stable total order. */
+  | 'CREATED'
+  /**
+   * Keyword matches by their text score (best first), then as CREATED; only with a `keyword`
+   * filter.
+   */
+  | 'RELEVANCE';
 
 /** A reference to a candidate by public identifier. */
 export type CandidateRefInput = {
@@ -366,6 +434,14 @@ export type Exam =
   /** Test of English as a Foreign Language. */
   | 'TOEFL';
 
+/** An exam requirement of a search: an entry of `candidateExams` of this exam, scored at least `minScore` when given. */
+export type ExamRequirement = {
+  /** The exam. */
+  exam: Exam;
+  /** Minimum score (0 to 10000), compared with the entry's score read as a decimal number; absent: any score, or none. */
+  minScore?: number | null | undefined;
+};
+
 /** Gender of a person. */
 export type Gender =
   /** Female. */
@@ -529,6 +605,19 @@ export type LanguageLevelRefInput = {
 export type LanguageRefInput = {
   /** ISO 639-1 code of the language, e.g. `ar`; case-insensitive. */
   isoCode: string;
+};
+
+/**
+ * A language requirement of a search: an entry of `candidateLanguages` of this language whose
+ * spoken and written levels (the same entry) reach the minimums given.
+ */
+export type LanguageRequirement = {
+  /** ISO 639-1 code of the language, case-insensitive (`en`). */
+  language: string;
+  /** Minimum spoken level; absent: any spoken level, or none. */
+  minSpokenLevel?: CefrLevel | null | undefined;
+  /** Minimum written level; absent: any written level, or none. */
+  minWrittenLevel?: CefrLevel | null | undefined;
 };
 
 /** Reason why a candidate left home. */
@@ -848,13 +937,14 @@ export type CandidateStatisticsQueryVariables = Exact<{
 }>;
 
 
-export type CandidateStatisticsQuery = { candidateStatistics: { total: number | null, confidence: number, sensitivity: number, minimumCellSize: number, epsilon: number, epsilonCharged: number, budget: number, budgetRemaining: number, budgetRenewsAt: string, answeredAt: string, question: { locations: Array<string>, nationalities: Array<string>, occupations: Array<string>, includeEmployed: boolean, groupBy: Array<CandidateDimension>, epsilon: number }, totalInterval: { low: number, high: number }, cells: Array<{ count: number, values: Array<{ dimension: CandidateDimension, code: string, label: string }>, interval: { low: number, high: number } }> } };
+export type CandidateStatisticsQuery = { candidateStatistics: { total: number | null, confidence: number, sensitivity: number, minimumCellSize: number, epsilon: number, epsilonCharged: number, budget: number, budgetRemaining: number, budgetRenewsAt: string, answeredAt: string, question: { locations: Array<string>, nationalities: Array<string>, occupations: Array<string>, minYearsExperience: number | null, maxYearsExperience: number | null, minEducationLevel: number | null, maxEducationLevel: number | null, minAge: number | null, maxAge: number | null, keyword: string | null, inSavedLists: Array<string> | null, notInSavedLists: Array<string> | null, includeEmployed: boolean, groupBy: Array<CandidateDimension>, epsilon: number, languages: Array<{ language: string, minSpokenLevel: CefrLevel | null, minWrittenLevel: CefrLevel | null }> | null, exams: Array<{ exam: Exam, minScore: number | null }> | null }, totalInterval: { low: number, high: number }, cells: Array<{ count: number, values: Array<{ dimension: CandidateDimension, code: string, label: string }>, interval: { low: number, high: number } }> } };
 
 export type FindCandidatesQueryVariables = Exact<{
   filter?: CandidateFilter | null | undefined;
   includeEmployed?: boolean | null | undefined;
   page?: number | null | undefined;
   limit?: number | null | undefined;
+  sort?: CandidateOrder | null | undefined;
 }>;
 
 
