@@ -323,6 +323,76 @@ describe('candidateStatistics', () => {
     expect([first.epsilonCharged, second.epsilonCharged]).toEqual([0.5, 0.501]);
   });
 
+  test('when questions differ only in a filter field beyond the codes (ages, a keyword, languages), then each is a question of its own: charged, echoed and audited with it', async () => {
+    // Arrange
+    const key = await service.key('READ_STATISTICS');
+    const record = await service.db.collection('apiKeys').findOne({ keyHash: hashApiKey(key) });
+    const ask = async (filter: Record<string, unknown>) => {
+      const { body } = await graphql<{
+        candidateStatistics: { epsilonCharged: number; question: Record<string, unknown> };
+      }>(
+        service.url,
+        `
+          query Aged($filter: CandidateFilter) {
+            candidateStatistics(filter: $filter, groupBy: [GENDER], epsilon: 0.25) {
+              epsilonCharged
+              question {
+                minAge
+                maxAge
+                keyword
+                languages {
+                  language
+                  minSpokenLevel
+                  minWrittenLevel
+                }
+              }
+            }
+          }
+        `,
+        { filter },
+        key,
+      );
+      expect(body.errors).toBeUndefined();
+      return body.data!.candidateStatistics;
+    };
+
+    // Act
+    const answers = [
+      await ask({ minAge: 30 }),
+      await ask({ minAge: 31 }),
+      await ask({ minAge: 30, keyword: ' nurse ' }),
+      await ask({ minAge: 30, languages: [{ language: ' EN ', minSpokenLevel: 'B1' }] }),
+      await ask({ minAge: 30 }),
+    ];
+    let events: AuditEventDoc[] = [];
+    for (let round = 0; round < 100 && events.length < answers.length; round++) {
+      events = await service.db
+        .collection<AuditEventDoc>(AUDIT_COLLECTION)
+        .find({ apiKeyId: String(record!.id) })
+        .toArray();
+      if (events.length < answers.length) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+
+    // Assert: four questions charged, the fifth the first again
+    expect(answers.map((answer) => answer.epsilonCharged)).toEqual([0.25, 0.25, 0.25, 0.25, 0]);
+    expect(answers.map((answer) => answer.question)).toEqual([
+      { minAge: 30, maxAge: null, keyword: null, languages: null },
+      { minAge: 31, maxAge: null, keyword: null, languages: null },
+      { minAge: 30, maxAge: null, keyword: 'nurse', languages: null },
+      {
+        minAge: 30,
+        maxAge: null,
+        keyword: null,
+        languages: [{ language: 'en', minSpokenLevel: 'B1', minWrittenLevel: null }],
+      },
+      { minAge: 30, maxAge: null, keyword: null, languages: null },
+    ]);
+    const audited = events.map((event) => event.statisticsQueries?.[0]?.filter);
+    // Ages as the years of birth they select, the keyword trimmed, languages as the stored levels they accept.
+    expect(new Set(audited.map((filter) => JSON.stringify(filter))).size).toBe(4);
+    for (const filter of audited) expect(filter).toHaveProperty('birthYears');
+  });
+
   test('when a filter is given, then it selects what the same filter selects in candidates', async () => {
     // Arrange
     const reader = await service.key('READ_CANDIDATE_DATA');
