@@ -2,6 +2,21 @@ import path from 'node:path';
 import { z } from 'zod';
 
 /**
+ * An ε (or a budget of ε) as written in the environment: a plain decimal number with at most three
+ * decimals within [min, max]. Privacy costs are counted in thousandths (statistics-service.ts), so
+ * a value with a fourth decimal would make every default query fail instead of the start.
+ */
+function epsilonSetting(min: number, max: number) {
+  const rule = `must be a number from ${min} to ${max} with at most 3 decimals`;
+  return z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d{1,3})?$/, rule)
+    .transform(Number)
+    .pipe(z.number().min(min, rule).max(max, rule));
+}
+
+/**
  * Every setting of the service: its environment variable, default and meaning.
  * Nothing else in the code base reads `process.env`.
  */
@@ -164,15 +179,15 @@ export const settings = {
     env: 'STATISTICS_EPSILON',
     default: '1',
     description:
-      'The ε (privacy cost) of a candidateStatistics query that names none: the noise of every published count is scaled to it (docs/analysts.md). At most 3 decimals.',
-    schema: z.coerce.number().min(0.001).max(10),
+      'The ε (privacy cost) of a candidateStatistics query that names none: the noise of every published count is scaled to it (docs/analysts.md). From 0.001 to 10 with at most 3 decimals, as the `epsilon` a query may pass.',
+    schema: epsilonSetting(0.001, 10),
   },
   statisticsBudget: {
     env: 'STATISTICS_BUDGET',
     default: '5',
     description:
-      'The ε each API key may spend on statistics per budget period, unless the key has its own (`npm run keys -- create --statistics-budget`). With the default ε of 1: five new queries per period; repeats are free.',
-    schema: z.coerce.number().min(0).max(1_000_000),
+      'The ε each API key may spend on statistics per budget period, unless the key has its own (`npm run keys -- create --statistics-budget`), from 0 to 1000000 with at most 3 decimals. With the default ε of 1: five new queries per period; repeats are free.',
+    schema: epsilonSetting(0, 1_000_000),
   },
   statisticsBudgetPeriodHours: {
     env: 'STATISTICS_BUDGET_PERIOD_HOURS',
@@ -254,14 +269,15 @@ export const settings = {
   webhookAllowHttp: {
     env: 'WEBHOOK_ALLOW_HTTP',
     default: 'false',
-    description: 'true or false. Allows webhook endpoints with plain http:// URLs (tests only); false: https only.',
+    description:
+      'true or false. Allows webhook endpoints with plain http:// URLs (local testing only); false: https only. Checked at registration and at every delivery; `npm run webhooks -- add` applies the value of the service that started last on the store.',
     schema: z.enum(['true', 'false']).transform((v) => v === 'true'),
   },
   webhookAllowPrivateAddresses: {
     env: 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES',
     default: 'false',
     description:
-      'true or false. Allows webhook endpoints on loopback, private, link-local and other non-public addresses (tests, closed networks); checked at registration and at every connection.',
+      'true or false. Allows webhook endpoints on loopback, private, link-local and other non-public addresses (local testing, closed networks); checked at registration and at every connection. `npm run webhooks -- add` applies the value of the service that started last on the store.',
     schema: z.enum(['true', 'false']).transform((v) => v === 'true'),
   },
   webhookSecretKey: {
@@ -305,6 +321,13 @@ export const settings = {
     default: '1000',
     description: 'How often each instance looks for new change events and due retries to deliver to webhooks.',
     schema: z.coerce.number().int().min(10).max(600_000),
+  },
+  webhookConcurrency: {
+    env: 'WEBHOOK_CONCURRENCY',
+    default: '8',
+    description:
+      'Webhooks each instance delivers to at once, each one attempt at a time (in order). While more webhooks have events to send, each gets turns of one attempt, so a slow or backlogged endpoint delays only itself.',
+    schema: z.coerce.number().int().min(1).max(256),
   },
   webhookLeaseMs: {
     env: 'WEBHOOK_LEASE_MS',

@@ -171,6 +171,8 @@ export async function createApp(
     ),
   );
   server.on('clientError', answerClientError);
+  // The webhooks command registers endpoints by the rules this service delivers by.
+  await new WebhookRepository(database.db).recordEndpointPolicy(webhookEndpoints(config), clock.now());
   const webhooks = createWebhookDispatcher(database, config, clock, logger);
   let stopped: Promise<void> | undefined;
   return {
@@ -228,6 +230,7 @@ function createWebhookDispatcher(database: Database, config: Config, clock: Cloc
       backoffMaxMs: config.webhookBackoffMaxMs,
       pollMs: config.webhookPollMs,
       leaseMs: config.webhookLeaseMs,
+      concurrency: config.webhookConcurrency,
     },
     logger,
     createApiKeyRepository(database.db),

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { loadConfig } from '../config';
+import { loadConfig, type Config } from '../config';
 import { isAppError } from '../errors';
 import { createApiKeyRepository } from '../auth/api-key-repository';
 import { ensureIndexes } from '../store/indexes';
@@ -9,7 +9,8 @@ import { changeOutbox } from '../webhooks/outbox-source';
 import { createSecretBox } from '../webhooks/secret-box';
 import { WEBHOOK_EVENT_TYPES } from '../webhooks/webhook-event';
 import { webhookIndexes } from '../webhooks/webhook-indexes';
-import { WebhookRepository } from '../webhooks/webhook-repository';
+import { EndpointRefusedError, type EndpointPolicy } from '../webhooks/address-guard';
+import { WebhookRepository, type RecordedEndpointPolicy } from '../webhooks/webhook-repository';
 import { WebhookService, type WebhookStatus } from '../webhooks/webhook-service';
 import { alignedTable, heldStoreMessage, runAsCommand, type CliOutput } from './cli-support';
 
@@ -33,7 +34,9 @@ Events: ${WEBHOOK_EVENT_TYPES.join(', ')}.
 --from-beginning: also send the change events already written; without it, only later ones.
 
 Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR (the running service's
-store when the service runs there).`;
+store when the service runs there).
+Endpoint rules (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_ADDRESSES): those of the service that
+last started on the store; this command's own only before any service has started there.`;
 
 export type WebhooksCommand =
   | { command: 'add'; apiKeyId: string; url: string; eventTypes: string[]; fromBeginning: boolean }
@@ -127,6 +130,7 @@ export async function runWebhooksCli(
     return 0;
   }
   let store: OpenedStore | undefined;
+  let rulesApplied: string | undefined;
   try {
     const config = loadConfig(env);
     store = await openStore(config, {
@@ -139,11 +143,14 @@ export async function runWebhooksCli(
     });
     const db = store.database.db;
     await ensureIndexes(db, webhookIndexes);
+    const repository = new WebhookRepository(db);
+    const rules = endpointRules(await repository.recordedEndpointPolicy(), config);
+    rulesApplied = rules.described;
     const service = new WebhookService(
-      new WebhookRepository(db),
+      repository,
       createApiKeyRepository(db),
       changeOutbox(db),
-      { allowHttp: config.webhookAllowHttp, allowPrivateAddresses: config.webhookAllowPrivateAddresses },
+      rules.policy,
       clock,
       createSecretBox(config.webhookSecretKey),
     );
@@ -170,6 +177,8 @@ export async function runWebhooksCli(
     }
     if (isAppError(error) && error.code === 'BAD_USER_INPUT') {
       output.err(`webhooks: ${error.message}`);
+      if (error.cause instanceof EndpointRefusedError && rulesApplied !== undefined)
+        output.err(`webhooks: ${rulesApplied}`);
       return 2;
     }
     output.err(`webhooks: ${error instanceof Error ? error.message : String(error)}`);
@@ -177,6 +186,26 @@ export async function runWebhooksCli(
   } finally {
     await store?.close();
   }
+}
+
+/**
+ * The endpoint rules an `add` applies: those the service recorded when it last started on this
+ * store (the rules it delivers by), else, before any service has started there, this command's own.
+ */
+function endpointRules(
+  recorded: RecordedEndpointPolicy | null,
+  config: Config,
+): { policy: EndpointPolicy; described: string } {
+  const policy = recorded?.policy ?? {
+    allowHttp: config.webhookAllowHttp,
+    allowPrivateAddresses: config.webhookAllowPrivateAddresses,
+  };
+  const values = `WEBHOOK_ALLOW_HTTP=${policy.allowHttp}, WEBHOOK_ALLOW_PRIVATE_ADDRESSES=${policy.allowPrivateAddresses}`;
+  const described =
+    recorded === null
+      ? `no service has started on this store yet, so this command's own settings applied (${values}); the service checks every delivery by its own.`
+      : `the service's settings applied, as it recorded them when it last started on this store (${recorded.recordedAt.toISOString()}): ${values}. Change them in the service's environment and restart it.`;
+  return { policy, described };
 }
 
 function summarise(webhook: WebhookStatus): string {

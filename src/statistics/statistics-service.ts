@@ -143,6 +143,13 @@ interface PreparedQuestion {
   answerId: string;
 }
 
+/** How one question was answered: what is published, what it charged, and what the key has spent since. */
+interface Outcome {
+  answer: StoredAnswer;
+  chargedMilli: number;
+  spentMilli: number;
+}
+
 /** Where a statistics query is recorded (the request's audit record). */
 export interface StatisticsAudit {
   addStatisticsQuery(query: AuditedStatisticsQueryDoc): void;
@@ -156,6 +163,9 @@ export interface StatisticsAudit {
  * same period gets the stored answer again at no cost.
  */
 export class StatisticsService {
+  /** Questions being answered now by this instance, by answer id (key, period, question). */
+  private readonly answering = new Map<string, Promise<Outcome>>();
+
   constructor(
     private readonly repository: StatisticsRepository,
     private readonly ledger: PrivacyLedgerRepository,
@@ -185,35 +195,55 @@ export class StatisticsService {
       budgetRenewsAt: renewsAt,
     });
 
-    // A repeat teaches nothing new and costs nothing.
-    const stored = await this.ledger.storedAnswer<StoredAnswer>(answerId);
-    if (stored !== null) {
-      audit.addStatisticsQuery({ ...asked, epsilonCharged: 0 });
-      return {
-        ...published(stored, question, groupBy, now),
-        ...account(await this.ledger.spent(caller.id, period), 0),
-      };
-    }
+    // The stored answer of a repeat (free), or a new answer charged to the key and stored.
+    const answer = async (): Promise<Outcome> => {
+      // A repeat teaches nothing new and costs nothing.
+      const stored = await this.ledger.storedAnswer<StoredAnswer>(answerId);
+      if (stored !== null)
+        return { answer: stored, chargedMilli: 0, spentMilli: await this.ledger.spent(caller.id, period) };
 
-    const spent = await this.ledger.charge(caller.id, period, epsilonMilli, budgetMilli, renewsAt, {
-      question,
-      time: now,
-    });
-    audit.addStatisticsQuery({ ...asked, epsilonCharged: spent === null ? 0 : epsilonMilli / MILLI });
-    if (spent === null) {
-      const left = Math.max(0, budgetMilli - (await this.ledger.spent(caller.id, period))) / MILLI;
-      throw new PrivacyBudgetExhaustedError(
-        renewsAt,
-        `Privacy budget exhausted: this query costs ε = ${epsilonMilli / MILLI} and this key has ε = ${left} left until the budget renews at ${renewsAt.toISOString()}.`,
-        Math.max(1, Math.ceil((renewsAt.getTime() - now.getTime()) / 1000)),
-      );
-    }
+      const spent = await this.ledger.charge(caller.id, period, epsilonMilli, budgetMilli, renewsAt, {
+        question,
+        time: now,
+      });
+      if (spent === null) {
+        const left = Math.max(0, budgetMilli - (await this.ledger.spent(caller.id, period))) / MILLI;
+        throw new PrivacyBudgetExhaustedError(
+          renewsAt,
+          `Privacy budget exhausted: this query costs ε = ${epsilonMilli / MILLI} and this key has ε = ${left} left until the budget renews at ${renewsAt.toISOString()}.`,
+          Math.max(1, Math.ceil((renewsAt.getTime() - now.getTime()) / 1000)),
+        );
+      }
 
-    const selected = await withSavedListMembers(filter, this.savedLists ?? { candidatesOf: async () => [] });
-    const answer = await this.noisyAnswer(selected, groupBy, epsilonMilli, now);
-    // Two instances answering the same query at once: both charged, the first answer stored is the answer.
-    const first = await this.ledger.storeAnswer(answerId, caller.id, period, answer, renewsAt);
-    return { ...published(first, question, groupBy, now), ...account(spent, epsilonMilli) };
+      const selected = await withSavedListMembers(filter, this.savedLists ?? { candidatesOf: async () => [] });
+      const fresh = await this.noisyAnswer(selected, groupBy, epsilonMilli, now);
+      // Two instances answering the same query at once: each charges once, the first answer stored is the answer.
+      const first = await this.ledger.storeAnswer(answerId, caller.id, period, fresh, renewsAt);
+      return { answer: first, chargedMilli: epsilonMilli, spentMilli: spent };
+    };
+
+    // Single flight per (key, period, question) in this instance: identical questions asked while
+    // one is being answered wait for it and share its one charge (or its refusal), as a repeat would.
+    const joined = this.answering.get(answerId);
+    const flight = joined ?? answer();
+    if (joined === undefined) {
+      this.answering.set(answerId, flight);
+      const landed = () => this.answering.delete(answerId);
+      flight.then(landed, landed);
+    }
+    let outcome: Outcome;
+    try {
+      outcome = await flight;
+    } catch (error) {
+      if (error instanceof PrivacyBudgetExhaustedError) audit.addStatisticsQuery({ ...asked, epsilonCharged: 0 });
+      throw error;
+    }
+    const chargedMilli = joined === undefined ? outcome.chargedMilli : 0;
+    audit.addStatisticsQuery({ ...asked, epsilonCharged: chargedMilli / MILLI });
+    return {
+      ...published(outcome.answer, question, groupBy, now),
+      ...account(outcome.spentMilli, chargedMilli),
+    };
   }
 
   /**

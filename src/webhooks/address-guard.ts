@@ -28,30 +28,84 @@ for (const [network, prefix] of [
   ['240.0.0.0', 4], // reserved, and the broadcast address
 ] as const)
   NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['64:ff9b::', 96], // NAT64: reaches an IPv4 address chosen by the URL
-  ['100::', 64], // discard
-  ['2001:db8::', 32], // documentation
-  ['2002::', 16], // 6to4: embeds an IPv4 address
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local (deprecated)
-  ['ff00::', 8], // multicast
-] as const)
-  NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
+/**
+ * IPv6 by the IANA registries. Global unicast is 2000::/3 (IPv6 Address Space registry): the rest
+ * (loopback, unspecified, unique-local, link-local, multicast, the blocks reserved by the IETF,
+ * local-use NAT64 64:ff9b:1::/48, discard-only, SRv6 SIDs, the deprecated IPv4-compatible and
+ * site-local forms, IPv4-translated ::ffff:0:0:0/96) is refused. Inside it, the blocks the
+ * Special-Purpose Address Registry does not mark globally reachable are refused too.
+ */
+const GLOBAL_UNICAST = ipv6Block('2000::/3');
+const NOT_GLOBAL_IN_GLOBAL_UNICAST = [
+  '2001::/23', // IETF protocol assignments: Teredo 2001::/32 (embeds an IPv4 address), benchmarking 2001:2::/48, ORCHID 2001:10::/28
+  '2001:20::/28', // ORCHIDv2: marked global, but identifiers that are not routable at the IP layer
+  '2001:db8::/32', // documentation
+  '2002::/16', // 6to4: embeds an IPv4 address, reached through relays
+  '3fff::/20', // documentation
+].map(ipv6Block);
+/** The more-specific blocks of 2001::/23 the registry marks globally reachable: anycast services, AMT, AS112, DETs. */
+const GLOBAL_IN_IETF_ASSIGNMENTS = [
+  '2001:1::1/128',
+  '2001:1::2/128',
+  '2001:1::3/128',
+  '2001:3::/32',
+  '2001:4:112::/48',
+  '2001:30::/28',
+].map(ipv6Block);
+/**
+ * Forms routed to the IPv4 address in their last 32 bits, judged by that address: IPv4-mapped
+ * (a dual-stack socket connects over IPv4) and the well-known NAT64 prefix (a DNS64 resolver
+ * gives it for every IPv4-only host; the translator connects to the IPv4 address).
+ */
+const EMBEDDING_IPV4 = ['::ffff:0:0/96', '64:ff9b::/96'].map(ipv6Block);
 
 /** True when `address` (an IP literal) is not a public unicast address. */
 export function isNonPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return NON_PUBLIC.check(address, 'ipv4');
   if (family !== 6) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return NON_PUBLIC.check(mapped[1], 'ipv4');
-  // IPv4-compatible and IPv4-mapped written in hex (::ffff:7f00:1, ::7f00:1) fall in ::/96.
-  if (/^::(ffff:)?[0-9a-f]{1,4}:[0-9a-f]{1,4}$/i.test(address)) return true;
-  return NON_PUBLIC.check(address, 'ipv6');
+  const value = ipv6Number(address);
+  if (EMBEDDING_IPV4.some((block) => inBlock(value, block))) return NON_PUBLIC.check(ipv4Text(value), 'ipv4');
+  if (!inBlock(value, GLOBAL_UNICAST)) return true;
+  if (GLOBAL_IN_IETF_ASSIGNMENTS.some((block) => inBlock(value, block))) return false;
+  return NOT_GLOBAL_IN_GLOBAL_UNICAST.some((block) => inBlock(value, block));
+}
+
+interface Ipv6Block {
+  /** the block's first address, as a 128-bit number */
+  first: bigint;
+  /** bits after the prefix */
+  hostBits: bigint;
+}
+
+function ipv6Block(cidr: string): Ipv6Block {
+  const [address, prefix] = cidr.split('/');
+  return { first: ipv6Number(address), hostBits: BigInt(128 - Number(prefix)) };
+}
+
+function inBlock(value: bigint, block: Ipv6Block): boolean {
+  return value >> block.hostBits === block.first >> block.hostBits;
+}
+
+/** An IPv6 literal (isIP() === 6: maybe compressed, maybe with a dotted IPv4 tail or a zone) as a 128-bit number. */
+function ipv6Number(address: string): bigint {
+  let text = address.replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number);
+    text = text.slice(0, dotted.index) + (((a << 8) | b).toString(16) + ':' + ((c << 8) | d).toString(16));
+  }
+  const [head, tail] = text.split('::');
+  const words = (part: string | undefined) => (part ? part.split(':').map((w) => parseInt(w, 16)) : []);
+  const left = words(head);
+  const right = words(tail);
+  const all =
+    tail === undefined ? left : [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+  return all.reduce((acc, word) => (acc << 16n) | BigInt(word), 0n);
+}
+
+function ipv4Text(value: bigint): string {
+  return [24n, 16n, 8n, 0n].map((shift) => String((value >> shift) & 0xffn)).join('.');
 }
 
 export interface EndpointPolicy {
@@ -88,7 +142,9 @@ export function checkEndpointUrl(url: string, policy: EndpointPolicy): URL {
   }
   if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && policy.allowHttp))
     throw new EndpointRefusedError(
-      policy.allowHttp ? 'The endpoint must be an http or https URL.' : 'The endpoint must be an https URL.',
+      policy.allowHttp
+        ? 'The endpoint must be an http or https URL.'
+        : 'The endpoint must be an https URL (set WEBHOOK_ALLOW_HTTP=true for local testing).',
     );
   if (parsed.username !== '' || parsed.password !== '')
     throw new EndpointRefusedError('The endpoint must not carry credentials in its URL.');
@@ -127,7 +183,7 @@ export async function checkEndpoint(
   const addresses = literal !== undefined ? [literal] : await resolveAll(parsed.hostname, resolver);
   if (addresses.length === 0 || addresses.some(isNonPublicAddress))
     throw new EndpointRefusedError(
-      'The endpoint is or resolves to a loopback, private, link-local or other non-public address.',
+      'The endpoint is or resolves to a loopback, private, link-local or other non-public address (set WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true for local testing or a closed network).',
     );
   return parsed;
 }

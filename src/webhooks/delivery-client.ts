@@ -1,7 +1,15 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Webhook } from 'standardwebhooks';
-import { guardedLookup, isRefusedLiteral, type EndpointPolicy, type Resolver, systemResolver } from './address-guard';
+import {
+  checkEndpointUrl,
+  EndpointRefusedError,
+  guardedLookup,
+  isRefusedLiteral,
+  type EndpointPolicy,
+  type Resolver,
+  systemResolver,
+} from './address-guard';
 
 export interface DeliveryRequest {
   url: string;
@@ -26,8 +34,8 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 
 /**
  * One signed POST per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature,
- * signed with the `standardwebhooks` library). The connection goes to the address the guard
- * checked; redirects are not followed (a 3xx is a failed attempt); the whole attempt is bounded
+ * signed with the `standardwebhooks` library). Every attempt checks the URL against this service's
+ * rules (scheme, credentials) and the connection goes to the address the guard checked; redirects are not followed (a 3xx is a failed attempt); the whole attempt is bounded
  * by `timeoutMs`.
  */
 export function createDeliveryClient(
@@ -35,7 +43,15 @@ export function createDeliveryClient(
 ): (request: DeliveryRequest) => Promise<AttemptResult> {
   const lookup = guardedLookup(options, options.resolver ?? systemResolver);
   return (request) => {
-    const url = new URL(request.url);
+    // The rules of this service, whatever allowed the endpoint where it was registered.
+    let url: URL;
+    try {
+      url = checkEndpointUrl(request.url, options);
+    } catch (error) {
+      if (error instanceof EndpointRefusedError)
+        return Promise.resolve({ ok: false, status: null, error: `${error.message} Not connected.` });
+      throw error;
+    }
     if (isRefusedLiteral(url, options))
       return Promise.resolve({
         ok: false,

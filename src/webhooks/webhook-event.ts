@@ -14,6 +14,13 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const satisfies readonly ChangeKind[];
 export type WebhookEventType = ChangeKind;
 
+/**
+ * Every candidate change, as the change feed (`candidateChanges`) gives it: only to a webhook whose
+ * key may read candidates (READ_CANDIDATE_DATA). JOB_MATCH and OFFER go only to a key that knows
+ * the candidate they name (webhook-dispatcher.ts).
+ */
+export const CANDIDATE_CHANGE_TYPES: readonly WebhookEventType[] = ['REGISTERED', 'IMPORTED', 'UPDATED', 'ERASED'];
+
 export type OutboxEvent = ChangeEvent;
 
 export interface OutboxSource {

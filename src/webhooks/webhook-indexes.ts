@@ -7,6 +7,12 @@ export const WEBHOOK_COLLECTIONS = {
 } as const;
 
 /**
+ * One document, read by `_id` (no index, like `readEpoch`): the endpoint rules of the service that
+ * started last on the store, which the webhooks command applies.
+ */
+export const WEBHOOK_SETTINGS_COLLECTION = 'webhookSettings';
+
+/**
  * `webhooks` is read whole by the dispatcher (a handful of documents) and by id. A delivery is
  * stored once an event's first attempt fails (a 2xx at the first attempt only moves the
  * webhook's cursor): one per (webhook, event), read by webhook and state.

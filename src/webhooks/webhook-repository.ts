@@ -1,8 +1,9 @@
 import type { Collection, Db } from 'mongodb';
 import { AUDIT_COLLECTION } from '../audit/audit-indexes';
 import { conflictOnDuplicate } from '../store/duplicate-key';
+import type { EndpointPolicy } from './address-guard';
 import type { OutboxEvent, WebhookEventType } from './webhook-event';
-import { WEBHOOK_COLLECTIONS } from './webhook-indexes';
+import { WEBHOOK_COLLECTIONS, WEBHOOK_SETTINGS_COLLECTION } from './webhook-indexes';
 
 /** One document of `webhooks`. */
 export interface WebhookDoc {
@@ -47,15 +48,51 @@ export interface DeliveryDoc {
   nextAttemptAt: Date | null;
 }
 
+/** The endpoint rules a service started with, as it recorded them. */
+export interface RecordedEndpointPolicy {
+  policy: EndpointPolicy;
+  recordedAt: Date;
+}
+
+interface EndpointPolicyDoc extends EndpointPolicy {
+  _id: 'endpointPolicy';
+  recordedAt: Date;
+}
+
 const RECORD_PROJECTION = { _id: 0, secret: 0, lease: 0 } as const;
 
 export class WebhookRepository {
   private readonly webhooks: Collection<WebhookDoc>;
   private readonly deliveries: Collection<DeliveryDoc>;
 
+  private readonly settings: Collection<EndpointPolicyDoc>;
+
   constructor(private readonly db: Db) {
     this.webhooks = db.collection<WebhookDoc>(WEBHOOK_COLLECTIONS.webhooks);
     this.deliveries = db.collection<DeliveryDoc>(WEBHOOK_COLLECTIONS.webhookDeliveries);
+    this.settings = db.collection<EndpointPolicyDoc>(WEBHOOK_SETTINGS_COLLECTION);
+  }
+
+  /**
+   * Records the endpoint rules a service starts with (the last start wins), so that the webhooks
+   * command applies the service's rules rather than those of its own environment.
+   */
+  async recordEndpointPolicy(policy: EndpointPolicy, at: Date): Promise<void> {
+    await this.settings.replaceOne(
+      { _id: 'endpointPolicy' },
+      { allowHttp: policy.allowHttp, allowPrivateAddresses: policy.allowPrivateAddresses, recordedAt: at },
+      { upsert: true },
+    );
+  }
+
+  /** The endpoint rules of the service that started last on this store; null when none has. */
+  async recordedEndpointPolicy(): Promise<RecordedEndpointPolicy | null> {
+    const doc = await this.settings.findOne({ _id: 'endpointPolicy' });
+    if (doc === null) return null;
+    return {
+      policy: { allowHttp: doc.allowHttp, allowPrivateAddresses: doc.allowPrivateAddresses },
+      recordedAt: doc.recordedAt,
+    };
   }
 
   async insert(doc: WebhookDoc): Promise<void> {

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { ApiKeyRecord } from '../auth/api-key-repository';
 import { authorize } from '../auth/authorize';
+import { hasPermission } from '../auth/permissions';
 import type { Clock } from '../common/clock';
 import { BadUserInputError, NotFoundError } from '../errors';
 import type { SecretBox } from './secret-box';
 import { checkEndpoint, EndpointRefusedError, type EndpointPolicy, type Resolver } from './address-guard';
-import { WEBHOOK_EVENT_TYPES, type OutboxSource, type WebhookEventType } from './webhook-event';
+import { CANDIDATE_CHANGE_TYPES, WEBHOOK_EVENT_TYPES, type OutboxSource, type WebhookEventType } from './webhook-event';
 import type { DeliveryDoc, DeliveryState, WebhookRecord, WebhookRepository } from './webhook-repository';
 
 export interface CreateWebhookInput {
@@ -29,12 +30,12 @@ export interface WebhookStatus extends WebhookRecord {
 }
 
 export interface KeyLookup {
-  findById(id: string): Promise<Pick<ApiKeyRecord, 'id' | 'revokedAt'> | null>;
+  findById(id: string): Promise<Pick<ApiKeyRecord, 'id' | 'revokedAt' | 'permissions'> | null>;
 }
 
 export const MAX_DELIVERIES_PAGE = 200;
 
-/** The rules of webhooks: who may manage them (ADMIN), which endpoints are allowed, the secret. */
+/** The rules of webhooks: who may manage them (ADMIN), which endpoints are allowed, which keys may get which events, the secret. */
 export class WebhookService {
   constructor(
     private readonly repository: WebhookRepository,
@@ -58,10 +59,16 @@ export class WebhookService {
       );
     const key = await this.keys.findById(input.apiKeyId);
     if (key === null || key.revokedAt !== undefined) throw new BadUserInputError('apiKeyId names no active API key.');
+    const candidateChanges = eventTypes.filter((t) => (CANDIDATE_CHANGE_TYPES as readonly string[]).includes(t));
+    if (candidateChanges.length > 0 && !hasPermission(key.permissions, 'READ_CANDIDATE_DATA'))
+      throw new BadUserInputError(
+        `${candidateChanges.join(', ')} go only to a key that may read candidates (READ_CANDIDATE_DATA), which this key lacks; JOB_MATCH and OFFER do not need it.`,
+      );
     try {
       await checkEndpoint(input.url, this.policy, this.resolver);
     } catch (error) {
-      if (error instanceof EndpointRefusedError) throw new BadUserInputError(error.message);
+      if (error instanceof EndpointRefusedError)
+        throw new BadUserInputError(error.message, undefined, { cause: error });
       throw error;
     }
     const secret = 'whsec_' + randomBytes(32).toString('base64');

@@ -76,7 +76,10 @@ describe('webhook deliveries across failures and kill -9 of the service', () => 
     try {
       const keys = new ApiKeyService(createApiKeyRepository(client.db(DB)));
       ({ key: admin } = await keys.createKey({ name: 'admin', permissions: ['ADMIN'] }));
-      ({ key: registrar } = await keys.createKey({ name: 'registrar', permissions: ['REGISTER_CANDIDATES'] }));
+      ({ key: registrar } = await keys.createKey({
+        name: 'registrar',
+        permissions: ['REGISTER_CANDIDATES', 'READ_CANDIDATE_DATA'],
+      }));
     } finally {
       await client.close();
     }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { applyAuditRetention } from '../../src/audit/audit-repository';
 import { AUDIT_RETENTION_INDEX } from '../../src/audit/audit-indexes';
 import { READ_EPOCH_COLLECTION } from '../../src/cache/read-epoch';
+import { WEBHOOK_SETTINGS_COLLECTION } from '../../src/webhooks/webhook-indexes';
 import { COLLECTIONS } from '../../src/app/indexes';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 
@@ -61,6 +62,8 @@ describe('what bounds each collection', () => {
     const section = /(?:^|\n)## What bounds each collection\n([\s\S]*?)(?=\n#|$)/.exec(docs)?.[1] ?? '';
     const listed = [...section.matchAll(/^\| `(\w+)`\s+\|/gm)].map((match) => match[1]);
 
-    expect(listed.sort()).toEqual([...Object.values(COLLECTIONS), READ_EPOCH_COLLECTION].sort());
+    expect(listed.sort()).toEqual(
+      [...Object.values(COLLECTIONS), READ_EPOCH_COLLECTION, WEBHOOK_SETTINGS_COLLECTION].sort(),
+    );
   });
 });

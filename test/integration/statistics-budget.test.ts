@@ -263,6 +263,29 @@ describe('statistics privacy budget', () => {
     expect(charged).toBe(5);
   });
 
+  test('when 8 identical new queries of one key arrive at one instance at once, then they share one charge and one answer', async () => {
+    // Arrange
+    const key = await analystKey(5);
+    const query = { groupBy: ['GENDER', 'STATUS'] };
+
+    // Act
+    const answers = await Promise.all(Array.from({ length: 8 }, () => ask(a, key, query)));
+    const next = await answered(a, key, { groupBy: ['LOCATION'] });
+
+    // Assert
+    expect(answers.map(({ body }) => body.errors?.[0]?.extensions?.code ?? 'answered')).toEqual(
+      Array(8).fill('answered'),
+    );
+    const published = answers.map(({ body }) => body.data!.candidateStatistics);
+    expect(published.map((answer) => answer.epsilonCharged).sort()).toEqual([0, 0, 0, 0, 0, 0, 0, 1]);
+    for (const answer of published)
+      expect({ total: answer.total, cells: answer.cells }).toEqual({
+        total: published[0].total,
+        cells: published[0].cells,
+      });
+    expect(next).toMatchObject({ epsilonCharged: 1, budgetRemaining: 3 });
+  });
+
   test("when a key carries its own statistics budget, then it is that key's budget instead of the default", async () => {
     // Arrange
     const key = await analystKey(1.5);

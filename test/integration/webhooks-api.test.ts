@@ -2,6 +2,7 @@ import { graphql, startAppUnderTest, type AppUnderTest } from '../support/app-un
 import { recordSecret } from '../support/log-capture';
 import { rest } from '../support/rest-client';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { WebhookRepository } from '../../src/webhooks/webhook-repository';
 
 /**
  * The ADMIN API of webhooks over GraphQL on the real service: who may use it, which endpoints
@@ -37,10 +38,8 @@ const LIST = /* GraphQL */ `
   }
 `;
 
-async function keyIdOf(app: AppUnderTest, permission: string): Promise<string> {
-  const doc = await app.db
-    .collection<{ id: string; permissions: string[] }>('apiKeys')
-    .findOne({ permissions: [permission] });
+async function keyIdOf(app: AppUnderTest, ...permissions: string[]): Promise<string> {
+  const doc = await app.db.collection<{ id: string; permissions: string[] }>('apiKeys').findOne({ permissions });
   return doc!.id;
 }
 
@@ -78,6 +77,9 @@ describe('webhooks over GraphQL, with the default settings', () => {
     ['https://192.168.1.20/x', /non-public/],
     ['https://169.254.169.254/latest/meta-data/', /non-public/],
     ['https://[fe80::1]/x', /non-public/],
+    ['https://[64:ff9b:1::7f00:1]/x', /non-public/],
+    ['https://[::ffff:0:7f00:1]/x', /non-public/],
+    ['https://[2001::7f00:1]/x', /non-public/],
   ])('when an ADMIN registers %s, then it is refused as BAD_USER_INPUT', async (url, reason) => {
     const { body } = await graphql(
       app.url,
@@ -173,6 +175,38 @@ describe('webhooks over GraphQL, with http and private addresses allowed', () =>
     expect((await graphql(app.url, LIST, {}, admin)).body).toEqual({ data: { webhooks: [] } });
   });
 
+  test('when the key may not read candidates, then a webhook for candidate changes is refused naming READ_CANDIDATE_DATA, and one for job matches only is accepted', async () => {
+    await app.key('READ_STATISTICS');
+    await app.key('REGISTER_CANDIDATES');
+    const statisticsId = await keyIdOf(app, 'READ_STATISTICS');
+    const registrarId = await keyIdOf(app, 'REGISTER_CANDIDATES');
+    const create = (apiKeyId: string, eventTypes: string[]) =>
+      graphql<{ createWebhook: { secret: string } }>(
+        app.url,
+        CREATE,
+        { input: { apiKeyId, url: 'http://127.0.0.1:9/hook', eventTypes } },
+        admin,
+      );
+
+    const refused = [await create(statisticsId, ['REGISTERED']), await create(registrarId, ['JOB_MATCH', 'ERASED'])];
+    const accepted = await create(registrarId, ['JOB_MATCH', 'OFFER']);
+
+    for (const { body } of refused) {
+      expect(body.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+      expect(body.errors?.[0].message).toMatch(/READ_CANDIDATE_DATA/);
+    }
+    expect(refused[1].body.errors?.[0].message).toContain('ERASED');
+    expect(accepted.body.errors).toBeUndefined();
+    recordSecret(accepted.body.data!.createWebhook.secret);
+    expect(await app.db.collection('webhooks').countDocuments({ apiKeyId: statisticsId })).toBe(0);
+  });
+
+  test('when the service has started, then the store holds its endpoint rules for the webhooks command', async () => {
+    const recorded = await new WebhookRepository(app.db).recordedEndpointPolicy();
+
+    expect(recorded?.policy).toEqual({ allowHttp: true, allowPrivateAddresses: true });
+  });
+
   test('when a dead letter that does not exist is replayed, then it is NOT_FOUND', async () => {
     const { body } = await graphql(
       app.url,
@@ -208,9 +242,9 @@ describe('webhooks of the running service', () => {
 
   test("when a job match names a candidate the partner's key registered, then the partner's webhook is sent the registration and the job match, signed", async () => {
     const admin = await app.key('ADMIN');
-    const partner = await app.key('REGISTER_CANDIDATES');
+    const partner = await app.key('REGISTER_CANDIDATES', 'READ_CANDIDATE_DATA');
     const matcher = await app.key('SUBMIT_JOB_MATCHES');
-    const partnerId = await keyIdOf(app, 'REGISTER_CANDIDATES');
+    const partnerId = await keyIdOf(app, 'REGISTER_CANDIDATES', 'READ_CANDIDATE_DATA');
     const created = await graphql<{ createWebhook: { secret: string; webhook: { id: string } } }>(
       app.url,
       CREATE,

@@ -4,6 +4,7 @@ import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { ApiKeyService } from '../../src/auth/api-key-service';
 import { connectDatabase, type Database } from '../../src/store/mongo';
 import { parseWebhooksArgs, runWebhooksCli } from '../../src/cli/webhooks';
+import { WebhookRepository } from '../../src/webhooks/webhook-repository';
 import { recordSecret } from '../support/log-capture';
 
 /** `npm run webhooks -- …` against the store under test (through MONGODB_URI), run in-process. */
@@ -13,9 +14,13 @@ let env: Record<string, string>;
 let keyId: string;
 
 async function run(...argv: string[]) {
+  return runWith(env, ...argv);
+}
+
+async function runWith(commandEnv: Record<string, string>, ...argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runWebhooksCli(argv, { out: (l) => out.push(l), err: (l) => err.push(l) }, env);
+  const code = await runWebhooksCli(argv, { out: (l) => out.push(l), err: (l) => err.push(l) }, commandEnv);
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
@@ -30,6 +35,11 @@ beforeAll(async () => {
   recordSecret(key);
   keyId = record.id;
   env = { MONGODB_URI: store.uri, MONGODB_DB: dbName, WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'false' };
+});
+
+afterEach(async () => {
+  await database.db.collection('webhooks').deleteMany({});
+  await database.db.collection('webhookSettings').deleteMany({});
 });
 
 afterAll(async () => {
@@ -69,6 +79,52 @@ describe('npm run webhooks', () => {
     const refused = await run('add', '--key', keyId, '--url', 'https://127.0.0.1/hook', '--events', 'REGISTERED');
     expect(refused.code).toBe(2);
     expect(refused.err).toMatch(/non-public/);
+    expect(await database.db.collection('webhooks').countDocuments()).toBe(0);
+  });
+
+  test('when no service has started on the store and this command does not allow http, then an http endpoint is refused naming WEBHOOK_ALLOW_HTTP and whose rules applied', async () => {
+    const refused = await run('add', '--key', keyId, '--url', 'http://127.0.0.1:8081/hook', '--events', 'REGISTERED');
+
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain('WEBHOOK_ALLOW_HTTP=true');
+    expect(refused.err).toMatch(/no service has started on this store/i);
+    expect(await database.db.collection('webhooks').countDocuments()).toBe(0);
+  });
+
+  test("when the service on the store allows http and private addresses, then a local http endpoint is registered whatever this command's environment says", async () => {
+    await new WebhookRepository(database.db).recordEndpointPolicy(
+      { allowHttp: true, allowPrivateAddresses: true },
+      new Date('2030-05-06T12:00:00.000Z'),
+    );
+
+    const added = await run('add', '--key', keyId, '--url', 'http://127.0.0.1:8081/hook', '--events', 'REGISTERED');
+
+    expect(added.code).toBe(0);
+    recordSecret(added.out);
+    expect(await database.db.collection('webhooks').countDocuments({ url: 'http://127.0.0.1:8081/hook' })).toBe(1);
+  });
+
+  test("when this command's environment allows http but the service on the store does not, then the endpoint is refused by the service's rules, named", async () => {
+    await new WebhookRepository(database.db).recordEndpointPolicy(
+      { allowHttp: false, allowPrivateAddresses: false },
+      new Date('2030-05-06T12:00:00.000Z'),
+    );
+
+    const refused = await runWith(
+      { ...env, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true' },
+      'add',
+      '--key',
+      keyId,
+      '--url',
+      'http://127.0.0.1:8081/hook',
+      '--events',
+      'REGISTERED',
+    );
+
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain('WEBHOOK_ALLOW_HTTP=true');
+    expect(refused.err).toContain("the service's");
+    expect(refused.err).toContain('2030-05-06T12:00:00.000Z');
     expect(await database.db.collection('webhooks').countDocuments()).toBe(0);
   });
 

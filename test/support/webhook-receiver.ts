@@ -10,12 +10,13 @@ export interface Received {
   publicId: string;
 }
 
-export type ReceiverMode = 'ok' | 'fail' | 'slow' | 'redirect';
+export type ReceiverMode = 'ok' | 'fail' | 'slow' | 'hold' | 'redirect';
 
 /**
  * A webhook endpoint on 127.0.0.1 (port 0) that verifies every request's signature with the
  * `standardwebhooks` library and answers according to `mode`: 2xx (`ok`, the request is recorded),
- * 500 (`fail`), after `slowMs` (`slow`, recorded, answered too late), or a 307 (`redirect`).
+ * 500 (`fail`), after `slowMs` (`slow`, recorded, answered too late), only when the test calls
+ * `release()` (`hold`, recorded: an endpoint as slow as the test makes it), or a 307 (`redirect`).
  */
 export class WebhookReceiver {
   mode: ReceiverMode = 'ok';
@@ -29,11 +30,23 @@ export class WebhookReceiver {
   /** called with each verified delivery before it is answered */
   onDelivery: ((delivery: Received) => void) | undefined;
   private secret: string | undefined;
+  /** requests held unanswered in `hold` mode, oldest first */
+  private readonly held: http.ServerResponse[] = [];
   private server: http.Server | undefined;
   private port = 0;
 
   setSecret(secret: string): void {
     this.secret = secret;
+  }
+
+  /** Requests held unanswered (`hold` mode). */
+  get holding(): number {
+    return this.held.length;
+  }
+
+  /** Answers every held request 204. */
+  release(): void {
+    for (const res of this.held.splice(0)) res.writeHead(204).end();
   }
 
   get url(): string {
@@ -70,6 +83,9 @@ export class WebhookReceiver {
         else if (this.mode === 'slow') {
           this.received.push(record);
           setTimeout(() => res.writeHead(204).end(), this.slowMs).unref();
+        } else if (this.mode === 'hold') {
+          this.received.push(record);
+          this.held.push(res);
         } else {
           this.received.push(record);
           res.writeHead(204).end();
@@ -85,6 +101,7 @@ export class WebhookReceiver {
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
+    this.held.length = 0;
     if (!server) return;
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
