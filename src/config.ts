@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { MongoClient } from 'mongodb';
 import { z } from 'zod';
 
 /**
@@ -38,9 +39,11 @@ export const settings = {
     default: '',
     description:
       'MongoDB connection string. Unset: an embedded MongoDB-wire-compatible store is started on DATA_DIR and filled with demo data.',
-    schema: z
-      .string()
-      .refine((v) => v === '' || /^mongodb(\+srv)?:\/\//.test(v), 'must start with mongodb:// or mongodb+srv://'),
+    secret: true,
+    schema: z.string().superRefine((v, context) => {
+      const problem = v === '' ? undefined : connectionStringProblem(v);
+      if (problem !== undefined) context.addIssue({ code: 'custom', message: problem });
+    }),
   },
   mongodbDb: {
     env: 'MONGODB_DB',
@@ -64,8 +67,14 @@ export const settings = {
     env: 'DEMO_API_KEY',
     default: '',
     description:
-      'Fixes the value of the demo API key created on an empty embedded store (random when unset). Never used with MONGODB_URI.',
-    schema: z.string(),
+      'Fixes the value of the demo API key created on an empty embedded store (random when unset), in the form `npm run keys -- create` prints. Never used with MONGODB_URI.',
+    secret: true,
+    schema: z
+      .string()
+      .regex(
+        /^$|^cdk_[A-Za-z0-9_-]{43}$/,
+        'must be an API key as `npm run keys -- create` prints it: cdk_ and 43 base64url characters',
+      ),
   },
   environment: {
     env: 'NODE_ENV',
@@ -285,9 +294,18 @@ export const settings = {
     default: '',
     description:
       'base64 of 32 random bytes (e.g. `openssl rand -base64 32`). When set, webhook signing secrets are stored sealed with it (AES-256-GCM), so a copy of the database cannot forge deliveries; keep it set once used. Unset: secrets are stored as they are.',
+    secret: true,
     schema: z
       .string()
-      .refine((v) => v === '' || Buffer.from(v, 'base64').length === 32, 'must be the base64 of 32 bytes')
+      .superRefine((v, context) => {
+        if (v === '' || /^[A-Za-z0-9+/]{43}=$/.test(v)) return;
+        context.addIssue({
+          code: 'custom',
+          message: /^[0-9a-fA-F]{64}$/.test(v)
+            ? 'must be the base64 of 32 bytes, and this is hexadecimal: give the same bytes in base64 (`xxd -r -p | base64`), or a new key (`openssl rand -base64 32`)'
+            : 'must be the base64 of 32 bytes, 44 characters ending in = (`openssl rand -base64 32`)',
+        });
+      })
       .transform((v) => (v === '' ? undefined : Buffer.from(v, 'base64'))),
   },
   webhookMaxAttempts: {
@@ -338,6 +356,44 @@ export const settings = {
   },
 } as const;
 
+/**
+ * Why `uri` is no connection string the driver accepts, or undefined when it is one. The driver's
+ * own reason is kept unless it repeats a part of the string (a user, a password, an option's
+ * value): a configuration error names the variable and the rule, never the value.
+ */
+function connectionStringProblem(uri: string): string | undefined {
+  if (!/^mongodb(\+srv)?:\/\//.test(uri)) return 'must start with mongodb:// or mongodb+srv://';
+  try {
+    // Parses the string and its options; connects to nothing.
+    new MongoClient(uri);
+    return undefined;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : '';
+    const fragments = connectionStringFragments(uri);
+    const safe = reason !== '' && !fragments.some((fragment) => reason.includes(fragment));
+    return `must be a MongoDB connection string the driver accepts${safe ? ` (${reason})` : ''}`;
+  }
+}
+
+/** The parts of a connection string that may be secret: its credentials and its options' values, as written and decoded. */
+function connectionStringFragments(uri: string): string[] {
+  const afterScheme = uri.slice(uri.indexOf('://') + 3);
+  const at = afterScheme.lastIndexOf('@');
+  const credentials = at === -1 ? '' : afterScheme.slice(0, at);
+  const query = uri.includes('?') ? uri.slice(uri.indexOf('?') + 1) : '';
+  const values = query.split('&').map((pair) => pair.slice(pair.indexOf('=') + 1));
+  const raw = [credentials, ...credentials.split(':'), ...values].filter((fragment) => fragment !== '');
+  return [...raw, ...raw.map(decoded)];
+}
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 type Settings = typeof settings;
 export type Config = { [K in keyof Settings]: z.output<Settings[K]['schema']> };
 
@@ -348,7 +404,18 @@ export class ConfigError extends Error {
   }
 }
 
-/** Reads and validates the configuration; throws a ConfigError naming every bad variable. */
+/**
+ * A rule's message, never its value: the rules do not repeat what they were given, and should
+ * a message ever do so, the value is cut out of it (a value long enough to be a secret).
+ */
+function withoutValue(message: string, raw: string): string {
+  return raw.length >= 6 ? message.split(raw).join('(the value)') : message;
+}
+
+/**
+ * Reads and validates the configuration; throws a ConfigError naming every bad variable and the
+ * rule it breaks, never its value (a connection string holds a password, a key is a secret).
+ */
 export function loadConfig(
   env: Record<string, string | undefined> = process.env,
   overrides: Partial<Config> = {},
@@ -363,8 +430,7 @@ export function loadConfig(
     const raw = env[setting.env] ?? setting.default;
     const parsed = (setting.schema as z.ZodType).safeParse(raw);
     if (parsed.success) config[key] = parsed.data;
-    else
-      problems.push(`${setting.env}=${JSON.stringify(raw)}: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+    else problems.push(`${setting.env}: ${withoutValue(parsed.error.issues.map((i) => i.message).join('; '), raw)}`);
   }
   if (problems.length > 0) throw new ConfigError(problems);
   const result = config as Config;
@@ -377,4 +443,20 @@ export function settingsTable(): string {
     (s) => `| \`${s.env}\` | ${s.default === '' ? '(unset)' : `\`${s.default}\``} | ${s.description} |`,
   );
   return ['| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
+}
+
+/**
+ * Whether the service exports traces: configured only by OpenTelemetry's standard variables,
+ * read by its SDK (endpoint, protocol `http/json` or `http/protobuf`, headers, sampler, service
+ * name; docs/operators.md#traces). Off unless `OTEL_TRACES_EXPORTER` names an exporter other
+ * than `none` or an OTLP endpoint is set; `OTEL_SDK_DISABLED=true` turns it off.
+ */
+export function tracingRequested(env: Record<string, string | undefined> = process.env): boolean {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return false;
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (exporters.length > 0) return !exporters.includes('none');
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
 }

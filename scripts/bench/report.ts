@@ -18,7 +18,7 @@ export interface SizeRun {
   measurements: Measurement[];
   /**
    * scenarios run again on the same data, before the main run, with one setting changed:
-   * compiled GraphQL execution off (`…-compiled-off`), the read caches off (`…-caches-off`)
+   * compiled GraphQL execution off (`…-compiled-off`), the read caches off (`…-caches-off`), traces on (`…-traces-on`)
    */
   variants: Measurement[];
   /** the cold rows (`…-cold`), on a service of their own whose caches cannot hold their rotations */
@@ -449,6 +449,26 @@ export function goals(report: RunReport): string[] {
     });
     lines.push(
       `- GraphQL deep query ≥ 2.5× the same server with \`${env}=${off}\`: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`,
+    );
+  }
+
+  // Traces on: the same rows exported over OTLP to a receiver that drops them.
+  {
+    const parts = sizes.flatMap((size) =>
+      ['rest-by-id', 'rest-search-100', 'graphql-deep'].map((key) => {
+        const off = find(report, size, key);
+        const on = find(report, size, `${key}-traces-on`);
+        const label = `${key} ${size.toLocaleString('en-GB')}`;
+        if (!off || !on) return { text: `${label}: not measured`, met: undefined };
+        const ratio = on.reqPerS / off.reqPerS;
+        return {
+          text: `${label}: ${rate(on.reqPerS)} vs ${rate(off.reqPerS)} req/s = ${ratio.toFixed(2)}×${flaggedAll(on, off)}`,
+          met: ratio >= 0.9,
+        };
+      }),
+    );
+    lines.push(
+      `- Traces on ≥ 0.9× the throughput with traces off: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`,
     );
   }
 

@@ -32,6 +32,7 @@ import {
   timeCliStart,
   type RunningService,
 } from './service';
+import { startTraceSink, type TraceSink } from './trace-sink';
 import { shippedDemoReference } from '../../src/app/demo-reference';
 
 /**
@@ -316,7 +317,7 @@ interface Variant {
  * Compiled execution off (the deep-query goal compares against it) and the read caches off (the
  * same searches and fetches with every answer computed from the store: what the caches hide).
  */
-function variantsOf(compiledSwitch: RunReport['features']['compiledSwitch']): Variant[] {
+function variantsOf(compiledSwitch: RunReport['features']['compiledSwitch'], traceSink: TraceSink): Variant[] {
   const variants: Variant[] = [];
   if (compiledSwitch) {
     variants.push({
@@ -339,6 +340,16 @@ function variantsOf(compiledSwitch: RunReport['features']['compiledSwitch']): Va
     // caches on, as deployed.
     byDefault: new Set(['rest-search-10', 'rest-search-100', 'rest-search-100-1c', 'rest-search-100-1c-deepest']),
     heat: () => 'cold, caches off',
+  });
+  // Traces on, exported over OTLP http/protobuf to a receiver that drops them: against the same
+  // rows with traces off (the default), the cost of tracing every request.
+  variants.push({
+    suffix: 'traces-on',
+    label: 'traces on (OTLP http/protobuf)',
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: traceSink.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' },
+    applies: (s) => s.kind !== 'baseline',
+    byDefault: new Set(['rest-by-id', 'rest-search-100', 'graphql-deep']),
+    heat: (s) => s.heat,
   });
   return variants;
 }
@@ -448,7 +459,8 @@ async function benchmarkSize(
   };
 
   // First, while the data is exactly as seeded: scenarios again with one setting changed.
-  const variants = variantsOf(report.features.compiledSwitch).map((variant) => ({
+  const traceSink = await startTraceSink();
+  const variants = variantsOf(report.features.compiledSwitch, traceSink).map((variant) => ({
     variant,
     scenarios: serviceScenarios({
       apiKey,
@@ -503,7 +515,12 @@ async function benchmarkSize(
     } finally {
       await stop();
     }
+    if (variant.suffix === 'traces-on') {
+      const { exports, bytes } = traceSink.received();
+      log(`size ${size}: the trace receiver got ${exports} exports, ${(bytes / 1e6).toFixed(1)} MB`);
+    }
   }
+  await traceSink.stop();
 
   // Then the cold rows, on the data as seeded, with caches that cannot hold their rotations.
   const cold = coldScenarios({

@@ -18,7 +18,7 @@ import { CoalescedFetch } from '../cache/coalesced-fetch';
 import { publicIdOf } from '../store/raw-bson';
 import { EpochCache } from '../cache/epoch-cache';
 import { ReadEpoch } from '../cache/read-epoch';
-import { settings } from '../config';
+import { settings, type Config } from '../config';
 import type { Services } from '../service-types';
 import { systemClock, type Clock } from '../common/clock';
 import { RateLimitRepository } from '../rate-limit/rate-limit-repository';
@@ -81,6 +81,30 @@ const DEFAULT_RATE_LIMITS: RateLimitBudgets = {
   reads: Number(settings.rateLimitReads.default),
   writes: Number(settings.rateLimitWrites.default),
 };
+
+/** The options of createServices that the configuration sets: the service's, and every command-line tool's. */
+export function serviceOptions(config: Config, clock: Clock = systemClock): ServiceOptions {
+  return {
+    rateLimits: { reads: config.rateLimitReads, writes: config.rateLimitWrites },
+    readCacheEntries: config.readCacheEntries,
+    persistedQueries: { maxEntries: config.graphqlApqMaxEntries, ttlSeconds: config.graphqlApqTtlSeconds },
+    privacy: {
+      defaultEpsilon: config.statisticsEpsilon,
+      defaultBudget: config.statisticsBudget,
+      periodHours: config.statisticsBudgetPeriodHours,
+    },
+    writeLeaseMs: config.writeLeaseMs,
+    rateLimitFlushMs: config.rateLimitFlushMs,
+    auditFlushMs: config.auditFlushMs,
+    auditBufferSize: config.auditBufferSize,
+    clock,
+    webhookEndpoints: {
+      allowHttp: config.webhookAllowHttp,
+      allowPrivateAddresses: config.webhookAllowPrivateAddresses,
+    },
+    webhookSecretKey: config.webhookSecretKey,
+  };
+}
 
 export function createServices(db: Db, options: ServiceOptions = {}): Services {
   const clock = options.clock ?? systemClock;

@@ -1,3 +1,5 @@
+// First: the traces' instrumentations patch the HTTP server and Express as they load.
+import { tracing } from './traces';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../config';
@@ -21,7 +23,7 @@ import { openStore } from '../store/open-store';
 import { bootstrapDemo, type DemoBootstrap } from './demo-bootstrap';
 import { showStartBanner, startFailureMessage } from './start-banner';
 import { loadReferenceData } from '../reference/load-reference-data';
-import { createServices } from './create-services';
+import { createServices, serviceOptions } from './create-services';
 import { createGraphQLEndpoint } from '../graphql/graphql-server';
 import { servePlayground } from '../graphql/playground';
 import { createSchema } from '../graphql/schema';
@@ -32,6 +34,7 @@ import { Idempotency } from '../rest/idempotency';
 import { IdempotencyRepository } from '../idempotency/idempotency-repository';
 import { createMetrics, type Metrics } from '../observability/metrics';
 import { observeMongoCommands } from '../observability/mongo-commands';
+import { traceMongoCommands } from '../observability/mongo-command-spans';
 import { createApiKeyRepository } from '../auth/api-key-repository';
 import { createDeliveryClient } from '../webhooks/delivery-client';
 import { changeOutbox } from '../webhooks/outbox-source';
@@ -93,6 +96,7 @@ export async function createApp(
       'embedded MongoDB-compatible store started',
     );
   observeMongoCommands(database.client, metrics);
+  traceMongoCommands(database.client);
   await dropSupersededIndexes(database.db);
   // Data written before the statistics lists existed gets them before any statistics query counts
   // by them; before the indexes, whose creation records that this has run to its end.
@@ -110,23 +114,7 @@ export async function createApp(
   await loadReferenceData(database.db);
   const demo = embedded ? await bootstrapDemo(database.db, config, logger, clock) : undefined;
 
-  const services = createServices(database.db, {
-    rateLimits: { reads: config.rateLimitReads, writes: config.rateLimitWrites },
-    readCacheEntries: config.readCacheEntries,
-    persistedQueries: { maxEntries: config.graphqlApqMaxEntries, ttlSeconds: config.graphqlApqTtlSeconds },
-    privacy: {
-      defaultEpsilon: config.statisticsEpsilon,
-      defaultBudget: config.statisticsBudget,
-      periodHours: config.statisticsBudgetPeriodHours,
-    },
-    writeLeaseMs: config.writeLeaseMs,
-    rateLimitFlushMs: config.rateLimitFlushMs,
-    auditFlushMs: config.auditFlushMs,
-    auditBufferSize: config.auditBufferSize,
-    clock,
-    webhookEndpoints: webhookEndpoints(config),
-    webhookSecretKey: config.webhookSecretKey,
-  });
+  const services = createServices(database.db, serviceOptions(config, clock));
   services.rateLimits.onRejection((kind) => metrics.rateLimitRejections.inc({ kind }));
   // The units stay buffered and go with the next flush; the requests are not failed for it.
   services.rateLimits.onFlushFailure((error) =>
@@ -255,13 +243,16 @@ export async function start(): Promise<CandidateDirectory> {
   showStartBanner(url, app.demo, { output: process.stdout, dataDir: config.dataDir, logger });
   const shutdown = (signal: string): void => {
     logger.info({ signal }, 'shutting down');
-    app.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    app
+      .stop()
+      .then(() => tracing?.shutdown())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   void app.storeGaveUp.then((error) => {
     // Nothing left to serve from: exit non-zero so that the supervisor (systemd, Kubernetes) restarts the service.

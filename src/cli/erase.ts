@@ -1,11 +1,7 @@
-import { ErasureRepository } from '../changes/erasure-repository';
-import { ErasureService } from '../changes/erasure-service';
-import { loadConfig } from '../config';
-import { isAppError } from '../errors';
 import { ensureIndexes } from '../app/indexes';
-import { DataDirectoryInUseError, openStore, type OpenedStore } from '../store/open-store';
-import { systemClock, type Clock } from '../common/clock';
-import { heldStoreMessage, runAsCommand, type CliOutput } from './cli-support';
+import type { Clock } from '../common/clock';
+import { HELP, runCli, UsageError, type CliTool } from './cli-frame';
+import { runAsCommand, type CliOutput } from './cli-support';
 
 /**
  * `npm run erase -- <publicId>`: the operator's tool for the right to erasure. Opens the store of
@@ -22,35 +18,19 @@ each of them. Repeating it is harmless.
 Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR (the running service's
 store when the service runs there).`;
 
-/** Runs the command and resolves with the process exit code. */
-export async function runEraseCli(
-  argv: readonly string[],
-  output: CliOutput,
-  env: Record<string, string | undefined> = process.env,
-  clock: Clock = systemClock,
-): Promise<number> {
-  if (argv.length === 1 && ['help', '--help', '-h'].includes(argv[0])) {
-    output.out(USAGE);
-    return 0;
-  }
-  if (argv.length !== 1) {
-    output.err(`erase: exactly one publicId is required\n\n${USAGE}`);
-    return 2;
-  }
-  let store: OpenedStore | undefined;
-  try {
-    const config = loadConfig(env);
-    store = await openStore(config, {
-      embedded: {
-        run: 'in-process',
-        log: (level, msg) => {
-          if (level !== 'info') output.err(`store ${level}: ${msg}`);
-        },
-      },
-    });
-    const db = store.database.db;
+/** The erase tool in the CLI frame: the rule lives in ErasureService. */
+const ERASE_TOOL: CliTool<{ publicId: string }> = {
+  name: 'erase',
+  usage: USAGE,
+  badInput: 'with-usage',
+  parse: (argv) => {
+    if (argv.length === 1 && ['help', '--help', '-h'].includes(argv[0])) return HELP;
+    if (argv.length !== 1) throw new UsageError('exactly one publicId is required');
+    return { publicId: argv[0] };
+  },
+  run: async ({ publicId }, { db, output, services }) => {
     await ensureIndexes(db);
-    const result = await new ErasureService(new ErasureRepository(db), clock).erase(undefined, argv[0]);
+    const result = await services().erasure.erase(undefined, publicId);
     output.out(`Erased ${result.publicId} at ${result.erasedAt.toISOString()}.`);
     output.out(
       result.recipients.length === 0
@@ -58,21 +38,17 @@ export async function runEraseCli(
         : `Received by ${result.recipients.length} API key(s), told through the change feed:`,
     );
     for (const { keyId, name } of result.recipients) output.out(`  ${keyId}  ${name ?? '(key deleted)'}`);
-    return 0;
-  } catch (error) {
-    if (error instanceof DataDirectoryInUseError) {
-      output.err(heldStoreMessage('erase', error));
-      return 1;
-    }
-    if (isAppError(error) && error.code === 'BAD_USER_INPUT') {
-      output.err(`erase: ${error.message}\n\n${USAGE}`);
-      return 2;
-    }
-    output.err(`erase: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
-  } finally {
-    await store?.close();
-  }
+  },
+};
+
+/** Runs the command and resolves with the process exit code. */
+export function runEraseCli(
+  argv: readonly string[],
+  output: CliOutput,
+  env: Record<string, string | undefined> = process.env,
+  clock?: Clock,
+): Promise<number> {
+  return runCli(ERASE_TOOL, argv, output, { env, clock });
 }
 
 if (require.main === module) runAsCommand('erase', runEraseCli);

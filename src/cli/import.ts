@@ -4,13 +4,10 @@ import type { Readable } from 'node:stream';
 import { Presets, SingleBar } from 'cli-progress';
 import { ImportRepository } from '../candidates/import-repository';
 import { ImportService, type ImportSummary } from '../candidates/import-service';
-import { heldStoreMessage, runAsCommand, type CliOutput } from './cli-support';
-import { systemClock, type Clock } from '../common/clock';
-import { loadConfig } from '../config';
+import { runAsCommand, type CliOutput } from './cli-support';
+import { HELP, runCli, UsageError, type CliTool } from './cli-frame';
+import type { Clock } from '../common/clock';
 import { ensureIndexes } from '../app/indexes';
-import { ReferenceCache } from '../reference/reference-cache';
-import { ReferenceRepository } from '../reference/reference-repository';
-import { DataDirectoryInUseError, openStore, type OpenedStore } from '../store/open-store';
 
 /**
  * `npm run import -- <file.ndjson | ->`: loads candidates from the system of record (one
@@ -42,75 +39,70 @@ export interface ImportIo {
 
 const PROCESS_IO: ImportIo = { stdin: process.stdin, stderr: process.stderr };
 
+/** The import tool in the CLI frame: every rule lives in ImportService. */
+function importTool(io: ImportIo): CliTool<{ file: string | undefined }, { input: Readable; started: bigint }> {
+  return {
+    name: 'import',
+    usage: USAGE,
+    exitCodes: { failed: EXIT.failed },
+    parse: (argv) => {
+      if (argv.length === 1 && ['help', '--help', '-h'].includes(argv[0])) return HELP;
+      if (argv.length > 1 || (argv.length === 0 && io.stdin.isTTY === true))
+        throw new UsageError('one file (or - for stdin) is required');
+      return { file: argv.length === 0 || argv[0] === '-' ? undefined : argv[0] };
+    },
+    // The file is opened before the store: a missing or unreadable one needs no store.
+    prepare: async ({ file }) => ({
+      started: process.hrtime.bigint(),
+      input: file === undefined ? io.stdin : await openFile(file),
+    }),
+    release: ({ input }) => {
+      if (input !== io.stdin) input.destroy();
+    },
+    run: async ({ file }, { db, output, clock, services, prepared: { input, started } }) => {
+      let bar: Progress | undefined;
+      try {
+        await ensureIndexes(db);
+        const reference = services().repositories.referenceCache;
+        await reference.load();
+        if (reference.keys('countries').length === 0) {
+          output.err(
+            'import: the store holds no reference data (countries, occupations, ...): start the service on it once, ' +
+              'or run npm run seed -- --candidates 0',
+          );
+          return EXIT.failed;
+        }
+        bar = progressBar(io, file);
+        const lines = createInterface({ input, crlfDelay: Infinity });
+        const summary = await new ImportService(new ImportRepository(db), reference, clock).importLines(lines, {
+          refused: (lineNumber, reason) => {
+            const write = () => output.err(`line ${lineNumber}: refused: ${reason}`);
+            if (bar) bar.print(write);
+            else write();
+          },
+          progress: () => bar?.update((input as ReadStream).bytesRead),
+        });
+        bar?.stop();
+        bar = undefined;
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        output.out(`${summaryLine(summary)} in ${seconds.toFixed(1)} s.`);
+        return summary.refused > 0 ? EXIT.refused : EXIT.imported;
+      } finally {
+        bar?.stop();
+      }
+    },
+  };
+}
+
 /** Runs the command and resolves with the process exit code. */
 export async function runImportCli(
   argv: readonly string[],
   output: CliOutput,
   env: Record<string, string | undefined> = process.env,
-  clock: Clock = systemClock,
+  clock?: Clock,
   io: ImportIo = PROCESS_IO,
 ): Promise<number> {
-  if (argv.length === 1 && ['help', '--help', '-h'].includes(argv[0])) {
-    output.out(USAGE);
-    return 0;
-  }
-  if (argv.length > 1 || (argv.length === 0 && io.stdin.isTTY === true)) {
-    output.err(`import: one file (or - for stdin) is required\n\n${USAGE}`);
-    return EXIT.usage;
-  }
-  const file = argv.length === 0 || argv[0] === '-' ? undefined : argv[0];
-  let store: OpenedStore | undefined;
-  let input: Readable | undefined;
-  let bar: Progress | undefined;
-  try {
-    const started = process.hrtime.bigint();
-    input = file === undefined ? io.stdin : await openFile(file);
-    const config = loadConfig(env);
-    store = await openStore(config, {
-      embedded: {
-        run: 'in-process',
-        log: (level, msg) => {
-          if (level !== 'info') output.err(`store ${level}: ${msg}`);
-        },
-      },
-    });
-    const db = store.database.db;
-    await ensureIndexes(db);
-    const reference = new ReferenceCache(new ReferenceRepository(db));
-    await reference.load();
-    if (reference.keys('countries').length === 0) {
-      output.err(
-        'import: the store holds no reference data (countries, occupations, ...): start the service on it once, ' +
-          'or run npm run seed -- --candidates 0',
-      );
-      return EXIT.failed;
-    }
-    bar = progressBar(io, file);
-    const lines = createInterface({ input, crlfDelay: Infinity });
-    const summary = await new ImportService(new ImportRepository(db), reference, clock).importLines(lines, {
-      refused: (lineNumber, reason) => {
-        const write = () => output.err(`line ${lineNumber}: refused: ${reason}`);
-        if (bar) bar.print(write);
-        else write();
-      },
-      progress: () => bar?.update((input as ReadStream).bytesRead),
-    });
-    bar?.stop();
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    output.out(`${summaryLine(summary)} in ${seconds.toFixed(1)} s.`);
-    return summary.refused > 0 ? EXIT.refused : EXIT.imported;
-  } catch (error) {
-    bar?.stop();
-    if (error instanceof DataDirectoryInUseError) {
-      output.err(heldStoreMessage('import', error));
-      return EXIT.failed;
-    }
-    output.err(`import: ${error instanceof Error ? error.message : String(error)}`);
-    return EXIT.failed;
-  } finally {
-    if (file !== undefined) input?.destroy();
-    await store?.close();
-  }
+  return runCli(importTool(io), argv, output, { env, clock });
 }
 
 /** The summary, as printed: the four counts, then the blank lines skipped if any. */

@@ -1,10 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { loadConfig } from '../config';
-import { isAppError } from '../errors';
 import { apiKeyIndexes } from '../auth/api-key-indexes';
-import { createApiKeyRepository } from '../auth/api-key-repository';
 import {
-  ApiKeyService,
   MAX_EXPIRES_IN_DAYS,
   MAX_RATE_LIMIT_PER_MINUTE,
   type ApiKeyRecord,
@@ -13,9 +9,11 @@ import {
 import { OPERATION_POLICIES, type OperationPolicy } from '../auth/api-key-repository';
 import { isPermission, PERMISSIONS, type Permission } from '../auth/permissions';
 import { ensureIndexes } from '../store/indexes';
-import { DataDirectoryInUseError, openStore, type OpenedStore } from '../store/open-store';
-import { systemClock, type Clock } from '../common/clock';
-import { alignedTable, heldStoreMessage, runAsCommand, type CliOutput } from './cli-support';
+import type { Clock } from '../common/clock';
+import { HELP, runCli, UsageError, type CliTool } from './cli-frame';
+import { alignedTable, runAsCommand, type CliOutput } from './cli-support';
+
+export { UsageError };
 
 /**
  * `npm run keys -- <command>`: the operator's tool for API keys. Parses arguments, opens the
@@ -65,14 +63,6 @@ export type KeysCommand =
   | { command: 'list' }
   | { command: 'revoke'; id: string }
   | { command: 'help' };
-
-/** A mistake in the command line: reported with the usage text and exit code 2. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
 
 export function parseKeysArgs(argv: readonly string[]): KeysCommand {
   const [command, ...rest] = argv;
@@ -208,41 +198,17 @@ function parseRateLimit(text: string): { reads: number; writes: number } {
   return { reads, writes };
 }
 
-/** Runs one command and resolves with the process exit code. */
-export async function runKeysCli(
-  argv: readonly string[],
-  output: CliOutput,
-  env: Record<string, string | undefined> = process.env,
-  /** what `create` dates the key with and `list` tells expired keys by; tests move it by hand */
-  clock: Clock = systemClock,
-): Promise<number> {
-  let command: KeysCommand;
-  try {
-    command = parseKeysArgs(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    output.err(`keys: ${error.message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (command.command === 'help') {
-    output.out(USAGE);
-    return 0;
-  }
-
-  let store: OpenedStore | undefined;
-  try {
-    const config = loadConfig(env);
-    store = await openStore(config, {
-      embedded: {
-        // The embedded store on DATA_DIR runs in this process for the duration of the command.
-        run: 'in-process',
-        log: (level, msg) => {
-          if (level !== 'info') output.err(`store ${level}: ${msg}`);
-        },
-      },
-    });
-    const db = store.database.db;
-    const service = new ApiKeyService(createApiKeyRepository(db), clock);
+/** The keys tool in the CLI frame: every rule lives in ApiKeyService. */
+const KEYS_TOOL: CliTool<Exclude<KeysCommand, { command: 'help' }>> = {
+  name: 'keys',
+  usage: USAGE,
+  badInput: 'with-usage',
+  parse: (argv) => {
+    const command = parseKeysArgs(argv);
+    return command.command === 'help' ? HELP : command;
+  },
+  run: async (command, { db, output, clock, services }) => {
+    const service = services().apiKeys;
     switch (command.command) {
       case 'create': {
         // The store may be one the service has not prepared yet; the unique keyHash index must exist.
@@ -276,21 +242,18 @@ export async function runKeysCli(
         break;
       }
     }
-    return 0;
-  } catch (error) {
-    if (error instanceof DataDirectoryInUseError) {
-      output.err(heldStoreMessage('keys', error));
-      return 1;
-    }
-    if (isAppError(error) && error.code === 'BAD_USER_INPUT') {
-      output.err(`keys: ${error.message}\n\n${USAGE}`);
-      return 2;
-    }
-    output.err(`keys: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
-  } finally {
-    await store?.close();
-  }
+  },
+};
+
+/** Runs one command and resolves with the process exit code. */
+export function runKeysCli(
+  argv: readonly string[],
+  output: CliOutput,
+  env: Record<string, string | undefined> = process.env,
+  /** what `create` dates the key with and `list` tells expired keys by; tests move it by hand */
+  clock?: Clock,
+): Promise<number> {
+  return runCli(KEYS_TOOL, argv, output, { env, clock });
 }
 
 function summarise(record: ApiKeyRecord): string {

@@ -1,16 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { createApiKeyRepository } from '../auth/api-key-repository';
-import { loadConfig } from '../config';
-import { isAppError } from '../errors';
 import { operationProblems } from '../graphql/armor';
 import { createSchema } from '../graphql/schema';
 import { publishedOperationIndexes } from '../operations/published-operation-indexes';
-import { PublishedOperationRepository, type PublishedOperation } from '../operations/published-operation-repository';
-import { PublishedOperationService } from '../operations/published-operation-service';
+import type { PublishedOperation } from '../operations/published-operation-repository';
 import { ensureIndexes } from '../store/indexes';
-import { DataDirectoryInUseError, openStore, type OpenedStore } from '../store/open-store';
-import { alignedTable, heldStoreMessage, runAsCommand, type CliOutput } from './cli-support';
+import { HELP, runCli, UsageError, type CliTool } from './cli-frame';
+import { alignedTable, runAsCommand, type CliOutput } from './cli-support';
+
+export { UsageError };
 
 /**
  * `npm run operations -- <command>`: the operator's tool for trusted documents, the operations
@@ -42,14 +41,6 @@ export type OperationsCommand =
   | { command: 'list'; keyId?: string }
   | { command: 'retire'; keyId: string; operationId?: string }
   | { command: 'help' };
-
-/** A mistake in the command line: reported with the usage text and exit code 2. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
 
 export function parseOperationsArgs(argv: readonly string[]): OperationsCommand {
   const [command, ...rest] = argv;
@@ -98,40 +89,19 @@ function parse<const T extends NonNullable<ParseArgsConfig['options']>>(args: st
   }
 }
 
-/** Runs one command and resolves with the process exit code. */
-export async function runOperationsCli(
-  argv: readonly string[],
-  output: CliOutput,
-  env: Record<string, string | undefined> = process.env,
-): Promise<number> {
-  let command: OperationsCommand;
-  try {
-    command = parseOperationsArgs(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    output.err(`operations: ${error.message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (command.command === 'help') {
-    output.out(USAGE);
-    return 0;
-  }
-
-  let store: OpenedStore | undefined;
-  try {
-    const config = loadConfig(env);
-    // Read before the store opens: a missing or malformed file needs no store.
-    const manifest = command.command === 'publish' ? await readManifest(command.manifest) : undefined;
-    store = await openStore(config, {
-      embedded: {
-        run: 'in-process',
-        log: (level, msg) => {
-          if (level !== 'info') output.err(`store ${level}: ${msg}`);
-        },
-      },
-    });
-    const db = store.database.db;
-    const service = new PublishedOperationService(new PublishedOperationRepository(db));
+/** The operations tool in the CLI frame: every rule lives in PublishedOperationService. */
+const OPERATIONS_TOOL: CliTool<Exclude<OperationsCommand, { command: 'help' }>, unknown> = {
+  name: 'operations',
+  usage: USAGE,
+  badInput: 'alone',
+  parse: (argv) => {
+    const command = parseOperationsArgs(argv);
+    return command.command === 'help' ? HELP : command;
+  },
+  // Read before the store opens: a missing or malformed file needs no store.
+  prepare: (command) => (command.command === 'publish' ? readManifest(command.manifest) : Promise.resolve(undefined)),
+  run: async (command, { db, config, output, services, prepared: manifest }) => {
+    const service = services().publishedOperations;
     switch (command.command) {
       case 'publish': {
         if ((await createApiKeyRepository(db).findById(command.keyId)) === null) {
@@ -154,21 +124,16 @@ export async function runOperationsCli(
         break;
       }
     }
-    return 0;
-  } catch (error) {
-    if (error instanceof DataDirectoryInUseError) {
-      output.err(heldStoreMessage('operations', error));
-      return 1;
-    }
-    if (isAppError(error) && error.code === 'BAD_USER_INPUT') {
-      output.err(`operations: ${error.message}`);
-      return 2;
-    }
-    output.err(`operations: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
-  } finally {
-    await store?.close();
-  }
+  },
+};
+
+/** Runs one command and resolves with the process exit code. */
+export function runOperationsCli(
+  argv: readonly string[],
+  output: CliOutput,
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
+  return runCli(OPERATIONS_TOOL, argv, output, { env });
 }
 
 async function readManifest(file: string): Promise<unknown> {

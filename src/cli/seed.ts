@@ -2,10 +2,9 @@ import { parseArgs } from 'node:util';
 import { SingleBar, Presets } from 'cli-progress';
 import type { Db } from 'mongodb';
 import { CandidateRepository } from '../candidates/candidate-repository';
-import { loadConfig, type Config } from '../config';
+import type { Config } from '../config';
 import { COLLECTIONS, dropSupersededIndexes, ensureIndexes, INDEXES } from '../app/indexes';
-import { heldStoreMessage } from './cli-support';
-import { DataDirectoryInUseError, openStore, type OpenedStore } from '../store/open-store';
+import { HELP, runCli, UsageError, type CliTool } from './cli-frame';
 import { DemoGenerator, isDemoSeed, MAX_DEMO_SEED } from 'demo-data';
 import { seedDemoData, type SeedCounts, type SeedProgress } from '../app/seed-demo-data';
 import { shippedDemoReference } from '../app/demo-reference';
@@ -36,8 +35,7 @@ service when it runs there).
   --seed <s>        integer seed, 0 to 4294967295; the same seed gives the same data (default: 1)
   --append          add to a database that already holds candidates (use a new seed)
   --drop            drop candidates, identities, job opportunities, saved lists and offers first
-  --help            show this help
-`;
+  --help            show this help`;
 
 /** The collections `--drop` empties: everything demo data or registrations put there, never API keys. */
 export const DROPPED_BY_RESEED = [
@@ -54,7 +52,7 @@ export interface SeedCliOptions {
   mode: 'refuse' | 'append' | 'drop';
 }
 
-export class UsageError extends Error {}
+export { UsageError };
 
 /** Parses the arguments (without `node` and the script); throws UsageError when they are wrong. */
 export function parseSeedArgs(
@@ -212,70 +210,56 @@ function progressLines(io: SeedCliIo): ProgressOutput {
   };
 }
 
-/** The CLI: returns the exit code. */
-export async function runSeedCli(
-  argv: readonly string[],
-  io: SeedCliIo = process,
-  config: Config = loadConfig(),
-): Promise<number> {
-  let options: SeedCliOptions | 'help';
-  try {
-    options = parseSeedArgs(argv, config);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    io.stderr.write(`error: ${error.message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (options === 'help') {
-    io.stdout.write(USAGE);
-    return 0;
-  }
-
-  const started = process.hrtime.bigint();
-  let store: OpenedStore | undefined;
-  try {
-    try {
-      // The embedded store on DATA_DIR runs in a worker thread of this process, or in the
-      // running service (openStore connects to it).
-      store = await openStore(config, { embedded: { run: 'worker' } });
-    } catch (error) {
-      if (!(error instanceof DataDirectoryInUseError)) throw error;
-      io.stderr.write(`${heldStoreMessage('seed', error)}\n`);
-      return 1;
-    }
-    const target = !store.embedded
-      ? 'MONGODB_URI'
-      : store.embedded.shared
-        ? `the running store on ${config.dataDir} (process ${store.embedded.pid()})`
-        : `embedded store on ${config.dataDir}`;
-    const { database } = store;
-    const progress = progressReporter(
-      io,
-      `Seeding ${options.candidates} candidates (seed ${options.seed}) into ${target}, database ${config.mongodbDb}`,
-    );
-    try {
-      const counts = await seedWithOptions(database.db, options, progress.onProgress);
-      progress.stop();
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      io.stdout.write(
-        `Wrote ${counts.candidates} candidates, ${counts.jobOpportunities} job opportunities, ` +
-          `${counts.savedLists} saved lists and ${counts.referenceDocuments} reference documents in ${seconds.toFixed(1)} s\n`,
+/** The seed tool in the CLI frame; its store runs in a worker thread (or is the running service's). */
+function seedTool(io: SeedCliIo, started: bigint): CliTool<SeedCliOptions> {
+  return {
+    name: 'seed',
+    usage: USAGE,
+    prefix: 'error: ',
+    store: 'worker',
+    parse: (argv, config) => {
+      // The configuration is read only for the default of --candidates: --help and a usage error need none.
+      const options = parseSeedArgs(argv, {
+        get demoCandidates() {
+          return config().demoCandidates;
+        },
+      });
+      return options === 'help' ? HELP : options;
+    },
+    run: async (options, { store, config, db }) => {
+      const target = !store.embedded
+        ? 'MONGODB_URI'
+        : store.embedded.shared
+          ? `the running store on ${config.dataDir} (process ${store.embedded.pid()})`
+          : `embedded store on ${config.dataDir}`;
+      const progress = progressReporter(
+        io,
+        `Seeding ${options.candidates} candidates (seed ${options.seed}) into ${target}, database ${config.mongodbDb}`,
       );
-      return 0;
-    } catch (error) {
-      progress.stop();
-      if (error instanceof SeedRefusedError) {
-        io.stderr.write(`error: ${error.message}\n`);
-        return 1;
+      try {
+        const counts = await seedWithOptions(db, options, progress.onProgress);
+        progress.stop();
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        io.stdout.write(
+          `Wrote ${counts.candidates} candidates, ${counts.jobOpportunities} job opportunities, ` +
+            `${counts.savedLists} saved lists and ${counts.referenceDocuments} reference documents in ${seconds.toFixed(1)} s\n`,
+        );
+      } catch (error) {
+        progress.stop();
+        if (error instanceof SeedRefusedError) throw error;
+        throw new Error(`seeding failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       }
-      throw error;
-    }
-  } catch (error) {
-    io.stderr.write(`error: seeding failed: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
-  } finally {
-    await store?.close();
-  }
+    },
+  };
+}
+
+/** The CLI: returns the exit code. Without `config`, it is read from the environment. */
+export function runSeedCli(argv: readonly string[], io: SeedCliIo = process, config?: Config): Promise<number> {
+  const output = {
+    out: (line: string) => io.stdout.write(`${line}\n`),
+    err: (line: string) => io.stderr.write(`${line}\n`),
+  };
+  return runCli(seedTool(io, process.hrtime.bigint()), argv, output, { config });
 }
 
 if (require.main === module) {

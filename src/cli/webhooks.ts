@@ -1,18 +1,19 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { loadConfig, type Config } from '../config';
-import { isAppError } from '../errors';
-import { createApiKeyRepository } from '../auth/api-key-repository';
 import { ensureIndexes } from '../store/indexes';
-import { DataDirectoryInUseError, openStore, type OpenedStore } from '../store/open-store';
-import { systemClock, type Clock } from '../common/clock';
-import { changeOutbox } from '../webhooks/outbox-source';
-import { createSecretBox } from '../webhooks/secret-box';
-import { WEBHOOK_EVENT_TYPES } from '../webhooks/webhook-event';
-import { webhookIndexes } from '../webhooks/webhook-indexes';
+import type { Clock } from '../common/clock';
+import type { Config } from '../config';
+import { isAppError } from '../errors';
+import { createServices, serviceOptions } from '../app/create-services';
 import { EndpointRefusedError, type EndpointPolicy } from '../webhooks/address-guard';
 import { WebhookRepository, type RecordedEndpointPolicy } from '../webhooks/webhook-repository';
-import { WebhookService, type WebhookStatus } from '../webhooks/webhook-service';
-import { alignedTable, heldStoreMessage, runAsCommand, type CliOutput } from './cli-support';
+import { WEBHOOK_EVENT_TYPES } from '../webhooks/webhook-event';
+import { webhookIndexes } from '../webhooks/webhook-indexes';
+import type { WebhookStatus } from '../webhooks/webhook-service';
+import type { Services } from '../service-types';
+import { EXIT_USAGE, HELP, runCli, UsageError, type CliTool } from './cli-frame';
+import { alignedTable, runAsCommand, type CliOutput } from './cli-support';
+
+export { UsageError };
 
 /**
  * `npm run webhooks -- <command>`: the operator's tool for webhooks. Parses arguments, opens the
@@ -43,13 +44,6 @@ export type WebhooksCommand =
   | { command: 'list' }
   | { command: 'remove'; id: string }
   | { command: 'help' };
-
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
 
 export function parseWebhooksArgs(argv: readonly string[]): WebhooksCommand {
   const [command, ...rest] = argv;
@@ -110,82 +104,62 @@ function parse<const T extends NonNullable<ParseArgsConfig['options']>>(args: st
 /** The operator at the command line acts as an ADMIN. */
 const OPERATOR = { permissions: ['ADMIN' as const] };
 
+/** The webhooks tool in the CLI frame: every rule lives in WebhookService. */
+const WEBHOOKS_TOOL: CliTool<Exclude<WebhooksCommand, { command: 'help' }>> = {
+  name: 'webhooks',
+  usage: USAGE,
+  badInput: 'alone',
+  parse: (argv) => {
+    const command = parseWebhooksArgs(argv);
+    return command.command === 'help' ? HELP : command;
+  },
+  run: async (command, { db, output, config, clock }) => {
+    await ensureIndexes(db, webhookIndexes);
+    const rules = endpointRules(await new WebhookRepository(db).recordedEndpointPolicy(), config);
+    const service = createServices(db, { ...serviceOptions(config, clock), webhookEndpoints: rules.policy }).webhooks;
+    try {
+      await runCommand(command, service, output);
+    } catch (error) {
+      // An endpoint the rules refuse: the refusal, then which rules applied (the frame tells any other failure).
+      if (!(isAppError(error) && error.code === 'BAD_USER_INPUT' && error.cause instanceof EndpointRefusedError))
+        throw error;
+      output.err(`webhooks: ${error.message}`);
+      output.err(`webhooks: ${rules.described}`);
+      return EXIT_USAGE;
+    }
+  },
+};
+
+async function runCommand(
+  command: Exclude<WebhooksCommand, { command: 'help' }>,
+  service: Services['webhooks'],
+  output: CliOutput,
+): Promise<void> {
+  switch (command.command) {
+    case 'add': {
+      const { webhook, secret } = await service.create(OPERATOR, command);
+      output.err(`Created ${summarise(webhook)}`);
+      output.err('The signing secret follows on stdout. Store it now: it cannot be shown again.');
+      output.out(secret);
+      break;
+    }
+    case 'list':
+      output.out(formatWebhookTable(await service.list(OPERATOR)));
+      break;
+    case 'remove':
+      output.err(`Removed ${summarise(await service.remove(OPERATOR, command.id))}`);
+      break;
+  }
+}
+
 /** Runs one command and resolves with the process exit code. */
-export async function runWebhooksCli(
+export function runWebhooksCli(
   argv: readonly string[],
   output: CliOutput,
   env: Record<string, string | undefined> = process.env,
-  clock: Clock = systemClock,
+  clock?: Clock,
 ): Promise<number> {
-  let command: WebhooksCommand;
-  try {
-    command = parseWebhooksArgs(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    output.err(`webhooks: ${error.message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (command.command === 'help') {
-    output.out(USAGE);
-    return 0;
-  }
-  let store: OpenedStore | undefined;
-  let rulesApplied: string | undefined;
-  try {
-    const config = loadConfig(env);
-    store = await openStore(config, {
-      embedded: {
-        run: 'in-process',
-        log: (level, msg) => {
-          if (level !== 'info') output.err(`store ${level}: ${msg}`);
-        },
-      },
-    });
-    const db = store.database.db;
-    await ensureIndexes(db, webhookIndexes);
-    const repository = new WebhookRepository(db);
-    const rules = endpointRules(await repository.recordedEndpointPolicy(), config);
-    rulesApplied = rules.described;
-    const service = new WebhookService(
-      repository,
-      createApiKeyRepository(db),
-      changeOutbox(db),
-      rules.policy,
-      clock,
-      createSecretBox(config.webhookSecretKey),
-    );
-    switch (command.command) {
-      case 'add': {
-        const { webhook, secret } = await service.create(OPERATOR, command);
-        output.err(`Created ${summarise(webhook)}`);
-        output.err('The signing secret follows on stdout. Store it now: it cannot be shown again.');
-        output.out(secret);
-        break;
-      }
-      case 'list':
-        output.out(formatWebhookTable(await service.list(OPERATOR)));
-        break;
-      case 'remove':
-        output.err(`Removed ${summarise(await service.remove(OPERATOR, command.id))}`);
-        break;
-    }
-    return 0;
-  } catch (error) {
-    if (error instanceof DataDirectoryInUseError) {
-      output.err(heldStoreMessage('webhooks', error));
-      return 1;
-    }
-    if (isAppError(error) && error.code === 'BAD_USER_INPUT') {
-      output.err(`webhooks: ${error.message}`);
-      if (error.cause instanceof EndpointRefusedError && rulesApplied !== undefined)
-        output.err(`webhooks: ${rulesApplied}`);
-      return 2;
-    }
-    output.err(`webhooks: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
-  } finally {
-    await store?.close();
-  }
+  return runCli(WEBHOOKS_TOOL, argv, output, { env, clock });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { ApolloServer } from '@apollo/server';
+import { graphqlTracingPlugin, tracedGraphQL } from './graphql-tracing';
 import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
@@ -63,6 +64,7 @@ export async function createGraphQLEndpoint(
       auditPlugin(services.audit),
       persistedQueryPlugin(services.persistedQueries),
       trusted.plugin,
+      graphqlTracingPlugin<GraphQLContext>(),
     ],
     // Automatic persisted queries: Apollo checks the hash and registers a query only after it
     // passed the context factory (the key), validation (the limits) and the rate limit.
@@ -112,5 +114,5 @@ export async function createGraphQLEndpoint(
       }
     },
   });
-  return { handler, stop: () => server.stop() };
+  return { handler: tracedGraphQL(handler), stop: () => server.stop() };
 }

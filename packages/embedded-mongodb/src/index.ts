@@ -7,7 +7,7 @@ import { publishStoreUri, withdrawStoreUri } from './store-address';
 import { SILENT_LOG } from './store-log';
 import { DEFAULT_TTL_MONITOR_SLEEP_SECS, TtlMonitor } from './ttl-monitor';
 
-export { DataDirectoryInUseError, DataDirectoryPermissionError } from './persistence/data-directory';
+export { DataDirectoryInUseError, DataDirectoryRefusedError } from './persistence/data-directory';
 export type { StoreLog } from './store-log';
 export {
   routeChildStoreLogs,

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DATA_FILE_MODE, holderOf } from './persistence/data-directory';
+import { DATA_FILE_MODE } from './persistence/data-directory-checks';
+import { STORE_URI_FILE } from './persistence/store-files';
+import { holderOf } from './persistence/store-lock';
 
 /**
  * Where the store holding a data directory can be reached, for other processes of the same user
@@ -9,10 +11,10 @@ import { DATA_FILE_MODE, holderOf } from './persistence/data-directory';
  *
  * The holder writes its connection string to DATA_DIR/store.uri (mode 0600, in the 0700 data
  * directory) once it listens, and removes it when it closes. The lock file says whether the
- * holder is alive: a file left by a store killed with kill -9 is ignored, and removed by the
- * next store that opens the directory.
+ * holder is alive (and is the process that wrote it): a file left by a store killed with kill -9
+ * is ignored, and removed by the next store that opens the directory.
  */
-export const STORE_URI_FILE = 'store.uri';
+export { STORE_URI_FILE };
 
 /** Records `uri` as the address of the store holding `dataDir` (the caller holds its lock). */
 export function publishStoreUri(dataDir: string, uri: string): void {

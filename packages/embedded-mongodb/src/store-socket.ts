@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { prepareDataDirectory } from './persistence/data-directory-checks';
+import { STORE_SOCKET_FILE } from './persistence/store-files';
+import { SILENT_LOG } from './store-log';
 
 /**
  * Where the embedded store listens when only this service (this user) may reach it: a Unix
@@ -8,8 +11,7 @@ import path from 'node:path';
  * authentication, and `candidateIdentities` holds identity data in clear).
  */
 
-/** The socket's file name; the driver takes a host ending in `.sock` for a socket path. */
-export const STORE_SOCKET_FILE = 'store.sock';
+export { STORE_SOCKET_FILE };
 
 /** Longest socket path Linux accepts: `sun_path` is 108 bytes with its terminating NUL. */
 export const MAX_SOCKET_PATH_BYTES = 107;
@@ -22,9 +24,9 @@ export interface StoreSocket {
 }
 
 /**
- * The socket of the embedded store on `dataDir`: DATA_DIR/store.sock, with DATA_DIR created
- * (or narrowed to) mode 0700 so that neither the socket nor the snapshot and journal beside it
- * are reachable by other users. When that path is longer than a socket path may be, the
+ * The socket of the embedded store on `dataDir`: DATA_DIR/store.sock, with DATA_DIR prepared as
+ * the store prepares it (created mode 0700, or narrowed to it when it holds only the store's
+ * files; data-directory-checks.ts). The socket file itself is mode 0600 (server.ts). When that path is longer than a socket path may be, the
  * socket goes to a new private directory (mode 0700) under the system's temporary directory
  * instead, made for this store and removed by `release()`. Without `dataDir` (an in-memory
  * store) it always goes there.
@@ -32,8 +34,8 @@ export interface StoreSocket {
 export function storeSocket(dataDir: string | undefined): StoreSocket {
   if (dataDir !== undefined) {
     const directory = path.resolve(dataDir);
-    fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
-    narrowToOwner(directory);
+    // Refused here (a file, read-only, another user's) as the store would refuse it, before a child is started for it.
+    prepareDataDirectory(directory, SILENT_LOG);
     const inDataDir = path.join(directory, STORE_SOCKET_FILE);
     if (Buffer.byteLength(inDataDir) <= MAX_SOCKET_PATH_BYTES) return { path: inDataDir, release: () => undefined };
   }
@@ -47,14 +49,4 @@ export function storeSocket(dataDir: string | undefined): StoreSocket {
     );
   }
   return { path: socketPath, release: () => fs.rmSync(directory, { recursive: true, force: true }) };
-}
-
-/**
- * Takes group and other permissions off a directory this user owns. A directory of another
- * owner is left as it is (chmod would fail): the socket's own mode 0600 still applies.
- */
-function narrowToOwner(directory: string): void {
-  const stat = fs.statSync(directory);
-  if ((stat.mode & 0o077) === 0 || stat.uid !== process.getuid?.()) return;
-  fs.chmodSync(directory, 0o700);
 }

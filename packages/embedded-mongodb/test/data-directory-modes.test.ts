@@ -73,6 +73,67 @@ describe('data directory permissions', () => {
     }
   });
 
+  test("when the data directory holds files the store did not write, then none of them is changed, moved or removed, and the directory's mode is left as it was", () => {
+    // Arrange: a project directory used as DATA_DIR (DATA_DIR=.), with a script, notes and a
+    // folder, and names close to the store's own.
+    const dbPath = path.join(temp.dir, 'project');
+    fs.mkdirSync(path.join(dbPath, 'converting'), { recursive: true });
+    fs.writeFileSync(path.join(dbPath, 'run.sh'), '#!/bin/sh\necho run\n');
+    fs.writeFileSync(path.join(dbPath, 'notes.txt'), 'notes\n');
+    fs.writeFileSync(path.join(dbPath, 'journal-3.log'), 'my journal\n');
+    fs.writeFileSync(path.join(dbPath, 'converting', 'draft.md'), 'draft\n');
+    fs.chmodSync(path.join(dbPath, 'run.sh'), 0o755);
+    fs.chmodSync(path.join(dbPath, 'notes.txt'), 0o666);
+    fs.chmodSync(path.join(dbPath, 'journal-3.log'), 0o644);
+    fs.chmodSync(path.join(dbPath, 'converting'), 0o775);
+    fs.chmodSync(dbPath, 0o755);
+    const before = modesUnder(dbPath);
+
+    // Act
+    const run = openUnderUmask000(dbPath);
+
+    // Assert
+    expect(run).toMatchObject({ status: 0, stdout: 'lock 600\nok\n' });
+    const after = modesUnder(dbPath);
+    expect(after).toEqual({ ...before, 'data.mdb': '600', 'lock.mdb': '600' });
+    expect(fs.readFileSync(path.join(dbPath, 'journal-3.log'), 'utf8')).toBe('my journal\n');
+    expect(fs.readFileSync(path.join(dbPath, 'converting', 'draft.md'), 'utf8')).toBe('draft\n');
+  });
+
+  test('when a directory holding files the store did not write is writable by other users, then the store refuses it, naming its mode, and changes nothing', () => {
+    // Arrange
+    const dbPath = path.join(temp.dir, 'shared');
+    fs.mkdirSync(dbPath);
+    fs.writeFileSync(path.join(dbPath, 'run.sh'), '#!/bin/sh\n');
+    fs.chmodSync(path.join(dbPath, 'run.sh'), 0o755);
+    fs.chmodSync(dbPath, 0o777);
+
+    // Act
+    const run = openUnderUmask000(dbPath);
+
+    // Assert
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(
+      `data directory ${dbPath} is writable by other users (mode 0777) and holds files the store did not write (1, e.g. run.sh)`,
+    );
+    expect(modesUnder(dbPath)).toEqual({ '.': '777', 'run.sh': '755' });
+  });
+
+  test("when a volume's root holds only lost+found, then it is taken for the store's own directory and narrowed, lost+found untouched", () => {
+    // Arrange
+    const dbPath = path.join(temp.dir, 'volume');
+    fs.mkdirSync(path.join(dbPath, 'lost+found'), { recursive: true });
+    fs.chmodSync(path.join(dbPath, 'lost+found'), 0o700);
+    fs.chmodSync(dbPath, 0o755);
+
+    // Act
+    const run = openUnderUmask000(dbPath);
+
+    // Assert
+    expect(run.status).toBe(0);
+    expect(modesUnder(dbPath)).toEqual({ '.': '700', 'data.mdb': '600', 'lock.mdb': '600', 'lost+found': '700' });
+  });
+
   (asRoot ? test : test.skip)(
     'when the data directory is owned by another user, then the store refuses it, naming the owner and the remedy',
     () => {

@@ -25,15 +25,22 @@ const EXACT = { promoteValues: false, promoteLongs: false, promoteBuffers: false
 /** Documents inserted per engine transaction while converting. */
 const BATCH = 1000;
 
-/** The earlier release's files present in `directory` (also a snapshot's temporary file). */
+/**
+ * The earlier release's files present in `directory` (also a snapshot's temporary file); none
+ * unless its data is there (a snapshot, or the first journal of a directory never snapshotted):
+ * a `journal-3.log` of someone else's in a shared directory is not the store's to convert or remove.
+ */
 export function earlierReleaseFiles(directory: string): string[] {
-  return fs
-    .readdirSync(directory)
-    .filter((name) => name === SNAPSHOT || name === `${SNAPSHOT}.tmp` || JOURNAL_PATTERN.test(name));
+  const names = fs.readdirSync(directory);
+  if (!names.includes(SNAPSHOT) && !names.includes('journal-0.log')) return [];
+  return names.filter((name) => name === SNAPSHOT || name === `${SNAPSHOT}.tmp` || JOURNAL_PATTERN.test(name));
 }
 
+/** Removes them, the snapshot and the first journal last: a removal cut short is finished at the next open. */
 export function removeEarlierReleaseFiles(directory: string): void {
-  for (const name of earlierReleaseFiles(directory)) fs.rmSync(path.join(directory, name), { force: true });
+  const last = (name: string) => (name === SNAPSHOT || name === 'journal-0.log' ? 1 : 0);
+  const names = earlierReleaseFiles(directory).sort((a, b) => last(a) - last(b));
+  for (const name of names) fs.rmSync(path.join(directory, name), { force: true });
 }
 
 /**

@@ -53,6 +53,9 @@ export class StorageEngine {
   private static openAt(directory: string, temporary: boolean): StorageEngine {
     const env = open({
       path: directory,
+      // Always a directory holding data.mdb and lock.mdb: left out, the binding takes a path whose
+      // last part has a dot (`/srv/cd.data`, `./run.1`) for the name of the data file itself.
+      noSubdir: false,
       maxDbs: 5,
       // Address space only; the file grows as data is written (LMDB remaps on the fly).
       mapSize: 64 * 1024 ** 3,
