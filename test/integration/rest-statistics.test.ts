@@ -93,10 +93,13 @@ const PAIRS = DIMENSIONS.flatMap((first, i) => DIMENSIONS.slice(i + 1).map((seco
 describe('GET /v1/statistics', () => {
   let service: AppUnderTest;
   let analyst: string;
+  /** a partner's key: the search the statistics are compared with */
+  let reader: string;
 
   beforeAll(async () => {
     service = await startAppUnderTest({ candidates: 120, seed: 3, clock, config: { statisticsBudget: 1_000_000 } });
     analyst = await service.key('READ_STATISTICS');
+    reader = await service.key('READ_CANDIDATE_DATA');
   });
 
   afterAll(async () => {
@@ -131,9 +134,6 @@ describe('GET /v1/statistics', () => {
   });
 
   test('when a key lacks READ_STATISTICS, then the answer is 403; without a key, 401; nothing is counted', async () => {
-    // Arrange
-    const reader = await service.key('READ_CANDIDATE_DATA');
-
     // Act
     const forbidden = await get('/v1/statistics?groupBy=GENDER', reader);
     const anonymous = await rest(service.url, 'GET', '/v1/statistics?groupBy=GENDER');
@@ -247,7 +247,6 @@ describe('GET /v1/statistics', () => {
         .collection(CANDIDATE_COLLECTIONS.savedLists)
         .findOne({}, { projection: { publicId: 1 } });
       const query = example.replace('<list>', String(list!.publicId));
-      const reader = await service.key('READ_CANDIDATE_DATA');
 
       // Act
       const search = await rest(service.url, 'GET', `/v1/candidates?${query}&limit=1`, { key: reader });
