@@ -46,7 +46,7 @@ function namedSearchIndex(name: string, fields: readonly string[]): IndexSpec {
  * The text index of the keyword search (MongoDB allows one per collection): the candidate's
  * professional text, never identity data or `candidateMessage`. Occupation names weigh most,
  * then roles and skills, then certifications and courses, then job descriptions; English
- * stemming and stop words.
+ * stemming and stop words for every candidate.
  */
 export const CANDIDATE_TEXT_INDEX: IndexSpec = {
   collection: CANDIDATE_COLLECTIONS.candidates,
@@ -69,6 +69,9 @@ export const CANDIDATE_TEXT_INDEX: IndexSpec = {
       'candidateOccupations.candidateJobExperiences.description': 1,
     },
     default_language: 'english',
+    // A field no candidate has: every candidate is indexed in English, whatever its documents hold
+    // (the default, `language`, would read a field of that name in any of them).
+    language_override: 'searchTextLanguage',
   },
 };
 

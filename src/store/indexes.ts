@@ -19,6 +19,8 @@ export interface IndexSpec {
     readonly weights?: Readonly<Record<string, number>>;
     /** a text index: the language of its stemming and stop words */
     readonly default_language?: string;
+    /** a text index: the field of a document that names its language instead (default `language`) */
+    readonly language_override?: string;
   };
 }
 

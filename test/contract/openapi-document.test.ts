@@ -9,7 +9,22 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { MAX_LIMIT, MAX_CODES_PER_FILTER, MIN_LIMIT, MIN_PAGE, DEFAULT_LIMIT } from '../../src/candidates/search-input';
+import {
+  MAX_LIMIT,
+  MAX_CODES_PER_FILTER,
+  MIN_LIMIT,
+  MIN_PAGE,
+  DEFAULT_LIMIT,
+  MAX_AGE,
+  MAX_EXAM_REQUIREMENTS,
+  MAX_EXAM_SCORE,
+  MAX_KEYWORD_LENGTH,
+  MAX_LANGUAGE_REQUIREMENTS,
+  MAX_SAVED_LISTS,
+  MAX_YEARS_EXPERIENCE,
+} from '../../src/candidates/search-input';
+import { educationLevels as educationLevelDocs } from '../../src/reference/reference-data';
+import { FILTER_PARAMETERS } from '../../src/rest/query-parameters';
 import { MAX_CANDIDATES_PER_OFFER, MAX_COUPON_LENGTH, MAX_NOTES_LENGTH } from '../../src/candidates/offer-service';
 import { MAX_LIST_ITEMS } from '../../src/candidates/registration-service';
 import { PROBLEM_TYPES } from '../../src/http/problem-types';
@@ -686,8 +701,8 @@ describeUnlessMissing(contractMissing)('OpenAPI document of /v1 (schema/rest/ope
       return {};
     }
 
-    it('when the contract lists the query parameters of GET /v1/candidates, then exactly those are declared, optional, with type, default and bounds', () => {
-      const declared = parametersOf('findCandidates');
+    it('when the contract lists the query parameters of GET /v1/candidates, then those are declared first, optional, with type, default and bounds', () => {
+      const declared = parametersOf('findCandidates').slice(0, table.cells.length);
 
       expect(declared.map((parameter) => parameter.name)).toEqual(table.cells.map((cells) => cells[0]));
       for (const parameter of declared) {
@@ -701,6 +716,44 @@ describeUnlessMissing(contractMissing)('OpenAPI document of /v1 (schema/rest/ope
         expect(schema.default).toEqual(expectedDefault);
         expect(schema).toMatchObject(boundsOf(cells[column('Bounds')]));
       }
+    });
+
+    it("when the search takes filters beyond the contract, then each is declared after the contract's, optional, as an extension, and no other is", () => {
+      const extensions = parametersOf('findCandidates').slice(table.cells.length);
+      const contractNames = new Set(table.cells.map((cells) => cells[0]));
+
+      expect(extensions.map((parameter) => parameter.name)).toEqual([
+        ...Object.keys(FILTER_PARAMETERS).filter((name) => !contractNames.has(name)),
+        'sort',
+      ]);
+      for (const parameter of extensions) {
+        expect(parameter).toMatchObject({ in: 'query', required: false });
+        expect(parameter.description).toMatch(/^An extension of the contract: optional/);
+      }
+    });
+
+    it('when the service bounds the filters beyond the contract, then the document states the same bounds', () => {
+      const byName = Object.fromEntries(parametersOf('findCandidates').map((parameter) => [parameter.name, parameter]));
+      const schemaOf = (name: string) => deref(byName[name].schema);
+
+      for (const name of ['minYearsExperience', 'maxYearsExperience'])
+        expect(schemaOf(name)).toMatchObject({ type: 'integer', minimum: 0, maximum: MAX_YEARS_EXPERIENCE });
+      for (const name of ['minAge', 'maxAge'])
+        expect(schemaOf(name)).toMatchObject({ type: 'integer', minimum: 0, maximum: MAX_AGE });
+      const educationLevels = educationLevelDocs().map((level) => level.level);
+      for (const name of ['minEducationLevel', 'maxEducationLevel'])
+        expect(schemaOf(name)).toMatchObject({
+          type: 'integer',
+          minimum: Math.min(...educationLevels),
+          maximum: Math.max(...educationLevels),
+        });
+      expect(schemaOf('keyword')).toMatchObject({ type: 'string', maxLength: MAX_KEYWORD_LENGTH });
+      expect(schemaOf('sort')).toMatchObject({ enum: ['created', 'relevance'], default: 'created' });
+      expect(byName.languages.description).toContain(`at most ${MAX_LANGUAGE_REQUIREMENTS}`);
+      expect(byName.exams.description).toContain(`at most ${MAX_EXAM_REQUIREMENTS}`);
+      expect(byName.exams.description).toContain(`from 0 to ${MAX_EXAM_SCORE}`);
+      for (const name of ['inSavedLists', 'notInSavedLists'])
+        expect(byName[name].description).toContain(`at most ${MAX_SAVED_LISTS}`);
     });
 
     it('when the service bounds page and limit, then the document states the same bounds and defaults', () => {

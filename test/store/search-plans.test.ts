@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { MongoClient, type Db, type Document } from 'mongodb';
 import type { CandidateDoc, CandidateStatus, SavedListDoc, StoredCandidateDoc } from 'candidate-documents';
 import {
@@ -12,6 +13,8 @@ import { modelSearch, type ModelFilter } from '../support/search-model';
 import { withSavedListMembers } from '../../src/candidates/saved-list-members';
 import { SavedListRepository } from '../../src/candidates/saved-list-repository';
 import { toSearchFilter, type SearchVocabulary } from '../../src/candidates/search-input';
+import { RELEVANCE_ORDER } from '../../src/candidates/search-query';
+import { CANDIDATE_TEXT_INDEX } from '../../src/candidates/candidate-indexes';
 import { educationLevels, languageLevels } from '../../src/reference/reference-data';
 import { startStoreUnderTest, type StoreUnderTest } from 'embedded-mongodb/test-support';
 
@@ -28,6 +31,8 @@ const NATIONALITIES = ['SY', 'AF', 'SD'];
 const OCCUPATIONS = ['2221', '7126', '2512', '5120'];
 const LANGUAGES = ['en', 'ar', 'fr'];
 const LIMIT = 5;
+/** Every this many candidates has a skill the keyword search finds. */
+const KEYWORD_EVERY = 50;
 
 /** A small deterministic PRNG, so a failure reproduces. */
 function random(seed: number): () => number {
@@ -45,13 +50,26 @@ function random(seed: number): () => number {
  */
 function candidates(): CandidateDoc[] {
   const next = random(13);
+  // Ids derived from the position: candidates of one creation date are ordered by publicId, so
+  // random ids would make the plans' work differ from run to run.
+  const publicId = (i: number): string => {
+    const bytes = createHash('sha256').update(`search-plans ${i}`).digest().subarray(0, 16);
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    return bytes.toString('base64url');
+  };
   const pick = <T>(values: readonly T[]): T => values[Math.floor(next() * values.length)];
-  const upTo = (n: number): number => Math.floor(next() * (n + 1));
+  // What only the other filters read, from a PRNG of its own: the codes, statuses and dates the
+  // combinations above read stay as they were.
+  const other = random(31);
+  const otherPick = <T>(values: readonly T[]): T => values[Math.floor(other() * values.length)];
+  const upTo = (n: number): number => Math.floor(other() * (n + 1));
   return Array.from({ length: CANDIDATES }, (_, i) => {
     const codes = [...new Set([pick(OCCUPATIONS), ...(next() < 0.5 ? [pick(OCCUPATIONS)] : [])])];
     const status: CandidateStatus = next() < 0.2 ? 'EMPLOYED' : pick(['ACTIVE', 'PENDING', 'INCOMPLETE'] as const);
-    const languages = [...new Set([pick(LANGUAGES), pick(LANGUAGES)])];
+    const languages = [...new Set([otherPick(LANGUAGES), otherPick(LANGUAGES)])];
     return aCandidate({
+      publicId: publicId(i),
       // Several candidates share a creation date: publicId decides their order.
       createdDate: at(Math.floor(i / 3)),
       status,
@@ -69,7 +87,10 @@ function candidates(): CandidateDoc[] {
       })),
       maxEducationLevel: upTo(8),
       yearOfBirth: 1960 + upTo(45),
-      candidateExams: next() < 0.3 ? [{ exam: pick(['IELTS_GEN', 'TOEFL'] as const), score: String(upTo(9)) }] : [],
+      candidateExams:
+        other() < 0.3 ? [{ exam: otherPick(['IELTS_GEN', 'TOEFL'] as const), score: String(upTo(9)) }] : [],
+      // Text of the keyword search for a few.
+      candidateSkills: i % KEYWORD_EVERY === 0 ? [{ skill: 'Arc welding of pipelines' }] : [],
     });
   });
 }
@@ -338,7 +359,7 @@ describe('search plans on the embedded store', () => {
         'exact',
       ],
     ])(
-      'when %s is searched, then no plan scans the collection, the page walks one index (%s), and an exact one reads only the page and counts from keys',
+      'when %s is searched, then no plan scans the collection, the page walks one index (the one named, if any), and an exact one reads only the page and counts from keys',
       async (_name, input, indexName, kind) => {
         // Arrange
         const filter = await withSavedListMembers(
@@ -378,5 +399,42 @@ describe('search plans on the embedded store', () => {
         if (kind !== 'filtered') expect((counted.executionStats as Document).totalDocsExamined).toBe(0);
       },
     );
+
+    it('when a keyword is searched, then the page and the count walk the text index (TEXT_MATCH over its scans), no collection scan, ranked or not', async () => {
+      // Arrange
+      const filter = toSearchFilter({ keyword: 'welders pipeline' }, false, vocabulary);
+      const query = searchQuery(filter);
+      const expected = all.filter((c, i) => i % KEYWORD_EVERY === 0 && c.status !== 'EMPLOYED');
+      const candidatesCollection = db.collection<StoredCandidateDoc>(COLLECTIONS.candidates);
+
+      // Act
+      const page = await new CandidateRepository(db).search(filter, { skip: 0, limit: LIMIT });
+      const ranked = await candidatesCollection
+        .find(query)
+        .sort(RELEVANCE_ORDER)
+        .limit(LIMIT)
+        .explain('executionStats');
+      const found = await candidatesCollection.find(query).sort(CANDIDATE_ORDER).limit(LIMIT).explain('executionStats');
+      const counted = await db.command({
+        explain: { count: COLLECTIONS.candidates, query },
+        verbosity: 'executionStats',
+      });
+
+      // Assert
+      expect(expected.length).toBeGreaterThan(LIMIT);
+      expect(page.total).toBe(expected.length);
+      for (const explained of [ranked, found, counted]) {
+        const stages = stagesOf(explained.queryPlanner.winningPlan as Document).map((stage) => stage.stage);
+        expect(stages).not.toContain('COLLSCAN');
+        expect(stages).toContain('TEXT_MATCH');
+        expect([...indexNamesOf(explained.queryPlanner.winningPlan as Document)]).toEqual([
+          CANDIDATE_TEXT_INDEX.options.name,
+        ]);
+        // The text index yields the matching candidates only: no other document is read.
+        expect((explained.executionStats as Document).totalDocsExamined).toBeLessThanOrEqual(
+          all.filter((_, i) => i % KEYWORD_EVERY === 0).length,
+        );
+      }
+    });
   });
 });

@@ -100,7 +100,8 @@ export function searchFieldsOf(
     if (years !== undefined) {
       for (const of of code === undefined ? ['*'] : [code, '*']) {
         experience.add(`${of}|=${years}`);
-        for (let minimum = 0; minimum <= Math.min(years, MAX_YEARS_STEP); minimum++) experience.add(`${of}|>=${minimum}`);
+        for (let minimum = 0; minimum <= Math.min(years, MAX_YEARS_STEP); minimum++)
+          experience.add(`${of}|>=${minimum}`);
       }
     }
     if (code === undefined) continue;
