@@ -41,6 +41,7 @@ import { changeOutbox } from '../webhooks/outbox-source';
 import { createSecretBox } from '../webhooks/secret-box';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher';
 import { WebhookRepository } from '../webhooks/webhook-repository';
+import { hasWrittenOutMutationInput } from '../graphql/written-out-input';
 
 export interface CandidateDirectory {
   readonly config: Config;
@@ -115,6 +116,15 @@ export async function createApp(
   const demo = embedded ? await bootstrapDemo(database.db, config, logger, clock) : undefined;
 
   const services = createServices(database.db, serviceOptions(config, clock));
+  // Automatic persisted queries keep queries only: mutations an earlier release kept (their text may hold identity data) go.
+  const purged = await services.persistedQueries.removeAllButQueries();
+  if (purged > 0) logger.info({ removed: purged }, 'removed stored automatic persisted queries that were not queries');
+  // Likewise published operations an earlier release accepted with a mutation's input written out in their text.
+  for (const { keyId, operationId } of await services.publishedOperations.retireWhere(hasWrittenOutMutationInput))
+    logger.warn(
+      { apiKeyId: keyId, operationId },
+      "retired a published operation whose mutation input is written out in its text: publish the app's operation again taking its input from variables",
+    );
   services.rateLimits.onRejection((kind) => metrics.rateLimitRejections.inc({ kind }));
   // The units stay buffered and go with the next flush; the requests are not failed for it.
   services.rateLimits.onFlushFailure((error) =>
@@ -237,7 +247,7 @@ export async function start(): Promise<CandidateDirectory> {
   } catch (error) {
     // Seeded and maybe given a demo key already: say where that key is, and stop the store.
     await app.stop().catch(() => undefined);
-    throw new Error(startFailureMessage(error, config, app.demo), { cause: error });
+    throw new Error(await startFailureMessage(error, config, app.demo), { cause: error });
   }
   logger.info({ url }, 'candidate directory listening');
   showStartBanner(url, app.demo, { output: process.stdout, dataDir: config.dataDir, logger });

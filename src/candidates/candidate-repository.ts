@@ -90,7 +90,11 @@ export class CandidateRepository {
    * since gives them, storedCandidate), so the search for candidates without them (a scan of
    * every candidate: seconds at 100,000 on the embedded store) is not repeated at every start.
    */
-  async backfillStatisticsLists(doneWhenIndexed?: string): Promise<number> {
+  async backfillStatisticsLists(
+    doneWhenIndexed?: string,
+    /** candidates read and written at a time (tests pass a small one to cross batches with few candidates) */
+    batchSize = BACKFILL_BATCH,
+  ): Promise<number> {
     if (doneWhenIndexed !== undefined && (await this.hasIndex(doneWhenIndexed))) return 0;
     return this.backfill(
       { $or: [{ statisticsOccupations: { $exists: false } }, { statisticsLanguages: { $exists: false } }] },
@@ -126,9 +130,7 @@ export class CandidateRepository {
     let after: ObjectId | undefined;
     for (;;) {
       const query = after === undefined ? missing : { $and: [missing, { _id: { $gt: after } }] };
-      const batch = await this.collection
-        .find(query, { projection, sort: { _id: 1 }, limit: BACKFILL_BATCH })
-        .toArray();
+      const batch = await this.collection.find(query, { projection, sort: { _id: 1 }, limit: batchSize }).toArray();
       if (batch.length === 0) {
         if (after === undefined) return changed;
         after = undefined;

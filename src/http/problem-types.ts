@@ -43,6 +43,8 @@ export const PROBLEM_TYPES = {
     'Request with this idempotency key in progress',
     409,
   ),
+  /** A registration replayed with its Idempotency-Key after the candidate it registered was erased. */
+  candidateErased: problemType('candidate-erased', 'Candidate erased', 410),
   /** The body is larger than the service accepts. */
   payloadTooLarge: problemType('payload-too-large', 'Request body too large', 413),
   /** A POST body is not `application/json` (or has an unsupported charset or encoding). */

@@ -87,6 +87,8 @@ interface WriteRoute<N extends MutationName> {
   operationId: string;
   permission: Permission;
   result: (data: DataOf<N>) => unknown;
+  /** the write registers a candidate (its erasure then reaches the answer kept for the Idempotency-Key) */
+  registers?: true;
 }
 
 /** The POSTs, one persisted mutation each; each answers 201 with the mutation's result. */
@@ -108,6 +110,7 @@ const WRITES: { readonly [N in MutationName]: WriteRoute<N> } = {
     operationId: 'registerCandidate',
     permission: 'REGISTER_CANDIDATES',
     result: (data) => data.registerCandidate,
+    registers: true,
   },
 };
 const WRITE_NAMES: readonly MutationName[] = ['JobMatch', 'OfferToAssist', 'RegisterCandidate'];
@@ -263,7 +266,12 @@ export async function createRestRouter({
       const execute = async (completionOf?: CompletionOf): Promise<RestResponse> => {
         // A write that succeeds stores the answer kept for its Idempotency-Key with it.
         if (completionOf !== undefined)
-          context.writeCompanions.push((outcome) => completionOf({ status: 201, body: withoutNulls(outcome.result) }));
+          context.writeCompanions.push((outcome) =>
+            completionOf(
+              { status: 201, body: withoutNulls(outcome.result) },
+              route.registers ? outcome.candidatePublicIds[0] : undefined,
+            ),
+          );
         try {
           const data = await operations.run(name, variables, context);
           return { status: 201, body: withoutNulls(route.result(data)) };
@@ -280,6 +288,7 @@ export async function createRestRouter({
         apiKeyId: context.apiKey.id,
         key,
         fingerprint: fingerprintOf(req.method, `${req.baseUrl}${req.path}`, req.body),
+        instance: problemInstance(req.originalUrl),
       };
       context.retryToken = retryTokenOf(request);
       const { response, replayed } = await idempotency.run(request, execute);

@@ -371,7 +371,7 @@ export type CandidateChangeConnection = {
   /** The changes of this slice, each with its cursor. */
   edges: Array<CandidateChangeEdge>;
   /** Where this slice stands in the feed: `hasNextPage` false means the feed is read up to now. */
-  pageInfo: PageInfo;
+  pageInfo: CandidateChangePageInfo;
 };
 
 /** One change of a slice of the change feed. */
@@ -393,6 +393,18 @@ export type CandidateChangeKind =
   | 'REGISTERED'
   /** The candidate was changed (by an import from the system of record). */
   | 'UPDATED';
+
+/** Where a slice of the change feed ends. */
+export type CandidateChangePageInfo = {
+  __typename?: 'CandidateChangePageInfo';
+  /**
+   * Where to continue: the cursor of the last change of this slice; on an empty slice, the cursor
+   * it was asked after (or the start of the feed), so it is never null and never moves back.
+   */
+  endCursor: Scalars['String']['output'];
+  /** Whether more changes follow this slice (false: the feed is read up to now). */
+  hasNextPage: Scalars['Boolean']['output'];
+};
 
 /** A citizenship of a candidate, with the state of the matching passport. */
 export type CandidateCitizenship = {
@@ -934,7 +946,14 @@ export type ChargedStatisticsQuery = {
   time: Scalars['DateTime']['output'];
 };
 
-/** A country of the reference data, identified by its ISO 3166-1 alpha-2 code. */
+/**
+ * A country of the reference data, identified by its ISO 3166-1 alpha-2 code.
+ *
+ * Every entry of the reference data (Country, Language, LanguageLevel, Occupation, EducationLevel,
+ * EducationMajor) has its key, its name and (all but LanguageLevel) its status, so those fields
+ * are non-null on each type, and a field of one name has one type across them: `nodes` may select
+ * them on several types at once.
+ */
 export type Country = Node & {
   __typename?: 'Country';
   /** Global identifier of the country (see `Node`); encodes `isoCode`. */
@@ -1102,11 +1121,11 @@ export type EducationLevel = Node & {
   /** Global identifier of the education level (see `Node`); encodes `level`. */
   id: Scalars['ID']['output'];
   /** Numeric rank of the level (higher is more advanced); the key of the level. */
-  level?: Maybe<Scalars['Int']['output']>;
+  level: Scalars['Int']['output'];
   /** Name of the level, e.g. `Bachelor's degree`. */
-  name?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
   /** Whether the level is in use in the reference data. */
-  status?: Maybe<Status>;
+  status: Status;
 };
 
 /** A reference to an education level of the reference data. */
@@ -1119,13 +1138,13 @@ export type EducationLevelRefInput = {
 export type EducationMajor = {
   __typename?: 'EducationMajor';
   /** Numeric id of the major; the key of the major. */
-  id?: Maybe<Scalars['Long']['output']>;
+  id: Scalars['Long']['output'];
   /** ISCED field-of-education code (ISCED-F 2013) of the major. */
-  iscedCode?: Maybe<Scalars['String']['output']>;
+  iscedCode: Scalars['String']['output'];
   /** Name of the field of study. */
-  name?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
   /** Whether the major is in use in the reference data. */
-  status?: Maybe<Status>;
+  status: Status;
 };
 
 /** A reference to an education major of the reference data. */
@@ -1401,11 +1420,11 @@ export type Language = Node & {
   /** Global identifier of the language (see `Node`); encodes `isoCode`. */
   id: Scalars['ID']['output'];
   /** ISO 639-1 code of the language in lower case, e.g. `ar`; the key of the language. */
-  isoCode?: Maybe<Scalars['String']['output']>;
+  isoCode: Scalars['String']['output'];
   /** English name of the language. */
-  name?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
   /** Whether the language is in use in the reference data. */
-  status?: Maybe<Status>;
+  status: Status;
 };
 
 /** A proficiency level of a language, as used for written and spoken skills. */
@@ -1416,9 +1435,9 @@ export type LanguageLevel = Node & {
   /** Global identifier of the language level (see `Node`); encodes `level`. */
   id: Scalars['ID']['output'];
   /** Numeric id of the level (higher is more proficient); the key of the level. */
-  level?: Maybe<Scalars['Int']['output']>;
+  level: Scalars['Int']['output'];
   /** Name of the level, e.g. `Intermediate`. */
-  name?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
 };
 
 /** A reference to a language level of the reference data. */
@@ -1642,11 +1661,11 @@ export type Occupation = Node & {
   /** Global identifier of the occupation (see `Node`); encodes `isco08Code`. */
   id: Scalars['ID']['output'];
   /** ISCO-08 code of the occupation, e.g. `2211`; the key of the occupation. */
-  isco08Code?: Maybe<Scalars['String']['output']>;
+  isco08Code: Scalars['String']['output'];
   /** Title of the occupation. */
-  name?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
   /** Whether the occupation is in use in the reference data. */
-  status?: Maybe<Status>;
+  status: Status;
 };
 
 /** A reference to an occupation of the reference data. */
@@ -1785,11 +1804,20 @@ export type Query = {
   /**
    * The change feed: every change to a candidate (registration, import, update, erasure) in the
    * order the changes were committed, paginated by cursor, for partners that keep a copy in sync.
-   * Start without `after` (from the first change ever recorded), then pass the `endCursor` of the
-   * last page: cursors stay valid across restarts of the service. Needs the READ_CANDIDATE_DATA
-   * permission; any other key fails with FORBIDDEN.
+   * Start from `candidateChangesPosition` taken before a full export of the candidates (or without
+   * `after`, from the first change ever recorded), then pass the `endCursor` of the last page:
+   * cursors stay valid across restarts of the service. Needs the READ_CANDIDATE_DATA permission;
+   * any other key fails with FORBIDDEN.
    */
   candidateChanges: CandidateChangeConnection;
+  /**
+   * The position of the change feed now, as a cursor: pass it as `after` to `candidateChanges` to
+   * receive every change committed from now on, and none before. A partner starting a copy takes
+   * it first, then exports every candidate (`candidatesConnection` with `includeEmployed: true`),
+   * then follows the feed from it: a change made during the export is in the feed (it may also be
+   * in the export; applying it again is harmless). Needs the READ_CANDIDATE_DATA permission.
+   */
+  candidateChangesPosition: Scalars['String']['output'];
   /**
    * How many candidates there are, in total and by up to two dimensions, under ε-differential
    * privacy, so that no sequence of answers can single out a person: every published number is
