@@ -421,6 +421,62 @@ export function coldGoals(report: RunReport): string[] {
         : `- ${what}: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`,
     );
   }
+  lines.push(...searchGoals(report));
+  return lines;
+}
+
+/**
+ * The goals of the search filters: the employer's question and a keyword search, cold, against
+ * today's searches of the same run (p50), and the same rows at 1,000,000 against 100,000.
+ */
+export function searchGoals(report: RunReport): string[] {
+  const lines: string[] = [];
+  const at100k = 100_000;
+  const at1m = 1_000_000;
+  const pairs = [
+    {
+      what: "Cold p50 of an employer's combined filter (location + occupation + language level + years) ÷ cold p50 of today's location + occupation search ≤ 1.5 at 100k",
+      row: 'rest-filter-employer-cold',
+      base: 'rest-filter-location-occupation-cold',
+      target: 1.5,
+    },
+    {
+      what: "Cold p50 of a keyword search ÷ cold p50 of today's location search ≤ 2 at 100k",
+      row: 'rest-keyword-cold',
+      base: 'rest-filter-location-cold',
+      target: 2,
+    },
+  ];
+  for (const { what, row, base, target } of pairs) {
+    const measured = find(report, at100k, row);
+    const today = find(report, at100k, base);
+    if (measured?.p50Ms === undefined || today?.p50Ms === undefined) {
+      lines.push(`- ${what}: **not measured in this run** (needs size ${at100k} and its rows).`);
+      continue;
+    }
+    const ratio = measured.p50Ms / today.p50Ms;
+    lines.push(
+      `- ${what}: ${verdict(ratio <= target)} (p50 ${ms(measured.p50Ms)} ms ÷ ${ms(today.p50Ms)} ms = ${ratio.toFixed(2)}${flaggedAll(measured, today)}).`,
+    );
+  }
+  const what = 'The same two rows, cold p50 at 1,000,000 ÷ at 100,000 ≤ 1.3';
+  const parts = pairs.flatMap(({ row }) => {
+    const small = find(report, at100k, row);
+    const large = find(report, at1m, row);
+    if (small?.p50Ms === undefined || large?.p50Ms === undefined) return [];
+    const ratio = large.p50Ms / small.p50Ms;
+    return [
+      {
+        met: ratio <= 1.3,
+        text: `${row}: ${ms(large.p50Ms)} vs ${ms(small.p50Ms)} ms = ${ratio.toFixed(2)}×${flaggedAll(small, large)}`,
+      },
+    ];
+  });
+  lines.push(
+    parts.length === 0
+      ? `- ${what}: **not measured in this run** (needs sizes ${at100k} and ${at1m} and their rows).`
+      : `- ${what}: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`,
+  );
   return lines;
 }
 

@@ -1,6 +1,7 @@
 import { DemoGenerator } from 'demo-data';
 import { COMMON_OCCUPATIONS, HOSTS, ORIGINS } from 'demo-data';
 import { shippedDemoReference } from '../../src/app/demo-reference';
+import { languageLevels } from '../../src/reference/reference-data';
 
 /**
  * What the cold rows rotate over, and the cache sizes under which that rotation stays cold.
@@ -62,7 +63,47 @@ export interface SeededData {
    * (packages/demo-data/src/vocabulary.ts): host countries, origins, common occupations.
    */
   combinedFilters: string[];
+  /**
+   * Query strings of today's search an employer starts from, `location=A,B&occupation=O`, each
+   * matching at least one listed candidate, in a fixed shuffled order.
+   */
+  locationOccupationFilters: string[];
+  /**
+   * Query strings of an employer's question, `location=A,B&occupation=O&languages=L:level&
+   * minYearsExperience=Y` (host country pairs, common occupations, English, German or French
+   * spoken at B1, B2 or C1, at least 1, 2, 3 or 5 years in the occupation), each matching at
+   * least one listed candidate, in a fixed shuffled order (at most MAX_ROTATION of them, as for
+   * the other rotations here).
+   */
+  employerFilters: string[];
+  /** Query strings of today's location search, `location=A&page=P`: every non-empty page of each host country. */
+  locationPages: string[];
+  /**
+   * Keyword searches, `keyword=…`: each word of the candidates' searched text (skills, roles,
+   * job descriptions, certifications, courses, occupation names) that some listed candidate
+   * holds, alone, then two by two and three by three, in a fixed shuffled order.
+   */
+  keywords: string[];
 }
+
+/** Languages of the destination countries an employer asks for, the CEFR levels, and the years of experience (as `minYearsExperience`). */
+const EMPLOYER_LANGUAGES = ['en', 'de', 'fr'] as const;
+const EMPLOYER_LEVELS = ['B1', 'B2', 'C1'] as const;
+/** More requests than a measured window sends to one row: a longer rotation would only cost memory. */
+const MAX_ROTATION = 20_000;
+const EMPLOYER_YEARS = [1, 2, 3, 5] as const;
+/** Words of five letters or more that English text search ignores (its stop words). */
+const STOP_WORDS = new Set(
+  'about above after again against below between could during further having other ought should their theirs there these those through under until where which while would yours yourself yourselves ourselves themselves itself herself himself myself'.split(
+    ' ',
+  ),
+);
+const CEFR_RANK = ['A1', 'A2', 'B1', 'B2', 'C1', 'C2'];
+/** A stored language level's place in CEFR order (-1: no CEFR level). */
+const cefrRankOf = (() => {
+  const ranks = new Map(languageLevels().map((l) => [l.level, CEFR_RANK.indexOf(l.cefrLevel ?? '')]));
+  return (level: number | undefined): number => (level === undefined ? -1 : (ranks.get(level) ?? -1));
+})();
 
 /**
  * The seeded data as the seed command wrote it, regenerated from the same seed (the demo
@@ -75,9 +116,47 @@ export function seededData(size: number, seed: number): SeededData {
   const counts = new Map<string, Map<string, Map<string, number>>>();
   const hostsOf = new Map<string, Set<string>>();
   let listed = 0;
+  // `host|occupation|language|level|years` of each question some listed candidate answers
+  const employerSeen = new Set<string>();
+  const locationCounts = new Map<string, number>();
+  const words = new Set<string>();
+  const occupationNames = shippedDemoReference().occupationNames;
   for (const candidate of generator.candidates()) {
     if (candidate.status === 'EMPLOYED') continue;
     listed++;
+    const host = candidate.countryIsoCode;
+    if (host && host in HOSTS) locationCounts.set(host, (locationCounts.get(host) ?? 0) + 1);
+    const texts = [
+      ...(candidate.candidateSkills ?? []).map((s) => s.skill ?? ''),
+      ...(candidate.candidateCertifications ?? []).map((c) => c.name ?? ''),
+      ...(candidate.candidateEducations ?? []).map((e) => e.courseName ?? ''),
+      ...(candidate.candidateOccupations ?? []).flatMap((o) => [
+        occupationNames.get(o.occupation?.isco08Code ?? '') ?? '',
+        ...(o.candidateJobExperiences ?? []).flatMap((j) => [j.role ?? '', j.description ?? '']),
+      ]),
+    ];
+    for (const word of texts
+      .join(' ')
+      .toLowerCase()
+      .match(/[a-z]{5,}/g) ?? [])
+      if (!STOP_WORDS.has(word)) words.add(word);
+    if (host && host in HOSTS) {
+      const spoken = new Map<string, number>();
+      for (const entry of candidate.candidateLanguages ?? []) {
+        const code = entry.languageIsoCode;
+        if (code && (EMPLOYER_LANGUAGES as readonly string[]).includes(code))
+          spoken.set(code, Math.max(spoken.get(code) ?? -1, cefrRankOf(entry.spokenLevel)));
+      }
+      for (const entry of candidate.candidateOccupations ?? []) {
+        const occupation = entry.occupation?.isco08Code;
+        if (!occupation || !COMMON.has(occupation) || entry.yearsExperience === undefined) continue;
+        for (const [language, rank] of spoken)
+          for (const level of EMPLOYER_LEVELS)
+            for (const years of EMPLOYER_YEARS)
+              if (rank >= CEFR_RANK.indexOf(level) && entry.yearsExperience >= years)
+                employerSeen.add(`${host}|${occupation}|${language}|${level}|${years}`);
+      }
+    }
     const nationality = candidate.nationalityIsoCode;
     const location = candidate.countryIsoCode;
     if (!nationality || !location || !(location in HOSTS) || !(nationality in ORIGINS)) continue;
@@ -107,10 +186,41 @@ export function seededData(size: number, seed: number): SeededData {
       }
     }
   }
+  // Today's filter an employer starts from, and the employer's question on the same pairs.
+  const locationOccupation = new Set<string>();
+  const employer: string[] = [];
+  const seenAt = (host: string, rest: string): boolean => employerSeen.has(`${host}|${rest}`);
+  const hosts = [...Object.keys(HOSTS)].sort();
+  for (let a = 0; a < hosts.length; a++)
+    for (let b = a + 1; b < hosts.length; b++)
+      for (const occupation of [...COMMON].sort())
+        for (const language of EMPLOYER_LANGUAGES)
+          for (const level of EMPLOYER_LEVELS)
+            for (const years of EMPLOYER_YEARS) {
+              const rest = `${occupation}|${language}|${level}|${years}`;
+              if (!seenAt(hosts[a], rest) && !seenAt(hosts[b], rest)) continue;
+              locationOccupation.add(`location=${hosts[a]},${hosts[b]}&occupation=${occupation}`);
+              employer.push(
+                `location=${hosts[a]},${hosts[b]}&occupation=${occupation}&languages=${language}:${level}&minYearsExperience=${years}`,
+              );
+            }
+  const locationPages = [...locationCounts].flatMap(([host, count]) =>
+    Array.from({ length: pagesOf(count, 10) }, (_, page) => `location=${host}&page=${page}`),
+  );
+  const single = shuffled([...words].sort(), 0x1b873593);
+  // Words two by two (neighbours in the shuffled order, and one, two apart) and three by three.
+  const pairs = [1, 2, 3].flatMap((apart) => single.slice(apart).map((word, i) => `${single[i]} ${word}`));
+  const triples = single.slice(2).map((word, i) => `${single[i]} ${single[i + 1]} ${word}`);
   return {
     candidateIds: shuffled(generator.candidatePublicIds()),
     listed,
     combinedFilters: shuffled(combinedFilters, 0x2545f491),
+    locationOccupationFilters: shuffled([...locationOccupation], 0x68e31da4).slice(0, MAX_ROTATION),
+    employerFilters: shuffled(employer, 0x5bd1e995).slice(0, MAX_ROTATION),
+    locationPages: shuffled(locationPages, 0x27d4eb2f).slice(0, MAX_ROTATION),
+    keywords: [...single, ...pairs, ...triples]
+      .slice(0, MAX_ROTATION)
+      .map((keyword) => `keyword=${encodeURIComponent(keyword)}`),
   };
 }
 
@@ -122,6 +232,8 @@ export interface Rotations {
   pagesOf100: number;
   pagesOf20: number;
   combinedFilters: number;
+  /** the rotations of today's location (by page) and location + occupation searches, the employer's question and the keyword */
+  searchFilters: { locationPages: number; locationOccupation: number; employer: number; keywords: number };
 }
 
 /**
@@ -145,16 +257,15 @@ export interface CacheSettings {
  */
 export function coldCacheSettings(defaults: CacheSettings, rotations: Rotations): CacheSettings {
   // The candidate cache holds READ_CACHE_ENTRIES candidates; the search-page cache a tenth of that many pages.
+  const filtered = Math.min(rotations.combinedFilters, ...Object.values(rotations.searchFilters));
   const entries = Math.min(
     defaults.entries,
-    Math.floor(
-      Math.min(rotations.ids, 10 * Math.min(rotations.pagesOf100, rotations.pagesOf20, rotations.combinedFilters)) / 2,
-    ),
+    Math.floor(Math.min(rotations.ids, 10 * Math.min(rotations.pagesOf100, rotations.pagesOf20, filtered)) / 2),
   );
   const bytes = Math.min(
     rotations.ids * ANSWER_BYTES_AT_LEAST.byId,
     rotations.pagesOf100 * ANSWER_BYTES_AT_LEAST.page100,
-    rotations.combinedFilters * ANSWER_BYTES_AT_LEAST.combined,
+    filtered * ANSWER_BYTES_AT_LEAST.combined,
   );
   const mb = Math.min(defaults.mb, Math.floor(bytes / 2 / 2 ** 20));
   return { entries: Math.max(1, entries), mb: Math.max(1, mb) };

@@ -529,11 +529,18 @@ async function benchmarkSize(
   await traceSink.stop();
 
   // Then the cold rows, on the data as seeded, with caches that cannot hold their rotations.
+  const searchFilters = {
+    locationPages: seeded.locationPages,
+    locationOccupation: seeded.locationOccupationFilters,
+    employer: seeded.employerFilters,
+    keywords: seeded.keywords,
+  };
   const cold = coldScenarios({
     apiKey,
     everyCandidateId: seeded.candidateIds,
     searchPages,
     combinedFilters: seeded.combinedFilters,
+    searchFilters,
   }).filter(wanted);
   if (cold.length > 0) {
     const rotations: Rotations = {
@@ -542,6 +549,12 @@ async function benchmarkSize(
       pagesOf100: searchPages.of100,
       pagesOf20: searchPages.of20,
       combinedFilters: seeded.combinedFilters.length,
+      searchFilters: {
+        locationPages: searchFilters.locationPages.length,
+        locationOccupation: searchFilters.locationOccupation.length,
+        employer: searchFilters.employer.length,
+        keywords: searchFilters.keywords.length,
+      },
     };
     const defaults = readCacheDefaults();
     const caches = coldCacheSettings(defaults, rotations);
@@ -682,6 +695,7 @@ async function measurePeer(
       everyCandidateId: candidateIds,
       searchPages: { of100: pagesOf100, of20: 1 },
       combinedFilters: ['-'],
+      searchFilters: { locationPages: ['-'], locationOccupation: ['-'], employer: ['-'], keywords: ['-'] },
     }),
   ).filter((row) => cold.some((c) => PEER_ROW_OF[row.key] === c.key));
   if (rows.length === 0) return;
@@ -773,6 +787,14 @@ function colderNote(key: string, m: Measurement, rotations: Rotations, caches: C
       return of(rotations.pagesOf100, pages, 'search pages');
     case 'rest-filter-combined-cold':
       return of(rotations.combinedFilters, pages, 'search pages');
+    case 'rest-filter-location-cold':
+      return of(rotations.searchFilters.locationPages, pages, 'search pages');
+    case 'rest-filter-location-occupation-cold':
+      return of(rotations.searchFilters.locationOccupation, pages, 'search pages');
+    case 'rest-filter-employer-cold':
+      return of(rotations.searchFilters.employer, pages, 'search pages');
+    case 'rest-keyword-cold':
+      return of(rotations.searchFilters.keywords, pages, 'search pages');
     case 'graphql-deep-cold': {
       // GraphQL search pages are not kept (README "Read caches"): only its candidates could be.
       const holds = caches.entries >= rotations.listed;

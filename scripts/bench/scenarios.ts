@@ -67,6 +67,13 @@ export interface ColdContext {
   searchPages: { of100: number; of20: number };
   /** query strings of the combined filter, each with a non-empty answer */
   combinedFilters: readonly string[];
+  /** query strings of the searches beside the employer's question and the keyword (rotation.ts SeededData) */
+  searchFilters: {
+    locationPages: readonly string[];
+    locationOccupation: readonly string[];
+    employer: readonly string[];
+    keywords: readonly string[];
+  };
 }
 
 const get = (apiKey: string, requestPath: string): HttpRequest => ({
@@ -289,6 +296,11 @@ export function coldScenarios(context: ColdContext): Scenario[] {
   const { apiKey, searchPages } = context;
   const nextId = rotating(context.everyCandidateId);
   const nextFilter = rotating(context.combinedFilters);
+  const { locationPages, locationOccupation, employer, keywords } = context.searchFilters;
+  const nextLocationPage = rotating(locationPages);
+  const nextLocationOccupation = rotating(locationOccupation);
+  const nextEmployer = rotating(employer);
+  const nextKeyword = rotating(keywords);
   let sequentialPage = 0;
   const stridedPage100 = stridedPages(searchPages.of100);
   const stridedPage20 = stridedPages(searchPages.of20);
@@ -321,6 +333,32 @@ export function coldScenarios(context: ColdContext): Scenario[] {
       label: `REST search location=A,B & nationality=N & occupation=O, cold (${context.combinedFilters.length} non-empty combinations rotated)`,
       kind: 'REST',
       next: () => get(apiKey, `/v1/candidates?${nextFilter()}`),
+    }),
+    // Today's searches and the two of the new filters they are compared with (the goals), all at
+    // the default page size: each rotation's requests distinct, its answers not empty.
+    cold({
+      key: 'rest-filter-location-cold',
+      label: `REST search location=A, cold (every page of each host country, ${locationPages.length} pages rotated)`,
+      kind: 'REST',
+      next: () => get(apiKey, `/v1/candidates?${nextLocationPage()}`),
+    }),
+    cold({
+      key: 'rest-filter-location-occupation-cold',
+      label: `REST search location=A,B & occupation=O, cold (${locationOccupation.length} non-empty combinations rotated)`,
+      kind: 'REST',
+      next: () => get(apiKey, `/v1/candidates?${nextLocationOccupation()}`),
+    }),
+    cold({
+      key: 'rest-filter-employer-cold',
+      label: `REST search location=A,B & occupation=O & languages=L:level & minYearsExperience=Y, cold (${employer.length} non-empty questions rotated)`,
+      kind: 'REST',
+      next: () => get(apiKey, `/v1/candidates?${nextEmployer()}`),
+    }),
+    cold({
+      key: 'rest-keyword-cold',
+      label: `REST search keyword=…, cold (${keywords.length} searches of words of the candidates' text, one to three words each, rotated)`,
+      kind: 'REST',
+      next: () => get(apiKey, `/v1/candidates?${nextKeyword()}`),
     }),
     cold({
       key: 'graphql-deep-cold',

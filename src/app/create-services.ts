@@ -121,6 +121,7 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
   const cached = options.readCacheEntries ?? Number(settings.readCacheEntries.default);
   const referenceCache = new ReferenceCache(reference);
   const jobOpportunities = withAvailability(new JobOpportunityRepository(db));
+  const savedLists = withAvailability(new SavedListRepository(db));
   return {
     repositories: {
       candidates,
@@ -142,11 +143,7 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
       jobOpportunityRawCache: new EpochCache(cached),
     },
     apiKeys: new ApiKeyService(withAvailability(createApiKeyRepository(db)), clock, cached),
-    candidateQueries: new CandidateQueryService(
-      candidates,
-      withAvailability(new SavedListRepository(db)),
-      Math.ceil(cached / 10),
-    ),
+    candidateQueries: new CandidateQueryService(candidates, savedLists, Math.ceil(cached / 10), referenceCache, clock),
     offers: new OfferService(candidates, withAvailability(new OfferRepository(db)), clock),
     registration: new RegistrationService(
       withAvailability(
@@ -173,6 +170,8 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
       referenceCache,
       options.privacy ?? DEFAULT_PRIVACY,
       clock,
+      undefined,
+      savedLists,
     ),
     audit: new AuditService(withAvailability(new AuditRepository(db)), clock, {
       flushDelayMs: options.auditFlushMs ?? Number(settings.auditFlushMs.default),

@@ -5,7 +5,7 @@ import { observeRequests, routeTemplate } from '../observability/request-observe
 import { serveOpenApi } from '../rest/openapi-route';
 import { REST_MOUNT, REST_ROUTES } from '../rest/rest-routes';
 import { JSON_BODY_LIMIT } from '../http/body-limit';
-import { errorHandler, notFound } from '../http/fallbacks';
+import { errorHandler, methodNotAllowed, notFound } from '../http/fallbacks';
 import { HEALTH_ROUTES } from '../http/health';
 import type { HttpHygiene } from '../http/security';
 
@@ -49,10 +49,18 @@ export function createHttpApp(routes: HttpRoutes, logger: Logger, metrics: Metri
   // Security headers, CORS and the request timeout apply to every answer, health and errors included.
   app.use(hygiene.before);
   app.use(routes.health);
-  app.get(GRAPHQL_PATH, routes.playground);
+  // /graphql itself only: any path below it is a 404 and any other method a 405, both
+  // problem+json, never a GraphQL answer. HEAD reaches the playground (a browser) and then the 405.
+  const graphql = [routeTemplate(GRAPHQL_PATH), express.json({ limit: JSON_BODY_LIMIT }), routes.graphql];
+  const graphqlMethods = methodNotAllowed('GET, POST');
+  app
+    .route(GRAPHQL_PATH)
+    .get(routes.playground, (req, res, next) => (req.method === 'HEAD' ? graphqlMethods(req, res, next) : next()))
+    .get(...graphql)
+    .post(...graphql)
+    .all(graphqlMethods);
   // An asset name the playground does not know is a 404, not a GraphQL request.
   app.get(PLAYGROUND_ASSETS_PATH, routes.playground, notFound);
-  app.use(GRAPHQL_PATH, routeTemplate(GRAPHQL_PATH), express.json({ limit: JSON_BODY_LIMIT }), routes.graphql);
   app.use(REST_MOUNT, routes.rest);
   // The OpenAPI document of /v1 is public: partners read it before they have a key.
   app.get(OPENAPI_PATH, serveOpenApi());

@@ -19,6 +19,7 @@ import { sealEarlierIdentities } from '../candidates/identity-migration';
 import { erasureLogFor } from '../changes/erasure-log';
 import { reapplyLoggedErasures } from '../changes/erasure-replay';
 import { ErasureRepository } from '../changes/erasure-repository';
+import { SEARCH_FIELDS_INDEX } from '../candidates/candidate-indexes';
 import { applyAuditRetention } from '../audit/audit-repository';
 import { compactOnEmbeddedStore } from '../store/secure-delete';
 import { openStore } from '../store/open-store';
@@ -43,6 +44,7 @@ import { changeOutbox } from '../webhooks/outbox-source';
 import { createSecretBox } from '../webhooks/secret-box';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher';
 import { WebhookRepository } from '../webhooks/webhook-repository';
+import { hasWrittenOutMutationInput } from '../graphql/written-out-input';
 
 export interface CandidateDirectory {
   readonly config: Config;
@@ -103,6 +105,8 @@ export async function createApp(
   // Data written before the statistics lists existed gets them before any statistics query counts
   // by them; before the indexes, whose creation records that this has run to its end.
   await new CandidateRepository(database.db).backfillStatisticsLists(STATISTICS_LISTS_INDEX);
+  // The same for the search fields, before the search indexes that record it.
+  await new CandidateRepository(database.db).backfillSearchFields(SEARCH_FIELDS_INDEX);
   await ensureIndexes(database.db);
   await applyAuditRetention(database.db, config.auditRetentionDays);
   // Data written before `listed` existed gets it before any search relies on it.
@@ -135,6 +139,15 @@ export async function createApp(
   const demo = embedded ? await bootstrapDemo(database.db, config, logger, clock) : undefined;
 
   const services = createServices(database.db, serviceOptions(config, clock));
+  // Automatic persisted queries keep queries only: mutations an earlier release kept (their text may hold identity data) go.
+  const purged = await services.persistedQueries.removeAllButQueries();
+  if (purged > 0) logger.info({ removed: purged }, 'removed stored automatic persisted queries that were not queries');
+  // Likewise published operations an earlier release accepted with a mutation's input written out in their text.
+  for (const { keyId, operationId } of await services.publishedOperations.retireWhere(hasWrittenOutMutationInput))
+    logger.warn(
+      { apiKeyId: keyId, operationId },
+      "retired a published operation whose mutation input is written out in its text: publish the app's operation again taking its input from variables",
+    );
   services.rateLimits.onRejection((kind) => metrics.rateLimitRejections.inc({ kind }));
   // The units stay buffered and go with the next flush; the requests are not failed for it.
   services.rateLimits.onFlushFailure((error) =>
@@ -257,7 +270,7 @@ export async function start(): Promise<CandidateDirectory> {
   } catch (error) {
     // Seeded and maybe given a demo key already: say where that key is, and stop the store.
     await app.stop().catch(() => undefined);
-    throw new Error(startFailureMessage(error, config, app.demo), { cause: error });
+    throw new Error(await startFailureMessage(error, config, app.demo), { cause: error });
   }
   logger.info({ url }, 'candidate directory listening');
   showStartBanner(url, app.demo, { output: process.stdout, dataDir: config.dataDir, logger });

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import type { Logger } from '../logger';
 import type { DemoBootstrap } from './demo-bootstrap';
 import { demoKeyFilePath, writeDemoKeyFile } from './demo-key-file';
@@ -59,24 +60,54 @@ function keptKeyFile(dataDir: string): string | undefined {
   return fs.existsSync(file) ? file : undefined;
 }
 
+/** How many ports after the one in use are probed for the hint. */
+const PORTS_PROBED = 20;
+
 /**
  * What `npm start` prints when the service could not listen (after the store was prepared): why,
- * what to do about a port in use, and where the demo key is when this start created one.
+ * what to do about a port in use (with a port near it that was free a moment ago, found by
+ * listening on it), and where the demo key is when this start created one.
  */
-export function startFailureMessage(
+export async function startFailureMessage(
   error: unknown,
   listen: { host: string; port: number },
   demo: DemoBootstrap | undefined,
-): string {
+): Promise<string> {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const lines = [
-    code === 'EADDRINUSE'
-      ? `Could not listen on ${listen.host}:${listen.port}: the port is in use. Stop what uses it, or choose another port: PORT=${listen.port === 8080 ? 8081 : 8080} npm start`
-      : `Could not listen on ${listen.host}:${listen.port}: ${error instanceof Error ? error.message : String(error)}`,
-  ];
+  let reason: string;
+  if (code === 'EADDRINUSE') {
+    const free = await freePortNear(listen.host, listen.port);
+    const choose =
+      free === undefined
+        ? `choose a free port: PORT=<port> npm start (none of the ${PORTS_PROBED} ports after ${listen.port} is free)`
+        : `choose another port: PORT=${free} npm start (free now)`;
+    reason = `Could not listen on ${listen.host}:${listen.port}: the port is in use. Stop what uses it, or ${choose}`;
+  } else {
+    reason = `Could not listen on ${listen.host}:${listen.port}: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  const lines = [reason];
   if (demo?.keyFile)
     lines.push(
       `The demo API key this start created is kept in ${demo.keyFile} (\`cat ${demo.keyFile}\`); the next start names it too.`,
     );
   return lines.join('\n');
+}
+
+/** The first port after `port` (then before it, near 65535) that `host` lets this process listen on. */
+async function freePortNear(host: string, port: number): Promise<number | undefined> {
+  const candidates = Array.from({ length: PORTS_PROBED }, (_, i) => port + 1 + i).map((p) =>
+    p > 65535 ? port - (p - 65535) : p,
+  );
+  for (const candidate of candidates) {
+    if (candidate >= 1 && (await canListen(host, candidate))) return candidate;
+  }
+  return undefined;
+}
+
+function canListen(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen({ host, port, exclusive: true }, () => server.close(() => resolve(true)));
+  });
 }

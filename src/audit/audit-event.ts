@@ -9,10 +9,17 @@ export interface AuditedStatisticsQueryDoc {
   /** ISCO-08 codes */
   occupations: string[];
   includeEmployed: boolean;
+  /**
+   * The filter's other fields as the service normalised them (languages with the stored levels
+   * they accept, ages as years of birth, saved list ids, the keyword); absent when none was given.
+   */
+  filter?: Record<string, unknown>;
   /** the CandidateDimension names, in the order asked */
   groupBy: string[];
   /** the privacy budget (ε) the query spent: 0 for a repeat or a refusal; absent on events stored before budgets */
   epsilonCharged?: number;
+  /** true for a preview (candidateStatisticsPreview: nothing counted, nothing charged); absent otherwise */
+  preview?: true;
 }
 
 /** Which edge of the service a request came through. */

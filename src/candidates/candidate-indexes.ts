@@ -32,6 +32,50 @@ function searchIndex(fields: readonly string[]): IndexSpec {
   return { collection: CANDIDATE_COLLECTIONS.candidates, key, options: { name } };
 }
 
+/**
+ * The index of the search fields that tells their backfill has run (main.ts creates the indexes
+ * after it: CandidateRepository.backfillSearchFields).
+ */
+export const SEARCH_FIELDS_INDEX = 'candidates_search_languages_listed';
+
+/** searchIndex of other fields, named `candidates_search_<name>_listed`. */
+function namedSearchIndex(name: string, fields: readonly string[]): IndexSpec {
+  return { ...searchIndex(fields), options: { name: `candidates_search_${name}_listed` } };
+}
+
+/**
+ * The text index of the keyword search (MongoDB allows one per collection): the candidate's
+ * professional text, never identity data or `candidateMessage`. Occupation names weigh most,
+ * then roles and skills, then certifications and courses, then job descriptions; English
+ * stemming and stop words for every candidate.
+ */
+export const CANDIDATE_TEXT_INDEX: IndexSpec = {
+  collection: CANDIDATE_COLLECTIONS.candidates,
+  key: {
+    searchOccupationNames: 'text',
+    'candidateOccupations.candidateJobExperiences.role': 'text',
+    'candidateSkills.skill': 'text',
+    'candidateCertifications.name': 'text',
+    'candidateEducations.courseName': 'text',
+    'candidateOccupations.candidateJobExperiences.description': 'text',
+  },
+  options: {
+    name: 'candidates_text',
+    weights: {
+      searchOccupationNames: 10,
+      'candidateOccupations.candidateJobExperiences.role': 5,
+      'candidateSkills.skill': 5,
+      'candidateCertifications.name': 3,
+      'candidateEducations.courseName': 3,
+      'candidateOccupations.candidateJobExperiences.description': 1,
+    },
+    default_language: 'english',
+    // A field no candidate has: every candidate is indexed in English, whatever its documents hold
+    // (the default, `language`, would read a field of that name in any of them).
+    language_override: 'searchTextLanguage',
+  },
+};
+
 /** Every index the repositories of this area rely on (the statistics indexes of `candidates` are statistics-indexes.ts). */
 export const candidateIndexes: readonly IndexSpec[] = [
   // candidates
@@ -51,6 +95,35 @@ export const candidateIndexes: readonly IndexSpec[] = [
   searchIndex(['countryIsoCode', OCCUPATION_PATH]),
   searchIndex(['nationalityIsoCode', OCCUPATION_PATH]),
   searchIndex(['countryIsoCode', 'nationalityIsoCode', OCCUPATION_PATH]),
+  // The filters on one entry of a list, each the keys of one stored search field (search-fields.ts
+  // of candidate-documents), and the scalar ones, each alone: exact values before `listed`, so a
+  // page is again a merged walk and its count a count of keys.
+  { ...searchIndex(['searchLanguages']), options: { name: SEARCH_FIELDS_INDEX } },
+  namedSearchIndex('experience', ['searchExperience']),
+  namedSearchIndex('education', ['maxEducationLevel']),
+  namedSearchIndex('birthYear', ['yearOfBirth']),
+  namedSearchIndex('exams', ['searchExams.exam']),
+  // The employer's question (location, occupation, a language at a level, years): one index.
+  namedSearchIndex('country_employer', ['countryIsoCode', 'searchEmployerKeys']),
+  // Ranges that are not named year by year (an age without an upper or lower bound), and exam
+  // scores: bounded after `listed` or after the exam, the rest checked by the store.
+  {
+    collection: CANDIDATE_COLLECTIONS.candidates,
+    key: { listed: 1, yearOfBirth: 1, createdDate: 1, publicId: 1 },
+    options: { name: 'candidates_search_listed_birthYear' },
+  },
+  {
+    collection: CANDIDATE_COLLECTIONS.candidates,
+    key: { 'searchExams.exam': 1, 'searchExams.score': 1, listed: 1, createdDate: 1, publicId: 1 },
+    options: { name: 'candidates_search_examScores_listed' },
+  },
+  // Saved lists: their members by id, with what a page is sorted by.
+  {
+    collection: CANDIDATE_COLLECTIONS.candidates,
+    key: { publicId: 1, listed: 1, createdDate: 1 },
+    options: { name: 'candidates_search_publicId_listed' },
+  },
+  CANDIDATE_TEXT_INDEX,
 
   // candidateIdentityKeys: the unique e-mail key is what detects a duplicate registration. Partial:
   // a record of an earlier release whose address folds to an older record's key keeps no key.

@@ -5,9 +5,22 @@ import { authorize } from '../auth/authorize';
 import { decodeCursor, encodeCursor } from '../common/cursor';
 import { BadUserInputError } from '../errors';
 import type { CandidateDoc, JobOpportunityDoc, SavedListDoc } from 'candidate-documents';
-import type { CandidatePosition, CandidateRepository, CandidateSearchFilter } from './candidate-repository';
+import { systemClock, type Clock } from '../common/clock';
+import type { CandidatePosition, CandidateRepository } from './candidate-repository';
 import type { SavedListRepository } from './saved-list-repository';
-import { MAX_LIMIT, MIN_LIMIT, throwIfAny, toPage, toSearchFilter, type FilterInput } from './search-input';
+import { withSavedListMembers } from './saved-list-members';
+import type { CandidateOrder, CandidateSearchFilter, ResolvedSearchFilter } from './search-query';
+import {
+  MAX_LIMIT,
+  MIN_LIMIT,
+  searchVocabulary,
+  throwIfAny,
+  toOrder,
+  toPage,
+  toSearchFilter,
+  type FilterInput,
+  type VocabularySource,
+} from './search-input';
 
 /** A page of candidates as the contract shapes it (section 2.3). */
 export interface CandidatePage {
@@ -31,6 +44,7 @@ export interface SearchArgs {
   includeEmployed?: boolean | null;
   page?: number | null;
   limit?: number | null;
+  sort?: CandidateOrder | null;
 }
 
 /** A CandidatePage whose candidates are their stored bytes, for answers written from them (src/rest/transcoder/). */
@@ -53,6 +67,7 @@ export interface ConnectionArgs {
   includeEmployed?: boolean | null;
   first?: number | null;
   after?: string | null;
+  sort?: CandidateOrder | null;
 }
 
 /** The read rules of candidates: searches, saved lists and cursors. */
@@ -65,8 +80,25 @@ export class CandidateQueryService {
     private readonly savedLists: SavedListRepository,
     /** search pages kept between requests (READ_CACHE_ENTRIES / 10); 0: none */
     keptPages = 0,
+    /** the reference data (loaded) that language levels and education levels of a filter are read by */
+    private readonly reference?: VocabularySource,
+    /** the current year of the ages of a filter */
+    private readonly clock: Clock = systemClock,
   ) {
     this.pages = new EpochCache(keptPages);
+  }
+
+  /**
+   * The filter and order of a search as the repository takes them: checked and normalised
+   * (search-input.ts, the rules of both transports), its saved lists read.
+   */
+  private async selection(
+    args: Pick<SearchArgs, 'filter' | 'includeEmployed' | 'sort'>,
+  ): Promise<{ filter: ResolvedSearchFilter; order: CandidateOrder }> {
+    const vocabulary = this.reference && searchVocabulary(this.reference, this.clock.now());
+    const filter = toSearchFilter(args.filter, args.includeEmployed, vocabulary);
+    const order = toOrder(args.sort, filter);
+    return { filter: await withSavedListMembers(filter, this.savedLists), order };
   }
 
   /** One candidate by public id (null when unknown), through the request's loader. */
@@ -92,15 +124,15 @@ export class CandidateQueryService {
     cached?: CachedReads,
   ): Promise<CandidatePage> {
     authorize(caller, 'READ_CANDIDATE_DATA');
-    const filter = toSearchFilter(args.filter, args.includeEmployed);
     const { page, limit } = toPage(args.page, args.limit);
-    const key = cached && JSON.stringify([filter, page, limit]);
+    const { filter, order } = await this.selection(args);
+    const key = cached && JSON.stringify([withoutMembers(filter), order, page, limit]);
     const kept = cached && this.pages.get(key!, cached.readEpoch);
     if (kept) {
       const content = (await cached.load(kept.publicIds)).filter((doc): doc is CandidateDoc => doc !== null);
       return pageOf(content, kept.total, page, limit);
     }
-    const { items, total } = await this.candidates.search(filter, { skip: page * limit, limit }, fields);
+    const { items, total } = await this.candidates.search(filter, { skip: page * limit, limit }, fields, order);
     if (cached) this.pages.set(key!, cached.readEpoch, { publicIds: items.map((doc) => doc.publicId), total });
     return pageOf(items, total, page, limit);
   }
@@ -112,9 +144,9 @@ export class CandidateQueryService {
    */
   async searchRaw(caller: ApiKeyRecord, args: SearchArgs, fields: readonly string[]): Promise<RawCandidatePage> {
     authorize(caller, 'READ_CANDIDATE_DATA');
-    const filter = toSearchFilter(args.filter, args.includeEmployed);
     const { page, limit } = toPage(args.page, args.limit);
-    const { items, total } = await this.candidates.searchRaw(filter, { skip: page * limit, limit }, fields);
+    const { filter, order } = await this.selection(args);
+    const { items, total } = await this.candidates.searchRaw(filter, { skip: page * limit, limit }, fields, order);
     return pageOf(items, total, page, limit);
   }
 
@@ -128,26 +160,45 @@ export class CandidateQueryService {
     return load(publicId);
   }
 
-  /** Keyset pagination: cursors name a position in the order, so inserts never shift them. `fields` as in search. */
+  /**
+   * Keyset pagination: cursors name a position in the order, so inserts never shift them. A
+   * ranked keyword search (RELEVANCE) has no stable position (a candidate added may rank
+   * anywhere): its cursors name a place in the ranking. `fields` as in search.
+   */
   async connection(
     caller: ApiKeyRecord,
     args: ConnectionArgs,
     fields?: readonly string[],
   ): Promise<CandidateConnection> {
     authorize(caller, 'READ_CANDIDATE_DATA');
-    const filter = toSearchFilter(args.filter, args.includeEmployed);
     const first = args.first ?? 10;
     if (!Number.isSafeInteger(first) || first < MIN_LIMIT || first > MAX_LIMIT) {
       throwIfAny([{ parameter: 'first', rule: `an integer from ${MIN_LIMIT} to ${MAX_LIMIT}` }]);
     }
-    const fingerprint = filterFingerprint(filter);
-    const after = args.after == null ? null : decodeConnectionCursor(args.after, fingerprint);
+    const { filter, order } = await this.selection(args);
+    const fingerprint = filterFingerprint(filter, order);
     // One extra candidate tells whether another page follows without a second query.
-    const [items, totalCount] = await Promise.all([
-      this.candidates.searchAfter(filter, after, first + 1, fields),
-      this.candidates.count(filter),
-    ]);
-    const edges = items.slice(0, first).map((node) => ({ cursor: encodeConnectionCursor(node, fingerprint), node }));
+    let items: CandidateDoc[];
+    let cursorOf: (node: CandidateDoc, index: number) => string;
+    let totalCount: number;
+    if (order === 'RELEVANCE') {
+      const offset = args.after == null ? 0 : decodeRankCursor(args.after, fingerprint);
+      ({ items, total: totalCount } = await this.candidates.search(
+        filter,
+        { skip: offset, limit: first + 1 },
+        fields,
+        order,
+      ));
+      cursorOf = (_node, index) => encodeCursor(['rank', String(offset + index + 1), fingerprint]);
+    } else {
+      const after = args.after == null ? null : decodeConnectionCursor(args.after, fingerprint);
+      [items, totalCount] = await Promise.all([
+        this.candidates.searchAfter(filter, after, first + 1, fields),
+        this.candidates.count(filter),
+      ]);
+      cursorOf = (node) => encodeConnectionCursor(node, fingerprint);
+    }
+    const edges = items.slice(0, first).map((node, index) => ({ cursor: cursorOf(node, index), node }));
     return {
       edges,
       pageInfo: { hasNextPage: items.length > first, endCursor: edges.at(-1)?.cursor ?? null },
@@ -219,15 +270,37 @@ function pageOf<T>(
   return { content, totalElements: total, totalPages: Math.ceil(total / limit), size: limit, number: page };
 }
 
-/** A short digest of the normalised filter, carried in cursors to catch reuse with another filter. */
-function filterFingerprint(filter: CandidateSearchFilter): string {
+/** The filter without the candidates of its saved lists (read anew per request): what identifies a search. */
+function withoutMembers(filter: ResolvedSearchFilter): CandidateSearchFilter {
+  const { members: _members, excluded: _excluded, ...rest } = filter;
+  return rest;
+}
+
+/**
+ * A short digest of the normalised filter and order, carried in cursors to catch reuse with
+ * another filter. A filter of the first three fields in the order of creation has the digest
+ * it had before the other fields existed, so the cursors clients hold stay valid.
+ */
+function filterFingerprint(filter: ResolvedSearchFilter, order: CandidateOrder): string {
+  const { locations, nationalities, occupations, includeEmployed, ...others } = withoutMembers(filter);
+  const more = Object.values(others).some((value) => value !== undefined) ? [others] : [];
   const canonical = JSON.stringify([
-    [...(filter.locations ?? [])].sort(),
-    [...(filter.nationalities ?? [])].sort(),
-    [...(filter.occupations ?? [])].sort(),
-    filter.includeEmployed,
+    [...(locations ?? [])].sort(),
+    [...(nationalities ?? [])].sort(),
+    [...(occupations ?? [])].sort(),
+    includeEmployed,
+    ...more,
+    ...(order === 'CREATED' ? [] : [order]),
   ]);
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 8);
+}
+
+/** The place after which a page of a ranked search starts, from its cursor. */
+function decodeRankCursor(cursor: string, fingerprint: string): number {
+  const parts = decodeCursor(cursor, ['text', 'text', 'text']);
+  const offset = parts?.[0] === 'rank' && /^\d{1,9}$/.test(parts[1]) ? Number(parts[1]) : undefined;
+  if (offset === undefined || parts?.[2] !== fingerprint) throw invalidCursor();
+  return offset;
 }
 
 function encodeConnectionCursor(node: CandidateDoc, fingerprint: string): string {
@@ -236,12 +309,14 @@ function encodeConnectionCursor(node: CandidateDoc, fingerprint: string): string
 
 function decodeConnectionCursor(cursor: string, fingerprint: string): CandidatePosition {
   const parts = decodeCursor(cursor, ['time', 'text', 'text']);
-  if (parts === undefined || parts[2] !== fingerprint) {
-    throw new BadUserInputError('Invalid input: after must be a cursor of this connection with the same filter.', {
-      parameter: 'after',
-      rule: 'a cursor from this connection',
-    });
-  }
+  if (parts === undefined || parts[2] !== fingerprint) throw invalidCursor();
   const [createdDate, publicId] = parts;
   return { createdDate, publicId };
+}
+
+function invalidCursor(): BadUserInputError {
+  return new BadUserInputError('Invalid input: after must be a cursor of this connection with the same filter.', {
+    parameter: 'after',
+    rule: 'a cursor from this connection',
+  });
 }

@@ -3,23 +3,32 @@ import { thenAdvanceReadEpoch } from '../cache/read-epoch';
 import { findDecodedOnce, findOneDecodedOnce, findRaw } from '../store/decode-once';
 import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
 import { conflictOnDuplicate } from '../store/duplicate-key';
-import { statisticsListsOf, toStoredCandidate, type CandidateDoc, type StoredCandidateDoc } from 'candidate-documents';
+import {
+  SEARCH_FIELD_NAMES,
+  searchFieldsOf,
+  statisticsListsOf,
+  type CandidateDoc,
+  type StoredCandidateDoc,
+} from 'candidate-documents';
+import { occupationNameOf, storedCandidate } from './stored-candidate';
+import {
+  andAlso,
+  CANDIDATE_ORDER,
+  exclusionSplit,
+  RELEVANCE_ORDER,
+  searchQuery,
+  type CandidateOrder,
+  type ResolvedSearchFilter,
+} from './search-query';
 
-/**
- * Filters of a candidate search. Codes arrive normalised (upper case) from the caller.
- * Several codes of one field are alternatives (OR); several fields all apply (AND).
- * An absent or empty list does not restrict.
- */
-export interface CandidateSearchFilter {
-  /** ISO 3166-1 alpha-2 codes of the current location (`countryIsoCode`). */
-  locations?: readonly string[];
-  /** ISO 3166-1 alpha-2 codes of the nationality (`nationalityIsoCode`). */
-  nationalities?: readonly string[];
-  /** ISCO-08 codes: the candidate has at least one of these occupations. */
-  occupations?: readonly string[];
-  /** Candidates of status EMPLOYED are left out unless this is true (contract section 3). */
-  includeEmployed: boolean;
-}
+export {
+  CANDIDATE_ORDER,
+  RELEVANCE_ORDER,
+  searchQuery,
+  type CandidateSearchFilter,
+  type LanguageCondition,
+  type ResolvedSearchFilter,
+} from './search-query';
 
 export interface PageRequest {
   skip: number;
@@ -32,13 +41,16 @@ export interface CandidatePosition {
   publicId: string;
 }
 
-/** The one order of every search: total and stable, since publicId is unique. */
-export const CANDIDATE_ORDER = { createdDate: 1, publicId: 1 } as const;
-
 /** Every field of the read model: neither `_id` nor the stored-only derived fields (DerivedCandidateFields). */
-const READ_MODEL = { _id: 0, listed: 0, statisticsOccupations: 0, statisticsLanguages: 0 } as const;
+const READ_MODEL: Record<string, 0> = {
+  _id: 0,
+  listed: 0,
+  statisticsOccupations: 0,
+  statisticsLanguages: 0,
+  ...Object.fromEntries(SEARCH_FIELD_NAMES.map((name) => [name, 0])),
+};
 
-/** Candidates given their statistics lists per write of the backfill. */
+/** Candidates given their derived fields per write of a backfill. */
 const BACKFILL_BATCH = 1000;
 
 /** The `candidates` collection: the anonymised read model. */
@@ -75,15 +87,44 @@ export class CandidateRepository {
    *
    * With `doneWhenIndexed`, the name of an index of the lists that the start creates only after
    * this has run to its end: while that index exists, every candidate has the lists (each write
-   * since gives them, toStoredCandidate), so the search for candidates without them (a scan of
+   * since gives them, storedCandidate), so the search for candidates without them (a scan of
    * every candidate: seconds at 100,000 on the embedded store) is not repeated at every start.
    */
-  async backfillStatisticsLists(doneWhenIndexed?: string): Promise<number> {
+  async backfillStatisticsLists(
+    doneWhenIndexed?: string,
+    /** candidates read and written at a time (tests pass a small one to cross batches with few candidates) */
+    batchSize = BACKFILL_BATCH,
+  ): Promise<number> {
     if (doneWhenIndexed !== undefined && (await this.hasIndex(doneWhenIndexed))) return 0;
-    const missing = {
-      $or: [{ statisticsOccupations: { $exists: false } }, { statisticsLanguages: { $exists: false } }],
-    };
-    const projection = { _id: 1, candidateOccupations: 1, candidateLanguages: 1 } as const;
+    return this.backfill(
+      { $or: [{ statisticsOccupations: { $exists: false } }, { statisticsLanguages: { $exists: false } }] },
+      { _id: 1, candidateOccupations: 1, candidateLanguages: 1 },
+      statisticsListsOf,
+      batchSize,
+    );
+  }
+
+  /**
+   * Sets the search fields (searchFieldsOf of candidate-documents, with the names of the shipped
+   * occupations) on the candidates stored without them, in batches; as backfillStatisticsLists,
+   * with `doneWhenIndexed` the name of an index of those fields that the start creates after it.
+   */
+  async backfillSearchFields(doneWhenIndexed?: string): Promise<number> {
+    if (doneWhenIndexed !== undefined && (await this.hasIndex(doneWhenIndexed))) return 0;
+    return this.backfill(
+      { $or: SEARCH_FIELD_NAMES.map((name) => ({ [name]: { $exists: false } })) },
+      { _id: 1, candidateOccupations: 1, candidateLanguages: 1, candidateExams: 1 },
+      (candidate) => searchFieldsOf(candidate, occupationNameOf),
+    );
+  }
+
+  /** Sets `fieldsOf` on every candidate `missing` selects, reading only `projection`; returns how many changed. */
+  private async backfill(
+    missing: Filter<StoredCandidateDoc>,
+    projection: Record<string, 1>,
+    fieldsOf: (candidate: StoredCandidateDoc) => object,
+    batchSize = BACKFILL_BATCH,
+  ): Promise<number> {
     let changed = 0;
     // In `_id` order, each batch after the last: a batch does not scan again the candidates before
     // it. `$gt` compares only ids of one BSON type, so when no batch is left, one search from the
@@ -91,9 +132,7 @@ export class CandidateRepository {
     let after: ObjectId | undefined;
     for (;;) {
       const query = after === undefined ? missing : { $and: [missing, { _id: { $gt: after } }] };
-      const batch = await this.collection
-        .find(query, { projection, sort: { _id: 1 }, limit: BACKFILL_BATCH })
-        .toArray();
+      const batch = await this.collection.find(query, { projection, sort: { _id: 1 }, limit: batchSize }).toArray();
       if (batch.length === 0) {
         if (after === undefined) return changed;
         after = undefined;
@@ -102,7 +141,7 @@ export class CandidateRepository {
       after = batch[batch.length - 1]._id;
       const result = await this.collection.bulkWrite(
         batch.map((candidate) => ({
-          updateOne: { filter: { _id: candidate._id }, update: { $set: statisticsListsOf(candidate) } },
+          updateOne: { filter: { _id: candidate._id }, update: { $set: fieldsOf(candidate) } },
         })),
         { ordered: false },
       );
@@ -122,43 +161,34 @@ export class CandidateRepository {
   }
 
   /**
-   * One page of matching candidates in search order, and the number of all matches (counted
-   * while the page is read). With `fields`, the candidates hold only those top-level fields
-   * (the caller reads nothing else), which saves encoding and decoding the rest.
+   * One page of matching candidates in the order asked (search order unless a keyword search is
+   * ranked), and the number of all matches (counted while the page is read). With `fields`, the
+   * candidates hold only those top-level fields (the caller reads nothing else), which saves
+   * encoding and decoding the rest.
    */
   async search(
-    filter: CandidateSearchFilter,
+    filter: ResolvedSearchFilter,
     page: PageRequest,
     fields?: readonly string[],
+    order: CandidateOrder = 'CREATED',
   ): Promise<{ items: CandidateDoc[]; total: number }> {
-    const query = searchQuery(filter);
     const [items, total] = await Promise.all([
-      findDecodedOnce(this.collection, query, {
-        projection: projectionOf(fields),
-        sort: CANDIDATE_ORDER,
-        skip: page.skip,
-        limit: page.limit,
-      }),
-      this.collection.countDocuments(query),
+      findDecodedOnce(this.collection, searchQuery(filter), findOptions(page, fields, order)),
+      this.count(filter),
     ]);
     return { items, total };
   }
 
   /** search, with the candidates as their stored bytes (undecoded), each holding only `fields` when given. */
   async searchRaw(
-    filter: CandidateSearchFilter,
+    filter: ResolvedSearchFilter,
     page: PageRequest,
     fields?: readonly string[],
+    order: CandidateOrder = 'CREATED',
   ): Promise<{ items: Uint8Array[]; total: number }> {
-    const query = searchQuery(filter);
     const [items, total] = await Promise.all([
-      findRaw(this.collection, query, {
-        projection: projectionOf(fields),
-        sort: CANDIDATE_ORDER,
-        skip: page.skip,
-        limit: page.limit,
-      }),
-      this.collection.countDocuments(query),
+      findRaw(this.collection, searchQuery(filter), findOptions(page, fields, order)),
+      this.count(filter),
     ]);
     return { items, total };
   }
@@ -169,7 +199,7 @@ export class CandidateRepository {
    * `fields` as in search.
    */
   async searchAfter(
-    filter: CandidateSearchFilter,
+    filter: ResolvedSearchFilter,
     after: CandidatePosition | null,
     limit: number,
     fields?: readonly string[],
@@ -183,16 +213,26 @@ export class CandidateRepository {
           ],
         }
       : null;
-    return findDecodedOnce(this.collection, keyset ? { $and: [query, keyset] } : query, {
+    return findDecodedOnce(this.collection, keyset ? andAlso(query, keyset) : query, {
       projection: projectionOf(fields),
       sort: CANDIDATE_ORDER,
       limit,
     });
   }
 
-  /** The number of candidates matching `filter` (for a connection's totalCount). */
-  async count(filter: CandidateSearchFilter): Promise<number> {
-    return this.collection.countDocuments(searchQuery(filter));
+  /**
+   * The number of candidates matching `filter` (a page's total, a connection's totalCount). An
+   * exclusion by saved lists is counted as the candidates without it less the excluded ones
+   * among them: two counts an index answers, where the exclusion itself is checked per candidate.
+   */
+  async count(filter: ResolvedSearchFilter): Promise<number> {
+    const split = exclusionSplit(filter);
+    if (split === undefined) return this.collection.countDocuments(searchQuery(filter));
+    const [all, excluded] = await Promise.all([
+      this.collection.countDocuments(searchQuery(split.without)),
+      this.collection.countDocuments(split.excludedAmongThem),
+    ]);
+    return all - excluded;
   }
 
   /** The candidates of these ids that exist, in no particular order (loaders order them). */
@@ -234,7 +274,7 @@ export class CandidateRepository {
   async insert(candidate: CandidateDoc): Promise<void> {
     await thenAdvanceReadEpoch(this.db, () =>
       conflictOnDuplicate(
-        () => this.collection.insertOne(toStoredCandidate(candidate)),
+        () => this.collection.insertOne(storedCandidate(candidate)),
         'A candidate with this public id already exists.',
       ),
     );
@@ -248,7 +288,7 @@ export class CandidateRepository {
     if (candidates.length === 0) return;
     await thenAdvanceReadEpoch(this.db, () =>
       conflictOnDuplicate(
-        () => this.collection.insertMany(candidates.map(toStoredCandidate), { ordered: false }),
+        () => this.collection.insertMany(candidates.map(storedCandidate), { ordered: false }),
         'A candidate with one of these public ids already exists.',
       ),
     );
@@ -280,24 +320,12 @@ function projectionOf(fields: readonly string[] | undefined): Record<string, 0 |
   return fields === undefined ? READ_MODEL : { _id: 0, ...Object.fromEntries(fields.map((field) => [field, 1])) };
 }
 
-/**
- * The one translation of a search filter into a MongoDB query: searches, counts and statistics
- * (src/statistics) select candidates through it, so a filter means the same everywhere.
- *
- * "Not EMPLOYED" is `listed: true`. With includeEmployed, `listed` is still named, as both of
- * its values: every stored candidate has one (toStoredCandidate, backfillListed), so this
- * selects every candidate, and it gives each search index (candidate-indexes.ts) exact values on every
- * field before the search order. Each combination of filters is then a few point ranges of one
- * index, each in search order and merged (MongoDB's SORT_MERGE), skipped on index keys and
- * counted from them, on MongoDB as on the embedded store.
- */
-export function searchQuery(filter: CandidateSearchFilter): Filter<StoredCandidateDoc> {
-  const query: Filter<StoredCandidateDoc> = {};
-  if (filter.locations?.length) query.countryIsoCode = { $in: [...filter.locations] };
-  if (filter.nationalities?.length) query.nationalityIsoCode = { $in: [...filter.nationalities] };
-  if (filter.occupations?.length) {
-    query['candidateOccupations.occupation.isco08Code'] = { $in: [...filter.occupations] };
-  }
-  query.listed = filter.includeEmployed ? { $in: [false, true] } : true;
-  return query;
+/** The options of a page of a search: its fields, its order, its slice. */
+function findOptions(page: PageRequest, fields: readonly string[] | undefined, order: CandidateOrder) {
+  return {
+    projection: projectionOf(fields),
+    sort: order === 'RELEVANCE' ? RELEVANCE_ORDER : CANDIDATE_ORDER,
+    skip: page.skip,
+    limit: page.limit,
+  };
 }

@@ -3,7 +3,8 @@ import { SharedEpochAdvance } from '../cache/shared-epoch-advance';
 import { appendChangeEvents, type ChangeEvent } from '../changes/change-events';
 import { CHANGE_COLLECTIONS } from '../changes/change-indexes';
 import { WriteTransactions } from '../store/write-transaction';
-import { toStoredCandidate, type JobOpportunityDoc, type StoredCandidateDoc } from 'candidate-documents';
+import type { JobOpportunityDoc, StoredCandidateDoc } from 'candidate-documents';
+import { storedCandidate } from './stored-candidate';
 import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
 import type { ImportedCandidate } from './import-line';
 
@@ -65,7 +66,7 @@ export class ImportRepository {
             outcomes.push('erased');
             continue;
           }
-          const next = toStoredCandidate({
+          const next = storedCandidate({
             ...candidate,
             // Not in the contract's Candidate: kept from the stored document.
             ...(before?.registrarId !== undefined ? { registrarId: before.registrarId } : {}),

@@ -1,5 +1,6 @@
 import { systemClock, type Clock } from '../common/clock';
 import { JobOpportunityIndex, readImportLine, type ImportedCandidate } from './import-line';
+import type { ImportLine } from './import-lines';
 import type { ImportOutcome, ImportRepository } from './import-repository';
 import type { ReferenceLookup } from './registration-service';
 
@@ -40,10 +41,8 @@ export class ImportService {
     private readonly batchSize = IMPORT_BATCH_SIZE,
   ) {}
 
-  async importLines(lines: AsyncIterable<string>, listener: ImportListener = {}): Promise<ImportSummary> {
-    // Iterated before the first await: readline drops the lines (and the end) it emits before
-    // its iterator exists.
-    const iterator = lines[Symbol.asyncIterator]();
+  /** `lines`: the file's lines as readImportLines reads them (numbered, some refused already). */
+  async importLines(lines: AsyncIterable<ImportLine>, listener: ImportListener = {}): Promise<ImportSummary> {
     const summary: ImportSummary = { inserted: 0, updated: 0, unchanged: 0, refused: 0, blank: 0 };
     const jobs = new JobOpportunityIndex(await this.imports.jobOpportunities());
     const refuse = (lineNumber: number, reason: string) => {
@@ -52,7 +51,7 @@ export class ImportService {
     };
     let batch: PendingLine[] = [];
     const inBatch = new Set<string>();
-    let lineNumber = 0;
+    let linesRead = 0;
     const flush = async () => {
       if (batch.length === 0) return;
       const outcomes = await this.imports.upsert(
@@ -62,10 +61,16 @@ export class ImportService {
       outcomes.forEach((outcome, i) => this.count(summary, outcome, batch[i].lineNumber, refuse));
       batch = [];
       inBatch.clear();
-      listener.progress?.(lineNumber);
+      listener.progress?.(linesRead);
     };
-    for await (const text of { [Symbol.asyncIterator]: () => iterator }) {
-      lineNumber += 1;
+    for await (const read of lines) {
+      const { lineNumber } = read;
+      linesRead = lineNumber;
+      if ('refused' in read) {
+        refuse(lineNumber, read.refused);
+        continue;
+      }
+      const { text } = read;
       if (text.trim() === '') {
         summary.blank += 1;
         continue;
@@ -82,7 +87,7 @@ export class ImportService {
       if (batch.length >= this.batchSize) await flush();
     }
     await flush();
-    listener.progress?.(lineNumber);
+    listener.progress?.(linesRead);
     return summary;
   }
 

@@ -3,7 +3,8 @@ import { SharedEpochAdvance } from '../cache/shared-epoch-advance';
 import { ConflictError } from '../errors';
 import { CANDIDATE_COLLECTIONS } from './candidate-indexes';
 import { conflictOnDuplicate } from '../store/duplicate-key';
-import { toStoredCandidate, type CandidateDoc } from 'candidate-documents';
+import type { CandidateDoc } from 'candidate-documents';
+import { storedCandidate } from './stored-candidate';
 import type { CandidateIdentity, IdentityKeyDoc, StoredIdentityDoc } from './identity-document';
 import { IdentityVault } from './identity-vault';
 import { systemClock, type Clock } from '../common/clock';
@@ -129,7 +130,7 @@ export class RegistrationRepository {
     try {
       await this.identities.insertOne({ ...identity });
       try {
-        await this.candidates.insertOne(toStoredCandidate(candidate));
+        await this.candidates.insertOne(storedCandidate(candidate));
       } catch (error) {
         await this.identities.deleteOne({ candidatePublicId: identity.candidatePublicId }).catch(() => undefined);
         throw error;
@@ -158,7 +159,7 @@ export class RegistrationRepository {
     // The key first: its unique e-mail HMAC detects a duplicate before anything else is written.
     await this.keys.insertOne({ ...key }, { session });
     await this.identities.insertOne({ ...identity }, { session });
-    await this.candidates.insertOne(toStoredCandidate(candidate), { session });
+    await this.candidates.insertOne(storedCandidate(candidate), { session });
   }
 
   /**

@@ -17,6 +17,15 @@ export class SavedListRepository {
     return findOneDecodedOnce(this.collection, { publicId }, { projection: { _id: 0 } });
   }
 
+  /** The candidates of the lists of these public ids, each once, in no particular order (an unknown id has none). */
+  async candidatesOf(publicIds: readonly string[]): Promise<string[]> {
+    if (publicIds.length === 0) return [];
+    const lists = await this.collection
+      .find({ publicId: { $in: [...publicIds] } }, { projection: { _id: 0, candidatePublicIds: 1 } })
+      .toArray();
+    return [...new Set(lists.flatMap((list) => list.candidatePublicIds))];
+  }
+
   async insert(savedList: SavedListDoc): Promise<void> {
     await thenAdvanceReadEpoch(this.db, () =>
       conflictOnDuplicate(

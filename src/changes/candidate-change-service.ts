@@ -14,15 +14,24 @@ export interface CandidateChangesArgs {
 
 export interface CandidateChangePage {
   edges: { cursor: string; node: ChangeEvent }[];
-  pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  /** `endCursor`: the last edge's cursor; on an empty page, the cursor the page was read after */
+  pageInfo: { hasNextPage: boolean; endCursor: string };
 }
 
 /**
  * The change feed of candidates (candidateChanges): the outbox's candidate kinds in seq (commit)
- * order. The cursor is an event's seq, which the outbox keeps, so it stays valid across restarts.
+ * order. The cursor is a seq, which the outbox keeps, so it stays valid across restarts: an
+ * event's, or the position of the whole outbox (`position`), which a partner takes before a bulk
+ * export and then follows, so that no change made during the export is missed.
  */
 export class CandidateChangeService {
   constructor(private readonly changes: ChangeEventReader) {}
+
+  /** The cursor of the feed as it is now: what follows it is every change committed from now on. */
+  async position(caller: ApiKeyRecord): Promise<string> {
+    authorize(caller, 'READ_CANDIDATE_DATA');
+    return encodeChangeCursor(await this.changes.lastSeq());
+  }
 
   async list(caller: ApiKeyRecord, args: CandidateChangesArgs): Promise<CandidateChangePage> {
     authorize(caller, 'READ_CANDIDATE_DATA');
@@ -37,9 +46,14 @@ export class CandidateChangeService {
     // One extra event tells whether another page follows without a second query.
     const events = await this.changes.readAfter(after, first + 1, CANDIDATE_CHANGE_KINDS);
     const edges = events.slice(0, first).map((node) => ({ cursor: encodeChangeCursor(node.seq), node }));
-    return { edges, pageInfo: { hasNextPage: events.length > first, endCursor: edges.at(-1)?.cursor ?? null } };
+    // A partner keeps the last endCursor: a page with nothing new must not send it back to the start.
+    const endCursor = edges.at(-1)?.cursor ?? encodeChangeCursor(after);
+    return { edges, pageInfo: { hasNextPage: events.length > first, endCursor } };
   }
 }
+
+/** A seq as a cursor spells it: decimal digits, no sign, no leading zero. */
+const SEQ_TEXT = /^(0|[1-9][0-9]*)$/;
 
 function encodeChangeCursor(seq: number): string {
   return encodeCursor(['change', String(seq)]);
@@ -47,8 +61,8 @@ function encodeChangeCursor(seq: number): string {
 
 function decodeChangeCursor(cursor: string): number {
   const parts = decodeCursor(cursor, ['text', 'text']);
-  const seq = parts?.[0] === 'change' ? Number(parts[1]) : NaN;
-  if (!Number.isSafeInteger(seq) || seq < 0) {
+  const seq = parts?.[0] === 'change' && SEQ_TEXT.test(parts[1]) ? Number(parts[1]) : NaN;
+  if (!Number.isSafeInteger(seq)) {
     throw new BadUserInputError('Invalid input: after must be a cursor of candidateChanges.', {
       parameter: 'after',
       rule: 'a cursor of candidateChanges',

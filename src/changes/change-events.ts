@@ -94,6 +94,8 @@ export async function appendChangeEvents(
 export interface ChangeEventReader {
   /** The events with seq > `after`, in seq order, at most `limit`; `kinds`: only these kinds. */
   readAfter(after: number, limit: number, kinds?: readonly ChangeKind[]): Promise<ChangeEvent[]>;
+  /** The highest seq given so far (0 when none), every event committed before the call numbered. */
+  lastSeq(): Promise<number>;
 }
 
 /**

@@ -4,6 +4,7 @@ import { API_KEY_COLLECTION } from '../auth/api-key-indexes';
 import { SharedEpochAdvance } from '../cache/shared-epoch-advance';
 import type { SavedListDoc } from 'candidate-documents';
 import { CANDIDATE_COLLECTIONS } from '../candidates/candidate-indexes';
+import { IdempotencyRepository } from '../idempotency/idempotency-repository';
 import { WriteTransactions } from '../store/write-transaction';
 import { appendChangeEvent } from './change-events';
 import { CHANGE_COLLECTIONS } from './change-indexes';
@@ -21,7 +22,8 @@ export interface Recipient {
 /**
  * The store side of an erasure. In one transaction (where the store has them): the identity's
  * key (which alone can open the sealed identity, see candidates/identity-vault.ts), the sealed
- * identity, the candidate document, its saved-list memberships and its ERASED change event. Statistics
+ * identity, the candidate document, its saved-list memberships, the answer kept for the
+ * Idempotency-Key of its registration, and its ERASED change event. Statistics
  * are computed from `candidates`, so they lose it with the document; search indexes are the
  * store's. Audit events, change events, job matches and offers name the candidate only by its
  * pseudonymous publicId and are kept (docs/graphql-clients.md, "Change feed and erasure").
@@ -30,9 +32,12 @@ export class ErasureRepository {
   private readonly transactions: WriteTransactions;
   private readonly epoch: SharedEpochAdvance;
 
+  private readonly idempotency: IdempotencyRepository;
+
   constructor(private readonly db: Db) {
     this.transactions = new WriteTransactions(db);
     this.epoch = new SharedEpochAdvance(db);
+    this.idempotency = new IdempotencyRepository(db);
   }
 
   /**
@@ -55,6 +60,8 @@ export class ErasureRepository {
           .collection<SavedListDoc>(CANDIDATE_COLLECTIONS.savedLists)
           .updateMany({ candidatePublicIds: publicId }, { $pull: { candidatePublicIds: publicId } }, { session });
         erased = deleted.deletedCount > 0 || identities.deletedCount > 0 || keys.deletedCount > 0;
+        // The answer kept for the Idempotency-Key of its registration named it: a replay now says it was erased.
+        await this.idempotency.forgetCandidate(publicId, session);
         // Last: the outbox's counter is what concurrent change-writing transactions conflict on.
         if (erased)
           await appendChangeEvent(this.db, session, { kind: 'ERASED', publicId, at, ...(keyId ? { keyId } : {}) });

@@ -133,6 +133,11 @@ export async function runCli<Command, Prepared = undefined>(
     };
     return (await tool.run(command, context)) ?? EXIT_OK;
   } catch (error) {
+    // A tool's `prepare` may find an argument wrong too (a file that cannot be opened).
+    if (error instanceof UsageError) {
+      output.err(`${prefix}${error.message}\n\n${tool.usage}`);
+      return EXIT_USAGE;
+    }
     if (error instanceof DataDirectoryInUseError) {
       output.err(heldStoreMessage(tool.name, error));
       return failed;

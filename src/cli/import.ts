@@ -1,7 +1,7 @@
 import { createReadStream, statSync, type ReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { Presets, SingleBar } from 'cli-progress';
+import { MAX_IMPORT_LINE_BYTES, readImportLines } from '../candidates/import-lines';
 import { ImportRepository } from '../candidates/import-repository';
 import { ImportService, type ImportSummary } from '../candidates/import-service';
 import { runAsCommand, type CliOutput } from './cli-support';
@@ -19,12 +19,17 @@ export const USAGE = `Usage: npm run import -- <file.ndjson>
 
 Imports candidates, one per line in the Candidate JSON of GET /v1/candidates/{publicId}
 (no identity data), upserted by publicId and validated as the API validates them. A line
-that fails is refused whole and reported on stderr with its line number and reason; the
-others are imported. Blank lines are skipped. Importing the same file again changes nothing.
+that fails is refused whole and reported on stderr with its line number and reason (never
+its content); the others are imported. Blank lines are skipped. Importing the same file
+again changes nothing.
+
+The file is UTF-8 (a byte order mark at its start is skipped); lines end in LF or CRLF. A
+line that is not valid UTF-8, or longer than ${MAX_IMPORT_LINE_BYTES} bytes (8 MiB), is refused.
 
 Prints a summary: inserted, updated, unchanged, refused.
 Exit codes: 0 every line imported, 1 some lines refused (the others imported),
-2 bad arguments, 3 the import stopped on an error (lines before it stay imported).
+2 bad arguments (the file cannot be opened, too), 3 the import stopped on an error (lines
+before it stay imported).
 
 Store: MONGODB_URI when set; otherwise the embedded store on DATA_DIR (that of the running
 service when it runs).`;
@@ -51,11 +56,16 @@ function importTool(io: ImportIo): CliTool<{ file: string | undefined }, { input
         throw new UsageError('one file (or - for stdin) is required');
       return { file: argv.length === 0 || argv[0] === '-' ? undefined : argv[0] };
     },
-    // The file is opened before the store: a missing or unreadable one needs no store.
-    prepare: async ({ file }) => ({
-      started: process.hrtime.bigint(),
-      input: file === undefined ? io.stdin : await openFile(file),
-    }),
+    // The file is opened before the store: a missing or unreadable one needs no store, and is a bad argument.
+    prepare: async ({ file }) => {
+      const started = process.hrtime.bigint();
+      if (file === undefined) return { started, input: io.stdin };
+      try {
+        return { started, input: await openFile(file) };
+      } catch (error) {
+        throw new UsageError(`cannot read ${file}: ${whyUnreadable(error)}`);
+      }
+    },
     release: ({ input }) => {
       if (input !== io.stdin) input.destroy();
     },
@@ -73,7 +83,7 @@ function importTool(io: ImportIo): CliTool<{ file: string | undefined }, { input
           return EXIT.failed;
         }
         bar = progressBar(io, file);
-        const lines = createInterface({ input, crlfDelay: Infinity });
+        const lines = readImportLines(input as AsyncIterable<Buffer | string>);
         const summary = await new ImportService(new ImportRepository(db), reference, clock).importLines(lines, {
           refused: (lineNumber, reason) => {
             const write = () => output.err(`line ${lineNumber}: refused: ${reason}`);
@@ -112,6 +122,17 @@ export function summaryLine(summary: ImportSummary): string {
     `Imported: ${summary.inserted} inserted, ${summary.updated} updated, ${summary.unchanged} unchanged, ` +
     `${summary.refused} refused${blank}`
   );
+}
+
+/** Why a file could not be opened, in words (the errno code when it is another). */
+function whyUnreadable(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const words: Record<string, string> = {
+    ENOENT: 'no such file',
+    EACCES: 'permission denied',
+    EISDIR: 'it is a directory',
+  };
+  return (code !== undefined ? words[code] : undefined) ?? code ?? String(error);
 }
 
 /** The file, opened (a missing or unreadable file fails here, before the store is opened). */

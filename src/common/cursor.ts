@@ -4,8 +4,10 @@
  * of a JSON array. A time is carried as its milliseconds since the epoch.
  *
  * Cursors are opaque, not secret: a caller can read and forge one. Decoding therefore trusts
- * nothing: a cursor that is not exactly the expected shape decodes to undefined, and each
- * service answers that with its own input error.
+ * nothing: a cursor that is not exactly the expected shape, or not spelled exactly as
+ * `encodeCursor` spells its parts (other spacing, padding, a number written another way),
+ * decodes to undefined, and each service answers that with its own input error. One position
+ * has one cursor, so a cursor a client keeps compares equal to the one the service gives.
  */
 
 /** What a part of a cursor holds: a time (a Date) or a text. */
@@ -24,8 +26,9 @@ export function encodeCursor(parts: readonly (Date | string)[]): string {
 
 /**
  * The parts of `cursor` when it holds exactly `shape` (as many parts, each of its kind: a time
- * as a safe integer, a text as a string); undefined for anything else (not base64url of JSON,
- * another length, a part of another kind).
+ * as a safe integer, a text as a string) and is their canonical spelling (`encodeCursor` of
+ * them); undefined for anything else (not base64url of JSON, another length, a part of another
+ * kind, another spelling of the same parts).
  */
 export function decodeCursor<const S extends readonly CursorPartKind[]>(
   cursor: string,
@@ -45,6 +48,7 @@ export function decodeCursor<const S extends readonly CursorPartKind[]>(
     else if (kind === 'text' && typeof part === 'string') parts.push(part);
     else return undefined;
   }
+  if (encodeCursor(parts) !== cursor) return undefined;
   // Each part was checked against its kind above.
   return parts as CursorParts<S>;
 }

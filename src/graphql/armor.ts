@@ -8,6 +8,7 @@ import {
   type ValidationContext,
 } from 'graphql';
 import type { Config } from '../config';
+import { mutationFieldsWithWrittenOutInput } from './written-out-input';
 
 /**
  * The abuse limits of /graphql (graphql-armor: depth, cost, aliases; field suggestions off
@@ -35,13 +36,22 @@ export function protectionOf(config: Config) {
 
 /**
  * What the server would say of a document before running it: parse errors (with its token
- * limit), schema validation and the abuse limits. Messages only; empty when it would run.
+ * limit), schema validation and the abuse limits; and, since the document is to be stored, a
+ * mutation whose input is written out in it instead of taken from variables. Messages only;
+ * empty when it may be published.
  */
 export function operationProblems(config: Config, schema: GraphQLSchema): (body: string) => string[] {
   const rules = [...specifiedRules, ...protectionOf(config).validationRules];
   return (body) => {
     try {
       const document = parse(body, { maxTokens: config.graphqlMaxTokens });
+      const writtenOut = mutationFieldsWithWrittenOutInput(document);
+      // Said alone: a validation message may quote a value, and these values may be identity data.
+      if (writtenOut.length > 0)
+        return writtenOut.map(
+          (field) =>
+            `the arguments of ${field} hold values written out in the document: a published document is stored, so a mutation takes its input from variables`,
+        );
       return validate(schema, document, rules).map((error) => error.message);
     } catch (error) {
       return [error instanceof Error ? error.message : String(error)];

@@ -2,19 +2,37 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 import type { Logger } from '../logger';
 import type { Metrics } from '../observability/metrics';
-import type { PersistedQueryStore } from '../persisted-queries/persisted-query-store';
+import { isQueryDocument, type PersistedQueryStore } from '../persisted-queries/persisted-query-store';
+import { BadUserInputError } from '../errors';
 import type { GraphQLContext } from './context';
 import { httpExtensionOf } from './format-error';
 
 /**
- * Apollo starts the write of a newly registered query without waiting for it. This holds the
- * registering request's answer until the write ended, so that once a client has its answer,
- * sending the hash alone works on every instance.
+ * Automatic persisted queries keep queries only. A mutation's document may hold what it writes
+ * (a registration's identity data written out in it), and what is kept here is kept for days,
+ * shared by every instance and reached by no erasure: a mutation sent with the APQ extension
+ * (to register it, or by a hash stored before this rule) is refused before Apollo stores it,
+ * and PersistedQueryStore refuses to store one anyway.
+ *
+ * Apollo starts the write of a newly registered query without waiting for it. This also holds
+ * the registering request's answer until the write ended, so that once a client has its
+ * answer, sending the hash alone works on every instance.
  */
 export function persistedQueryPlugin(store: PersistedQueryStore): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
       return {
+        async didResolveOperation({ metrics, document }) {
+          if (!(metrics.persistedQueryRegister || metrics.persistedQueryHit) || isQueryDocument(document)) return;
+          const error = new BadUserInputError(APQ_MUTATION_REFUSAL, {
+            parameter: 'extensions.persistedQuery',
+            rule: 'a document of queries only',
+          });
+          throw new GraphQLError(error.message, {
+            originalError: error,
+            extensions: { code: error.code, http: httpExtensionOf(error) },
+          });
+        },
         async willSendResponse({ metrics }) {
           if (metrics.persistedQueryRegister) await store.settled();
         },
@@ -22,6 +40,11 @@ export function persistedQueryPlugin(store: PersistedQueryStore): ApolloServerPl
     },
   };
 }
+
+/** What a client that sent a mutation as an automatic persisted query is told. */
+export const APQ_MUTATION_REFUSAL =
+  'Automatic persisted queries take only queries: send a mutation without the persistedQuery extension, ' +
+  'with its input as variables (never written out in the document), or publish it as one of the trusted documents of your key.';
 
 /**
  * The published text a request of a `published` key runs, on its context: Apollo runs each

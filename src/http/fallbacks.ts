@@ -12,6 +12,24 @@ export const notFound: RequestHandler = (req, res) => {
   });
 };
 
+/** A path served only with other methods: a problem+json 405 whose `Allow` lists them. */
+export function methodNotAllowed(allow: string): RequestHandler {
+  return (req, res) => {
+    send(
+      res,
+      {
+        status: 405,
+        body: problemBody(
+          PROBLEM_TYPES.methodNotAllowed,
+          `${req.method} is not supported on this path; it supports ${allow}.`,
+          problemInstance(req.originalUrl),
+        ),
+      },
+      { Allow: allow },
+    );
+  };
+}
+
 /**
  * The last error handler: body-parser failures outside /v1 (e.g. malformed JSON or an
  * oversized body on /graphql) keep their 4xx meaning; anything else is logged and answered

@@ -43,6 +43,8 @@ export const PROBLEM_TYPES = {
     'Request with this idempotency key in progress',
     409,
   ),
+  /** A registration replayed with its Idempotency-Key after the candidate it registered was erased. */
+  candidateErased: problemType('candidate-erased', 'Candidate erased', 410),
   /** The body is larger than the service accepts. */
   payloadTooLarge: problemType('payload-too-large', 'Request body too large', 413),
   /** A POST body is not `application/json` (or has an unsupported charset or encoding). */
@@ -51,6 +53,8 @@ export const PROBLEM_TYPES = {
   idempotencyKeyReused: problemType('idempotency-key-reused', 'Idempotency key reused with another request', 422),
   /** The API key spent its read or write budget of the current minute; retry after the `Retry-After` seconds. */
   tooManyRequests: problemType('too-many-requests', 'Rate limit exceeded', 429),
+  /** A statistics query would spend more privacy budget (ε) than the key has left in its period; `Retry-After` says when the budget renews. */
+  privacyBudgetExhausted: problemType('privacy-budget-exhausted', 'Privacy budget exhausted', 429),
   /** Anything unexpected: logged with the request id; the body reveals nothing internal. */
   internal: problemType('internal-error', 'Internal server error', 500),
   /** The request line or headers could not be parsed (answered by the HTTP server itself). */

@@ -23,4 +23,13 @@ export const idempotencyIndexes: readonly IndexSpec[] = [
     key: { createdDate: 1 },
     options: { name: 'idempotencyKeys_createdDate_ttl', expireAfterSeconds: IDEMPOTENCY_TTL_SECONDS },
   },
+  {
+    // An erasure finds the records of the registration of its candidate (only those hold the field).
+    collection: IDEMPOTENCY_COLLECTION,
+    key: { candidatePublicId: 1 },
+    options: {
+      name: 'idempotencyKeys_candidatePublicId',
+      partialFilterExpression: { candidatePublicId: { $exists: true } },
+    },
+  },
 ];

@@ -1,4 +1,4 @@
-import type { Collection, Db } from 'mongodb';
+import type { ClientSession, Collection, Db } from 'mongodb';
 import type { CompanionWrite } from '../store/write-transaction';
 import { isDuplicateKeyError } from '../store/duplicate-key';
 import { IDEMPOTENCY_COLLECTION } from './idempotency-indexes';
@@ -18,8 +18,12 @@ export interface IdempotencyRecord {
   createdDate: Date;
   /** while IN_PROGRESS: after this instant the attempt is presumed dead and may be taken over */
   leaseUntil?: Date;
-  /** when COMPLETED: what the first request answered */
+  /** when COMPLETED: what the first request answered (removed when the candidate it registered is erased) */
   response?: { status: number; body: string };
+  /** the candidate the request registered, so that its erasure finds the record (removed by the erasure) */
+  candidatePublicId?: string;
+  /** the candidate the request registered was erased since: a replay answers that, and nothing of the candidate is kept */
+  candidateErased?: true;
 }
 
 /** The `idempotencyKeys` collection. Driver objects and errors stay here. */
@@ -76,16 +80,38 @@ export class IdempotencyRepository {
    * stored in the write's transaction, so that the write and the answer a retry gets back are
    * stored together. Whichever attempt holds the record: the write is the request's one write.
    */
-  completion(apiKeyId: string, keyHash: string, response: { status: number; body: string }): CompanionWrite {
+  completion(
+    apiKeyId: string,
+    keyHash: string,
+    response: { status: number; body: string },
+    /** the candidate the write registered, if it did */
+    candidatePublicId?: string,
+  ): CompanionWrite {
     return {
       write: async (session) => {
         await this.collection.updateOne(
           { apiKeyId, keyHash },
-          { $set: { state: 'COMPLETED', response }, $unset: { leaseUntil: '' } },
+          {
+            $set: { state: 'COMPLETED', response, ...(candidatePublicId === undefined ? {} : { candidatePublicId }) },
+            $unset: { leaseUntil: '' },
+          },
           { session },
         );
       },
     };
+  }
+
+  /**
+   * The records of requests that registered `candidatePublicId`, as its erasure leaves them (in
+   * the erasure's transaction): the answer that named it and the link to it removed, marked so
+   * that a replay says the candidate was erased instead of registering it again.
+   */
+  async forgetCandidate(candidatePublicId: string, session?: ClientSession): Promise<void> {
+    await this.collection.updateMany(
+      { candidatePublicId },
+      { $set: { candidateErased: true }, $unset: { candidatePublicId: '', response: '' } },
+      { session },
+    );
   }
 
   /** Removes the record held by `attempt` (an expired record). */

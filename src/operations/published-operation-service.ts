@@ -92,6 +92,16 @@ export class PublishedOperationService {
     return this.repository.list(keyId);
   }
 
+  /**
+   * Retires every published operation whose text `retire` picks (of every key); resolves with the
+   * key and id of each (never the text).
+   */
+  async retireWhere(retire: (body: string) => boolean): Promise<{ keyId: string; operationId: string }[]> {
+    const picked = (await this.repository.list()).filter((operation) => retire(operation.body));
+    for (const { keyId, operationId } of picked) await this.repository.remove(keyId, operationId);
+    return picked.map(({ keyId, operationId }) => ({ keyId, operationId }));
+  }
+
   /** Retires one operation of the key (by id) or all of them; NotFoundError when nothing matched. */
   async retire(keyId: string, operationId?: string): Promise<number> {
     const removed = await this.repository.remove(keyId, operationId);

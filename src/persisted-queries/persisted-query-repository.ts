@@ -32,6 +32,17 @@ export class PersistedQueryRepository {
     await this.collection.deleteOne({ _id: key });
   }
 
+  /** Removes every query whose text `remove` picks (read one at a time); resolves with how many. */
+  async removeWhere(remove: (query: string) => boolean): Promise<number> {
+    const picked: string[] = [];
+    for await (const doc of this.collection.find({}, { projection: { query: 1 } })) {
+      if (remove(doc.query)) picked.push(doc._id);
+    }
+    if (picked.length === 0) return 0;
+    const { deletedCount } = await this.collection.deleteMany({ _id: { $in: picked } });
+    return deletedCount;
+  }
+
   /** Removes what expired by `now`, then the earliest to expire beyond `maxEntries`. */
   async trim(now: Date, maxEntries: number): Promise<void> {
     await this.collection.deleteMany({ expiresAt: { $lte: now } });

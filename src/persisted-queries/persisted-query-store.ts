@@ -1,5 +1,23 @@
+import { Kind, OperationTypeNode, parse, type DocumentNode } from 'graphql';
 import type { PersistedQueryRepository } from './persisted-query-repository';
 import { systemClock, type Clock } from '../common/clock';
+
+/**
+ * Whether `document` (a text or parsed) holds only query operations: what may be kept as an
+ * automatic persisted query. A mutation's text may hold what it writes (a registration's
+ * identity data written out in it); a text that does not parse is never kept either.
+ */
+export function isQueryDocument(document: string | DocumentNode): boolean {
+  let parsed: DocumentNode;
+  try {
+    parsed = typeof document === 'string' ? parse(document, { noLocation: true }) : document;
+  } catch {
+    return false;
+  }
+  return parsed.definitions.every(
+    (definition) => definition.kind !== Kind.OPERATION_DEFINITION || definition.operation === OperationTypeNode.QUERY,
+  );
+}
 
 export interface PersistedQueryBounds {
   /** GRAPHQL_APQ_MAX_ENTRIES: most queries kept; past it the earliest to expire go first */
@@ -13,7 +31,9 @@ export interface PersistedQueryBounds {
  * KeyValueCache): the query texts clients registered, kept in the store so that every instance
  * knows a query any of them was sent. Apollo checks the hash against the query and registers a
  * query only once it passed validation (the abuse limits), authentication and the rate limit, so
- * only queries this service would run are kept; bounded in number and in time.
+ * only queries this service would run are kept; bounded in number and in time. Only queries:
+ * a document with a mutation is not stored (persistedQueryPlugin refuses its request first), and
+ * what an earlier release stored of them is removed at start (`removeAllButQueries`).
  */
 export class PersistedQueryStore {
   /** writes under way: a registering request is answered once they end (persistedQueryPlugin) */
@@ -30,6 +50,7 @@ export class PersistedQueryStore {
   }
 
   set(key: string, query: string, options?: { ttl?: number | null }): Promise<void> {
+    if (!isQueryDocument(query)) return Promise.resolve();
     const now = this.clock.now();
     const ttlSeconds = Math.min(options?.ttl ?? this.bounds.ttlSeconds, this.bounds.ttlSeconds);
     const write = (async () => {
@@ -44,6 +65,11 @@ export class PersistedQueryStore {
 
   async delete(key: string): Promise<void> {
     await this.repository.remove(key);
+  }
+
+  /** Removes every stored document that is not queries only (see isQueryDocument); resolves with how many. */
+  removeAllButQueries(): Promise<number> {
+    return this.repository.removeWhere((query) => !isQueryDocument(query));
   }
 
   /** Resolves once every write started so far has ended (a failed one included: Apollo logs it). */

@@ -3,12 +3,15 @@ import type { Logger } from '../logger';
 import { IDEMPOTENCY_TTL_SECONDS } from '../idempotency/idempotency-indexes';
 import type { IdempotencyRecord, IdempotencyRepository } from '../idempotency/idempotency-repository';
 import { PROBLEM_TYPES } from '../http/problem-types';
-import { RestProblem, type RestResponse } from '../http/problem';
+import { problemBody, RestProblem, type RestResponse } from '../http/problem';
 import { systemClock, type Clock } from '../common/clock';
 import type { CompanionWrite } from '../store/write-transaction';
 
-/** Builds the completion of the request's idempotency record, to be stored with its write. */
-export type CompletionOf = (response: RestResponse) => CompanionWrite;
+/**
+ * Builds the completion of the request's idempotency record, to be stored with its write;
+ * `registered`: the candidate the write registered (its erasure then finds the record).
+ */
+export type CompletionOf = (response: RestResponse, registered?: string) => CompanionWrite;
 
 /** 1 to 255 printable ASCII characters (RFC draft "The Idempotency-Key HTTP Header Field"). */
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
@@ -19,6 +22,8 @@ export interface IdempotentRequest {
   key: string;
   /** identifies the request: same key with another fingerprint is a 422 */
   fingerprint: string;
+  /** the `instance` of a problem answered for the request (its path; absent: none given) */
+  instance?: string;
 }
 
 export interface IdempotentResult {
@@ -106,6 +111,19 @@ export class Idempotency {
           'This Idempotency-Key was already used with another request; use a new key for a new request.',
         );
       }
+      if (existing.state === 'COMPLETED' && existing.candidateErased === true) {
+        return {
+          response: {
+            status: PROBLEM_TYPES.candidateErased.status,
+            body: problemBody(
+              PROBLEM_TYPES.candidateErased,
+              'The candidate this request registered has been erased since; it is not registered again.',
+              request.instance ?? '',
+            ),
+          },
+          replayed: true,
+        };
+      }
       if (existing.state === 'COMPLETED' && existing.response) {
         return {
           response: { status: existing.response.status, body: JSON.parse(existing.response.body) as unknown },
@@ -134,8 +152,13 @@ export class Idempotency {
   ): Promise<RestResponse> {
     let response: RestResponse;
     try {
-      response = await execute((answer) =>
-        this.records.completion(apiKeyId, keyHash, { status: answer.status, body: JSON.stringify(answer.body) }),
+      response = await execute((answer, registered) =>
+        this.records.completion(
+          apiKeyId,
+          keyHash,
+          { status: answer.status, body: JSON.stringify(answer.body) },
+          registered,
+        ),
       );
     } catch (error) {
       await this.records.abandon(apiKeyId, keyHash, attempt).catch(() => undefined);

@@ -1,6 +1,6 @@
 import type { Collection, Db, Document } from 'mongodb';
 import type { StoredCandidateDoc } from 'candidate-documents';
-import { searchQuery, type CandidateSearchFilter } from '../candidates/candidate-repository';
+import { searchQuery, type ResolvedSearchFilter } from '../candidates/candidate-repository';
 import { CANDIDATE_COLLECTIONS } from '../candidates/candidate-indexes';
 import type { StoredKey } from './dimensions';
 
@@ -22,7 +22,7 @@ export class StatisticsRepository {
   }
 
   /** The number of candidates the filter selects. */
-  async count(filter: CandidateSearchFilter): Promise<number> {
+  async count(filter: ResolvedSearchFilter): Promise<number> {
     return this.collection.countDocuments(searchQuery(filter));
   }
 
@@ -32,7 +32,7 @@ export class StatisticsRepository {
    * list, already distinct and capped: candidate-documents), missing values and empty lists as
    * null. Only non-empty combinations are returned, in no particular order.
    */
-  async groupCounts(filter: CandidateSearchFilter, keys: readonly StoredKey[]): Promise<GroupCount[]> {
+  async groupCounts(filter: ResolvedSearchFilter, keys: readonly StoredKey[]): Promise<GroupCount[]> {
     const names = keys.map((_key, i) => `k${i}`);
     const groups = await this.collection
       .aggregate<{ _id: Record<string, unknown>; count: number }>(groupingPipeline(filter, keys, names))
@@ -50,7 +50,7 @@ export class StatisticsRepository {
  * capped when a candidate is written, and a stage cutting them would defeat the covered path.
  */
 export function groupingPipeline(
-  filter: CandidateSearchFilter,
+  filter: ResolvedSearchFilter,
   keys: readonly StoredKey[],
   names: readonly string[],
 ): Document[] {

@@ -8,12 +8,19 @@ import type { Db, IndexDescription } from 'mongodb';
  */
 export interface IndexSpec {
   readonly collection: string;
-  readonly key: Readonly<Record<string, 1 | -1>>;
+  /** ascending (1), descending (-1), or a field of the collection's one text index ('text') */
+  readonly key: Readonly<Record<string, 1 | -1 | 'text'>>;
   readonly options: {
     readonly name: string;
     readonly unique?: boolean;
     readonly expireAfterSeconds?: number;
     readonly partialFilterExpression?: Readonly<Record<string, unknown>>;
+    /** a text index: the weight of each field (1 when not named) */
+    readonly weights?: Readonly<Record<string, number>>;
+    /** a text index: the language of its stemming and stop words */
+    readonly default_language?: string;
+    /** a text index: the field of a document that names its language instead (default `language`) */
+    readonly language_override?: string;
   };
 }
 

@@ -9,7 +9,22 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { MAX_LIMIT, MAX_CODES_PER_FILTER, MIN_LIMIT, MIN_PAGE, DEFAULT_LIMIT } from '../../src/candidates/search-input';
+import {
+  MAX_LIMIT,
+  MAX_CODES_PER_FILTER,
+  MIN_LIMIT,
+  MIN_PAGE,
+  DEFAULT_LIMIT,
+  MAX_AGE,
+  MAX_EXAM_REQUIREMENTS,
+  MAX_EXAM_SCORE,
+  MAX_KEYWORD_LENGTH,
+  MAX_LANGUAGE_REQUIREMENTS,
+  MAX_SAVED_LISTS,
+  MAX_YEARS_EXPERIENCE,
+} from '../../src/candidates/search-input';
+import { educationLevels as educationLevelDocs } from '../../src/reference/reference-data';
+import { FILTER_PARAMETERS } from '../../src/rest/query-parameters';
 import { MAX_CANDIDATES_PER_OFFER, MAX_COUPON_LENGTH, MAX_NOTES_LENGTH } from '../../src/candidates/offer-service';
 import { MAX_LIST_ITEMS } from '../../src/candidates/registration-service';
 import { PROBLEM_TYPES } from '../../src/http/problem-types';
@@ -439,16 +454,35 @@ describeUnlessMissing(contractMissing)('OpenAPI document of /v1 (schema/rest/ope
       expect(broken).toEqual([]);
     });
 
-    it('when the contract lists its endpoints, then the document has exactly those operations, with their operationIds', () => {
+    it('when the contract lists its endpoints, then the document has exactly those operations, with their operationIds, and the extensions beyond them say so', () => {
       const expected = endpoints.map(({ method, path, operationId }) => ({ method, path, operationId }));
+      const isExtension = ({ operation }: Operation) => operation['x-extension'] === true;
+      const extensions = operations
+        .filter(isExtension)
+        .map(({ method, path, operationId }) => ({ method, path, operationId }));
 
       expect(endpoints).toHaveLength(6);
-      expect(operations.map(({ method, path, operationId }) => ({ method, path, operationId }))).toEqual(
-        expect.arrayContaining(expected),
+      expect(extensions).toEqual([{ method: 'GET', path: '/v1/statistics', operationId: 'getCandidateStatistics' }]);
+      expect(
+        operations
+          .filter((operation) => !isExtension(operation))
+          .map(({ method, path, operationId }) => ({ method, path, operationId })),
+      ).toEqual(expect.arrayContaining(expected));
+      expect(operations).toHaveLength(expected.length + extensions.length);
+      expect(openApiOperations()).toEqual(expect.arrayContaining([...expected, ...extensions]));
+      expect(openApiOperations()).toHaveLength(expected.length + extensions.length);
+    });
+
+    it('when GET /v1/statistics lists its parameters, then they are the filter parameters of GET /v1/candidates (the same components) and groupBy and epsilon', () => {
+      const refsOf = (operationId: string) =>
+        ((operationOf(operationId).operation.parameters ?? []) as Schema[]).map((parameter) => String(parameter.$ref));
+      // The search's own parameters (its page and order) are not the filter's.
+      const searchFilter = refsOf('findCandidates').filter((ref) => !/\/(Page|Limit|Sort)$/.test(ref));
+
+      expect(refsOf('getCandidateStatistics').sort()).toEqual(
+        [...searchFilter, '#/components/parameters/GroupBy', '#/components/parameters/Epsilon'].sort(),
       );
-      expect(operations).toHaveLength(expected.length);
-      expect(openApiOperations()).toEqual(expect.arrayContaining(expected));
-      expect(openApiOperations()).toHaveLength(expected.length);
+      expect(searchFilter.length).toBeGreaterThanOrEqual(4);
     });
 
     it('when an operation is declared, then it has a summary, a description, tags, the API key security and responses', () => {
@@ -579,7 +613,7 @@ describeUnlessMissing(contractMissing)('OpenAPI document of /v1 (schema/rest/ope
       expect(wrong).toEqual([]);
     });
 
-    it('when an operation succeeds with a body, then it is application/json; the 204 of the single fetch has none', () => {
+    it('when an operation succeeds with a body, then it is application/json (the statistics extension also CSV); the 204 of the single fetch has none', () => {
       const successes = operations.flatMap(({ operationId, operation }) =>
         Object.entries(operation.responses as Record<string, Schema>)
           .filter(([status]) => Number(status) < 300)
@@ -595,6 +629,7 @@ describeUnlessMissing(contractMissing)('OpenAPI document of /v1 (schema/rest/ope
           'getCandidateByPublicId 200 application/json',
           'getCandidateByPublicId 204 (no body)',
           'getCandidatesByPublicListId 200 application/json',
+          'getCandidateStatistics 200 application/json,text/csv',
           'jobMatch 201 application/json',
           'offerToAssistCandidates 201 application/json',
           'registerCandidate 201 application/json',
@@ -667,8 +702,8 @@ describeUnlessMissing(contractMissing)('OpenAPI document of /v1 (schema/rest/ope
       return {};
     }
 
-    it('when the contract lists the query parameters of GET /v1/candidates, then exactly those are declared, optional, with type, default and bounds', () => {
-      const declared = parametersOf('findCandidates');
+    it('when the contract lists the query parameters of GET /v1/candidates, then those are declared first, optional, with type, default and bounds', () => {
+      const declared = parametersOf('findCandidates').slice(0, table.cells.length);
 
       expect(declared.map((parameter) => parameter.name)).toEqual(table.cells.map((cells) => cells[0]));
       for (const parameter of declared) {
@@ -682,6 +717,44 @@ describeUnlessMissing(contractMissing)('OpenAPI document of /v1 (schema/rest/ope
         expect(schema.default).toEqual(expectedDefault);
         expect(schema).toMatchObject(boundsOf(cells[column('Bounds')]));
       }
+    });
+
+    it("when the search takes filters beyond the contract, then each is declared after the contract's, optional, as an extension, and no other is", () => {
+      const extensions = parametersOf('findCandidates').slice(table.cells.length);
+      const contractNames = new Set(table.cells.map((cells) => cells[0]));
+
+      expect(extensions.map((parameter) => parameter.name)).toEqual([
+        ...Object.keys(FILTER_PARAMETERS).filter((name) => !contractNames.has(name)),
+        'sort',
+      ]);
+      for (const parameter of extensions) {
+        expect(parameter).toMatchObject({ in: 'query', required: false });
+        expect(parameter.description).toMatch(/^An extension of the contract: optional/);
+      }
+    });
+
+    it('when the service bounds the filters beyond the contract, then the document states the same bounds', () => {
+      const byName = Object.fromEntries(parametersOf('findCandidates').map((parameter) => [parameter.name, parameter]));
+      const schemaOf = (name: string) => deref(byName[name].schema);
+
+      for (const name of ['minYearsExperience', 'maxYearsExperience'])
+        expect(schemaOf(name)).toMatchObject({ type: 'integer', minimum: 0, maximum: MAX_YEARS_EXPERIENCE });
+      for (const name of ['minAge', 'maxAge'])
+        expect(schemaOf(name)).toMatchObject({ type: 'integer', minimum: 0, maximum: MAX_AGE });
+      const educationLevels = educationLevelDocs().map((level) => level.level);
+      for (const name of ['minEducationLevel', 'maxEducationLevel'])
+        expect(schemaOf(name)).toMatchObject({
+          type: 'integer',
+          minimum: Math.min(...educationLevels),
+          maximum: Math.max(...educationLevels),
+        });
+      expect(schemaOf('keyword')).toMatchObject({ type: 'string', maxLength: MAX_KEYWORD_LENGTH });
+      expect(schemaOf('sort')).toMatchObject({ enum: ['created', 'relevance'], default: 'created' });
+      expect(byName.languages.description).toContain(`at most ${MAX_LANGUAGE_REQUIREMENTS}`);
+      expect(byName.exams.description).toContain(`at most ${MAX_EXAM_REQUIREMENTS}`);
+      expect(byName.exams.description).toContain(`from 0 to ${MAX_EXAM_SCORE}`);
+      for (const name of ['inSavedLists', 'notInSavedLists'])
+        expect(byName[name].description).toContain(`at most ${MAX_SAVED_LISTS}`);
     });
 
     it('when the service bounds page and limit, then the document states the same bounds and defaults', () => {

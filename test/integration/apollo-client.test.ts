@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { ApolloClient, ApolloLink, HttpLink, InMemoryCache, gql } from '@apollo/client';
 import { PersistedQueryLink } from '@apollo/client/link/persisted-queries';
+import { OperationTypeNode } from 'graphql';
 import { PERSISTED_QUERY_COLLECTION } from '../../src/persisted-queries/persisted-query-indexes';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 
@@ -171,5 +172,75 @@ describe('Apollo Client against the service', () => {
       ['undefined', 1],
     ]);
     expect(await service.db.collection(PERSISTED_QUERY_COLLECTION).countDocuments({})).toBe(1);
+  });
+
+  test('when mutations go around the persisted-query link (split on the operation type), then a registration runs with its input as variables and only queries are persisted; sent through the link, it is refused', async () => {
+    const registrar = await service.key('REGISTER_CANDIDATES', 'READ_CANDIDATE_DATA');
+    const sha256 = (query: string) => createHash('sha256').update(query).digest('hex');
+    const http = new HttpLink({
+      uri: `${service.url}/graphql`,
+      headers: { 'x-api-key': registrar },
+      fetch: recordingFetch,
+    });
+    const persisted = new PersistedQueryLink({ sha256 });
+    const REGISTER = gql`
+      mutation Register($input: RegisterCandidateInput!) {
+        registerCandidate(input: $input) {
+          publicId
+        }
+      }
+    `;
+    const QUERY = gql`
+      query Countries {
+        countries {
+          id
+          isoCode
+        }
+      }
+    `;
+    const split = new ApolloClient({
+      link: ApolloLink.split(
+        (operation) => operation.operationType === OperationTypeNode.MUTATION,
+        http,
+        ApolloLink.from([persisted, http]),
+      ),
+      cache: new InMemoryCache(),
+    });
+    const throughLink = new ApolloClient({
+      link: ApolloLink.from([new PersistedQueryLink({ sha256 }), http]),
+      cache: new InMemoryCache(),
+    });
+    const input = (email: string) => ({ registrationData: { identity: { email } } });
+
+    const registered = await split.mutate({
+      mutation: REGISTER,
+      variables: { input: input('split.link@example.org') },
+    });
+    await split.query({ query: QUERY });
+    const refused = await throughLink
+      .mutate({ mutation: REGISTER, variables: { input: input('through.link@example.org') } })
+      .then(
+        () => undefined,
+        (error: unknown) => error as Error,
+      );
+
+    expect((registered.data as { registerCandidate: { publicId: string } }).registerCandidate.publicId).toHaveLength(
+      22,
+    );
+    expect(
+      sent
+        .slice(0, 3)
+        .map((body) => [body.operationName, typeof body.query, body.extensions?.persistedQuery !== undefined]),
+    ).toEqual([
+      ['Register', 'string', false],
+      ['Countries', 'undefined', true],
+      ['Countries', 'string', true],
+    ]);
+    expect(refused?.message).toMatch(/only queries.*variables.*trusted documents/);
+    const stored = (await service.db.collection(PERSISTED_QUERY_COLLECTION).find({}).toArray()).map(
+      (doc) => doc.query as string,
+    );
+    expect(stored.some((query) => query.startsWith('query Countries'))).toBe(true);
+    expect(stored.filter((query) => query.includes('mutation'))).toEqual([]);
   });
 });

@@ -139,3 +139,89 @@ test.each([
 
   expect(body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
 });
+
+/** A cursor of the feed as the service writes it, with the seq spelled `seq` (base64url of the JSON array). */
+const changeCursor = (seq: string) => Buffer.from(JSON.stringify(['change', seq])).toString('base64url');
+
+test.each([
+  ['an exponent ("1e3")', changeCursor('1e3')],
+  ['a hexadecimal number ("0x10")', changeCursor('0x10')],
+  ['spaces around the number (" 3 ")', changeCursor(' 3 ')],
+  ['an empty number ("")', changeCursor('')],
+  ['a leading zero ("03")', changeCursor('03')],
+  ['a fraction ("3.0")', changeCursor('3.0')],
+  ['a negative zero ("-0")', changeCursor('-0')],
+  ['JSON spaced differently', Buffer.from('["change", "3"]').toString('base64url')],
+  ['base64 with padding', Buffer.from(JSON.stringify(['change', '3'])).toString('base64')],
+])(
+  'when the feed is asked after a cursor with %s, then BAD_USER_INPUT (only the canonical form is a cursor)',
+  async (_label, after) => {
+    const reader = await aKey('READ_CANDIDATE_DATA');
+
+    const { body } = await feed(reader, { after });
+
+    expect(body.data ?? null).toBeNull();
+    expect(body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+  },
+);
+
+test('when the feed is read up to now, then the empty page repeats the cursor it was given as endCursor, and that cursor then yields the next change', async () => {
+  const registrar = await aKey('REGISTER_CANDIDATES');
+  const reader = await aKey('READ_CANDIDATE_DATA');
+  await register(registrar, 'caught-up@example.org');
+  let after: string | null = null;
+  for (;;) {
+    const page: Page['candidateChanges'] = (await feed(reader, { after, first: 100 })).body.data!.candidateChanges;
+    after = page.pageInfo.endCursor;
+    if (!page.pageInfo.hasNextPage) break;
+  }
+
+  const caughtUp = (await feed(reader, { after })).body.data!.candidateChanges;
+  const next = await register(registrar, 'after-caught-up@example.org');
+  const resumed = (await feed(reader, { after: caughtUp.pageInfo.endCursor })).body.data!.candidateChanges;
+
+  expect(after).not.toBeNull();
+  expect(caughtUp.edges).toEqual([]);
+  expect(caughtUp.pageInfo).toEqual({ endCursor: after, hasNextPage: false });
+  expect(resumed.edges.map((edge) => edge.node.publicId)).toEqual([next]);
+});
+
+test('when a partner takes candidateChangesPosition, then exports, then follows the feed from that position, then it receives every change made from the position on, and none before', async () => {
+  const registrar = await aKey('REGISTER_CANDIDATES');
+  const reader = await aKey('READ_CANDIDATE_DATA');
+  const admin = await aKey('ADMIN');
+  const before = await register(registrar, 'sync-before@example.org');
+
+  const { body: positioned } = await graphql<{ candidateChangesPosition: string }>(
+    service.url,
+    '{ candidateChangesPosition }',
+    {},
+    reader,
+  );
+  const position = positioned.data!.candidateChangesPosition;
+  const exported = await rest(service.url, 'GET', `/v1/candidates/${before}`, { key: reader });
+  const during = await register(registrar, 'sync-during@example.org');
+  const erased = await graphql(
+    service.url,
+    'mutation($id: PublicId!) { eraseCandidate(publicId: $id) { publicId } }',
+    { id: before },
+    admin,
+  );
+  const followed = await readAll(reader, position, 100);
+
+  expect(exported.status).toBe(200);
+  expect(erased.body.errors).toBeUndefined();
+  expect(followed.map((edge) => [edge.node.kind, edge.node.publicId])).toEqual([
+    ['REGISTERED', during],
+    ['ERASED', before],
+  ]);
+});
+
+test('when a key without READ_CANDIDATE_DATA asks candidateChangesPosition, then FORBIDDEN', async () => {
+  const registrar = await aKey('REGISTER_CANDIDATES');
+
+  const { body } = await graphql(service.url, '{ candidateChangesPosition }', {}, registrar);
+
+  expect(body.data ?? null).toBeNull();
+  expect(body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+});

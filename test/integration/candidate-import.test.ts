@@ -10,13 +10,22 @@ import { Readable } from 'node:stream';
 import { READ_EPOCH_COLLECTION } from '../../src/cache/read-epoch';
 import { runEraseCli } from '../../src/cli/erase';
 import { EXIT, runImportCli, type ImportIo } from '../../src/cli/import';
+import { MAX_IMPORT_LINE_BYTES } from '../../src/candidates/import-lines';
 import { COLLECTIONS } from '../../src/app/indexes';
 import { graphql, startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { rest } from '../support/rest-client';
 
-const CANDIDATES = 300;
+/** More than one batch of the import (IMPORT_BATCH_SIZE, 200), with EMPLOYED candidates among them. */
+const CANDIDATES = 210;
 const SEED = 3;
 const PAGE = 100;
+/**
+ * Three services (one seeded), and every candidate read through REST by page and by id to make
+ * the file: hundreds of requests, seconds of work on a quiet machine.
+ */
+const SETUP_TIMEOUT_MS = 120_000;
+/** The import of every candidate, twice, each answer compared byte for byte, and a third import. */
+const ROUND_TRIP_TIMEOUT_MS = 120_000;
 
 let source: AppUnderTest;
 let target: AppUnderTest;
@@ -71,7 +80,7 @@ beforeAll(async () => {
   }
   // The data set holds EMPLOYED candidates, which only includeEmployed lists.
   expect(exported.some((text) => (JSON.parse(text) as { status: string }).status === 'EMPLOYED')).toBe(true);
-});
+}, SETUP_TIMEOUT_MS);
 
 afterAll(async () => {
   await Promise.all([source?.stop(), target?.stop(), other?.stop()]);
@@ -91,40 +100,44 @@ async function readEpoch(): Promise<unknown> {
 }
 
 describe('npm run import', () => {
-  test('when every candidate paged out of REST is imported into a store of reference data only, then every REST answer is byte-identical, and a second import (or one into the store it came from) changes nothing', async () => {
-    const file = join(dir, 'candidates.ndjson');
-    await writeFile(file, `${exported.join('\n')}\n`);
-    // A read cached before the import must not outlive it.
-    expect((await rest(target.url, 'GET', pagePath(0), { key: targetKey })).body.totalElements).toBe(0);
+  test(
+    'when every candidate paged out of REST is imported into a store of reference data only, then every REST answer is byte-identical, and a second import (or one into the store it came from) changes nothing',
+    async () => {
+      const file = join(dir, 'candidates.ndjson');
+      await writeFile(file, `${exported.join('\n')}\n`);
+      // A read cached before the import must not outlive it.
+      expect((await rest(target.url, 'GET', pagePath(0), { key: targetKey })).body.totalElements).toBe(0);
 
-    const first = capture();
-    const code = await runImportCli([file], first.output, envOf(target));
+      const first = capture();
+      const code = await runImportCli([file], first.output, envOf(target));
 
-    expect(first.err).toEqual([]);
-    expect(code).toBe(EXIT.imported);
-    expect(first.out[0]).toMatch(
-      new RegExp(`^Imported: ${CANDIDATES} inserted, 0 updated, 0 unchanged, 0 refused in \\d+\\.\\d s\\.$`),
-    );
-    for (const [path, expected] of answers) {
-      const { status, text } = await rest(target.url, 'GET', path, { key: targetKey });
-      expect([path, status]).toEqual([path, 200]);
-      expect([path, text]).toEqual([path, expected]);
-    }
-    const events = await changeEvents();
-    expect(events).toEqual(exported.map((text) => ({ kind: 'IMPORTED', publicId: JSON.parse(text).publicId })));
+      expect(first.err).toEqual([]);
+      expect(code).toBe(EXIT.imported);
+      expect(first.out[0]).toMatch(
+        new RegExp(`^Imported: ${CANDIDATES} inserted, 0 updated, 0 unchanged, 0 refused in \\d+\\.\\d s\\.$`),
+      );
+      for (const [path, expected] of answers) {
+        const { status, text } = await rest(target.url, 'GET', path, { key: targetKey });
+        expect([path, status]).toEqual([path, 200]);
+        expect([path, text]).toEqual([path, expected]);
+      }
+      const events = await changeEvents();
+      expect(events).toEqual(exported.map((text) => ({ kind: 'IMPORTED', publicId: JSON.parse(text).publicId })));
 
-    const epoch = await readEpoch();
-    const second = capture();
-    expect(await runImportCli([file], second.output, envOf(target))).toBe(EXIT.imported);
+      const epoch = await readEpoch();
+      const second = capture();
+      expect(await runImportCli([file], second.output, envOf(target))).toBe(EXIT.imported);
 
-    expect(second.out[0]).toMatch(new RegExp(`^Imported: 0 inserted, 0 updated, ${CANDIDATES} unchanged, 0 refused`));
-    expect(await changeEvents()).toHaveLength(events.length);
-    expect(await readEpoch()).toEqual(epoch);
-    // Into the store it came from: what the seed stored is what the import would store.
-    const back = capture();
-    expect(await runImportCli([file], back.output, envOf(source))).toBe(EXIT.imported);
-    expect(back.out[0]).toMatch(new RegExp(`^Imported: 0 inserted, 0 updated, ${CANDIDATES} unchanged, 0 refused`));
-  });
+      expect(second.out[0]).toMatch(new RegExp(`^Imported: 0 inserted, 0 updated, ${CANDIDATES} unchanged, 0 refused`));
+      expect(await changeEvents()).toHaveLength(events.length);
+      expect(await readEpoch()).toEqual(epoch);
+      // Into the store it came from: what the seed stored is what the import would store.
+      const back = capture();
+      expect(await runImportCli([file], back.output, envOf(source))).toBe(EXIT.imported);
+      expect(back.out[0]).toMatch(new RegExp(`^Imported: 0 inserted, 0 updated, ${CANDIDATES} unchanged, 0 refused`));
+    },
+    ROUND_TRIP_TIMEOUT_MS,
+  );
 
   test('when a file has broken lines, then each is refused with its line number and a reason that repeats no value, and the good lines are imported', async () => {
     const sample = JSON.parse(exported[0]) as Record<string, unknown>;
@@ -181,6 +194,87 @@ describe('npm run import', () => {
     ]);
     const updated = await rest(other.url, 'GET', `/v1/candidates/${sample.publicId as string}`, { key: otherKey });
     expect(updated.body.yearOfArrival).toBe(JSON.parse(lines[8]).yearOfArrival);
+  });
+
+  test('when a line is not valid UTF-8, then it is refused by its number without its bytes, and the lines around it are imported', async () => {
+    const sample = JSON.parse(exported[20]) as Record<string, unknown>;
+    const lineOf = (publicId: string) => Buffer.from(JSON.stringify({ ...sample, publicId }));
+    const broken = Buffer.concat([
+      Buffer.from(JSON.stringify({ ...sample, publicId: 'bytesCandidate00000002', city: 'CITY' }).split('CITY')[0]),
+      Buffer.from([0xff, 0xfe, 0xc3]),
+      Buffer.from(JSON.stringify({ ...sample, city: 'CITY' }).split('CITY')[1]),
+    ]);
+    const input = Buffer.concat([
+      lineOf('bytesCandidate00000001'),
+      Buffer.from('\n'),
+      broken,
+      Buffer.from('\n'),
+      lineOf('bytesCandidate00000003'),
+      Buffer.from('\n'),
+    ]);
+    const { out, err, output } = capture();
+
+    const code = await runImportCli(['-'], output, envOf(other), undefined, {
+      stdin: Readable.from([input]),
+      stderr: process.stderr,
+    });
+
+    expect(code).toBe(EXIT.refused);
+    expect(err).toEqual(['line 2: refused: not valid UTF-8']);
+    expect(out[0]).toMatch(/^Imported: 2 inserted, 0 updated, 0 unchanged, 1 refused/);
+    expect((await rest(other.url, 'GET', '/v1/candidates/bytesCandidate00000002', { key: otherKey })).status).toBe(404);
+    expect((await rest(other.url, 'GET', '/v1/candidates/bytesCandidate00000003', { key: otherKey })).status).toBe(200);
+  });
+
+  test('when the file starts with a UTF-8 byte order mark, then the mark is skipped and the first line is imported', async () => {
+    const sample = JSON.parse(exported[21]) as Record<string, unknown>;
+    const file = join(dir, 'with-bom.ndjson');
+    await writeFile(
+      file,
+      Buffer.concat([
+        Buffer.from([0xef, 0xbb, 0xbf]),
+        Buffer.from(`${JSON.stringify({ ...sample, publicId: 'bomCandidate0000000001' })}\r\n`),
+        Buffer.from(`${JSON.stringify({ ...sample, publicId: 'bomCandidate0000000002' })}\r\n`),
+      ]),
+    );
+    const { out, err, output } = capture();
+
+    const code = await runImportCli([file], output, envOf(other));
+
+    expect(err).toEqual([]);
+    expect(code).toBe(EXIT.imported);
+    expect(out[0]).toMatch(/^Imported: 2 inserted, 0 updated, 0 unchanged, 0 refused/);
+  });
+
+  test('when a line is longer than the maximum line length, then it is refused by its number, and the lines around it are imported', async () => {
+    const sample = JSON.parse(exported[22]) as Record<string, unknown>;
+    const long = JSON.stringify({
+      ...sample,
+      publicId: 'longCandidate000000002',
+      candidateMessage: 'm'.repeat(MAX_IMPORT_LINE_BYTES),
+    });
+    const lines = [
+      JSON.stringify({ ...sample, publicId: 'longCandidate000000001' }),
+      long,
+      JSON.stringify({ ...sample, publicId: 'longCandidate000000003' }),
+    ];
+    const { out, err, output } = capture();
+
+    const code = await runImportCli(['-'], output, envOf(other), undefined, stdinOf(`${lines.join('\n')}\n`));
+
+    expect(code).toBe(EXIT.refused);
+    expect(err).toEqual([`line 2: refused: longer than the maximum line length (${MAX_IMPORT_LINE_BYTES} bytes)`]);
+    expect(out[0]).toMatch(/^Imported: 2 inserted, 0 updated, 0 unchanged, 1 refused/);
+  });
+
+  test('when the named file does not exist, then the import exits 2 (bad arguments) naming it, before opening the store', async () => {
+    const missing = join(dir, 'no-such-file.ndjson');
+    const { err, output } = capture();
+
+    const code = await runImportCli([missing], output, { MONGODB_URI: 'mongodb://127.0.0.1:1/never-opened' });
+
+    expect(code).toBe(EXIT.usage);
+    expect(err.join('\n')).toContain(missing);
   });
 
   test('when candidates are imported, registered, erased and imported again, then the change feed shows each change once, in order, and an erased candidate is not imported again', async () => {

@@ -199,6 +199,34 @@ describe('reference data', () => {
     expect(await db.collection(COLLECTIONS.occupations).countDocuments()).toBe(436);
   });
 
+  it('when the stored reference data is current, then loading it again writes nothing; an entry changed since is put back as shipped', async () => {
+    const db = await freshDatabase('reference_current');
+    await loadReferenceData(db);
+    const watcher = new MongoClient(store.uri, { monitorCommands: true });
+    const writes: string[] = [];
+    watcher.on('commandStarted', (event) => {
+      if (['insert', 'update', 'delete'].includes(event.commandName)) writes.push(event.commandName);
+    });
+    await watcher.connect();
+    try {
+      const watched = watcher.db(db.databaseName);
+
+      await loadReferenceData(watched);
+      const quiet = [...writes];
+      await watched.collection(COLLECTIONS.countries).updateOne({ isoCode: 'SY' }, { $set: { name: 'Renamed' } });
+      writes.length = 0;
+      await loadReferenceData(watched);
+
+      expect(quiet).toEqual([]);
+      expect(writes).toEqual(['update']);
+      expect((await db.collection(COLLECTIONS.countries).findOne({ isoCode: 'SY' }))?.name).toBe(
+        'Syrian Arab Republic',
+      );
+    } finally {
+      await watcher.close();
+    }
+  });
+
   it('when reference documents are looked up by key or searched, then the matching ones come back without _id', async () => {
     const db = await freshDatabase('reference_lookup');
     await loadReferenceData(db);

@@ -3,8 +3,10 @@
  * identity, `node` and `nodes` through the same permissions as the typed fields, over the real
  * transport and store. An unknown id and one the key may not read give the same answer (null).
  */
+import { getNamedType, isLeafType, isObjectType, type GraphQLObjectType } from 'graphql';
 import type { CandidateDoc, SavedListDoc } from 'candidate-documents';
 import { toGlobalId } from '../../src/graphql/global-id';
+import { createSchema } from '../../src/graphql/schema';
 import { COLLECTIONS } from '../../src/app/indexes';
 import { startAppUnderTest, graphql, type AppUnderTest } from '../support/app-under-test';
 import { fullSelection } from '../support/full-selection';
@@ -197,6 +199,55 @@ describe('GraphQL node and nodes (Global Object Identification)', () => {
         candidates: { totalElements: expect.any(Number) },
       });
       expect(country.body.data!.node).toEqual({ isoCode: 'SY', name: expect.any(String) });
+    });
+  });
+
+  describe('nodes over every type at once', () => {
+    test('when nodes is sent one id of every Node type with every scalar field of each type selected, then it validates and each object comes with its own scalar fields, as node answers it alone', async () => {
+      const schema = createSchema();
+      const nodeTypes = Object.values(schema.getTypeMap())
+        .filter((type) => isObjectType(type) && type.getInterfaces().some((i) => i.name === 'Node'))
+        .map((type) => type.name)
+        .sort();
+      const ids: Record<string, string> = {
+        Candidate: toGlobalId('Candidate', candidate.publicId),
+        SavedList: toGlobalId('SavedList', savedList.publicId),
+        JobOpportunity: toGlobalId('JobOpportunity', jobOppPublicId),
+        Country: toGlobalId('Country', 'SY'),
+        Language: toGlobalId('Language', 'ar'),
+        LanguageLevel: toGlobalId('LanguageLevel', '3'),
+        Occupation: toGlobalId('Occupation', '2211'),
+        EducationLevel: toGlobalId('EducationLevel', '3'),
+      };
+      // Every scalar and enum field of the type (what two fragments on one field can conflict on;
+      // nested objects are checked by their own type, and all of them would pass the cost limit).
+      // A candidate's status is another type (CandidateStatus) than reference data's (Status):
+      // fields of different types never merge, so a client aliases it. Same type, same
+      // nullability is what lets every other field be selected as it is.
+      const selection = (type: string) =>
+        Object.values((schema.getType(type) as GraphQLObjectType).getFields())
+          .filter((field) => isLeafType(getNamedType(field.type)) && field.args.length === 0)
+          .map((field) => (type === 'Candidate' && field.name === 'status' ? 'candidateStatus: status' : field.name))
+          .join(' ');
+      const fragments = nodeTypes.map((type) => `... on ${type} { __typename ${selection(type)} }`).join(' ');
+
+      const all = await graphql<{ nodes: (Record<string, any> | null)[] }>(
+        service.url,
+        `query($ids: [ID!]!) { nodes(ids: $ids) { ${fragments} } }`,
+        { ids: nodeTypes.map((type) => ids[type]) },
+        reader,
+      );
+      const alone = [];
+      for (const type of nodeTypes)
+        alone.push((await node(ids[type], reader, `... on ${type} { __typename ${selection(type)} }`)).body);
+
+      expect(Object.keys(ids).sort()).toEqual(nodeTypes);
+      expect(all.body.errors).toBeUndefined();
+      expect(all.body.data!.nodes.map((item) => item?.__typename)).toEqual(nodeTypes);
+      expect(all.body.data!.nodes).toEqual(alone.map((body) => body.data!.node));
+      expect(all.body.data!.nodes.find((item) => item?.__typename === 'Candidate')?.candidateStatus).toEqual(
+        expect.any(String),
+      );
     });
   });
 

@@ -295,3 +295,79 @@ describe('PersistedQueryStore (bounds in time)', () => {
     ).toEqual([{ _id: 'apq:new' }]);
   });
 });
+
+describe('automatic persisted queries hold queries only', () => {
+  const registration = (email: string) =>
+    `mutation Register { registerCandidate(input: { registrationData: { identity: { email: "${email}" } } }) { publicId } }`;
+
+  test('when a mutation is sent with its hash (its input written out, or as variables), then it is refused with 400 naming variables and trusted documents, nothing runs and nothing is stored', async () => {
+    const written = registration('apq.written@example.org');
+    recordSecret('apq.written@example.org');
+    const withVariables =
+      'mutation R($input: RegisterCandidateInput!) { registerCandidate(input: $input) { publicId } }';
+    const candidatesBefore = await a.app.database.db.collection('candidates').countDocuments({});
+
+    const refused = [
+      await post(a, { query: written, extensions: persisted(sha256(written)) }, registrar),
+      await post(
+        a,
+        {
+          query: withVariables,
+          variables: { input: { registrationData: { identity: { email: 'apq.vars@example.org' } } } },
+          extensions: persisted(sha256(withVariables)),
+        },
+        registrar,
+      ),
+    ];
+
+    for (const answer of refused) {
+      expect(answer.status).toBe(400);
+      expect(codes(answer)).toEqual(['BAD_USER_INPUT']);
+      expect(answer.body.errors?.[0]?.message).toMatch(/variables.*trusted documents/);
+      expect(answer.body.data ?? null).toBeNull();
+    }
+    expect(await storedCount()).toBe(0);
+    expect(await a.app.database.db.collection('candidates').countDocuments({})).toBe(candidatesBefore);
+  });
+
+  test('when a document with a query and a mutation is registered, then it is refused too (the whole text would be kept)', async () => {
+    const query = `query Q { countries { isoCode } } ${registration('apq.both@example.org')}`;
+    recordSecret('apq.both@example.org');
+
+    const answer = await post(a, { query, operationName: 'Q', extensions: persisted(sha256(query)) });
+
+    expect(answer.status).toBe(400);
+    expect(codes(answer)).toEqual(['BAD_USER_INPUT']);
+    expect(await storedCount()).toBe(0);
+  });
+
+  test('when the store holds mutations an earlier release kept, then a request by their hash is refused, and the next start removes them and keeps the queries', async () => {
+    const mutation = registration('apq.kept@example.org');
+    recordSecret('apq.kept@example.org');
+    const query = '{ languages { isoCode } }';
+    const expiresAt = new Date(clock.now().getTime() + 3_600_000);
+    await a.app.database.db
+      .collection<{ _id: string; query: string; expiresAt: Date }>(PERSISTED_QUERY_COLLECTION)
+      .insertMany([
+        { _id: `apq:${sha256(mutation)}`, query: mutation, expiresAt },
+        { _id: `apq:${sha256('{ not a document')}`, query: '{ not a document', expiresAt },
+        { _id: `apq:${sha256(query)}`, query, expiresAt },
+      ]);
+
+    const byHash = await post(a, { extensions: persisted(sha256(mutation)) }, registrar);
+    const restarted = await startInstance(a.app.config);
+    let kept: unknown[];
+    try {
+      kept = await a.app.database.db
+        .collection(PERSISTED_QUERY_COLLECTION)
+        .find({}, { projection: { _id: 0, query: 1 } })
+        .toArray();
+    } finally {
+      await restarted.app.stop();
+    }
+
+    expect(byHash.status).toBe(400);
+    expect(codes(byHash)).toEqual(['BAD_USER_INPUT']);
+    expect(kept).toEqual([{ query }]);
+  });
+});

@@ -115,6 +115,54 @@ describe('HTTP hygiene', () => {
     });
   });
 
+  describe('errors of /graphql outside GraphQL execution', () => {
+    test.each([
+      ['GET', '/graphql/extra'],
+      ['POST', '/graphql/extra'],
+      ['POST', '/graphql/assets'],
+      ['POST', '/graphql/assets/graphiql.js'],
+    ])(
+      'when %s %s is asked (a path /graphql does not serve), then the answer is a 404 problem+json',
+      async (method, path) => {
+        const response = await fetch(`${plain.url}${path}`, {
+          method,
+          headers: { 'content-type': 'application/json', 'x-api-key': key },
+          body: method === 'POST' ? JSON.stringify({ query: '{ __typename }' }) : undefined,
+        });
+        const body = (await response.json()) as Record<string, unknown>;
+
+        expect(response.status).toBe(404);
+        expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        expect(body).toEqual(expect.objectContaining({ type: `${PROBLEMS}not-found`, status: 404 }));
+      },
+    );
+
+    test.each(['PUT', 'DELETE', 'PATCH'])(
+      'when %s /graphql is asked, then the answer is a 405 problem+json whose Allow header lists GET and POST',
+      async (method) => {
+        const response = await fetch(`${plain.url}/graphql`, {
+          method,
+          headers: { 'content-type': 'application/json', 'x-api-key': key },
+          body: JSON.stringify({ query: '{ __typename }' }),
+        });
+        const body = (await response.json()) as Record<string, unknown>;
+
+        expect(response.status).toBe(405);
+        expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        expect(headerList(response.headers.get('allow'))).toEqual(['get', 'post']);
+        expect(body).toEqual(expect.objectContaining({ type: `${PROBLEMS}method-not-allowed`, status: 405 }));
+      },
+    );
+
+    test('when HEAD /graphql is asked by a GraphQL client (not a browser), then the answer is a 405 problem+json with Allow', async () => {
+      const response = await fetch(`${plain.url}/graphql`, { method: 'HEAD', headers: { 'x-api-key': key } });
+
+      expect(response.status).toBe(405);
+      expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(headerList(response.headers.get('allow'))).toEqual(['get', 'post']);
+    });
+  });
+
   describe('CORS', () => {
     const preflight = (url: string, origin: string) =>
       fetch(`${url}/v1/candidates`, {

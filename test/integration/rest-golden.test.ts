@@ -31,6 +31,13 @@ const FIXTURE = path.join(__dirname, '..', 'fixtures', 'rest-golden.json');
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 /** Bodies up to this size are kept whole in the fixture (a failure then shows the difference); larger ones by hash. */
 const MAX_KEPT_BODY = 24_000;
+/**
+ * The fixture's 61 requests answered with 3.4 MB of JSON, each through the whole read path (no
+ * answer cache): 28 s under a load of 14 on 2 cores; the two starts of the service with its data
+ * set took most of the file's other 37 s. The limits are more than twice that.
+ */
+const SETUP_TIMEOUT_MS = 120_000;
+const ANSWERS_TIMEOUT_MS = 120_000;
 
 interface GoldenAnswer {
   request: string;
@@ -212,53 +219,57 @@ describe.each([
       }),
     );
     reader = await service.key('READ_CANDIDATE_DATA');
-  });
+  }, SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
     await service?.stop();
   });
 
-  test('when the requests of the fixture are sent over the fixed data set, then every answer is the recorded one, byte for byte', async () => {
-    const answers: GoldenAnswer[] = [];
-    for (const request of goldenRequests()) {
-      const { status, headers, text } = await rest(service.url, 'GET', request, {
-        key: reader,
-        headers: { 'accept-encoding': 'identity' },
-      });
-      answers.push(answerOf(request, status, headers.get('content-type'), text));
-    }
-
-    if (UPDATE && graphqlJit) {
-      const fixture: GoldenFixture = {
-        dataSet: {
-          seed: GOLDEN_SEED,
-          demoCandidates: DEMO_CANDIDATES,
-          handMade: handMadeCandidates().map((c) => c.publicId),
-        },
-        answers,
-      };
-      fs.mkdirSync(path.dirname(FIXTURE), { recursive: true });
-      fs.writeFileSync(FIXTURE, `${JSON.stringify(fixture, null, 1)}\n`);
-      console.log(`UPDATE_GOLDEN=1: ${answers.length} answers written to ${path.relative(process.cwd(), FIXTURE)}`);
-      return;
-    }
-    if (UPDATE) return;
-    const recorded = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')) as GoldenFixture;
-    expect(recorded.dataSet).toEqual({
-      seed: GOLDEN_SEED,
-      demoCandidates: DEMO_CANDIDATES,
-      handMade: handMadeCandidates().map((c) => c.publicId),
-    });
-    expect(answers.map((a) => a.request)).toEqual(recorded.answers.map((a) => a.request));
-    answers.forEach((answer, i) => {
-      const expected = recorded.answers[i];
-      // The body first when both have it: a failure then shows where the bytes differ.
-      if (expected.body !== undefined)
-        expect({ request: answer.request, body: answer.body }).toEqual({
-          request: expected.request,
-          body: expected.body,
+  test(
+    'when the requests of the fixture are sent over the fixed data set, then every answer is the recorded one, byte for byte',
+    async () => {
+      const answers: GoldenAnswer[] = [];
+      for (const request of goldenRequests()) {
+        const { status, headers, text } = await rest(service.url, 'GET', request, {
+          key: reader,
+          headers: { 'accept-encoding': 'identity' },
         });
-      expect(answer).toEqual(expected);
-    });
-  });
+        answers.push(answerOf(request, status, headers.get('content-type'), text));
+      }
+
+      if (UPDATE && graphqlJit) {
+        const fixture: GoldenFixture = {
+          dataSet: {
+            seed: GOLDEN_SEED,
+            demoCandidates: DEMO_CANDIDATES,
+            handMade: handMadeCandidates().map((c) => c.publicId),
+          },
+          answers,
+        };
+        fs.mkdirSync(path.dirname(FIXTURE), { recursive: true });
+        fs.writeFileSync(FIXTURE, `${JSON.stringify(fixture, null, 1)}\n`);
+        console.log(`UPDATE_GOLDEN=1: ${answers.length} answers written to ${path.relative(process.cwd(), FIXTURE)}`);
+        return;
+      }
+      if (UPDATE) return;
+      const recorded = JSON.parse(fs.readFileSync(FIXTURE, 'utf8')) as GoldenFixture;
+      expect(recorded.dataSet).toEqual({
+        seed: GOLDEN_SEED,
+        demoCandidates: DEMO_CANDIDATES,
+        handMade: handMadeCandidates().map((c) => c.publicId),
+      });
+      expect(answers.map((a) => a.request)).toEqual(recorded.answers.map((a) => a.request));
+      answers.forEach((answer, i) => {
+        const expected = recorded.answers[i];
+        // The body first when both have it: a failure then shows where the bytes differ.
+        if (expected.body !== undefined)
+          expect({ request: answer.request, body: answer.body }).toEqual({
+            request: expected.request,
+            body: expected.body,
+          });
+        expect(answer).toEqual(expected);
+      });
+    },
+    ANSWERS_TIMEOUT_MS,
+  );
 });

@@ -7,12 +7,13 @@ import { fingerprintOf, Idempotency } from '../../src/rest/idempotency';
 import { IDEMPOTENCY_COLLECTION } from '../../src/idempotency/idempotency-indexes';
 import { IdempotencyRepository, type IdempotencyRecord } from '../../src/idempotency/idempotency-repository';
 import { COLLECTIONS } from '../../src/app/indexes';
-import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
+import { graphql, startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { recordSecret } from '../support/log-capture';
 import { rest } from '../support/rest-client';
 import { TestClock } from '../support/test-clock';
 
-const CANDIDATE_COUNT = 300;
+/** The tests name three candidates. */
+const CANDIDATE_COUNT = 5;
 const PROBLEMS = 'https://candidate-directory.example/problems/';
 const HOUR_MS = 60 * 60 * 1000;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -169,6 +170,36 @@ describe('Idempotency-Key on the POSTs of /v1', () => {
     expect(first.status).toBe(201);
     expect(again.body.publicId).toBe(first.body.publicId);
     expect(fresh.status).toBe(409);
+  });
+
+  test('when a registration sent with an Idempotency-Key is replayed after its candidate was erased, then the answer is 410 Gone problem+json that names no candidate, and the record no longer links to it', async () => {
+    const key = newKey();
+    const body = { registrarId: 'org-1', registrationData: { identity: { email: 'erased-later@example.org' } } };
+    recordSecret(body.registrationData.identity.email);
+    const admin = await service.key('ADMIN');
+    const register = () =>
+      rest(service.url, 'POST', '/v1/candidates/register', { key: actor, body, headers: { 'Idempotency-Key': key } });
+    const first = await register();
+    const publicId = first.body.publicId as string;
+
+    const erased = await graphql(
+      service.url,
+      'mutation($id: PublicId!) { eraseCandidate(publicId: $id) { publicId } }',
+      { id: publicId },
+      admin,
+    );
+    const replay = await register();
+    const record = await records().findOne({ keyHash: sha256(key) });
+
+    expect(first.status).toBe(201);
+    expect(erased.body.errors).toBeUndefined();
+    expect(replay.status).toBe(410);
+    expect(replay.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(expect.objectContaining({ type: `${PROBLEMS}candidate-erased`, status: 410 }));
+    expect(JSON.stringify(replay.body)).not.toContain(publicId);
+    expect(record).not.toBeNull();
+    expect(JSON.stringify(record)).not.toContain(publicId);
   });
 
   test('when the body was invalid, then nothing was kept and the key serves a corrected request', async () => {

@@ -133,10 +133,11 @@ describe('statistics lists stored with candidates', () => {
   });
 
   test('when a database written before the statistics lists existed is prepared as at start, then every candidate gets the lists a write gives it (in batches), a second run changes nothing, and once the indexes exist none runs', async () => {
-    // Arrange: 1,050 candidates as an earlier release stored them (more than one batch of the
-    // backfill), without this release's indexes.
+    // Arrange: 210 candidates as an earlier release stored them (three batches of the backfill,
+    // run with batches of 100), without this release's indexes.
     const db = newDatabase('stats_lists_backfill');
-    const old = Array.from({ length: 1050 }, (_v, i) =>
+    const batchSize = 100;
+    const old = Array.from({ length: 210 }, (_v, i) =>
       aCandidate({
         countryIsoCode: 'TR',
         candidateOccupations: i % 3 === 0 ? [] : occupations('2221', '2221', '7126', '2211', String(5000 + (i % 7))),
@@ -154,15 +155,15 @@ describe('statistics lists stored with candidates', () => {
     const before = await exactCounts(db, 'TR', ['OCCUPATION']);
 
     // Act: what main.ts does at start (the backfill, then the indexes), and the backfill again
-    const changed = await repo.backfillStatisticsLists(STATISTICS_LISTS_INDEX);
-    const changedAgain = await repo.backfillStatisticsLists();
+    const changed = await repo.backfillStatisticsLists(STATISTICS_LISTS_INDEX, batchSize);
+    const changedAgain = await repo.backfillStatisticsLists(undefined, batchSize);
     await ensureIndexes(db);
     const late = aCandidate({ countryIsoCode: 'SY' });
     await db.collection(COLLECTIONS.candidates).insertOne(raw(late));
-    const changedOnceIndexed = await repo.backfillStatisticsLists(STATISTICS_LISTS_INDEX);
+    const changedOnceIndexed = await repo.backfillStatisticsLists(STATISTICS_LISTS_INDEX, batchSize);
 
     // Assert
-    expect([changed, changedAgain, changedOnceIndexed]).toEqual([1051, 0, 0]);
+    expect([changed, changedAgain, changedOnceIndexed]).toEqual([211, 0, 0]);
     expect(await exactCounts(db, 'IQ', ['LANGUAGE'])).toEqual({ ar: 1, en: 1, fr: 1 });
     const stored = await db
       .collection(COLLECTIONS.candidates)
@@ -172,17 +173,17 @@ describe('statistics lists stored with candidates', () => {
       )
       .toArray();
     const expected = new Map(old.map((candidate) => [candidate.publicId, toStoredCandidate(candidate)]));
-    expect(stored).toHaveLength(1050);
+    expect(stored).toHaveLength(210);
     for (const doc of stored) {
       const { statisticsOccupations, statisticsLanguages } = expected.get(doc.publicId as string)!;
       expect(doc).toEqual({ publicId: doc.publicId, statisticsOccupations, statisticsLanguages });
     }
-    expect(before).toEqual({ UNKNOWN: 1050 });
+    expect(before).toEqual({ UNKNOWN: 210 });
     expect(await exactCounts(db, 'TR', ['OCCUPATION'])).toEqual({
-      UNKNOWN: 350,
-      '2221': 700,
-      '7126': 700,
-      '2211': 700,
+      UNKNOWN: 70,
+      '2221': 140,
+      '7126': 140,
+      '2211': 140,
     });
   });
 

@@ -62,6 +62,13 @@ const lookalikeAddress = fc
   })
   .filter((address) => address !== BASE);
 
+/**
+ * Each property sends its runs as real requests through REST (registrations that reach the
+ * store's unique index, or are refused by validation): a few seconds of work each on a quiet
+ * machine, given room here so that a busy one does not fail them.
+ */
+const PROPERTY_TIMEOUT_MS = 120_000;
+
 describe('property: a person’s visible identity', () => {
   let service: AppUnderTest;
   let registrar: string;
@@ -90,25 +97,29 @@ describe('property: a person’s visible identity', () => {
     await service.stop();
   });
 
-  test('when an address that looks like a registered one is registered, then it is refused (409 or 400), never a second 201', async () => {
-    expect(LOOKALIKES.size).toBeGreaterThan(10);
-    expect(INVISIBLE.length).toBeGreaterThan(4000);
-    let n = 0;
-    await fc.assert(
-      fc.asyncProperty(lookalikeAddress, async (address) => {
-        const canary = identityCanary(`visi${(n += 1)}x`);
-        (canary.body.registrationData as { identity: { email: string } }).identity.email = address;
-        recordSecret(...canary.values);
-        const { status } = await rest(service.url, 'POST', '/v1/candidates/register', {
-          key: registrar,
-          body: canary.body,
-        });
-        expect([hex(address), [400, 409].includes(status)]).toEqual([hex(address), true]);
-      }),
-      { numRuns: 200, seed: 28 },
-    );
-    expect(await service.db.collection(COLLECTIONS.candidateIdentities).countDocuments()).toBe(1);
-  });
+  test(
+    'when an address that looks like a registered one is registered, then it is refused (409 or 400), never a second 201',
+    async () => {
+      expect(LOOKALIKES.size).toBeGreaterThan(10);
+      expect(INVISIBLE.length).toBeGreaterThan(4000);
+      let n = 0;
+      await fc.assert(
+        fc.asyncProperty(lookalikeAddress, async (address) => {
+          const canary = identityCanary(`visi${(n += 1)}x`);
+          (canary.body.registrationData as { identity: { email: string } }).identity.email = address;
+          recordSecret(...canary.values);
+          const { status } = await rest(service.url, 'POST', '/v1/candidates/register', {
+            key: registrar,
+            body: canary.body,
+          });
+          expect([hex(address), [400, 409].includes(status)]).toEqual([hex(address), true]);
+        }),
+        { numRuns: 200, seed: 28 },
+      );
+      expect(await service.db.collection(COLLECTIONS.candidateIdentities).countDocuments()).toBe(1);
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
   const registrationFields = [
     ['firstName', (body: Record<string, any>, v: string) => (body.registrationData.identity.firstName = v)],
@@ -118,55 +129,63 @@ describe('property: a person’s visible identity', () => {
     ['registrarId', (body: Record<string, any>, v: string) => (body.registrarId = v)],
   ] as const;
 
-  test('when a text field of a registration holds an invisible or blank-looking character, then 400 names the field and nothing is written', async () => {
-    const before = await service.db.collection(COLLECTIONS.candidateIdentities).countDocuments();
-    let n = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom(...registrationFields),
-        fc.constantFrom(...INVISIBLE),
-        fc.nat(3),
-        async ([field, set], char, where) => {
-          const canary = identityCanary(`blank${(n += 1)}y`);
-          recordSecret(...canary.values);
-          const value = 'Amal Haddad'.slice(0, where * 3) + char + 'Amal Haddad'.slice(where * 3);
-          set(canary.body as Record<string, any>, value);
-          const { status, body } = await rest(service.url, 'POST', '/v1/candidates/register', {
-            key: registrar,
-            body: canary.body,
-          });
-          expect([field, hex(char), status]).toEqual([field, hex(char), 400]);
-          expect(body.detail).toContain(field);
-        },
-      ),
-      { numRuns: 150, seed: 29 },
-    );
-    expect(await service.db.collection(COLLECTIONS.candidateIdentities).countDocuments()).toBe(before);
-  });
+  test(
+    'when a text field of a registration holds an invisible or blank-looking character, then 400 names the field and nothing is written',
+    async () => {
+      const before = await service.db.collection(COLLECTIONS.candidateIdentities).countDocuments();
+      let n = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...registrationFields),
+          fc.constantFrom(...INVISIBLE),
+          fc.nat(3),
+          async ([field, set], char, where) => {
+            const canary = identityCanary(`blank${(n += 1)}y`);
+            recordSecret(...canary.values);
+            const value = 'Amal Haddad'.slice(0, where * 3) + char + 'Amal Haddad'.slice(where * 3);
+            set(canary.body as Record<string, any>, value);
+            const { status, body } = await rest(service.url, 'POST', '/v1/candidates/register', {
+              key: registrar,
+              body: canary.body,
+            });
+            expect([field, hex(char), status]).toEqual([field, hex(char), 400]);
+            expect(body.detail).toContain(field);
+          },
+        ),
+        { numRuns: 150, seed: 29 },
+      );
+      expect(await service.db.collection(COLLECTIONS.candidateIdentities).countDocuments()).toBe(before);
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
-  test('when the notes of a job match or an offer hold an invisible or blank-looking character, then 400 and nothing is recorded', async () => {
-    const multilineAllowed = new Set(['\n', '\r', '\t']);
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom('job-match', 'offer-to-assist'),
-        fc.constantFrom(...INVISIBLE.filter((char) => !multilineAllowed.has(char))),
-        async (path, char) => {
-          const { status, body } = await rest(service.url, 'POST', `/v1/candidates/${path}`, {
-            key: path === 'job-match' ? matcher : provider,
-            body: {
-              candidates: [{ publicId: candidateId }],
-              additionalNotes: `Nurses${char}wanted`,
-              ...(path === 'offer-to-assist' ? { reason: 'EDUCATION_SERVICE' } : {}),
-            },
-          });
-          expect([path, hex(char), status]).toEqual([path, hex(char), 400]);
-          expect(body.detail).toContain('additionalNotes');
-        },
-      ),
-      { numRuns: 100, seed: 30 },
-    );
-    expect(await service.db.collection(COLLECTIONS.offers).countDocuments()).toBe(0);
-  });
+  test(
+    'when the notes of a job match or an offer hold an invisible or blank-looking character, then 400 and nothing is recorded',
+    async () => {
+      const multilineAllowed = new Set(['\n', '\r', '\t']);
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom('job-match', 'offer-to-assist'),
+          fc.constantFrom(...INVISIBLE.filter((char) => !multilineAllowed.has(char))),
+          async (path, char) => {
+            const { status, body } = await rest(service.url, 'POST', `/v1/candidates/${path}`, {
+              key: path === 'job-match' ? matcher : provider,
+              body: {
+                candidates: [{ publicId: candidateId }],
+                additionalNotes: `Nurses${char}wanted`,
+                ...(path === 'offer-to-assist' ? { reason: 'EDUCATION_SERVICE' } : {}),
+              },
+            });
+            expect([path, hex(char), status]).toEqual([path, hex(char), 400]);
+            expect(body.detail).toContain('additionalNotes');
+          },
+        ),
+        { numRuns: 100, seed: 30 },
+      );
+      expect(await service.db.collection(COLLECTIONS.offers).countDocuments()).toBe(0);
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
   test('when a Persian name joins letters with U+200C, then it is registered', async () => {
     const canary = identityCanary('persian1');

@@ -33,6 +33,17 @@ export function fuzzParameters<T>(numRuns: number, budgetMs: number, runTimeoutM
 }
 
 /**
+ * How many cases a property that sends every case through the service runs: `bounded` in the
+ * suite (its time budget), `full` with PROPERTY_RUNS=full, for a run by hand of the count a goal
+ * names (`PROPERTY_RUNS=full npx jest test/property/search-filters.test.ts`).
+ */
+export function propertyCases(bounded: number, full: number): number {
+  const wanted = process.env.PROPERTY_RUNS;
+  if (wanted !== undefined && wanted !== 'full') throw new Error(`PROPERTY_RUNS is "full" or unset, not "${wanted}"`);
+  return wanted === 'full' ? full : bounded;
+}
+
+/**
  * Runs a property like `fc.assert` (a failure throws with the seed, the path and the shrunk
  * counterexample), and warns when the time budget stopped it before `numRuns`.
  */

@@ -12,10 +12,12 @@ export type FaultPoint = 'before' | 'after';
 export type StoreAddress = number | string;
 
 export interface FaultPlan {
-  /** 1-based number of the command, counted from `arm` (only the commands called `name`, when given) */
+  /** 1-based number of the command, counted from `arm` (only the commands called `name`, or that `among` accepts, when given) */
   readonly at: number;
   /** strike the `at`-th command of this name (a registration's reads vary with what is cached, its writes do not) */
   readonly name?: string;
+  /** strike the `at`-th command this accepts (its writes, say: after a read the store is as it was after the command before) */
+  readonly among?: (name: string) => boolean;
   readonly point: FaultPoint;
   /**
    * What the fault does once the proxy holds the command (or its reply): kill a process, say.
@@ -147,6 +149,7 @@ export async function startCommandProxy(store: StoreAddress): Promise<CommandPro
 }
 
 function isTarget(plan: FaultPlan, name: string, counted: readonly string[]): boolean {
+  if (plan.among !== undefined) return plan.among(name) && counted.filter(plan.among).length === plan.at;
   if (plan.name === undefined) return counted.length === plan.at;
   return name === plan.name && counted.filter((seen) => seen === plan.name).length === plan.at;
 }

@@ -54,6 +54,11 @@ describe('cursor codec', () => {
     ['a time beyond the safe integers', legacyCursor([2 ** 53, 'x'])],
     ['a text that is a number', legacyCursor([1, 7])],
     ['a text that is an operator', legacyCursor([1, { $ne: null }])],
+    ['JSON spaced otherwise', Buffer.from('[1, "x"]').toString('base64url')],
+    ['a time written with an exponent', Buffer.from('[1e3,"x"]').toString('base64url')],
+    ['a text escaped otherwise', Buffer.from('[1,"\\u0078"]').toString('base64url')],
+    ['base64 padding', Buffer.from('[1,"x"]').toString('base64')],
+    ['base64 instead of base64url', Buffer.from('[1,"x?>"]').toString('base64')],
   ])('when a cursor holds %s, then it does not decode', (_label, cursor) => {
     expect(decodeCursor(cursor, ['time', 'text'])).toBeUndefined();
   });

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { DEMO_KEY_FILE, showStartBanner, startFailureMessage, type BannerOutput } from '../../src/app/start-banner';
@@ -98,18 +99,76 @@ describe('start banner and the demo key', () => {
     expect(gone.text()).toContain('`npm run keys -- create` makes another');
   });
 
-  test('when the port is in use, then the failure names the port, how to choose another and the kept key file, never the key', () => {
+  test('when the port is in use, then the failure names the port, how to choose another and the kept key file, never the key', async () => {
     const keyFile = path.join(dataDir, DEMO_KEY_FILE);
-    const inUse = Object.assign(new Error('listen EADDRINUSE: address already in use 127.0.0.1:8080'), {
+    const taken = await occupiedPorts(1);
+    const inUse = Object.assign(new Error(`listen EADDRINUSE: address already in use 127.0.0.1:${taken.ports[0]}`), {
       code: 'EADDRINUSE',
     });
+    try {
+      const message = await startFailureMessage(
+        inUse,
+        { host: '127.0.0.1', port: taken.ports[0] },
+        { createdKey: KEY, keyFile },
+      );
 
-    const message = startFailureMessage(inUse, { host: '127.0.0.1', port: 8080 }, { createdKey: KEY, keyFile });
+      expect(message).toContain(`127.0.0.1:${taken.ports[0]}: the port is in use`);
+      expect(message).toMatch(/PORT=\d+ npm start/);
+      expect(message).toContain(`kept in ${keyFile}`);
+      expect(message).not.toContain(KEY);
+      expect(await startFailureMessage(inUse, { host: '127.0.0.1', port: taken.ports[0] }, {})).not.toContain(
+        'demo API key',
+      );
+    } finally {
+      await taken.close();
+    }
+  });
 
-    expect(message).toContain('127.0.0.1:8080: the port is in use');
-    expect(message).toContain('PORT=8081 npm start');
-    expect(message).toContain(`kept in ${keyFile}`);
-    expect(message).not.toContain(KEY);
-    expect(startFailureMessage(inUse, { host: '127.0.0.1', port: 8080 }, {})).not.toContain('demo API key');
+  test('when the port and the one after it are in use, then the hint names a port near them that is free (probed), not a fixed one', async () => {
+    const taken = await occupiedPorts(2);
+    const inUse = Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' });
+    try {
+      const message = await startFailureMessage(inUse, { host: '127.0.0.1', port: taken.ports[0] }, {});
+
+      const suggested = Number(/PORT=(\d+) npm start/.exec(message)?.[1]);
+      expect(suggested).toBeGreaterThan(taken.ports[1]);
+      expect(suggested).toBeLessThanOrEqual(taken.ports[0] + 20);
+      expect(await canListen('127.0.0.1', suggested)).toBe(true);
+    } finally {
+      await taken.close();
+    }
   });
 });
+
+/** `count` consecutive ports, each held by a listening server (found by trying from a port the system chose). */
+async function occupiedPorts(count: number): Promise<{ ports: number[]; close: () => Promise<void> }> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const first = await listenOn('127.0.0.1', 0);
+    const start = (first.address() as net.AddressInfo).port;
+    const servers = [first];
+    for (let port = start + 1; port < start + count && port <= 65535; port++) {
+      const next = await listenOn('127.0.0.1', port).catch(() => undefined);
+      if (next === undefined) break;
+      servers.push(next);
+    }
+    const close = () => Promise.all(servers.map((server) => new Promise((done) => server.close(done)))).then(() => {});
+    if (servers.length === count) return { ports: servers.map((_, i) => start + i), close };
+    await close();
+  }
+  throw new Error(`could not hold ${count} consecutive ports`);
+}
+
+function listenOn(host: string, port: number): Promise<net.Server> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen({ host, port, exclusive: true }, () => resolve(server));
+  });
+}
+
+async function canListen(host: string, port: number): Promise<boolean> {
+  const server = await listenOn(host, port).catch(() => undefined);
+  if (server === undefined) return false;
+  await new Promise((done) => server.close(done));
+  return true;
+}

@@ -12,6 +12,8 @@
  * - optional fields are absent rather than null.
  */
 
+import { searchFieldsOf, type SearchFields } from './search-fields';
+
 export type YesNo = 'NO_RESPONSE' | 'YES' | 'NO';
 export type YesNoUnsure = 'NO_RESPONSE' | 'YES' | 'NO' | 'UNSURE';
 
@@ -203,7 +205,7 @@ function firstDistinct(values: readonly (string | undefined)[]): string[] {
 }
 
 /** The fields stored with a candidate that are derived from it, and never read back. */
-export interface DerivedCandidateFields {
+export interface DerivedCandidateFields extends SearchFields {
   listed: boolean;
   statisticsOccupations: { isco08Code: string }[];
   statisticsLanguages: { languageIsoCode: string }[];
@@ -222,6 +224,7 @@ export interface DerivedCandidateFields {
  *   rather than cut in each query so that the embedded store counts them from index entries
  *   (statistics-indexes.ts); subdocuments, as the store's covered counting unwinds an array of
  *   documents.
+ * - the search fields (search-fields.ts): conditions on one entry of a list as exact index keys.
  */
 export type StoredCandidateDoc = CandidateDoc & DerivedCandidateFields;
 
@@ -239,17 +242,35 @@ export function statisticsListsOf(
   };
 }
 
-/** The fields derived from a candidate, as toStoredCandidate stores them. */
-export function derivedFieldsOf(candidate: CandidateDoc): DerivedCandidateFields {
-  return { listed: isListed(candidate.status), ...statisticsListsOf(candidate) };
+/**
+ * The fields derived from a candidate, as toStoredCandidate stores them; `occupationName` gives
+ * the names of occupation codes that the keyword search reads (searchFieldsOf).
+ */
+export function derivedFieldsOf(
+  candidate: CandidateDoc,
+  occupationName?: (isco08Code: string) => string | undefined,
+): DerivedCandidateFields {
+  return {
+    listed: isListed(candidate.status),
+    ...statisticsListsOf(candidate),
+    ...searchFieldsOf(candidate, occupationName),
+  };
 }
 
 /**
  * The document to store for a candidate (a copy: the driver adds `_id` to what it inserts): the
- * one place every write of a candidate goes through.
+ * one place every write of a candidate goes through. Without the names of occupations
+ * (storedCandidateWith), the keyword search finds no occupation name.
  */
 export function toStoredCandidate(candidate: CandidateDoc): StoredCandidateDoc {
   return { ...candidate, ...derivedFieldsOf(candidate) };
+}
+
+/** toStoredCandidate with the names of occupation codes (the service passes its reference data's). */
+export function storedCandidateWith(
+  occupationName: (isco08Code: string) => string | undefined,
+): (candidate: CandidateDoc) => StoredCandidateDoc {
+  return (candidate) => ({ ...candidate, ...derivedFieldsOf(candidate, occupationName) });
 }
 
 /** One document of `candidates`: the anonymised read model. */

@@ -1,2 +1,3 @@
 export * from './candidate-document';
 export * from './public-id';
+export * from './search-fields';

@@ -47,6 +47,26 @@ export const ErrorCode = {
   UnrecognizedPipelineStage: 40324,
   /** MongoDB's reply to a field its command parser does not know ("BSON field '…' is an unknown field"). */
   Location40415: 40415,
+  ConflictingUpdateOperators: 40,
+  NotSingleValueField: 54,
+  QueryFeatureNotAllowed: 224,
+  /** An aggregation expression object naming an operator and more fields. */
+  Location15983: 15983,
+  /** A field name starting with '$' in an aggregation expression object. */
+  Location16410: 16410,
+  /** Regular expression flags given both in `$regex` and in `$options`. */
+  Location51074: 51074,
+  Location51075: 51075,
+  /** A regular expression pattern the engine cannot compile. */
+  Location51091: 51091,
+  /** A regular expression flag mongod does not know. */
+  Location51108: 51108,
+  /** A regular expression pattern holding a null byte. */
+  Location51109: 51109,
+  /** A filter path with more parts than documents may nest. */
+  Location5729100: 5729100,
+  /** A field path of more than 255 parts. */
+  Location10396001: 10396001,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;
@@ -86,6 +106,11 @@ export class CommandError extends Error {
  */
 export function asCommandError(error: unknown): CommandError {
   if (error instanceof CommandError) return error;
+  if (error instanceof MingoError && error.message.startsWith('Expression must contain a single operator'))
+    return new CommandError(
+      'Location15983',
+      'an expression specification must contain exactly one field, the name of the expression',
+    );
   if (error instanceof MingoError) return new CommandError('BadValue', error.message);
   return new CommandError('InternalError', error instanceof Error ? error.message : String(error));
 }

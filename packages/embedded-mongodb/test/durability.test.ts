@@ -284,7 +284,9 @@ describe('embedded store durability', () => {
     await expectIndexesAgreeWithScan(people, [{ group: 'g' }, { tags: 'w1-3' }, { visits: { $gte: 2 } }]);
     await people.insertOne(person(900_000));
     expect(await people.findOne({ email: 'person900000@example.org' })).toEqual(person(900_000));
-  });
+    // A store process started, written to from many writers, killed and started again on disk:
+    // seconds of work on a quiet machine (it ran out of the default 30 s on a shared one).
+  }, 120_000);
 });
 
 function range<T>(count: number, make: (index: number) => T): T[] {

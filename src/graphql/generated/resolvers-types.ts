@@ -3,6 +3,7 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { CandidateDoc, CandidateCertificationDoc, CandidateCitizenshipDoc, DestinationDoc, CandidateEducationDoc, CandidateExamDoc, CandidateLanguageDoc, CandidateOccupationDoc, CandidateJobExperienceDoc, CandidateSkillDoc, DependantDoc, CandidateVisaCheckDoc, CandidateVisaJobCheckDoc, JobOpportunityDoc, SavedListDoc } from 'candidate-documents';
 import type { CountryDoc, LanguageDoc, LanguageLevelDoc, OccupationDoc, EducationLevelDoc, EducationMajorDoc } from '../../reference/reference-data';
 import type { AuditEventDoc, AuditedStatisticsQueryDoc } from '../../audit/audit-event';
+import type { StatisticsQuestionDoc } from '../../statistics/privacy-ledger-repository';
 import type { ChangeEvent } from '../../changes/change-events';
 import type { WebhookStatus } from '../../webhooks/webhook-service';
 import type { DeliveryDoc } from '../../webhooks/webhook-repository';
@@ -72,8 +73,8 @@ export type AuditEvent = {
   /** GraphQL: the root fields the operation selected, e.g. `Query.candidates`. Empty for REST. */
   rootFields: Array<Scalars['String']['output']>;
   /**
-   * The statistics queries the request ran (`candidateStatistics`, one per root field): what
-   * they asked, never what they answered. Empty for every other request.
+   * The statistics queries the request ran (`candidateStatistics` and `candidateStatisticsPreview`,
+   * one per root field): what they asked, never what they answered. Empty for every other request.
    */
   statisticsQueries: Array<AuditedStatisticsQuery>;
   /** HTTP status of the answer; 499 when the caller closed the connection before it was complete. */
@@ -112,7 +113,7 @@ export type AuditTransport =
 /** What one statistics query asked, as the service understood it (codes trimmed and in upper case). */
 export type AuditedStatisticsQuery = {
   __typename?: 'AuditedStatisticsQuery';
-  /** The privacy budget (ε) the query spent: 0 for a repeat or a refused query; null for queries audited before budgets existed. */
+  /** The privacy budget (ε) the query spent: 0 for a repeat, a refused query or a preview; null for queries audited before budgets existed. */
   epsilonCharged?: Maybe<Scalars['Float']['output']>;
   /** The dimensions, in the order asked. */
   groupBy: Array<CandidateDimension>;
@@ -124,6 +125,8 @@ export type AuditedStatisticsQuery = {
   nationalities: Array<Scalars['String']['output']>;
   /** Occupation filter (ISCO-08 codes); empty: not filtered. */
   occupations: Array<Scalars['String']['output']>;
+  /** Whether this was a preview (`candidateStatisticsPreview`): nothing was counted and nothing charged. */
+  preview: Scalars['Boolean']['output'];
 };
 
 /** Reason why a candidate is not available immediately. */
@@ -379,7 +382,7 @@ export type CandidateChangeConnection = {
   /** The changes of this slice, each with its cursor. */
   edges: Array<CandidateChangeEdge>;
   /** Where this slice stands in the feed: `hasNextPage` false means the feed is read up to now. */
-  pageInfo: PageInfo;
+  pageInfo: CandidateChangePageInfo;
 };
 
 /** One change of a slice of the change feed. */
@@ -401,6 +404,18 @@ export type CandidateChangeKind =
   | 'REGISTERED'
   /** The candidate was changed (by an import from the system of record). */
   | 'UPDATED';
+
+/** Where a slice of the change feed ends. */
+export type CandidateChangePageInfo = {
+  __typename?: 'CandidateChangePageInfo';
+  /**
+   * Where to continue: the cursor of the last change of this slice; on an empty slice, the cursor
+   * it was asked after (or the start of the feed), so it is never null and never moves back.
+   */
+  endCursor: Scalars['String']['output'];
+  /** Whether more changes follow this slice (false: the feed is read up to now). */
+  hasNextPage: Scalars['Boolean']['output'];
+};
 
 /** A citizenship of a candidate, with the state of the matching passport. */
 export type CandidateCitizenship = {
@@ -562,15 +577,73 @@ export type CandidateExamInput = {
 };
 
 /**
- * Filter of a candidate search. Within one field the codes are OR'd (any of them matches);
- * the fields given are AND'd (all must match). Codes are compared case-insensitively. A field
- * that is null, absent or an empty list does not restrict the search.
+ * Filter of a candidate search. Every field given must hold (AND); within one list of codes, any
+ * code matches (OR); every language and every exam requirement must be met. Codes are compared
+ * case-insensitively. A field that is null, absent or an empty list does not restrict the search.
+ * Fields that name one entry of a candidate's list (a language at some levels, years in an
+ * occupation, an exam score) are met by one entry holding all of it.
  */
 export type CandidateFilter = {
+  /**
+   * Exams the candidate has taken, at most 10 requirements: each is met by one entry of
+   * `candidateExams` of that exam, with a score of at least `minScore` when given (the score read
+   * as a decimal number; one that is not a number never meets a minimum). Every requirement must
+   * be met.
+   */
+  exams?: InputMaybe<Array<ExamRequirement>>;
+  /**
+   * Public ids of saved lists (at most 10): the candidate is in at least one of them. An id that
+   * names no list adds no candidate.
+   */
+  inSavedLists?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /**
+   * A keyword search (at most 200 characters) over the candidate's professional text: occupation
+   * names, job experience roles and descriptions, skills, certification names and education
+   * course names; never identity data or `candidateMessage`. MongoDB text search: any of the
+   * words matches, `"an exact phrase"` must appear, `-word` excludes; case and diacritics do not
+   * matter, and English words match their other forms (stemming) while stop words are ignored.
+   */
+  keyword?: InputMaybe<Scalars['String']['input']>;
+  /**
+   * Languages the candidate speaks, at most 10 requirements: each is met by one entry of
+   * `candidateLanguages` of that language whose levels reach the minimums given (levels compare
+   * in CEFR order A1 < A2 < B1 < B2 < C1 < C2; a level without a CEFR level, such as "No
+   * knowledge", reaches none). Every requirement must be met.
+   */
+  languages?: InputMaybe<Array<LanguageRequirement>>;
   /** ISO 3166-1 alpha-2 codes of the current location: matches the candidate's `country`. */
   location?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Maximum age (0 to 130), as `minAge`. */
+  maxAge?: InputMaybe<Scalars['Int']['input']>;
+  /** Maximum highest education level, as `minEducationLevel`. */
+  maxEducationLevel?: InputMaybe<Scalars['Int']['input']>;
+  /** Maximum years of experience (0 to 80), as `minYearsExperience` (the same entry meets both). */
+  maxYearsExperience?: InputMaybe<Scalars['Int']['input']>;
+  /**
+   * Minimum age (0 to 130): the age the candidate reaches by the end of the current UTC year
+   * (the current year minus `yearOfBirth`, as the statistics' `AGE_BAND`). A candidate without
+   * `yearOfBirth` never matches.
+   */
+  minAge?: InputMaybe<Scalars['Int']['input']>;
+  /**
+   * Minimum highest education level: the `level` of the candidate's `maxEducationLevel` is at least
+   * this (an integer from the lowest to the highest `educationLevels` level). A candidate without
+   * one never matches.
+   */
+  minEducationLevel?: InputMaybe<Scalars['Int']['input']>;
+  /**
+   * Minimum years of experience (0 to 80): one of `candidateOccupations` has `yearsExperience` at
+   * least this, and, when `occupation` is given, one of those codes (the same entry). An entry
+   * without `yearsExperience` never matches.
+   */
+  minYearsExperience?: InputMaybe<Scalars['Int']['input']>;
   /** ISO 3166-1 alpha-2 codes of nationality: matches the candidate's `nationality`. */
   nationality?: InputMaybe<Array<Scalars['String']['input']>>;
+  /**
+   * Public ids of saved lists (at most 10): the candidate is in none of them. An id that names no
+   * list excludes no candidate.
+   */
+  notInSavedLists?: InputMaybe<Array<Scalars['ID']['input']>>;
   /**
    * ISCO-08 codes: matches when any of the candidate's `candidateOccupations` has one of these
    * occupation codes.
@@ -661,6 +734,16 @@ export type CandidateOccupationInput = {
   yearsExperience?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** The order of a search. */
+export type CandidateOrder =
+  /** By creation date (oldest first), then by `publicId`: a stable total order. */
+  | 'CREATED'
+  /**
+   * Keyword matches by their text score (best first), then as CREATED; only with a `keyword`
+   * filter.
+   */
+  | 'RELEVANCE';
+
 /** One page of candidates, as returned by offset pagination. */
 export type CandidatePage = {
   __typename?: 'CandidatePage';
@@ -699,9 +782,11 @@ export type CandidateSkillInput = {
   timePeriod?: InputMaybe<Scalars['String']['input']>;
 };
 
-/** The answer of `candidateStatistics`: noisy counts and what the query cost. */
+/** The answer of `candidateStatistics`: noisy counts, how far they may be from the truth, and what the query cost. */
 export type CandidateStatistics = {
   __typename?: 'CandidateStatistics';
+  /** When this answer was computed; a repeat of the question gets the same answer and the same time. */
+  answeredAt: Scalars['DateTime']['output'];
   /** The key's privacy budget (ε) per period. */
   budget: Scalars['Float']['output'];
   /** The ε the key has left in the current period, after this query. */
@@ -715,21 +800,36 @@ export type CandidateStatistics = {
    * count below `minimumCellSize`, which may be 0 or more.
    */
   cells: Array<StatisticsCell>;
+  /**
+   * The probability (at least) with which each interval of the answer holds the true count: 0.95.
+   * The intervals are exact for the noise added (their half-width is the smallest integer t with
+   * P(|noise| <= t) >= 0.95), so where the noise is narrow (a large ε) they cover more than 95 %.
+   */
+  confidence: Scalars['Float']['output'];
   /** The ε the answer was computed with. */
   epsilon: Scalars['Float']['output'];
   /** The ε this request spent from the key's budget: 0 for a repeat answered from the stored answer. */
   epsilonCharged: Scalars['Float']['output'];
   /**
-   * The smallest noisy count a listed cell has: the count that noise alone reaches in an empty
-   * cell with probability at most 1 %. It depends only on `epsilon` and the dimensions, never on
-   * the data.
+   * The smallest noisy count a listed cell has: noise alone reaches it in an empty cell with
+   * probability below 1 / (the number of combinations of the dimensions' values), so on average
+   * less than one empty combination is listed per answer. It depends only on `epsilon`, the
+   * dimensions and their domains, never on the data.
    */
   minimumCellSize: Scalars['Int']['output'];
+  /** The question this answers, as the service understood it. */
+  question: StatisticsQuestion;
   /**
    * Always 1: counts are not rounded.
    * @deprecated Counts are noisy, not rounded.
    */
   rounding: Scalars['Int']['output'];
+  /**
+   * Δ: what one candidate can change in the whole answer (the total by 1 and each cell it counts
+   * in by 1): 1 for a total alone, 2 by single-valued dimensions, 4 with one multi-valued
+   * dimension, 10 with two. Every number's noise has scale Δ/ε.
+   */
+  sensitivity: Scalars['Int']['output'];
   /**
    * Always 0: no cell is withheld for its true count.
    * @deprecated No cell is withheld for its true count any more; cells are listed by their noisy counts (see `minimumCellSize`).
@@ -740,6 +840,8 @@ export type CandidateStatistics = {
    * only for clients written against the earlier schema.
    */
   total?: Maybe<Scalars['Int']['output']>;
+  /** The 95 % interval of `total`: it holds the true number with probability at least `confidence`. */
+  totalInterval: StatisticsInterval;
 };
 
 /**
@@ -846,7 +948,23 @@ export type CefrLevel =
   /** Proficient. */
   | 'C2';
 
-/** A country of the reference data, identified by its ISO 3166-1 alpha-2 code. */
+/** A statistics query that spent part of the budget. */
+export type ChargedStatisticsQuery = {
+  __typename?: 'ChargedStatisticsQuery';
+  /** What it asked (its ε is what it charged). */
+  question: StatisticsQuestion;
+  /** When it was charged. */
+  time: Scalars['DateTime']['output'];
+};
+
+/**
+ * A country of the reference data, identified by its ISO 3166-1 alpha-2 code.
+ *
+ * Every entry of the reference data (Country, Language, LanguageLevel, Occupation, EducationLevel,
+ * EducationMajor) has its key, its name and (all but LanguageLevel) its status, so those fields
+ * are non-null on each type, and a field of one name has one type across them: `nodes` may select
+ * them on several types at once.
+ */
 export type Country = Node & {
   __typename?: 'Country';
   /** Global identifier of the country (see `Node`); encodes `isoCode`. */
@@ -1014,11 +1132,11 @@ export type EducationLevel = Node & {
   /** Global identifier of the education level (see `Node`); encodes `level`. */
   id: Scalars['ID']['output'];
   /** Numeric rank of the level (higher is more advanced); the key of the level. */
-  level?: Maybe<Scalars['Int']['output']>;
+  level: Scalars['Int']['output'];
   /** Name of the level, e.g. `Bachelor's degree`. */
-  name?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
   /** Whether the level is in use in the reference data. */
-  status?: Maybe<Status>;
+  status: Status;
 };
 
 /** A reference to an education level of the reference data. */
@@ -1031,13 +1149,13 @@ export type EducationLevelRefInput = {
 export type EducationMajor = {
   __typename?: 'EducationMajor';
   /** Numeric id of the major; the key of the major. */
-  id?: Maybe<Scalars['Long']['output']>;
+  id: Scalars['Long']['output'];
   /** ISCED field-of-education code (ISCED-F 2013) of the major. */
-  iscedCode?: Maybe<Scalars['String']['output']>;
+  iscedCode: Scalars['String']['output'];
   /** Name of the field of study. */
-  name?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
   /** Whether the major is in use in the reference data. */
-  status?: Maybe<Status>;
+  status: Status;
 };
 
 /** A reference to an education major of the reference data. */
@@ -1110,6 +1228,14 @@ export type Exam =
   | 'OTHER'
   /** Test of English as a Foreign Language. */
   | 'TOEFL';
+
+/** An exam requirement of a search: an entry of `candidateExams` of this exam, scored at least `minScore` when given. */
+export type ExamRequirement = {
+  /** The exam. */
+  exam: Exam;
+  /** Minimum score (0 to 10000), compared with the entry's score read as a decimal number; absent: any score, or none. */
+  minScore?: InputMaybe<Scalars['Float']['input']>;
+};
 
 /** Gender of a person. */
 export type Gender =
@@ -1305,11 +1431,11 @@ export type Language = Node & {
   /** Global identifier of the language (see `Node`); encodes `isoCode`. */
   id: Scalars['ID']['output'];
   /** ISO 639-1 code of the language in lower case, e.g. `ar`; the key of the language. */
-  isoCode?: Maybe<Scalars['String']['output']>;
+  isoCode: Scalars['String']['output'];
   /** English name of the language. */
-  name?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
   /** Whether the language is in use in the reference data. */
-  status?: Maybe<Status>;
+  status: Status;
 };
 
 /** A proficiency level of a language, as used for written and spoken skills. */
@@ -1320,9 +1446,9 @@ export type LanguageLevel = Node & {
   /** Global identifier of the language level (see `Node`); encodes `level`. */
   id: Scalars['ID']['output'];
   /** Numeric id of the level (higher is more proficient); the key of the level. */
-  level?: Maybe<Scalars['Int']['output']>;
+  level: Scalars['Int']['output'];
   /** Name of the level, e.g. `Intermediate`. */
-  name?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
 };
 
 /** A reference to a language level of the reference data. */
@@ -1335,6 +1461,19 @@ export type LanguageLevelRefInput = {
 export type LanguageRefInput = {
   /** ISO 639-1 code of the language, e.g. `ar`; case-insensitive. */
   isoCode: Scalars['String']['input'];
+};
+
+/**
+ * A language requirement of a search: an entry of `candidateLanguages` of this language whose
+ * spoken and written levels (the same entry) reach the minimums given.
+ */
+export type LanguageRequirement = {
+  /** ISO 639-1 code of the language, case-insensitive (`en`). */
+  language: Scalars['String']['input'];
+  /** Minimum spoken level; absent: any spoken level, or none. */
+  minSpokenLevel?: InputMaybe<CefrLevel>;
+  /** Minimum written level; absent: any written level, or none. */
+  minWrittenLevel?: InputMaybe<CefrLevel>;
 };
 
 /** Reason why a candidate left home. */
@@ -1533,11 +1672,11 @@ export type Occupation = Node & {
   /** Global identifier of the occupation (see `Node`); encodes `isco08Code`. */
   id: Scalars['ID']['output'];
   /** ISCO-08 code of the occupation, e.g. `2211`; the key of the occupation. */
-  isco08Code?: Maybe<Scalars['String']['output']>;
+  isco08Code: Scalars['String']['output'];
   /** Title of the occupation. */
-  name?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
   /** Whether the occupation is in use in the reference data. */
-  status?: Maybe<Status>;
+  status: Status;
 };
 
 /** A reference to an occupation of the reference data. */
@@ -1676,11 +1815,20 @@ export type Query = {
   /**
    * The change feed: every change to a candidate (registration, import, update, erasure) in the
    * order the changes were committed, paginated by cursor, for partners that keep a copy in sync.
-   * Start without `after` (from the first change ever recorded), then pass the `endCursor` of the
-   * last page: cursors stay valid across restarts of the service. Needs the READ_CANDIDATE_DATA
-   * permission; any other key fails with FORBIDDEN.
+   * Start from `candidateChangesPosition` taken before a full export of the candidates (or without
+   * `after`, from the first change ever recorded), then pass the `endCursor` of the last page:
+   * cursors stay valid across restarts of the service. Needs the READ_CANDIDATE_DATA permission;
+   * any other key fails with FORBIDDEN.
    */
   candidateChanges: CandidateChangeConnection;
+  /**
+   * The position of the change feed now, as a cursor: pass it as `after` to `candidateChanges` to
+   * receive every change committed from now on, and none before. A partner starting a copy takes
+   * it first, then exports every candidate (`candidatesConnection` with `includeEmployed: true`),
+   * then follows the feed from it: a change made during the export is in the feed (it may also be
+   * in the export; applying it again is harmless). Needs the READ_CANDIDATE_DATA permission.
+   */
+  candidateChangesPosition: Scalars['String']['output'];
   /**
    * How many candidates there are, in total and by up to two dimensions, under ε-differential
    * privacy, so that no sequence of answers can single out a person: every published number is
@@ -1695,31 +1843,48 @@ export type Query = {
    * Needs an API key with the READ_STATISTICS permission (ADMIN implies it); READ_CANDIDATE_DATA
    * alone does not allow it. Returns no candidate. Each query is audited (the key, the filter,
    * the dimensions and the ε charged; never the results).
+   *
+   * Each number comes with its 95 % interval (`totalInterval`, `StatisticsCell.interval`), computed
+   * from the distribution its noise was drawn from. `candidateStatisticsPreview` says what a query
+   * would cost and how wide its intervals would be, for free, before it is run.
    */
   candidateStatistics: CandidateStatistics;
+  /**
+   * What `candidateStatistics` with the same arguments would cost and how precise its answer
+   * would be, before it is run: free (it charges nothing and changes nothing of the budget) and
+   * without counting anything (no candidate is read: everything it says follows from ε, the
+   * dimensions and their domains, and the key's budget). Its arguments are checked as
+   * `candidateStatistics` checks them (BAD_USER_INPUT). Needs READ_STATISTICS; audited as a
+   * preview.
+   */
+  candidateStatisticsPreview: StatisticsPreview;
   /**
    * A page of candidates matching a filter (REST `GET /v1/candidates`).
    *
    * Filtering: within one `filter` field the codes are OR'd, the fields given are AND'd, and
    * codes are compared case-insensitively. `location` matches the current country, `nationality`
-   * the nationality, and `occupation` the ISCO-08 code of any of the candidate's occupations.
-   * Candidates with status EMPLOYED are left out unless `includeEmployed` is true; no other
-   * status is filtered out.
+   * the nationality, and `occupation` the ISCO-08 code of any of the candidate's occupations;
+   * the other fields (languages with levels, experience, education, age, exams, a keyword, saved
+   * lists) are described on `CandidateFilter`. Candidates with status EMPLOYED are left out unless
+   * `includeEmployed` is true; no other status is filtered out.
    *
-   * Order: by creation date (oldest first), then by `publicId`: a stable total order, so pages
-   * neither overlap nor skip while the data does not change.
+   * Order (`sort`): by creation date (oldest first), then by `publicId`: a stable total order, so
+   * pages neither overlap nor skip while the data does not change; or, with a `keyword`, by
+   * relevance.
    *
    * Bounds: `page` below 0 or `limit` outside 1 to 100 fails with BAD_USER_INPUT (values are
-   * not clamped). A page past the end has empty `content`.
+   * not clamped), as does any filter field outside its bounds, a minimum above its maximum, or
+   * `sort: RELEVANCE` without a keyword. A page past the end has empty `content`.
    */
   candidates: CandidatePage;
   /**
    * Candidates matching a filter, paginated by cursor (Relay connection). Filter, order and
    * `includeEmployed` behave exactly as in `candidates`. Cursors are opaque and mark a position
    * in the order (creation date, then `publicId`), not an offset, so following `endCursor`
-   * neither repeats nor skips candidates while others are added. A cursor is only valid with the
-   * `filter` and `includeEmployed` it was obtained with; an unreadable cursor fails with
-   * BAD_USER_INPUT.
+   * neither repeats nor skips candidates while others are added. With `sort: RELEVANCE` a cursor
+   * marks a place in the ranking instead (a candidate added may rank anywhere). A cursor is only
+   * valid with the `filter`, `includeEmployed` and `sort` it was obtained with; an unreadable
+   * cursor fails with BAD_USER_INPUT.
    */
   candidatesConnection: CandidateConnection;
   /** The countries of the reference data. */
@@ -1758,6 +1923,11 @@ export type Query = {
    * give the REST `GET /v1/candidates/by-list/{publicListId}`.
    */
   savedList?: Maybe<SavedList>;
+  /**
+   * The calling key's privacy budget in the current period: what it may spend, what it spent, and
+   * on which queries. Reading it changes nothing. Needs READ_STATISTICS.
+   */
+  statisticsBudget: StatisticsBudget;
   /**
    * The deliveries of one webhook that needed more than one attempt (a delivery answered 2xx at
    * its first attempt is not kept), newest event first. ADMIN only.
@@ -1829,11 +1999,26 @@ export type QueryCandidateStatisticsArgs = {
  * Query` (the audit trail in admin.graphql, `node` and `nodes` in node.graphql); API keys are
  * administered with `npm run keys`, not through GraphQL.
  */
+export type QueryCandidateStatisticsPreviewArgs = {
+  epsilon?: InputMaybe<Scalars['Float']['input']>;
+  filter?: InputMaybe<CandidateFilter>;
+  groupBy: Array<CandidateDimension>;
+  includeEmployed?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+
+/**
+ * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
+ * result. All of them need a valid API key. Other areas add their fields with `extend type
+ * Query` (the audit trail in admin.graphql, `node` and `nodes` in node.graphql); API keys are
+ * administered with `npm run keys`, not through GraphQL.
+ */
 export type QueryCandidatesArgs = {
   filter?: InputMaybe<CandidateFilter>;
   includeEmployed?: InputMaybe<Scalars['Boolean']['input']>;
   limit?: InputMaybe<Scalars['Int']['input']>;
   page?: InputMaybe<Scalars['Int']['input']>;
+  sort?: InputMaybe<CandidateOrder>;
 };
 
 
@@ -1848,6 +2033,7 @@ export type QueryCandidatesConnectionArgs = {
   filter?: InputMaybe<CandidateFilter>;
   first?: InputMaybe<Scalars['Int']['input']>;
   includeEmployed?: InputMaybe<Scalars['Boolean']['input']>;
+  sort?: InputMaybe<CandidateOrder>;
 };
 
 
@@ -2055,13 +2241,150 @@ export type SavedListCandidatesArgs = {
   page?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** The calling key's privacy budget in the current period. */
+export type StatisticsBudget = {
+  __typename?: 'StatisticsBudget';
+  /** The key's privacy budget (ε) per period. */
+  budget: Scalars['Float']['output'];
+  /**
+   * The queries charged in the current period, oldest first (the latest 100): what they asked and
+   * when, never what they answered. Repeats and previews are not charged and not listed.
+   */
+  queries: Array<ChargedStatisticsQuery>;
+  /** The ε left in the current period. */
+  remaining: Scalars['Float']['output'];
+  /** When the current period ends and the budget is whole again. */
+  renewsAt: Scalars['DateTime']['output'];
+  /** The ε spent in the current period. */
+  spent: Scalars['Float']['output'];
+};
+
 /** One listed cell: a combination of values, one per dimension asked for, and its noisy count. */
 export type StatisticsCell = {
   __typename?: 'StatisticsCell';
   /** Number of candidates with these values, plus noise: at least `minimumCellSize`. */
   count: Scalars['Int']['output'];
+  /**
+   * The 95 % interval of `count` (see `CandidateStatistics.confidence`). A cell is listed because
+   * its noisy count reached `minimumCellSize`; for a cell whose true count is near that size the
+   * listing favours upward noise, and its interval is then too high.
+   */
+  interval: StatisticsInterval;
   /** The values of the cell, in the order of `groupBy`. */
   values: Array<DimensionValue>;
+};
+
+/** An exam requirement of a statistics question (`ExamRequirement` of the filter). */
+export type StatisticsExamRequirement = {
+  __typename?: 'StatisticsExamRequirement';
+  /** The exam. */
+  exam: Exam;
+  /** Minimum score; null: any score. */
+  minScore?: Maybe<Scalars['Float']['output']>;
+};
+
+/**
+ * A range of counts that holds the true count with probability at least the answer's `confidence`:
+ * the published count ± the half-width of the noise, never below 0.
+ */
+export type StatisticsInterval = {
+  __typename?: 'StatisticsInterval';
+  /** The highest count the interval holds. */
+  high: Scalars['Int']['output'];
+  /** The lowest count the interval holds (at least 0). */
+  low: Scalars['Int']['output'];
+};
+
+/** A language requirement of a statistics question (`LanguageRequirement` of the filter). */
+export type StatisticsLanguageRequirement = {
+  __typename?: 'StatisticsLanguageRequirement';
+  /** ISO 639-1 code of the language, in lower case. */
+  language: Scalars['String']['output'];
+  /** Minimum spoken level; null: any. */
+  minSpokenLevel?: Maybe<CefrLevel>;
+  /** Minimum written level; null: any. */
+  minWrittenLevel?: Maybe<CefrLevel>;
+};
+
+/**
+ * The answer of `candidateStatisticsPreview`: what a query would cost and how precise its answer
+ * would be. Every figure follows from ε, the dimensions and their domains, and the key's budget;
+ * none from the data.
+ */
+export type StatisticsPreview = {
+  __typename?: 'StatisticsPreview';
+  /** The key's privacy budget (ε) per period. */
+  budget: Scalars['Float']['output'];
+  /** The ε the key has left in the current period (the preview spends none). */
+  budgetRemaining: Scalars['Float']['output'];
+  /** When the current budget period ends and the key's budget is whole again. */
+  budgetRenewsAt: Scalars['DateTime']['output'];
+  /** Half-width of the 95 % interval of each listed cell (the same noise as the total's). */
+  cellHalfWidth: Scalars['Int']['output'];
+  /** The number of combinations of the dimensions' values (their whole domains, `UNKNOWN` included) that cells are released over. */
+  combinations: Scalars['Int']['output'];
+  /** The probability (at least) with which each interval would hold the true count: 0.95. */
+  confidence: Scalars['Float']['output'];
+  /** The ε the answer would be computed with. */
+  epsilon: Scalars['Float']['output'];
+  /**
+   * The ε running the query would charge: `epsilon`, or 0 when the same question was answered
+   * for this key in this period (its stored answer would be given again).
+   */
+  epsilonCharged: Scalars['Float']['output'];
+  /** The smallest noisy count a listed cell would have (0 without dimensions). */
+  minimumCellSize: Scalars['Int']['output'];
+  /** The question previewed, as the service understood it. */
+  question: StatisticsQuestion;
+  /** Whether running the query now would be refused with PRIVACY_BUDGET_EXHAUSTED. */
+  refused: Scalars['Boolean']['output'];
+  /** Δ of the answer (see `CandidateStatistics.sensitivity`). */
+  sensitivity: Scalars['Int']['output'];
+  /** Half-width of the 95 % interval of the total: the total would be within ± this of the truth. */
+  totalHalfWidth: Scalars['Int']['output'];
+};
+
+/**
+ * A statistics question as the service understood it: codes trimmed, in their stored case and
+ * sorted; the other fields of the filter as given (requirements and ids without repeats, sorted),
+ * each null when not given.
+ */
+export type StatisticsQuestion = {
+  __typename?: 'StatisticsQuestion';
+  /** The ε of the question. */
+  epsilon: Scalars['Float']['output'];
+  /** The filter's exam requirements (`CandidateFilter.exams`). */
+  exams?: Maybe<Array<StatisticsExamRequirement>>;
+  /** The dimensions, in the order asked. */
+  groupBy: Array<CandidateDimension>;
+  /** The filter's `inSavedLists`: public ids of saved lists. */
+  inSavedLists?: Maybe<Array<Scalars['ID']['output']>>;
+  /** Whether candidates with status EMPLOYED are counted. */
+  includeEmployed: Scalars['Boolean']['output'];
+  /** The filter's keyword search, trimmed. */
+  keyword?: Maybe<Scalars['String']['output']>;
+  /** The filter's language requirements (`CandidateFilter.languages`). */
+  languages?: Maybe<Array<StatisticsLanguageRequirement>>;
+  /** Location filter (ISO 3166-1 alpha-2 codes); empty: not filtered. */
+  locations: Array<Scalars['String']['output']>;
+  /** The filter's `maxAge`, as `minAge`. */
+  maxAge?: Maybe<Scalars['Int']['output']>;
+  /** The filter's `maxEducationLevel`. */
+  maxEducationLevel?: Maybe<Scalars['Int']['output']>;
+  /** The filter's `maxYearsExperience`. */
+  maxYearsExperience?: Maybe<Scalars['Int']['output']>;
+  /** The filter's `minAge` (the age reached by the end of the year the question was answered in). */
+  minAge?: Maybe<Scalars['Int']['output']>;
+  /** The filter's `minEducationLevel`. */
+  minEducationLevel?: Maybe<Scalars['Int']['output']>;
+  /** The filter's `minYearsExperience`. */
+  minYearsExperience?: Maybe<Scalars['Int']['output']>;
+  /** Nationality filter (ISO 3166-1 alpha-2 codes); empty: not filtered. */
+  nationalities: Array<Scalars['String']['output']>;
+  /** The filter's `notInSavedLists`: public ids of saved lists. */
+  notInSavedLists?: Maybe<Array<Scalars['ID']['output']>>;
+  /** Occupation filter (ISCO-08 codes); empty: not filtered. */
+  occupations: Array<Scalars['String']['output']>;
 };
 
 /**
@@ -2291,6 +2614,7 @@ export type ResolversTypes = ResolversObject<{
   CandidateChangeConnection: ResolverTypeWrapper<Omit<CandidateChangeConnection, 'edges'> & { edges: Array<ResolversTypes['CandidateChangeEdge']> }>;
   CandidateChangeEdge: ResolverTypeWrapper<Omit<CandidateChangeEdge, 'node'> & { node: ResolversTypes['CandidateChange'] }>;
   CandidateChangeKind: CandidateChangeKind;
+  CandidateChangePageInfo: ResolverTypeWrapper<CandidateChangePageInfo>;
   CandidateCitizenship: ResolverTypeWrapper<CandidateCitizenshipDoc>;
   CandidateCitizenshipInput: CandidateCitizenshipInput;
   CandidateConnection: ResolverTypeWrapper<Omit<CandidateConnection, 'edges'> & { edges: Array<ResolversTypes['CandidateEdge']> }>;
@@ -2308,15 +2632,17 @@ export type ResolversTypes = ResolversObject<{
   CandidateLanguageInput: CandidateLanguageInput;
   CandidateOccupation: ResolverTypeWrapper<CandidateOccupationDoc>;
   CandidateOccupationInput: CandidateOccupationInput;
+  CandidateOrder: CandidateOrder;
   CandidatePage: ResolverTypeWrapper<Omit<CandidatePage, 'content'> & { content: Array<ResolversTypes['Candidate']> }>;
   CandidateRefInput: CandidateRefInput;
   CandidateSkill: ResolverTypeWrapper<CandidateSkillDoc>;
   CandidateSkillInput: CandidateSkillInput;
-  CandidateStatistics: ResolverTypeWrapper<CandidateStatistics>;
+  CandidateStatistics: ResolverTypeWrapper<Omit<CandidateStatistics, 'question'> & { question: ResolversTypes['StatisticsQuestion'] }>;
   CandidateStatus: CandidateStatus;
   CandidateVisaCheck: ResolverTypeWrapper<CandidateVisaCheckDoc>;
   CandidateVisaJobCheck: ResolverTypeWrapper<CandidateVisaJobCheckDoc>;
   CefrLevel: CefrLevel;
+  ChargedStatisticsQuery: ResolverTypeWrapper<Omit<ChargedStatisticsQuery, 'question'> & { question: ResolversTypes['StatisticsQuestion'] }>;
   Country: ResolverTypeWrapper<CountryDoc>;
   CountryRefInput: CountryRefInput;
   CovidVaccinatedStatus: CovidVaccinatedStatus;
@@ -2341,6 +2667,7 @@ export type ResolversTypes = ResolversObject<{
   ErasureRecipient: ResolverTypeWrapper<ErasureRecipient>;
   ErasureResult: ResolverTypeWrapper<ErasureResult>;
   Exam: Exam;
+  ExamRequirement: ExamRequirement;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   Gender: Gender;
   HowHeardAboutUs: HowHeardAboutUs;
@@ -2356,6 +2683,7 @@ export type ResolversTypes = ResolversObject<{
   LanguageLevel: ResolverTypeWrapper<LanguageLevelDoc>;
   LanguageLevelRefInput: LanguageLevelRefInput;
   LanguageRefInput: LanguageRefInput;
+  LanguageRequirement: LanguageRequirement;
   LeftHomeReason: LeftHomeReason;
   Long: ResolverTypeWrapper<Scalars['Long']['output']>;
   MaritalStatus: MaritalStatus;
@@ -2382,7 +2710,13 @@ export type ResolversTypes = ResolversObject<{
   ResidenceStatus: ResidenceStatus;
   RiskLevel: RiskLevel;
   SavedList: ResolverTypeWrapper<SavedListDoc>;
+  StatisticsBudget: ResolverTypeWrapper<Omit<StatisticsBudget, 'queries'> & { queries: Array<ResolversTypes['ChargedStatisticsQuery']> }>;
   StatisticsCell: ResolverTypeWrapper<StatisticsCell>;
+  StatisticsExamRequirement: ResolverTypeWrapper<StatisticsExamRequirement>;
+  StatisticsInterval: ResolverTypeWrapper<StatisticsInterval>;
+  StatisticsLanguageRequirement: ResolverTypeWrapper<StatisticsLanguageRequirement>;
+  StatisticsPreview: ResolverTypeWrapper<Omit<StatisticsPreview, 'question'> & { question: ResolversTypes['StatisticsQuestion'] }>;
+  StatisticsQuestion: ResolverTypeWrapper<StatisticsQuestionDoc>;
   Status: Status;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   TravelDocumentStatus: TravelDocumentStatus;
@@ -2408,6 +2742,7 @@ export type ResolversParentTypes = ResolversObject<{
   CandidateChange: ChangeEvent;
   CandidateChangeConnection: Omit<CandidateChangeConnection, 'edges'> & { edges: Array<ResolversParentTypes['CandidateChangeEdge']> };
   CandidateChangeEdge: Omit<CandidateChangeEdge, 'node'> & { node: ResolversParentTypes['CandidateChange'] };
+  CandidateChangePageInfo: CandidateChangePageInfo;
   CandidateCitizenship: CandidateCitizenshipDoc;
   CandidateCitizenshipInput: CandidateCitizenshipInput;
   CandidateConnection: Omit<CandidateConnection, 'edges'> & { edges: Array<ResolversParentTypes['CandidateEdge']> };
@@ -2428,9 +2763,10 @@ export type ResolversParentTypes = ResolversObject<{
   CandidateRefInput: CandidateRefInput;
   CandidateSkill: CandidateSkillDoc;
   CandidateSkillInput: CandidateSkillInput;
-  CandidateStatistics: CandidateStatistics;
+  CandidateStatistics: Omit<CandidateStatistics, 'question'> & { question: ResolversParentTypes['StatisticsQuestion'] };
   CandidateVisaCheck: CandidateVisaCheckDoc;
   CandidateVisaJobCheck: CandidateVisaJobCheckDoc;
+  ChargedStatisticsQuery: Omit<ChargedStatisticsQuery, 'question'> & { question: ResolversParentTypes['StatisticsQuestion'] };
   Country: CountryDoc;
   CountryRefInput: CountryRefInput;
   CreateWebhookInput: CreateWebhookInput;
@@ -2448,6 +2784,7 @@ export type ResolversParentTypes = ResolversObject<{
   EmployerEntity: NonNullable<JobOpportunityDoc['employerEntity']>;
   ErasureRecipient: ErasureRecipient;
   ErasureResult: ErasureResult;
+  ExamRequirement: ExamRequirement;
   Float: Scalars['Float']['output'];
   ID: Scalars['ID']['output'];
   IdentityInput: IdentityInput;
@@ -2459,6 +2796,7 @@ export type ResolversParentTypes = ResolversObject<{
   LanguageLevel: LanguageLevelDoc;
   LanguageLevelRefInput: LanguageLevelRefInput;
   LanguageRefInput: LanguageRefInput;
+  LanguageRequirement: LanguageRequirement;
   Long: Scalars['Long']['output'];
   Mutation: Record<PropertyKey, never>;
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
@@ -2473,7 +2811,13 @@ export type ResolversParentTypes = ResolversObject<{
   RegisterCandidateResult: RegisterCandidateResult;
   RegistrationDataInput: RegistrationDataInput;
   SavedList: SavedListDoc;
+  StatisticsBudget: Omit<StatisticsBudget, 'queries'> & { queries: Array<ResolversParentTypes['ChargedStatisticsQuery']> };
   StatisticsCell: StatisticsCell;
+  StatisticsExamRequirement: StatisticsExamRequirement;
+  StatisticsInterval: StatisticsInterval;
+  StatisticsLanguageRequirement: StatisticsLanguageRequirement;
+  StatisticsPreview: Omit<StatisticsPreview, 'question'> & { question: ResolversParentTypes['StatisticsQuestion'] };
+  StatisticsQuestion: StatisticsQuestionDoc;
   String: Scalars['String']['output'];
   Webhook: WebhookStatus;
   WebhookDelivery: DeliveryDoc;
@@ -2509,6 +2853,7 @@ export type AuditedStatisticsQueryResolvers<ContextType = GraphQLContext, Parent
   locations?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   nationalities?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   occupations?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  preview?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 }>;
 
 export type CandidateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Candidate'] = ResolversParentTypes['Candidate']> = ResolversObject<{
@@ -2622,12 +2967,17 @@ export type CandidateChangeResolvers<ContextType = GraphQLContext, ParentType ex
 
 export type CandidateChangeConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateChangeConnection'] = ResolversParentTypes['CandidateChangeConnection']> = ResolversObject<{
   edges?: Resolver<Array<ResolversTypes['CandidateChangeEdge']>, ParentType, ContextType>;
-  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['CandidateChangePageInfo'], ParentType, ContextType>;
 }>;
 
 export type CandidateChangeEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateChangeEdge'] = ResolversParentTypes['CandidateChangeEdge']> = ResolversObject<{
   cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   node?: Resolver<ResolversTypes['CandidateChange'], ParentType, ContextType>;
+}>;
+
+export type CandidateChangePageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateChangePageInfo'] = ResolversParentTypes['CandidateChangePageInfo']> = ResolversObject<{
+  endCursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 }>;
 
 export type CandidateCitizenshipResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateCitizenship'] = ResolversParentTypes['CandidateCitizenship']> = ResolversObject<{
@@ -2702,16 +3052,21 @@ export type CandidateSkillResolvers<ContextType = GraphQLContext, ParentType ext
 }>;
 
 export type CandidateStatisticsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateStatistics'] = ResolversParentTypes['CandidateStatistics']> = ResolversObject<{
+  answeredAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   budget?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   budgetRemaining?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   budgetRenewsAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   cells?: Resolver<Array<ResolversTypes['StatisticsCell']>, ParentType, ContextType>;
+  confidence?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   epsilon?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   epsilonCharged?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   minimumCellSize?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  question?: Resolver<ResolversTypes['StatisticsQuestion'], ParentType, ContextType>;
   rounding?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  sensitivity?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   suppressedCells?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  totalInterval?: Resolver<ResolversTypes['StatisticsInterval'], ParentType, ContextType>;
 }>;
 
 export type CandidateVisaCheckResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateVisaCheck'] = ResolversParentTypes['CandidateVisaCheck']> = ResolversObject<{
@@ -2743,6 +3098,11 @@ export type CandidateVisaJobCheckResolvers<ContextType = GraphQLContext, ParentT
   qualification?: Resolver<Maybe<ResolversTypes['YesNo']>, ParentType, ContextType>;
   regional?: Resolver<Maybe<ResolversTypes['YesNo']>, ParentType, ContextType>;
   salaryTsmit?: Resolver<Maybe<ResolversTypes['YesNo']>, ParentType, ContextType>;
+}>;
+
+export type ChargedStatisticsQueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChargedStatisticsQuery'] = ResolversParentTypes['ChargedStatisticsQuery']> = ResolversObject<{
+  question?: Resolver<ResolversTypes['StatisticsQuestion'], ParentType, ContextType>;
+  time?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 }>;
 
 export type CountryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Country'] = ResolversParentTypes['Country']> = ResolversObject<{
@@ -2789,17 +3149,17 @@ export type DimensionValueResolvers<ContextType = GraphQLContext, ParentType ext
 export type EducationLevelResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EducationLevel'] = ResolversParentTypes['EducationLevel']> = ResolversObject<{
   educationType?: Resolver<Maybe<ResolversTypes['EducationType']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  level?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
-  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  status?: Resolver<Maybe<ResolversTypes['Status']>, ParentType, ContextType>;
+  level?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['Status'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type EducationMajorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EducationMajor'] = ResolversParentTypes['EducationMajor']> = ResolversObject<{
-  id?: Resolver<Maybe<ResolversTypes['Long']>, ParentType, ContextType>;
-  iscedCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  status?: Resolver<Maybe<ResolversTypes['Status']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['Long'], ParentType, ContextType>;
+  iscedCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['Status'], ParentType, ContextType>;
 }>;
 
 export type EmployerEntityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['EmployerEntity'] = ResolversParentTypes['EmployerEntity']> = ResolversObject<{
@@ -2838,17 +3198,17 @@ export type JobOpportunityResolvers<ContextType = GraphQLContext, ParentType ext
 
 export type LanguageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Language'] = ResolversParentTypes['Language']> = ResolversObject<{
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  isoCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  status?: Resolver<Maybe<ResolversTypes['Status']>, ParentType, ContextType>;
+  isoCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['Status'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type LanguageLevelResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LanguageLevel'] = ResolversParentTypes['LanguageLevel']> = ResolversObject<{
   cefrLevel?: Resolver<Maybe<ResolversTypes['CefrLevel']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  level?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
-  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  level?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
@@ -2872,9 +3232,9 @@ export type NodeResolvers<ContextType = GraphQLContext, ParentType extends Resol
 
 export type OccupationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Occupation'] = ResolversParentTypes['Occupation']> = ResolversObject<{
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  isco08Code?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  status?: Resolver<Maybe<ResolversTypes['Status']>, ParentType, ContextType>;
+  isco08Code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['Status'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
@@ -2896,9 +3256,11 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   auditEvents?: Resolver<ResolversTypes['AuditEventConnection'], ParentType, ContextType, RequireFields<QueryAuditEventsArgs, 'first'>>;
   candidate?: Resolver<Maybe<ResolversTypes['Candidate']>, ParentType, ContextType, RequireFields<QueryCandidateArgs, 'publicId'>>;
   candidateChanges?: Resolver<ResolversTypes['CandidateChangeConnection'], ParentType, ContextType, RequireFields<QueryCandidateChangesArgs, 'first'>>;
+  candidateChangesPosition?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   candidateStatistics?: Resolver<ResolversTypes['CandidateStatistics'], ParentType, ContextType, RequireFields<QueryCandidateStatisticsArgs, 'groupBy' | 'includeEmployed'>>;
-  candidates?: Resolver<ResolversTypes['CandidatePage'], ParentType, ContextType, RequireFields<QueryCandidatesArgs, 'includeEmployed' | 'limit' | 'page'>>;
-  candidatesConnection?: Resolver<ResolversTypes['CandidateConnection'], ParentType, ContextType, RequireFields<QueryCandidatesConnectionArgs, 'first' | 'includeEmployed'>>;
+  candidateStatisticsPreview?: Resolver<ResolversTypes['StatisticsPreview'], ParentType, ContextType, RequireFields<QueryCandidateStatisticsPreviewArgs, 'groupBy' | 'includeEmployed'>>;
+  candidates?: Resolver<ResolversTypes['CandidatePage'], ParentType, ContextType, RequireFields<QueryCandidatesArgs, 'includeEmployed' | 'limit' | 'page' | 'sort'>>;
+  candidatesConnection?: Resolver<ResolversTypes['CandidateConnection'], ParentType, ContextType, RequireFields<QueryCandidatesConnectionArgs, 'first' | 'includeEmployed' | 'sort'>>;
   countries?: Resolver<Array<ResolversTypes['Country']>, ParentType, ContextType>;
   educationLevels?: Resolver<Array<ResolversTypes['EducationLevel']>, ParentType, ContextType>;
   educationMajors?: Resolver<Array<ResolversTypes['EducationMajor']>, ParentType, ContextType>;
@@ -2908,6 +3270,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   nodes?: Resolver<Array<Maybe<ResolversTypes['Node']>>, ParentType, ContextType, RequireFields<QueryNodesArgs, 'ids'>>;
   occupations?: Resolver<Array<ResolversTypes['Occupation']>, ParentType, ContextType, Partial<QueryOccupationsArgs>>;
   savedList?: Resolver<Maybe<ResolversTypes['SavedList']>, ParentType, ContextType, RequireFields<QuerySavedListArgs, 'publicId'>>;
+  statisticsBudget?: Resolver<ResolversTypes['StatisticsBudget'], ParentType, ContextType>;
   webhookDeliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType, RequireFields<QueryWebhookDeliveriesArgs, 'first' | 'webhookId'>>;
   webhooks?: Resolver<Array<ResolversTypes['Webhook']>, ParentType, ContextType>;
 }>;
@@ -2925,9 +3288,70 @@ export type SavedListResolvers<ContextType = GraphQLContext, ParentType extends 
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
+export type StatisticsBudgetResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatisticsBudget'] = ResolversParentTypes['StatisticsBudget']> = ResolversObject<{
+  budget?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  queries?: Resolver<Array<ResolversTypes['ChargedStatisticsQuery']>, ParentType, ContextType>;
+  remaining?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  renewsAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  spent?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+}>;
+
 export type StatisticsCellResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatisticsCell'] = ResolversParentTypes['StatisticsCell']> = ResolversObject<{
   count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  interval?: Resolver<ResolversTypes['StatisticsInterval'], ParentType, ContextType>;
   values?: Resolver<Array<ResolversTypes['DimensionValue']>, ParentType, ContextType>;
+}>;
+
+export type StatisticsExamRequirementResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatisticsExamRequirement'] = ResolversParentTypes['StatisticsExamRequirement']> = ResolversObject<{
+  exam?: Resolver<ResolversTypes['Exam'], ParentType, ContextType>;
+  minScore?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+}>;
+
+export type StatisticsIntervalResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatisticsInterval'] = ResolversParentTypes['StatisticsInterval']> = ResolversObject<{
+  high?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  low?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type StatisticsLanguageRequirementResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatisticsLanguageRequirement'] = ResolversParentTypes['StatisticsLanguageRequirement']> = ResolversObject<{
+  language?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  minSpokenLevel?: Resolver<Maybe<ResolversTypes['CefrLevel']>, ParentType, ContextType>;
+  minWrittenLevel?: Resolver<Maybe<ResolversTypes['CefrLevel']>, ParentType, ContextType>;
+}>;
+
+export type StatisticsPreviewResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatisticsPreview'] = ResolversParentTypes['StatisticsPreview']> = ResolversObject<{
+  budget?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  budgetRemaining?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  budgetRenewsAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  cellHalfWidth?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  combinations?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  confidence?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  epsilon?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  epsilonCharged?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  minimumCellSize?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  question?: Resolver<ResolversTypes['StatisticsQuestion'], ParentType, ContextType>;
+  refused?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  sensitivity?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalHalfWidth?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type StatisticsQuestionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatisticsQuestion'] = ResolversParentTypes['StatisticsQuestion']> = ResolversObject<{
+  epsilon?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  exams?: Resolver<Maybe<Array<ResolversTypes['StatisticsExamRequirement']>>, ParentType, ContextType>;
+  groupBy?: Resolver<Array<ResolversTypes['CandidateDimension']>, ParentType, ContextType>;
+  inSavedLists?: Resolver<Maybe<Array<ResolversTypes['ID']>>, ParentType, ContextType>;
+  includeEmployed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  keyword?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  languages?: Resolver<Maybe<Array<ResolversTypes['StatisticsLanguageRequirement']>>, ParentType, ContextType>;
+  locations?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  maxAge?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  maxEducationLevel?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  maxYearsExperience?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  minAge?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  minEducationLevel?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  minYearsExperience?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  nationalities?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  notInSavedLists?: Resolver<Maybe<Array<ResolversTypes['ID']>>, ParentType, ContextType>;
+  occupations?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
 export type WebhookResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Webhook'] = ResolversParentTypes['Webhook']> = ResolversObject<{
@@ -2964,6 +3388,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   CandidateChange?: CandidateChangeResolvers<ContextType>;
   CandidateChangeConnection?: CandidateChangeConnectionResolvers<ContextType>;
   CandidateChangeEdge?: CandidateChangeEdgeResolvers<ContextType>;
+  CandidateChangePageInfo?: CandidateChangePageInfoResolvers<ContextType>;
   CandidateCitizenship?: CandidateCitizenshipResolvers<ContextType>;
   CandidateConnection?: CandidateConnectionResolvers<ContextType>;
   CandidateEdge?: CandidateEdgeResolvers<ContextType>;
@@ -2977,6 +3402,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   CandidateStatistics?: CandidateStatisticsResolvers<ContextType>;
   CandidateVisaCheck?: CandidateVisaCheckResolvers<ContextType>;
   CandidateVisaJobCheck?: CandidateVisaJobCheckResolvers<ContextType>;
+  ChargedStatisticsQuery?: ChargedStatisticsQueryResolvers<ContextType>;
   Country?: CountryResolvers<ContextType>;
   CreatedWebhook?: CreatedWebhookResolvers<ContextType>;
   Date?: GraphQLScalarType;
@@ -3003,7 +3429,13 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Query?: QueryResolvers<ContextType>;
   RegisterCandidateResult?: RegisterCandidateResultResolvers<ContextType>;
   SavedList?: SavedListResolvers<ContextType>;
+  StatisticsBudget?: StatisticsBudgetResolvers<ContextType>;
   StatisticsCell?: StatisticsCellResolvers<ContextType>;
+  StatisticsExamRequirement?: StatisticsExamRequirementResolvers<ContextType>;
+  StatisticsInterval?: StatisticsIntervalResolvers<ContextType>;
+  StatisticsLanguageRequirement?: StatisticsLanguageRequirementResolvers<ContextType>;
+  StatisticsPreview?: StatisticsPreviewResolvers<ContextType>;
+  StatisticsQuestion?: StatisticsQuestionResolvers<ContextType>;
   Webhook?: WebhookResolvers<ContextType>;
   WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
 }>;

@@ -13,7 +13,9 @@ export interface paths {
         };
         /**
          * Search candidates
-         * @description Returns a page of anonymised candidates matching the filters. Within one filter the codes are OR'd; the filters given are AND'd. Candidates with status EMPLOYED are left out unless `includeEmployed=true`. Order: by creation date, then public ID (stable across pages). A page past the end has empty `content`. An unknown query parameter gives 400.
+         * @description Returns a page of anonymised candidates matching the filters. Within one filter the codes are OR'd; the filters given are AND'd. Candidates with status EMPLOYED are left out unless `includeEmployed=true`. Order: by creation date, then public ID (stable across pages), or by relevance with `sort=relevance` and a `keyword`. A page past the end has empty `content`. An unknown query parameter gives 400, as does a parameter given twice or outside its bounds (a minimum above its maximum too): the problem's `detail` names it.
+         *
+         *     Beyond the contract's `location`, `nationality` and `occupation`, the search takes optional filters that answer an employer's question in one request: languages with minimum CEFR levels, years of experience (in the occupation asked for), education levels, ages, exam scores, a keyword and saved lists; for example `location=JO,LB&occupation=2221&languages=en:B2&minYearsExperience=3&maxAge=45`. A request without them is answered exactly as the contract says.
          */
         get: operations["findCandidates"];
         put?: never;
@@ -1319,6 +1321,30 @@ export interface components {
         Occupation: string;
         /** @description Whether candidates with status EMPLOYED are included (they are left out by default). */
         IncludeEmployed: boolean;
+        /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Comma-separated language requirements, at most 10, each `language:minimumSpoken:minimumWritten`: an ISO 639-1 code (case-insensitive) and two CEFR levels (A1, A2, B1, B2, C1 or C2, case-insensitive), either empty or left off for no minimum (`en:B2:B1`, `fr:A2`, `ar::B1`). Keeps candidates who meet every requirement, each with one entry of `candidateLanguages` of that language whose `spokenLevel` and `writtenLevel` reach the minimums, in CEFR order A1 < A2 < B1 < B2 < C1 < C2 (a level without a CEFR level, such as no knowledge, reaches none). Give the parameter once. */
+        Languages: string;
+        /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Keeps candidates with an entry of `candidateOccupations` whose `yearsExperience` is at least this (and at most `maxYearsExperience` when given, in the same entry); when `occupation` is given, that same entry has one of its codes. An entry without `yearsExperience` never matches. At most `maxYearsExperience`. */
+        MinYearsExperience: number;
+        /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Keeps candidates with an entry of `candidateOccupations` whose `yearsExperience` is at most this (as `minYearsExperience`: the same entry meets both, and has one of the `occupation` codes when given). An entry without `yearsExperience` never matches. */
+        MaxYearsExperience: number;
+        /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Keeps candidates whose highest education level (`maxEducationLevel.level`, 0 to 8) is at least this; a candidate without one never matches. At most `maxEducationLevel`. */
+        MinEducationLevel: number;
+        /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Keeps candidates whose highest education level (`maxEducationLevel.level`, 0 to 8) is at most this; a candidate without one never matches. */
+        MaxEducationLevel: number;
+        /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Keeps candidates at least this old by the end of the current UTC year (the current year minus `yearOfBirth`); a candidate without `yearOfBirth` never matches. At most `maxAge`. */
+        MinAge: number;
+        /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Keeps candidates at most this old by the end of the current UTC year (the current year minus `yearOfBirth`); a candidate without `yearOfBirth` never matches. */
+        MaxAge: number;
+        /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Comma-separated exam requirements, at most 10, each `EXAM:minimumScore`: an `Exam` value (case-insensitive) and a decimal number from 0 to 10000, or the exam alone for any score (`IELTS_GEN:6.5`, `TOEFL`). Keeps candidates who meet every requirement, each with one entry of `candidateExams` of that exam whose `score`, read as a decimal number, is at least the minimum (a score that is not a number never meets one). Give the parameter once. */
+        Exams: string;
+        /** @description An extension of the contract: optional, and a request without it is answered as the contract says. A keyword search, one line of at most 200 characters, over the candidate's professional text: occupation names, job experience roles and descriptions, skills, certification names and education course names; never identity data or `candidateMessage`. MongoDB text search: any of the words matches, `"an exact phrase"` must appear, `-word` excludes; case and diacritics do not matter, English words match their other forms (nurse, nurses, nursing) and stop words are ignored. Blank: not filtered. */
+        Keyword: string;
+        /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Comma-separated public ids of saved lists (at most 10); keeps candidates in at least one of them. An id that names no list adds no candidate. */
+        InSavedLists: string;
+        /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Comma-separated public ids of saved lists (at most 10); keeps candidates in none of them. An id that names no list excludes no candidate. */
+        NotInSavedLists: string;
+        /** @description An extension of the contract: optional, and a request without it is answered as the contract says. The order of the page: `created` (by creation date, then public ID; stable across pages) or `relevance` (the best keyword matches first, by MongoDB's text score, then as `created`; only together with `keyword`). Case-insensitive. */
+        Sort: "created" | "relevance";
         /** @description Public identifier of the candidate. */
         CandidatePublicId: components["schemas"]["PublicId"];
         /** @description Public identifier of a saved list. */
@@ -1358,6 +1384,30 @@ export interface operations {
                 occupation?: components["parameters"]["Occupation"];
                 /** @description Whether candidates with status EMPLOYED are included (they are left out by default). */
                 includeEmployed?: components["parameters"]["IncludeEmployed"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Comma-separated language requirements, at most 10, each `language:minimumSpoken:minimumWritten`: an ISO 639-1 code (case-insensitive) and two CEFR levels (A1, A2, B1, B2, C1 or C2, case-insensitive), either empty or left off for no minimum (`en:B2:B1`, `fr:A2`, `ar::B1`). Keeps candidates who meet every requirement, each with one entry of `candidateLanguages` of that language whose `spokenLevel` and `writtenLevel` reach the minimums, in CEFR order A1 < A2 < B1 < B2 < C1 < C2 (a level without a CEFR level, such as no knowledge, reaches none). Give the parameter once. */
+                languages?: components["parameters"]["Languages"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Keeps candidates with an entry of `candidateOccupations` whose `yearsExperience` is at least this (and at most `maxYearsExperience` when given, in the same entry); when `occupation` is given, that same entry has one of its codes. An entry without `yearsExperience` never matches. At most `maxYearsExperience`. */
+                minYearsExperience?: components["parameters"]["MinYearsExperience"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Keeps candidates with an entry of `candidateOccupations` whose `yearsExperience` is at most this (as `minYearsExperience`: the same entry meets both, and has one of the `occupation` codes when given). An entry without `yearsExperience` never matches. */
+                maxYearsExperience?: components["parameters"]["MaxYearsExperience"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Keeps candidates whose highest education level (`maxEducationLevel.level`, 0 to 8) is at least this; a candidate without one never matches. At most `maxEducationLevel`. */
+                minEducationLevel?: components["parameters"]["MinEducationLevel"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Keeps candidates whose highest education level (`maxEducationLevel.level`, 0 to 8) is at most this; a candidate without one never matches. */
+                maxEducationLevel?: components["parameters"]["MaxEducationLevel"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Keeps candidates at least this old by the end of the current UTC year (the current year minus `yearOfBirth`); a candidate without `yearOfBirth` never matches. At most `maxAge`. */
+                minAge?: components["parameters"]["MinAge"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Keeps candidates at most this old by the end of the current UTC year (the current year minus `yearOfBirth`); a candidate without `yearOfBirth` never matches. */
+                maxAge?: components["parameters"]["MaxAge"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Comma-separated exam requirements, at most 10, each `EXAM:minimumScore`: an `Exam` value (case-insensitive) and a decimal number from 0 to 10000, or the exam alone for any score (`IELTS_GEN:6.5`, `TOEFL`). Keeps candidates who meet every requirement, each with one entry of `candidateExams` of that exam whose `score`, read as a decimal number, is at least the minimum (a score that is not a number never meets one). Give the parameter once. */
+                exams?: components["parameters"]["Exams"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. A keyword search, one line of at most 200 characters, over the candidate's professional text: occupation names, job experience roles and descriptions, skills, certification names and education course names; never identity data or `candidateMessage`. MongoDB text search: any of the words matches, `"an exact phrase"` must appear, `-word` excludes; case and diacritics do not matter, English words match their other forms (nurse, nurses, nursing) and stop words are ignored. Blank: not filtered. */
+                keyword?: components["parameters"]["Keyword"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Comma-separated public ids of saved lists (at most 10); keeps candidates in at least one of them. An id that names no list adds no candidate. */
+                inSavedLists?: components["parameters"]["InSavedLists"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Comma-separated public ids of saved lists (at most 10); keeps candidates in none of them. An id that names no list excludes no candidate. */
+                notInSavedLists?: components["parameters"]["NotInSavedLists"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. The order of the page: `created` (by creation date, then public ID; stable across pages) or `relevance` (the best keyword matches first, by MongoDB's text score, then as `created`; only together with `keyword`). Case-insensitive. */
+                sort?: components["parameters"]["Sort"];
             };
             header?: never;
             path?: never;
@@ -1694,6 +1744,16 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             /** @description The candidate is already registered (a candidate with the same e-mail address exists), or a request with the same `Idempotency-Key` is still being processed. */
             409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description An addition of this service to the contract: the request was sent again with the `Idempotency-Key` of a registration whose candidate has been erased since (problem type `candidate-erased`). The candidate is not registered again, and the answer names no candidate. */
+            410: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;

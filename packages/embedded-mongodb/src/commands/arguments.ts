@@ -1,7 +1,9 @@
 import type { Document } from 'bson';
 import { CommandError } from '../errors';
 import { evaluateLetVariables } from '../engine/aggregation';
+import { isNumber } from '../engine/bson-types';
 import { isPlainObject } from '../engine/path-values';
+import { toNumber } from '../engine/value-order';
 
 function typeName(value: unknown): string {
   if (value === null) return 'null';
@@ -36,6 +38,22 @@ export function requiredArray(command: Document, field: string): unknown[] {
   const value = command[field] as unknown;
   if (!Array.isArray(value)) throw wrongType(field, 'array', value);
   return value;
+}
+
+/**
+ * A flag as mongod's command parsers read it (IDL `safeBool`): a boolean, or a number, true when
+ * not zero. `qualified` names the field in the error (`findAndModify.remove`).
+ */
+export function optionalFlag(command: Document, field: string, qualified = field): boolean {
+  const value = command[field] as unknown;
+  if (value === undefined || value === null) return false;
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'number') return value !== 0;
+  if (isNumber(value)) return toNumber(value) !== 0;
+  throw new CommandError(
+    'TypeMismatch',
+    `BSON field '${qualified}' is the wrong type '${typeName(value)}', expected types '[bool, long, int, decimal, double]'`,
+  );
 }
 
 export function optionalInteger(command: Document, field: string): number | undefined {

@@ -1,6 +1,7 @@
 import type { Document } from 'bson';
 import { CommandError } from '../errors';
 import { valuesAtPath } from '../engine/path-values';
+import { checkFilter } from '../engine/mingo-options';
 import { assertNoTextQuery, countMatches, runQuery } from '../engine/query-executor';
 import { compareValues } from '../engine/value-order';
 import {
@@ -16,8 +17,11 @@ const count: CommandHandler = (command, { runtime, db }) => {
   const name = collectionArgument(command, 'count');
   const collection = runtime.catalog.getCollection(db, name);
   const filter = optionalDocument(command, 'query') ?? {};
-  if (!collection) assertNoTextQuery(`${db}.${name}`, { filter, skip: 0, limit: 0 });
-  if (!collection) return { n: 0, ok: 1 };
+  if (!collection) {
+    assertNoTextQuery(`${db}.${name}`, { filter, skip: 0, limit: 0 });
+    checkFilter(filter, evaluationOptions(command));
+    return { n: 0, ok: 1 };
+  }
   const skip = nonNegativeInteger(command, 'skip');
   const limit = Math.abs(optionalInteger(command, 'limit') ?? 0);
   return {
@@ -44,8 +48,11 @@ const distinct: CommandHandler = (command, { runtime, db }) => {
   if (typeof key !== 'string' || key.length === 0)
     throw new CommandError('TypeMismatch', "distinct 'key' must be a non-empty string");
   const collection = runtime.catalog.getCollection(db, name);
-  if (!collection) return { values: [], ok: 1 };
   const filter = optionalDocument(command, 'query') ?? {};
+  if (!collection) {
+    checkFilter(filter, evaluationOptions(command));
+    return { values: [], ok: 1 };
+  }
   const { records } = runQuery(collection, {
     filter,
     skip: 0,

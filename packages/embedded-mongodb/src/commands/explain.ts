@@ -1,5 +1,6 @@
 import type { Document } from 'bson';
 import { CommandError } from '../errors';
+import { checkFilter } from '../engine/mingo-options';
 import type { QueryRequest } from '../engine/query-executor';
 import { countWithStats, runQuery } from '../engine/query-executor';
 import { parseSort } from '../engine/sort';
@@ -9,6 +10,7 @@ import {
   evaluationOptions,
   nonNegativeInteger,
   optionalDocument,
+  optionalFlag,
   optionalInteger,
 } from './arguments';
 import type { CommandContext, CommandHandler } from './context';
@@ -68,7 +70,7 @@ const READS: Record<string, (command: Document) => ExplainedRead> = {
       request: {
         filter: optionalDocument(statement, 'q') ?? {},
         skip: 0,
-        limit: statement.multi === true ? 0 : 1,
+        limit: optionalFlag(statement, 'multi', 'update.updates.multi') ? 0 : 1,
         hint: statement.hint,
       },
     };
@@ -100,6 +102,7 @@ const READS: Record<string, (command: Document) => ExplainedRead> = {
 function explainRead(inner: Document, context: CommandContext, verbosity: unknown, read: ExplainedRead): Document {
   const namespace = `${context.db}.${read.collection}`;
   const collection = context.runtime.catalog.getCollection(context.db, read.collection);
+  if (!collection) checkFilter(read.request.filter, read.request);
   if (read.counts) {
     // A count returns no documents (its COUNT stage's nReturned is 0 on MongoDB too).
     const counted = collection ? countWithStats(collection, read.request) : undefined;

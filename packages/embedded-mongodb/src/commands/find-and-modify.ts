@@ -4,16 +4,18 @@ import { compileProjection } from '../engine/projection';
 import { parseSort } from '../engine/sort';
 import { parseUpdateSpec } from '../engine/update-document';
 import { deleteDocuments, updateDocuments, type Selection } from '../engine/write-operations';
-import { collectionArgument, evaluationOptions, optionalDocument } from './arguments';
+import { collectionArgument, evaluationOptions, optionalDocument, optionalFlag } from './arguments';
 import type { CommandHandler } from './context';
 
 const findAndModify: CommandHandler = (command, { runtime, db }) => {
   const name = collectionArgument(command, Object.keys(command)[0]);
-  const remove = command.remove === true;
-  const upsert = command.upsert === true;
+  const remove = optionalFlag(command, 'remove', 'findAndModify.remove');
+  const upsert = optionalFlag(command, 'upsert', 'findAndModify.upsert');
   if (remove && command.update !== undefined)
     throw new CommandError('FailedToParse', 'Cannot specify both an update and remove=true');
   if (remove && upsert) throw new CommandError('FailedToParse', 'Cannot specify both upsert=true and remove=true');
+  if (remove && command.arrayFilters !== undefined)
+    throw new CommandError('FailedToParse', 'Cannot specify arrayFilters and remove=true');
   if (!remove && command.update === undefined)
     throw new CommandError('FailedToParse', 'Either an update or remove=true must be specified');
 
@@ -35,7 +37,7 @@ const findAndModify: CommandHandler = (command, { runtime, db }) => {
   }
 
   const outcome = updateDocuments(runtime.catalog, target, parseUpdateSpec(command.update), selection, upsert);
-  const returnNew = command.new === true;
+  const returnNew = optionalFlag(command, 'new', 'findAndModify.new');
   if (outcome.upserted) {
     return {
       lastErrorObject: { n: 1, updatedExisting: false, upserted: outcome.upserted._id },

@@ -1,5 +1,6 @@
 import type { Document } from 'bson';
 import { compileBsonProjection } from '../engine/projection';
+import { checkFilter } from '../engine/mingo-options';
 import { assertNoTextQuery, runQuery, type QueryRequest } from '../engine/query-executor';
 import { compileScoreProjection, projectsTextScore } from '../engine/text/score-projection';
 import { parseSort } from '../engine/sort';
@@ -47,7 +48,10 @@ const find: CommandHandler = (command, context) => {
   const args = parseFind(command);
   const namespace = `${context.db}.${args.collection}`;
   const collection = context.runtime.catalog.getCollection(context.db, args.collection);
-  if (!collection) assertNoTextQuery(namespace, args.query);
+  if (!collection) {
+    assertNoTextQuery(namespace, args.query);
+    checkFilter(args.query.filter, args.query);
+  }
   const options = { batchSize: args.batchSize, singleBatch: args.singleBatch };
   if (args.query.projectsScore) {
     const result = collection ? runQuery(collection, args.query) : undefined;

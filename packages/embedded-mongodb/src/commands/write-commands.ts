@@ -7,6 +7,7 @@ import {
   collectionArgument,
   evaluationOptions,
   optionalDocument,
+  optionalFlag,
   requiredArray,
 } from './arguments';
 import type { CommandHandler } from './context';
@@ -55,7 +56,7 @@ function checkStatements(field: keyof typeof STATEMENT_FIELDS, statements: reado
 function runStatements(command: Document, field: string, run: (statement: unknown, index: number) => void): Document[] {
   const statements = requiredArray(command, field);
   if (field === 'updates' || field === 'deletes') checkStatements(field, statements);
-  const ordered = command.ordered !== false;
+  const ordered = command.ordered === undefined || optionalFlag(command, 'ordered');
   const writeErrors: Document[] = [];
   for (let i = 0; i < statements.length; i++) {
     try {
@@ -79,7 +80,9 @@ const insert: CommandHandler = (command, { runtime, db }) => {
   const name = collectionArgument(command, 'insert');
   let n = 0;
   const writeErrors = runStatements(command, 'documents', (doc) => {
-    runtime.catalog.ensureCollection(db, name).insert(prepareInsert(doc));
+    // Checked before the collection is made: a document refused creates nothing.
+    const checked = prepareInsert(doc);
+    runtime.catalog.ensureCollection(db, name).insert(checked);
     n++;
   });
   return { n, ...(writeErrors.length > 0 ? { writeErrors } : {}), ok: 1 };
@@ -95,7 +98,7 @@ const update: CommandHandler = (command, { runtime, db }) => {
   const writeErrors = runStatements(command, 'updates', (raw, index) => {
     const statement = statementDocument(raw);
     const spec = parseUpdateSpec(statement.u);
-    const multi = statement.multi === true;
+    const multi = optionalFlag(statement, 'multi', 'update.updates.multi');
     if (multi && spec.kind === 'replacement') {
       throw new CommandError('FailedToParse', 'multi update is not supported for replacement-style update');
     }
@@ -110,7 +113,7 @@ const update: CommandHandler = (command, { runtime, db }) => {
         single: !multi,
         ...options,
       },
-      statement.upsert === true,
+      optionalFlag(statement, 'upsert', 'update.updates.upsert'),
     );
     n += outcome.matched;
     nModified += outcome.modified;

@@ -1,10 +1,10 @@
 import type { Document } from 'bson';
-import { Aggregator } from 'mingo';
+import { Aggregator } from 'mingo/aggregator';
 import * as pipelineOperators from 'mingo/operators/pipeline';
 import { cloneDeep } from 'mingo/util';
 import { CommandError } from '../errors';
 import type { Catalog } from './catalog';
-import { mingoOptions, type EvaluationOptions } from './mingo-options';
+import { checkFilter, mingoOptions, type EvaluationOptions } from './mingo-options';
 import { isPlainObject } from './path-values';
 import { coveredGroupCount } from './covered-group';
 import { assertNoTextQuery, countWithStats, runQuery, type ExecutionStats, type QueryRequest } from './query-executor';
@@ -173,6 +173,7 @@ export function runAggregation(
   const text = mentionsText(query.filter);
   if (!collection && source.collection !== undefined)
     assertNoTextQuery(`${source.db}.${source.collection}`, { ...query, projectsScore: scoreLater });
+  if (!collection) checkFilter(query.filter, options);
   if (isCountingStage(rest)) {
     const counted = collection ? countWithStats(collection, { ...query, ...options }) : undefined;
     return { docs: countedResult(rest[0], counted?.n ?? 0), stats: counted?.stats };

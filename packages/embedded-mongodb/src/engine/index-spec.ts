@@ -123,6 +123,9 @@ function sameOptions(a: IndexSpec, b: IndexSpec): boolean {
 export function classifyIndexRequest(requested: IndexSpec, existing: Iterable<IndexSpec>): 'exists' | 'new' {
   const specs = [...existing];
   for (const current of specs) {
+    // mongod takes {_id: 1} under any name for the _id index itself (and discards the name).
+    if (current.name === ID_INDEX_NAME && sameKey(current, requested) && sameOptions(current, requested))
+      return 'exists';
     if (current.name === requested.name) {
       if (!sameKey(current, requested)) {
         throw new CommandError(

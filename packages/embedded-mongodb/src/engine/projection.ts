@@ -1,5 +1,5 @@
 import { deserialize, serialize, type Document } from 'bson';
-import { Query } from 'mingo';
+import { Query } from 'mingo/query';
 import { cloneDeep } from 'mingo/util';
 import { CommandError } from '../errors';
 import { mingoOptions, type EvaluationOptions } from './mingo-options';

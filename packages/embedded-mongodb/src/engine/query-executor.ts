@@ -1,7 +1,6 @@
 import type { Document } from 'bson';
-import { Query } from 'mingo';
 import type { Collection } from './collection';
-import { mingoOptions } from './mingo-options';
+import { compileStoreFilter } from './mingo-options';
 import { planQuery, type IndexScanPlan, type PlanRequest, type QueryPlan } from './query-planner';
 import type { EntryCursor, IndexEntry } from './sorted-index';
 import { documentSortKeys, sortRecords, type SortSpec } from './sort';
@@ -65,8 +64,8 @@ export function compileFilter(
   request: Pick<QueryRequest, 'variables'> = {},
 ): (doc: Document) => boolean {
   if (Object.keys(filter).length === 0) return () => true;
-  const query = new Query(filter, mingoOptions({ variables: request.variables }));
-  return (doc) => query.test(doc);
+  const matcher = compileStoreFilter(filter, { variables: request.variables });
+  return (doc) => matcher(doc);
 }
 
 /** Counts of what a query read: index entries, and documents fetched (their BSON decoded or kept). */

@@ -1,11 +1,11 @@
 import type { Document } from 'bson';
-import { Query } from 'mingo';
 import { CommandError } from '../errors';
 import type { EngineSpace } from '../persistence/engine-space';
 import { idPrefix, RECORD_NUMBER_BYTES, recordNumberOf } from '../persistence/storage-engine';
 import type { IndexSpec } from './index-spec';
 import { decodeKey, encodedLength, encodeKey, keyRangeBounds } from './key-string';
-import { mingoOptions } from './mingo-options';
+import type { Matcher } from './match-expression';
+import { compileStoreFilter } from './mingo-options';
 import { isPathMissing, valuesAtPath } from './path-values';
 import { textIndexKeys } from './text/text-spec';
 import type { StoredRecord } from './stored-record';
@@ -89,7 +89,7 @@ export class SortedIndex {
   /** True when keysOf found a new multikey field since the catalog last saved this index. */
   multikeyChanged = false;
   private readonly directions: readonly number[];
-  private readonly partialFilter?: Query;
+  private readonly partialFilter?: Matcher;
   private readonly prefix: Buffer;
   private readonly afterLast: Buffer;
   /** Counts of ranges (`remembered`). */
@@ -104,7 +104,7 @@ export class SortedIndex {
     private readonly host: IndexHost,
   ) {
     this.directions = spec.fields.map((field) => field.direction);
-    if (spec.partialFilterExpression) this.partialFilter = new Query(spec.partialFilterExpression, mingoOptions());
+    if (spec.partialFilterExpression) this.partialFilter = compileStoreFilter(spec.partialFilterExpression);
     this.prefix = idPrefix(id);
     this.afterLast = idPrefix(id + 1);
   }
@@ -131,7 +131,7 @@ export class SortedIndex {
   /** The keys a document contributes; none when a sparse or partial index leaves it out. */
   keysOf(doc: Document): unknown[][] {
     const { fields } = this.spec;
-    if (this.partialFilter && !this.partialFilter.test(doc)) return [];
+    if (this.partialFilter && !this.partialFilter(doc)) return [];
     if (this.spec.text) return this.textKeys(doc);
     if (this.spec.sparse && fields.every((field) => isPathMissing(doc, field.parts))) return [];
     // Every combination of the fields' values (one value each when no array is met): built with

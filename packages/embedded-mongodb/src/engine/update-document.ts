@@ -1,14 +1,22 @@
 import { ObjectId, type Document } from 'bson';
-import { Aggregator, update as applyOperators } from 'mingo';
+import { update as applyOperators } from 'mingo/updater';
+import { Aggregator } from 'mingo/aggregator';
 import { cloneDeep, MingoError, setValue } from 'mingo/util';
 import { CommandError } from '../errors';
-import { mingoOptions, type EvaluationOptions } from './mingo-options';
+import { filterEqualities, type MatchDetails, type Matcher } from './match-expression';
+import { compileStoreFilter, mingoOptions, type EvaluationOptions } from './mingo-options';
 import { isPlainObject } from './path-values';
+import { checkOperatorPaths, forMingo, withPosition } from './update-operators';
 import { compareValues } from './value-order';
 
 /** The `u` of an update statement, classified. */
 export type UpdateSpec =
-  | { readonly kind: 'operators'; readonly operators: Document }
+  | {
+      readonly kind: 'operators';
+      readonly operators: Document;
+      /** Some path holds the positional `$`: each document needs the position its filter matched. */
+      readonly positional: boolean;
+    }
   | { readonly kind: 'replacement'; readonly replacement: Document }
   | { readonly kind: 'pipeline'; readonly stages: Document[] };
 
@@ -50,7 +58,7 @@ export function parseUpdateSpec(raw: unknown): UpdateSpec {
       `Unknown modifier: ${unknown}. Expected a valid update modifier or pipeline-style update specified as an array`,
     );
   }
-  return { kind: 'operators', operators: raw };
+  return { kind: 'operators', operators: raw, positional: checkOperatorPaths(raw) };
 }
 
 /** _id first, as MongoDB stores it. */
@@ -81,7 +89,10 @@ function assertNoOperatorFields(doc: Document): void {
   }
 }
 
-/** Splits out $setOnInsert, which mingo does not know: it applies only when upserting. */
+/**
+ * Splits out $setOnInsert, which mingo does not know: it applies only when upserting (its paths
+ * were checked against the other operators' when the update was parsed).
+ */
 function operatorsFor(operators: Document, inserting: boolean): Document {
   const { $setOnInsert: onInsert, ...rest } = operators;
   if (!inserting || onInsert === undefined) return rest;
@@ -105,7 +116,16 @@ function runOperators(target: Document, operators: Document, context: UpdateCont
   const applicable = withoutAllowedIdAssignment(target, operators);
   if (Object.keys(applicable).length === 0) return;
   try {
-    applyOperators(target, applicable, context.arrayFilters, context.filter, { queryOptions: mingoOptions(context) });
+    // The positional `$` is resolved already: mingo gets no filter to test the document against again.
+    applyOperators(
+      target,
+      forMingo(target, applicable),
+      context.arrayFilters,
+      {},
+      {
+        queryOptions: mingoOptions(context),
+      },
+    );
   } catch (error) {
     if (error instanceof MingoError && error.message.includes('immutable field')) {
       throw new CommandError('ImmutableField', error.message.replace(/\.$/, ''));
@@ -147,10 +167,14 @@ export function updatedDocument(current: Document, spec: UpdateSpec, context: Up
       if ('_id' in spec.replacement) assertIdUnchanged(current, spec.replacement);
       next = withIdFirst({ ...spec.replacement, _id: current._id });
       break;
-    case 'operators':
+    case 'operators': {
       next = cloneDeep(current);
-      runOperators(next, operatorsFor(spec.operators, false), context);
+      const operators = spec.positional
+        ? withPosition(spec.operators, matchedPosition(current, context))
+        : spec.operators;
+      runOperators(next, operatorsFor(operators, false), context);
       break;
+    }
     case 'pipeline':
       next = withIdFirst(runPipeline(cloneDeep(current), spec.stages, context));
       if (!('_id' in next)) next = withIdFirst({ ...next, _id: current._id });
@@ -160,27 +184,51 @@ export function updatedDocument(current: Document, spec: UpdateSpec, context: Up
   return compareValues(current, next) === 0 ? undefined : next;
 }
 
-/** The equality conditions of a filter, as the seed of an upserted document. */
-function upsertSeed(filter: Document): Document {
+/** Each statement's filter compiled once, for the position it matched in each document it updates. */
+const positionMatchers = new WeakMap<UpdateContext, Matcher>();
+
+/** The array position the filter matched in a document (what the positional `$` stands for). */
+function matchedPosition(doc: Document, context: UpdateContext): string | undefined {
+  let matcher = positionMatchers.get(context);
+  if (!matcher) {
+    matcher = compileStoreFilter(context.filter, context);
+    positionMatchers.set(context, matcher);
+  }
+  const details: MatchDetails = {};
+  matcher(doc, details);
+  return details.elemMatchKey;
+}
+
+/**
+ * The equality conditions of a filter, as the seed of an upserted document; a replacement keeps
+ * only `_id`. Two conditions on one path, or on a path and its prefix, leave it undecided.
+ */
+function upsertSeed(filter: Document, idOnly: boolean): Document {
   const seed: Document = {};
-  const visit = (conditions: Document): void => {
-    for (const [key, value] of Object.entries(conditions)) {
-      if (key === '$and' && Array.isArray(value)) {
-        for (const clause of value) if (isPlainObject(clause)) visit(clause);
-      } else if (!key.startsWith('$')) {
-        const isOperators = isPlainObject(value) && Object.keys(value).some((k) => k.startsWith('$'));
-        if (!isOperators) setValue(seed, key, cloneDeep(value));
-        else if ('$eq' in value) setValue(seed, key, cloneDeep(value.$eq));
-      }
+  const seeded: string[] = [];
+  for (const [path, value] of filterEqualities(filter)) {
+    if (idOnly && path !== '_id' && !path.startsWith('_id.')) continue;
+    for (const other of seeded) {
+      if (other === path)
+        throw new CommandError(
+          'NotSingleValueField',
+          `cannot infer query fields to set, path '${path}' is matched twice`,
+        );
+      if (other.startsWith(`${path}.`) || path.startsWith(`${other}.`))
+        throw new CommandError(
+          'NotSingleValueField',
+          `cannot infer query fields to set, both paths '${other}' and '${path}' are matched`,
+        );
     }
-  };
-  visit(filter);
+    seeded.push(path);
+    setValue(seed, path, cloneDeep(value));
+  }
   return seed;
 }
 
 /** The document an upsert inserts when its filter matched nothing. */
 export function upsertedDocument(spec: UpdateSpec, context: UpdateContext): Document {
-  const seed = upsertSeed(context.filter);
+  const seed = upsertSeed(context.filter, spec.kind === 'replacement');
   let doc: Document;
   switch (spec.kind) {
     case 'replacement':
@@ -190,7 +238,11 @@ export function upsertedDocument(spec: UpdateSpec, context: UpdateContext): Docu
       break;
     case 'operators':
       doc = seed;
-      runOperators(doc, operatorsFor(spec.operators, true), context);
+      runOperators(
+        doc,
+        operatorsFor(spec.positional ? withPosition(spec.operators, undefined) : spec.operators, true),
+        context,
+      );
       if ('_id' in seed && '_id' in doc) assertIdUnchanged(seed, doc);
       break;
     case 'pipeline':

@@ -4,10 +4,12 @@ import type { Catalog } from './catalog';
 import type { Collection } from './collection';
 import { ID_INDEX_NAME } from './index-spec';
 import { isPlainObject } from './path-values';
+import { checkFilter } from './mingo-options';
 import { runQuery } from './query-executor';
 import type { SortSpec } from './sort';
 import type { StoredRecord } from './stored-record';
 import { updatedDocument, upsertedDocument, type UpdateContext, type UpdateSpec } from './update-document';
+import { arrayFiltersFor } from './update-operators';
 
 export interface Selection extends UpdateContext {
   readonly sort?: SortSpec;
@@ -97,10 +99,14 @@ export function updateDocuments(
   catalog: Catalog,
   target: { db: string; collection: string },
   spec: UpdateSpec,
-  selection: Selection,
+  statement: Selection,
   upsert: boolean,
 ): UpdateOutcome {
+  // The array filters are checked with the update, before any document is looked at.
+  const arrayFilters = arrayFiltersFor(statement.arrayFilters, spec.kind === 'operators' ? spec.operators : undefined);
+  const selection: Selection = { ...statement, arrayFilters };
   const collection = catalog.getCollection(target.db, target.collection);
+  if (!collection) checkFilter(selection.filter, selection);
   const records = collection ? select(collection, selection) : [];
   if (records.length === 0) {
     if (!upsert) return { matched: 0, modified: 0, changes: [] };
@@ -130,7 +136,10 @@ export function deleteDocuments(
   selection: Selection,
 ): Document[] {
   const collection = catalog.getCollection(target.db, target.collection);
-  if (!collection) return [];
+  if (!collection) {
+    checkFilter(selection.filter, selection);
+    return [];
+  }
   const records = select(collection, selection);
   for (const record of records) collection.remove(record);
   return records.map((record) => record.doc);

@@ -1,8 +1,7 @@
 import { deserialize, type Document } from 'bson';
-import { Query } from 'mingo';
 import { CommandError } from '../../errors';
 import type { Collection } from '../collection';
-import { mingoOptions, type EvaluationOptions } from '../mingo-options';
+import { compileStoreFilter, type EvaluationOptions } from '../mingo-options';
 import { isPlainObject } from '../path-values';
 import { planQuery } from '../query-planner';
 import { fieldNames, onlyTopLevelFields } from '../raw-bson';
@@ -272,8 +271,7 @@ export function countTextMatches(
 }
 
 function compile(filter: Document, options: EvaluationOptions): (doc: Document) => boolean {
-  const query = new Query(filter, mingoOptions(options));
-  return (doc) => query.test(doc);
+  return compileStoreFilter(filter, options);
 }
 
 /** The `$or` branch holding the `$text`, without it. */
