@@ -7,10 +7,10 @@ const BATCH = 500;
 /**
  * Carries out again every erasure of `log` whose candidate the store still holds anything of:
  * after a restore of a backup taken before it, or an erasure a crash cut short. Each is erased as
- * it was (identity key, identity, candidate, saved-list memberships, an ERASED change at the
- * logged time). Run before the service serves, and by `npm run restore` before a restored data
- * directory is put in place. Resolves with how many erasures the log holds and the public ids
- * erased again.
+ * it was (identity key, identity, candidate, saved-list memberships, the answer kept for the
+ * Idempotency-Key of its registration, an ERASED change at the logged time). Run before the
+ * service serves, and by `npm run restore` before a restored data directory is put in place.
+ * Resolves with how many erasures the log holds and the public ids erased again.
  */
 export async function reapplyLoggedErasures(
   log: ErasureLog,

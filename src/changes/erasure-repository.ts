@@ -74,8 +74,9 @@ export class ErasureRepository {
   }
 
   /**
-   * Which of `publicIds` the store still holds anything of (a candidate, an identity or its key):
-   * what an erasure must be carried out (again) for.
+   * Which of `publicIds` the store still holds anything of (a candidate, an identity or its key,
+   * the answer kept for the Idempotency-Key of its registration): what an erasure must be carried
+   * out (again) for.
    */
   async stillStored(publicIds: readonly string[]): Promise<Set<string>> {
     const ids = [...publicIds];
@@ -95,6 +96,7 @@ export class ErasureRepository {
       .find({ _id: { $in: ids } }, { projection: { _id: 1 } })
       .toArray();
     for (const { _id } of keys) found.add(_id);
+    for (const publicId of await this.idempotency.linkedCandidates(ids)) found.add(publicId);
     return found;
   }
 

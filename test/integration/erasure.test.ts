@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CandidateDoc, SavedListDoc } from 'candidate-documents';
 import { ErasureLog } from '../../src/changes/erasure-log';
+import { reapplyLoggedErasures } from '../../src/changes/erasure-replay';
+import { ErasureRepository } from '../../src/changes/erasure-repository';
 import { ChangeEventRepository } from '../../src/changes/change-events';
 import { runEraseCli } from '../../src/cli/erase';
 import { COLLECTIONS } from '../../src/app/indexes';
@@ -90,6 +92,33 @@ describe('eraseCandidate', () => {
     expect(await statistics.count({ includeEmployed: true })).toBe(countedBefore - 1);
     const events = await new ChangeEventRepository(service.db).readAfter(0, 1000, ['ERASED']);
     expect(events.map((e) => e.publicId)).toEqual([target]);
+  });
+
+  test("when an erasure was cut short before its registration's Idempotency-Key answer was forgotten, then the erasure log's replay forgets it", async () => {
+    // What a store without transactions keeps when an erasure stops after the candidate went.
+    const publicId = 'AAAAAAAAQACAAAAAAAAAcQ';
+    const records = service.db.collection(COLLECTIONS.idempotencyKeys);
+    await records.insertOne({
+      apiKeyId: 'cut-short',
+      keyHash: 'cut-short',
+      state: 'COMPLETED',
+      createdDate: new Date(),
+      response: { status: 201, body: JSON.stringify({ publicId }) },
+      candidatePublicId: publicId,
+    });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cd.erasure-replay-'));
+    const log = new ErasureLog(path.join(dir, 'erasures.log'));
+    await log.append(publicId, new Date('2026-03-01T00:00:00Z'));
+
+    const replay = await reapplyLoggedErasures(log, new ErasureRepository(service.db));
+    const record = await records.findOne(
+      { apiKeyId: 'cut-short' },
+      { projection: { _id: 0, apiKeyId: 0, keyHash: 0 } },
+    );
+    fs.rmSync(dir, { recursive: true, force: true });
+
+    expect(replay.reapplied).toEqual([publicId]);
+    expect(record).toEqual({ state: 'COMPLETED', createdDate: expect.any(Date), candidateErased: true });
   });
 
   test('when the erasure is repeated, then it answers the same and appends no second ERASED event', async () => {
