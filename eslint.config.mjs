@@ -138,5 +138,10 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: { sourceType: 'commonjs' },
   },
+  {
+    // The playground's own scripts run in the browser (classic scripts after the GraphiQL bundle).
+    files: ['src/graphql/playground/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { ...globals.browser, YogaGraphiQL: 'readonly' } },
+  },
   prettier,
 );

@@ -57,6 +57,13 @@ export const settings = {
     description: 'Directory of the embedded store (its LMDB files). Ignored when MONGODB_URI is set.',
     schema: z.string().min(1),
   },
+  erasureLog: {
+    env: 'ERASURE_LOG',
+    default: '',
+    description:
+      'File every erasure is appended to (a public id and a time per line, no identity), re-applied at start and by npm run restore so that a restored backup never brings an erased candidate back. Unset: DATA_DIR/erasures.log on the embedded store, none with MONGODB_URI. Keep it on storage that outlives the data (docs/operators.md).',
+    schema: z.string(),
+  },
   logLevel: {
     env: 'LOG_LEVEL',
     default: 'info',

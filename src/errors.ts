@@ -116,6 +116,8 @@ export class PrivacyBudgetExhaustedError extends AppError {
   constructor(
     readonly renewsAt: Date,
     message: string,
+    /** whole seconds until the budget renews (the Retry-After of a REST answer), at least 1 */
+    readonly retryAfterSeconds: number,
   ) {
     super('PRIVACY_BUDGET_EXHAUSTED', 429, message);
     this.name = 'PrivacyBudgetExhaustedError';

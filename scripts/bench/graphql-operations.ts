@@ -101,10 +101,13 @@ export const DEEP_QUERY_PAGE = 20;
 export const STATISTICS_QUERY = `query Statistics($filter: CandidateFilter, $includeEmployed: Boolean, $groupBy: [CandidateDimension!]!) {
   candidateStatistics(filter: $filter, includeEmployed: $includeEmployed, groupBy: $groupBy) {
     total
+    totalInterval { low high }
+    sensitivity
     minimumCellSize
     epsilonCharged
     budgetRemaining
     budgetRenewsAt
-    cells { count values { dimension code label } }
+    answeredAt
+    cells { count interval { low high } values { dimension code label } }
   }
 }`;

@@ -1,6 +1,7 @@
 import { FOREIGN_CPU_NOTE, type Measurement } from './load';
 import type { Commit, Machine } from './machine';
 import type { CacheSettings } from './rotation';
+import { REGISTRATIONS_PER_S, type BackupBenchResult } from './backup';
 import type { ImportBenchResult } from './import';
 import type { CliStartResult, KeysCliFeatures, SeedResult } from './service';
 import type { StoreEngineRun } from './store-engine';
@@ -15,6 +16,8 @@ export interface SizeRun {
   cliStart?: CliStartResult;
   /** `npm run import` of every candidate paged out of REST, beside the service, twice */
   import?: ImportBenchResult;
+  /** `npm run backup` beside the service, then `npm run restore` of it */
+  backup?: BackupBenchResult;
   measurements: Measurement[];
   /**
    * scenarios run again on the same data, before the main run, with one setting changed:
@@ -736,6 +739,22 @@ export function goals(report: RunReport): string[] {
       );
     }
   }
+  // Backup beside the service: its by-id p99 while a backup is taken, at most twice without one.
+  {
+    const parts = report.sizes
+      .filter((run) => run.backup !== undefined)
+      .map((run) => {
+        const { before, during, backup, restore, registrations } = run.backup!;
+        return {
+          met: during.p99Ms <= 2 * before.p99Ms && registrations.failed === 0,
+          text: `${run.size.toLocaleString('en-GB')}: p99 ${during.p99Ms.toFixed(1)} ms during vs ${before.p99Ms.toFixed(1)} ms before (1 client, hot); ${registrations.created} of ${registrations.sent} registrations created; backup ${(backup.wallMs / 1000).toFixed(1)} s, restore ${(restore.wallMs / 1000).toFixed(1)} s`,
+        };
+      });
+    if (parts.length > 0)
+      lines.push(
+        `- Service p99 during a backup ≤ 2× without (by id, 1 client), ${REGISTRATIONS_PER_S} registrations/s throughout, none failed: ${overall(parts)} (${parts.map((p) => p.text).join('; ')}).`,
+      );
+  }
   return lines;
 }
 
@@ -831,6 +850,26 @@ export function importTable(report: RunReport): string | undefined {
   return lines.join('\n');
 }
 
+/** The backup and restore rows, or undefined when no size ran them (`--scenarios` without backup). */
+export function backupTable(report: RunReport): string | undefined {
+  const runs = report.sizes.filter((run) => run.backup !== undefined);
+  if (runs.length === 0) return undefined;
+  const mib = (bytes: number) => `${Math.round(bytes / 2 ** 20).toLocaleString('en-GB')} MiB`;
+  const lines = [
+    '| candidates | backup (to .tar.gz, beside the service) | archive | store files in it | restore (into a new directory) | by-id p50 / p99 before (1 client) | during the backup | registrations created / sent |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const run of runs) {
+    const result = run.backup!;
+    const latency = (sample: BackupBenchResult['before']) =>
+      `${sample.p50Ms.toFixed(1)} / ${sample.p99Ms.toFixed(1)} ms (${sample.requests})`;
+    lines.push(
+      `| ${run.size.toLocaleString('en-GB')} | ${(result.backup.wallMs / 1000).toFixed(1)} s | ${mib(result.archiveBytes)} | ${mib(result.filesBytes)} | ${(result.restore.wallMs / 1000).toFixed(1)} s | ${latency(result.before)} | ${latency(result.during)} | ${result.registrations.created} / ${result.registrations.sent} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
 function notes(report: RunReport): string[] {
   const lines: string[] = [];
   for (const m of allMeasurements(report)) {
@@ -862,11 +901,13 @@ function loadSections(report: RunReport): string {
   const { settings } = report;
   const cliStart = cliStartTable(report);
   const imports = importTable(report);
+  const backups = backupTable(report);
   return `## Seeding
 
 ${seedingTable(report)}
 ${cliStart ? `\n## CLI start\n\nWall time of the keys CLI listing the keys of the seeded data directory (the benchmark key), the service\nnot running: \`npm run keys -- list\` as an operator runs it (npm, the build check of\n\`scripts/build-if-stale.mjs\` on a current build, then the CLI), and the CLI alone (node start, open the\nembedded store in-process, list, close). One untimed run first, then the two alternately.\n\n${cliStart}\n` : ''}
 ${imports ? `\n## Import\n\n\`node dist/src/cli/import.js <file>\` beside the running service (it connects to the service's store), on an\nNDJSON file of every candidate of the store paged out of REST (\`includeEmployed=true\`, pages of 100) under other\npublicIds: first every line a new candidate, then the same file again (every line unchanged). Time is the\nprocess's wall time (node start to exit); peak RSS its VmHWM.\n\n${imports}\n` : ''}
+${backups ? `\n## Backup and restore\n\n\`node dist/src/cli/backup.js <size dir>/backup.tar.gz\` beside the running service (it reaches the store through\nits socket; the store copies one snapshot while it serves), then \`node dist/src/cli/restore.js <archive> --data-dir <new dir>\`\n(verify every file, unpack, recount every collection and index, re-apply the erasure log, rename), each the\nprocess's wall time. Meanwhile one client reads candidates by id, one request after another: for the run's\n--duration before the backup, then while it runs (requests in brackets); hot: the ids of the id pool in turn, which the read caches hold after their first pass.\nThrough both, ${REGISTRATIONS_PER_S} registrations a second are sent (one every ${1000 / REGISTRATIONS_PER_S} ms, not waiting for answers; unique e-mails).\n\n${backups}\n` : ''}
 ## Results
 
 Each scenario: one checked request (a failure there means the row is NOT RUN), a wait for an

@@ -6,6 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { DemoGenerator } from 'demo-data';
 import { BOOTSTRAP_SEED } from '../../src/app/demo-bootstrap';
 import { forkChild, killAllSync, leftovers, startReaper, stopChild, stopReaper } from './children';
+import { benchBackup } from './backup';
 import { benchImport } from './import';
 import { DEEP_QUERY_PAGE } from './graphql-operations';
 import { FOREIGN_CPU_NOTE, measure, stopLoad, type LoadSettings, type Measurement, type Target } from './load';
@@ -53,6 +54,9 @@ const USAGE = `Usage: npm run bench -- [options]
                          rest-search-100-1c-deepest-caches-off; baseline-http, baseline-express, baseline-http-search-100;
                          cli-start: the wall time of npm run keys -- list on the seeded data directory;
                          import: npm run import of every candidate paged out of REST, beside the service;
+                         backup: npm run backup to a .tar.gz beside the service (with one client's by-id
+                         latency before and during it, 50 registrations/s throughout), then npm run restore
+                         of it into a new directory;
                          store-engine: a part of its own, not in the default run: per size a fresh seed (timed),
                          the first start, npm run keys -- list beside the service, store CPU and memory over cold
                          pages of 100 after the start, after 10,000 registrations and after a restart)
@@ -148,6 +152,8 @@ function parseOptions(argv: string[]): Options | 'help' {
 const CLI_START = 'cli-start';
 /** The --scenarios key of the import row (not a load scenario: two timed runs of the import tool). */
 const IMPORT = 'import';
+/** The --scenarios key of the backup and restore rows (timed runs of the two CLIs). */
+const BACKUP = 'backup';
 
 const startedAt = Date.now();
 function log(line: string): void {
@@ -642,6 +648,19 @@ async function benchmarkSize(
       log(summary(m));
       result.measurements.push(m);
       assertRunning(service, `"${scenario.label}"`);
+    }
+    // Before the import, which doubles the candidates of the store.
+    if (!options.scenarios || options.scenarios.has(BACKUP)) {
+      result.backup = await benchBackup(
+        service.url,
+        apiKey,
+        candidateIds,
+        dataDir,
+        sizeDir,
+        options.load.durationS * 1000,
+        (line) => log(`size ${size}: ${line}`),
+      );
+      assertRunning(service, 'the backup');
     }
     // Last: it doubles the candidates of the store.
     if (!options.scenarios || options.scenarios.has(IMPORT)) {

@@ -35,6 +35,7 @@ import { CandidateChangeService } from '../changes/candidate-change-service';
 import { ChangeEventRepository } from '../changes/change-events';
 import { ErasureRepository } from '../changes/erasure-repository';
 import { ErasureService } from '../changes/erasure-service';
+import { erasureLogFor, type ErasureLog } from '../changes/erasure-log';
 import type { EndpointPolicy } from '../webhooks/address-guard';
 import { changeOutbox } from '../webhooks/outbox-source';
 import { createSecretBox } from '../webhooks/secret-box';
@@ -64,6 +65,8 @@ export interface ServiceOptions {
   webhookEndpoints?: EndpointPolicy;
   /** WEBHOOK_SECRET_KEY: seals the webhooks' signing secrets; absent: stored unsealed */
   webhookSecretKey?: Buffer;
+  /** ERASURE_LOG (erasureLogFor): where every erasure is written before it is carried out; absent: none */
+  erasureLog?: ErasureLog;
 }
 
 const DEFAULT_PERSISTED_QUERIES: PersistedQueryBounds = {
@@ -84,6 +87,7 @@ const DEFAULT_RATE_LIMITS: RateLimitBudgets = {
 
 /** The options of createServices that the configuration sets: the service's, and every command-line tool's. */
 export function serviceOptions(config: Config, clock: Clock = systemClock): ServiceOptions {
+  const erasureLog = erasureLogFor(config);
   return {
     rateLimits: { reads: config.rateLimitReads, writes: config.rateLimitWrites },
     readCacheEntries: config.readCacheEntries,
@@ -103,6 +107,8 @@ export function serviceOptions(config: Config, clock: Clock = systemClock): Serv
       allowPrivateAddresses: config.webhookAllowPrivateAddresses,
     },
     webhookSecretKey: config.webhookSecretKey,
+    // Every erasure, by the service or by a CLI, is logged before it is carried out.
+    ...(erasureLog === undefined ? {} : { erasureLog }),
   };
 }
 
@@ -151,7 +157,7 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
     ),
     reference: new ReferenceService(reference),
     candidateChanges: new CandidateChangeService(withAvailability(new ChangeEventRepository(db))),
-    erasure: new ErasureService(withAvailability(new ErasureRepository(db)), clock),
+    erasure: new ErasureService(withAvailability(new ErasureRepository(db)), clock, options.erasureLog),
     rateLimits: new RateLimiter(
       withAvailability(new RateLimitRepository(db)),
       options.rateLimits ?? DEFAULT_RATE_LIMITS,

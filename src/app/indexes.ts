@@ -4,6 +4,7 @@ import { AUDIT_COLLECTION, auditIndexes } from '../audit/audit-indexes';
 import {
   CANDIDATE_COLLECTIONS,
   candidateIndexes,
+  candidateSecureDeleteCollections,
   supersededCandidateIndexes,
   supersededIdentityIndexes,
 } from '../candidates/candidate-indexes';
@@ -17,6 +18,7 @@ import { PRIVACY_LEDGER_COLLECTIONS, privacyLedgerIndexes } from '../statistics/
 import { statisticsIndexes, supersededStatisticsIndexes } from '../statistics/statistics-indexes';
 import { WEBHOOK_COLLECTIONS, webhookIndexes } from '../webhooks/webhook-indexes';
 import * as store from '../store/indexes';
+import { ensureSecureDeleteCollections } from '../store/secure-delete';
 import type { IndexSpec, SupersededIndex } from '../store/indexes';
 
 /**
@@ -32,6 +34,7 @@ import type { IndexSpec, SupersededIndex } from '../store/indexes';
 export const COLLECTIONS = {
   candidates: CANDIDATE_COLLECTIONS.candidates,
   candidateIdentities: CANDIDATE_COLLECTIONS.candidateIdentities,
+  candidateIdentityKeys: CANDIDATE_COLLECTIONS.candidateIdentityKeys,
   countries: REFERENCE_DATA_COLLECTIONS.countries,
   languages: REFERENCE_DATA_COLLECTIONS.languages,
   languageLevels: REFERENCE_DATA_COLLECTIONS.languageLevels,
@@ -91,7 +94,14 @@ export function dropSupersededIndexes(
   return store.dropSupersededIndexes(db, superseded);
 }
 
-/** Creates every index of INDEXES (or of `indexes`); idempotent (src/store/indexes.ts). */
-export function ensureIndexes(db: Db, indexes: readonly IndexSpec[] = INDEXES): Promise<void> {
-  return store.ensureIndexes(db, indexes);
+/** Collections whose deleted documents must leave no bytes on the disk (src/store/secure-delete.ts). */
+export const SECURE_DELETE_COLLECTIONS: readonly string[] = [...candidateSecureDeleteCollections];
+
+/**
+ * Creates every index of INDEXES (or of `indexes`); idempotent (src/store/indexes.ts). The
+ * secure-delete collections are created first, as such, where the store can have them.
+ */
+export async function ensureIndexes(db: Db, indexes: readonly IndexSpec[] = INDEXES): Promise<void> {
+  await ensureSecureDeleteCollections(db, SECURE_DELETE_COLLECTIONS);
+  await store.ensureIndexes(db, indexes);
 }

@@ -12,13 +12,16 @@ import { isStoreReachable } from '../store/availability';
 import { watchConnection } from '../store/connection-watch';
 import { createHealth } from '../http/health';
 import { httpHygiene, httpServerOptions } from '../http/security';
-import { dropSupersededIndexes, ensureIndexes } from './indexes';
+import { COLLECTIONS, dropSupersededIndexes, ensureIndexes } from './indexes';
 import { CandidateRepository } from '../candidates/candidate-repository';
 import { STATISTICS_LISTS_INDEX } from '../statistics/statistics-indexes';
+import { sealEarlierIdentities } from '../candidates/identity-migration';
+import { erasureLogFor } from '../changes/erasure-log';
+import { reapplyLoggedErasures } from '../changes/erasure-replay';
+import { ErasureRepository } from '../changes/erasure-repository';
 import { SEARCH_FIELDS_INDEX } from '../candidates/candidate-indexes';
-import { backfillEmailKeys } from '../candidates/registration-repository';
 import { applyAuditRetention } from '../audit/audit-repository';
-import { emailIdentityKey } from '../candidates/text-input';
+import { compactOnEmbeddedStore } from '../store/secure-delete';
 import { openStore } from '../store/open-store';
 import { bootstrapDemo, type DemoBootstrap } from './demo-bootstrap';
 import { showStartBanner, startFailureMessage } from './start-banner';
@@ -108,9 +111,29 @@ export async function createApp(
   await applyAuditRetention(database.db, config.auditRetentionDays);
   // Data written before `listed` existed gets it before any search relies on it.
   await new CandidateRepository(database.db).backfillListed();
-  // Identities written before e-mails were compared by emailIdentityKey get that key.
-  const emailKeys = await backfillEmailKeys(database.db, emailIdentityKey);
-  if (emailKeys.keyed + emailKeys.unkeyed > 0) logger.info(emailKeys, 'gave earlier identities their e-mail key');
+  // Identities an earlier release stored in clear are sealed under keys of their own; their clear
+  // bytes then leave the data file (the embedded store's compaction) or stay with the operator's MongoDB.
+  const earlier = await sealEarlierIdentities(database.db);
+  if (earlier.sealed > 0) {
+    const bytesFreed = await compactOnEmbeddedStore(database.db, COLLECTIONS.candidateIdentities);
+    if (bytesFreed === undefined)
+      logger.warn(
+        earlier,
+        'sealed identities stored in clear by an earlier release; their clear bytes stay in MongoDB until it reuses the space (docs/operators.md, "What an erasure removes")',
+      );
+    else logger.info({ ...earlier, bytesFreed }, 'sealed identities stored in clear by an earlier release');
+  }
+  // Erasures the store does not reflect (a restored older backup, an erasure a crash cut short)
+  // are carried out again before anything is served.
+  const erasureLog = erasureLogFor(config);
+  if (erasureLog !== undefined) {
+    const replay = await reapplyLoggedErasures(erasureLog, new ErasureRepository(database.db));
+    if (replay.reapplied.length > 0)
+      logger.warn(
+        { erased: replay.reapplied.length, logged: replay.logged, erasureLog: erasureLog.file },
+        'erased again candidates of the erasure log that the store still held',
+      );
+  }
   // Reference data ships with the code: upserted at every start, so a new release's list lands.
   await loadReferenceData(database.db);
   const demo = embedded ? await bootstrapDemo(database.db, config, logger, clock) : undefined;

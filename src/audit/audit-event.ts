@@ -18,6 +18,8 @@ export interface AuditedStatisticsQueryDoc {
   groupBy: string[];
   /** the privacy budget (ε) the query spent: 0 for a repeat or a refusal; absent on events stored before budgets */
   epsilonCharged?: number;
+  /** true for a preview (candidateStatisticsPreview: nothing counted, nothing charged); absent otherwise */
+  preview?: true;
 }
 
 /** Which edge of the service a request came through. */

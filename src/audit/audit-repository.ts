@@ -133,7 +133,9 @@ function toEvent(doc: AuditEventDoc): AuditEventDoc {
       occupations: [...query.occupations],
       includeEmployed: query.includeEmployed,
       groupBy: [...query.groupBy],
+      ...(query.filter !== undefined ? { filter: structuredClone(query.filter) } : {}),
       ...(typeof query.epsilonCharged === 'number' ? { epsilonCharged: query.epsilonCharged } : {}),
+      ...(query.preview === true ? { preview: true as const } : {}),
     }));
   }
   return event;

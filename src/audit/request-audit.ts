@@ -48,7 +48,9 @@ export class RequestAudit {
       occupations: [...query.occupations],
       includeEmployed: query.includeEmployed,
       groupBy: [...query.groupBy],
+      ...(query.filter !== undefined ? { filter: structuredClone(query.filter) } : {}),
       ...(typeof query.epsilonCharged === 'number' ? { epsilonCharged: query.epsilonCharged } : {}),
+      ...(query.preview === true ? { preview: true as const } : {}),
     });
   }
 

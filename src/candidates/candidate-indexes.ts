@@ -8,6 +8,7 @@ import type { IndexSpec, SupersededIndex } from '../store/indexes';
 export const CANDIDATE_COLLECTIONS = {
   candidates: 'candidates',
   candidateIdentities: 'candidateIdentities',
+  candidateIdentityKeys: 'candidateIdentityKeys',
   jobOpportunities: 'jobOpportunities',
   savedLists: 'savedLists',
   offers: 'offers',
@@ -124,13 +125,13 @@ export const candidateIndexes: readonly IndexSpec[] = [
   },
   CANDIDATE_TEXT_INDEX,
 
-  // candidateIdentities: the unique e-mail key is what detects a duplicate registration. Partial:
+  // candidateIdentityKeys: the unique e-mail key is what detects a duplicate registration. Partial:
   // a record of an earlier release whose address folds to an older record's key keeps no key.
   {
-    collection: CANDIDATE_COLLECTIONS.candidateIdentities,
+    collection: CANDIDATE_COLLECTIONS.candidateIdentityKeys,
     key: { emailKey: 1 },
     options: {
-      name: 'candidateIdentities_emailKey_unique',
+      name: 'candidateIdentityKeys_emailKey_unique',
       unique: true,
       partialFilterExpression: { emailKey: { $type: 'string' } },
     },
@@ -175,7 +176,18 @@ export const supersededCandidateIndexes: readonly SupersededIndex[] = [
   'candidates_createdDate_publicId',
 ].map((name) => ({ collection: CANDIDATE_COLLECTIONS.candidates, name }));
 
-/** The unique index on the lower-cased e-mail, replaced by the one on `emailKey`. */
+/**
+ * The unique indexes on the lower-cased e-mail and on the folded one, on the identities
+ * themselves: duplicates are now detected on the keys (`candidateIdentityKeys`).
+ */
 export const supersededIdentityIndexes: readonly SupersededIndex[] = [
   { collection: CANDIDATE_COLLECTIONS.candidateIdentities, name: 'candidateIdentities_emailNormalised_unique' },
+  { collection: CANDIDATE_COLLECTIONS.candidateIdentities, name: 'candidateIdentities_emailKey_unique' },
 ];
+
+/**
+ * Collections whose deleted documents must leave no bytes on the disk: the identities' keys (an
+ * erasure deletes the key, which is what makes the sealed identity unreadable). The embedded
+ * store keeps them where its commits remove deleted bytes (docs/operators.md).
+ */
+export const candidateSecureDeleteCollections: readonly string[] = [CANDIDATE_COLLECTIONS.candidateIdentityKeys];

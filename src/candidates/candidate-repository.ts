@@ -100,6 +100,7 @@ export class CandidateRepository {
       { $or: [{ statisticsOccupations: { $exists: false } }, { statisticsLanguages: { $exists: false } }] },
       { _id: 1, candidateOccupations: 1, candidateLanguages: 1 },
       statisticsListsOf,
+      batchSize,
     );
   }
 
@@ -122,6 +123,7 @@ export class CandidateRepository {
     missing: Filter<StoredCandidateDoc>,
     projection: Record<string, 1>,
     fieldsOf: (candidate: StoredCandidateDoc) => object,
+    batchSize = BACKFILL_BATCH,
   ): Promise<number> {
     let changed = 0;
     // In `_id` order, each batch after the last: a batch does not scan again the candidates before

@@ -6,7 +6,7 @@ import type { RegisterCandidateInput, RegistrationDataInput } from '../graphql/g
 import type { ReferenceCache } from '../reference/reference-cache';
 import type { ReferenceCollection, ReferenceKey } from '../reference/reference-repository';
 import type { CandidateDoc } from 'candidate-documents';
-import type { CandidateIdentityDoc } from './identity-document';
+import type { CandidateIdentity } from './identity-document';
 import type { RegistrationRepository } from './registration-repository';
 import { throwIfAny } from './search-input';
 import { emailIdentityKey, hasRefusedCharacter, TEXT_RULES, type TextKind } from './text-input';
@@ -75,7 +75,7 @@ export class RegistrationService {
     const publicId = newPublicId();
     const createdDate = this.clock.now();
     const candidate = toCandidate(data, { publicId, createdDate, registrarId }, { issues, refs, text });
-    const identity: CandidateIdentityDoc = {
+    const identity: CandidateIdentity = {
       candidatePublicId: publicId,
       email,
       emailKey: emailIdentityKey(email),

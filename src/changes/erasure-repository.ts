@@ -20,9 +20,10 @@ export interface Recipient {
 }
 
 /**
- * The store side of an erasure. In one transaction (where the store has them): the identity,
- * the candidate document, its saved-list memberships, the answer kept for the Idempotency-Key
- * of its registration, and its ERASED change event. Statistics
+ * The store side of an erasure. In one transaction (where the store has them): the identity's
+ * key (which alone can open the sealed identity, see candidates/identity-vault.ts), the sealed
+ * identity, the candidate document, its saved-list memberships, the answer kept for the
+ * Idempotency-Key of its registration, and its ERASED change event. Statistics
  * are computed from `candidates`, so they lose it with the document; search indexes are the
  * store's. Audit events, change events, job matches and offers name the candidate only by its
  * pseudonymous publicId and are kept (docs/graphql-clients.md, "Change feed and erasure").
@@ -47,6 +48,10 @@ export class ErasureRepository {
     let erased = false;
     try {
       await this.transactions.run(async (session) => {
+        // The key first: on a store without transactions, the identity is unreadable from here on.
+        const keys = await this.db
+          .collection<{ _id: string }>(CANDIDATE_COLLECTIONS.candidateIdentityKeys)
+          .deleteOne({ _id: publicId }, { session });
         const deleted = await this.db.collection(CANDIDATE_COLLECTIONS.candidates).deleteOne({ publicId }, { session });
         const identities = await this.db
           .collection(CANDIDATE_COLLECTIONS.candidateIdentities)
@@ -54,7 +59,7 @@ export class ErasureRepository {
         await this.db
           .collection<SavedListDoc>(CANDIDATE_COLLECTIONS.savedLists)
           .updateMany({ candidatePublicIds: publicId }, { $pull: { candidatePublicIds: publicId } }, { session });
-        erased = deleted.deletedCount > 0 || identities.deletedCount > 0;
+        erased = deleted.deletedCount > 0 || identities.deletedCount > 0 || keys.deletedCount > 0;
         // The answer kept for the Idempotency-Key of its registration named it: a replay now says it was erased.
         await this.idempotency.forgetCandidate(publicId, session);
         // Last: the outbox's counter is what concurrent change-writing transactions conflict on.
@@ -66,6 +71,33 @@ export class ErasureRepository {
       await this.epoch.advance();
     }
     return erased;
+  }
+
+  /**
+   * Which of `publicIds` the store still holds anything of (a candidate, an identity or its key,
+   * the answer kept for the Idempotency-Key of its registration): what an erasure must be carried
+   * out (again) for.
+   */
+  async stillStored(publicIds: readonly string[]): Promise<Set<string>> {
+    const ids = [...publicIds];
+    const found = new Set<string>();
+    const candidates = await this.db
+      .collection<{ publicId: string }>(CANDIDATE_COLLECTIONS.candidates)
+      .find({ publicId: { $in: ids } }, { projection: { _id: 0, publicId: 1 } })
+      .toArray();
+    for (const { publicId } of candidates) found.add(publicId);
+    const identities = await this.db
+      .collection<{ candidatePublicId: string }>(CANDIDATE_COLLECTIONS.candidateIdentities)
+      .find({ candidatePublicId: { $in: ids } }, { projection: { _id: 0, candidatePublicId: 1 } })
+      .toArray();
+    for (const { candidatePublicId } of identities) found.add(candidatePublicId);
+    const keys = await this.db
+      .collection<{ _id: string }>(CANDIDATE_COLLECTIONS.candidateIdentityKeys)
+      .find({ _id: { $in: ids } }, { projection: { _id: 1 } })
+      .toArray();
+    for (const { _id } of keys) found.add(_id);
+    for (const publicId of await this.idempotency.linkedCandidates(ids)) found.add(publicId);
+    return found;
   }
 
   /** When the candidate was first erased (its ERASED change event); null when it never was. */

@@ -3,6 +3,7 @@ import { authorize } from '../auth/authorize';
 import { systemClock, type Clock } from '../common/clock';
 import { isPublicId } from 'candidate-documents';
 import { BadUserInputError, NotFoundError } from '../errors';
+import type { ErasureLog } from './erasure-log';
 import type { ErasureRepository, Recipient } from './erasure-repository';
 
 export interface ErasureResult {
@@ -21,6 +22,11 @@ export class ErasureService {
   constructor(
     private readonly erasures: ErasureRepository,
     private readonly clock: Clock = systemClock,
+    /**
+     * Where every erasure is written before it is carried out (ERASURE_LOG): a restore of an
+     * older backup, and every start, erase again what it names. Absent: none is kept.
+     */
+    private readonly log?: ErasureLog,
   ) {}
 
   /** `caller`: an ADMIN key; absent for the operator's CLI, which holds the store itself. */
@@ -32,7 +38,9 @@ export class ErasureService {
         rule: 'a public id (22 characters of A-Z, a-z, 0-9, _ and -)',
       });
     }
-    await this.erasures.erase(publicId, this.clock.now(), caller?.id);
+    const now = this.clock.now();
+    await this.log?.append(publicId, now);
+    await this.erasures.erase(publicId, now, caller?.id);
     const erasedAt = await this.erasures.erasedAt(publicId);
     if (erasedAt === null) throw new NotFoundError('No candidate has this publicId.');
     return { publicId, erasedAt, recipients: await this.erasures.recipients(publicId) };

@@ -10,8 +10,10 @@ import { runAsCommand, type CliOutput } from './cli-support';
 
 export const USAGE = `Usage: npm run erase -- <publicId>
 
-Erases the candidate with this public id: identity data, candidate document and saved-list
-memberships, in one transaction, with an ERASED change in the change feed. Prints the time of
+Erases the candidate with this public id: the key of its sealed identity, the identity,
+candidate document and saved-list memberships, in one transaction, with an ERASED change in the
+change feed. The erasure is written to the erasure log (ERASURE_LOG) first, so that a restored
+backup or a crash never brings the candidate back. Prints the time of
 the (first) erasure and the API keys that received the candidate, per the audit trail, to tell
 each of them. Repeating it is harmless.
 

@@ -41,6 +41,7 @@ service when it runs there).
 export const DROPPED_BY_RESEED = [
   COLLECTIONS.candidates,
   COLLECTIONS.candidateIdentities,
+  COLLECTIONS.candidateIdentityKeys,
   COLLECTIONS.jobOpportunities,
   COLLECTIONS.savedLists,
   COLLECTIONS.offers,

@@ -1,19 +1,19 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlibConstants, gzip } from 'node:zlib';
 import * as graphiql from '@graphql-yoga/render-graphiql/graphiql';
 import type { Request, RequestHandler } from 'express';
 import type { GraphiQLOptions } from 'graphql-yoga';
-
-/** What the headers editor shows until the analyst puts their own key in. */
-export const HEADERS_PLACEHOLDER = JSON.stringify({ 'X-API-Key': '<your key>' }, null, 2);
+import { DIMENSIONS } from '../statistics/dimensions';
 
 /**
  * The first query an analyst sees: an employer's question answered in one request (the one the
  * docs work through), as a nested selection that shows how the graph hangs together, with the
  * global `id` (Node) that `node(id:)` takes and client caches key objects by.
  */
-export const DEFAULT_QUERY = `# Put your API key into the Headers tab below, then run this query (Ctrl-Enter).
+export const DEFAULT_QUERY = `# Enter your API key at the top of the page, then run this query (Ctrl-Enter).
 query Candidates {
   # Nurses in Jordan or Lebanon who speak English at B2 or better, with at least three years as
   # a nurse, under 45 this year, with IELTS General Training 6.5 or more.
@@ -66,19 +66,30 @@ query Candidates {
  * (needs READ_STATISTICS). The question of the analysts: where do Syrian candidates live, by
  * occupation.
  */
-export const STATISTICS_QUERY = `# Counts under differential privacy (needs an API key with READ_STATISTICS).
-# Every count carries noise; each new query spends epsilon from the key's budget, which renews
-# at budgetRenewsAt. Asking the same query again in the period returns the same answer, free.
+export const STATISTICS_QUERY = `# Counts under differential privacy (needs an API key with READ_STATISTICS); the Statistics
+# view at the top of the page asks them with a form and draws the answer.
+# Every count carries noise and its 95 % interval; each new query spends epsilon from the key's
+# budget, which renews at budgetRenewsAt (candidateStatisticsPreview says what a query would
+# cost, for free). Asking the same query again in the period returns the same answer, free.
 query Statistics {
   candidateStatistics(filter: { nationality: ["SY"] }, groupBy: [LOCATION]) {
     total
+    totalInterval {
+      low
+      high
+    }
     epsilon
+    sensitivity
     epsilonCharged
     budgetRemaining
     budgetRenewsAt
     minimumCellSize
     cells {
       count
+      interval {
+        low
+        high
+      }
       values {
         dimension
         code
@@ -91,10 +102,11 @@ query Statistics {
 
 /**
  * The page is a small HTML shell and static assets of this service (the GraphiQL bundle, its
- * stylesheet with fonts and icons as data: URLs, its icon, and the script that starts it with
- * this service's options), so the policy lets the browser load nothing from any other origin,
- * run no inline script, and talk to nothing but this service. 'unsafe-inline' styles are the
- * price of the editor's inline style attributes; 'unsafe-eval' is not needed and not granted.
+ * stylesheet with fonts and icons as data: URLs, its icon, and the playground's own script and
+ * stylesheet: the API key field, the views, the statistics view), so the policy lets the browser
+ * load nothing from any other origin, run no inline script, and talk to nothing but this
+ * service. 'unsafe-inline' styles are the price of the editor's inline style attributes;
+ * 'unsafe-eval' is not needed and not granted. The CSV download is a blob: URL the page makes.
  */
 export const PLAYGROUND_CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
@@ -119,28 +131,36 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 const EXTERNAL_RESOURCE =
   /<(?:script\b[^>]*\bsrc|link\b[^>]*\bhref)\s*=\s*["']?(?:https?:)?\/\/|url\(\s*["']?(?:https?:)?\/\//i;
 
-/** The options GraphiQL starts with (what the analyst sees first). */
-export function playgroundOptions(endpoint: string): GraphiQLOptions {
+/** What the page's scripts start with (the JSON block of the shell, read by playground.js). */
+export interface PlaygroundOptions {
+  /** where GraphQL requests go */
+  endpoint: string;
+  /** the statistics dimensions, in the schema's order (CandidateDimension) */
+  dimensions: readonly string[];
+  /** the options GraphiQL starts with (what the analyst sees first); its fetcher is the page's */
+  graphiql: GraphiQLOptions;
+}
+
+/**
+ * The options of the page. The API key is not a header of GraphiQL's tabs: the page asks for it
+ * once (its key field) and sends it with every request of every tab and view, so the headers
+ * editor is off, and no tab sends anything before the key is there.
+ */
+export function playgroundOptions(endpoint: string): PlaygroundOptions {
   return {
     endpoint,
-    title: 'Candidate Directory GraphQL',
-    defaultQuery: DEFAULT_QUERY,
-    // The tabs the page opens with (until the browser has tabs of its own stored).
-    defaultTabs: [
-      { query: DEFAULT_QUERY, headers: HEADERS_PLACEHOLDER },
-      { query: STATISTICS_QUERY, headers: HEADERS_PLACEHOLDER },
-    ],
-    headers: HEADERS_PLACEHOLDER,
-    defaultHeaders: HEADERS_PLACEHOLDER,
-    isHeadersEditorEnabled: true,
-    defaultEditorToolsVisibility: 'headers',
-    // The headers hold an API key: it is not written to the browser's local storage.
-    shouldPersistHeaders: false,
-    // POST with a JSON body passes Apollo's CSRF prevention whatever headers the analyst sets.
-    method: 'POST',
-    useGETForQueries: false,
-    credentials: 'omit',
-    schemaDescription: true,
+    dimensions: DIMENSIONS,
+    graphiql: {
+      title: 'Candidate Directory GraphQL',
+      defaultQuery: DEFAULT_QUERY,
+      // The tabs the page opens with (until the browser has tabs of its own stored).
+      defaultTabs: [{ query: DEFAULT_QUERY }, { query: STATISTICS_QUERY }],
+      isHeadersEditorEnabled: false,
+      defaultEditorToolsVisibility: false,
+      // Nothing of a key is ever written to the browser's storage.
+      shouldPersistHeaders: false,
+      schemaDescription: true,
+    },
   };
 }
 
@@ -183,11 +203,19 @@ function dataUrlBytes(url: string): Buffer {
     : Buffer.from(decodeURIComponent(url.slice(comma + 1)));
 }
 
+/** The playground's own script and stylesheets, beside this file (copied beside its build by `npm run build`). */
+const OWN_ASSETS_DIRECTORY = path.join(__dirname, 'playground');
+const OWN_ASSETS = [
+  ['playground.css', 'text/css; charset=utf-8'],
+  ['playground.js', 'text/javascript; charset=utf-8'],
+  ['statistics-view.js', 'text/javascript; charset=utf-8'],
+] as const;
+
 /**
  * The playground of `endpoint` as a shell and its assets, content-hashed. Made from the GraphiQL
- * build of @graphql-yoga/render-graphiql (one bundle, no CDN). Throws when the shell or the
- * stylesheet would load anything from another host, so a renderer upgrade that brings back a
- * CDN fails at start, not in an offline browser.
+ * build of @graphql-yoga/render-graphiql (one bundle, no CDN) and the playground's own files.
+ * Throws when the shell or a stylesheet would load anything from another host, so a renderer
+ * upgrade that brings back a CDN fails at start, not in an offline browser.
  */
 export function playgroundAssets(endpoint: string): PlaygroundAssets {
   const base = `${endpoint.replace(/\/+$/, '')}/${PLAYGROUND_ASSETS_DIRECTORY}`;
@@ -196,14 +224,11 @@ export function playgroundAssets(endpoint: string): PlaygroundAssets {
     ['graphiql.js', 'text/javascript; charset=utf-8', Buffer.from(graphiql.js, 'utf8')],
     ['graphiql.css', 'text/css; charset=utf-8', Buffer.from(graphiql.css, 'utf8')],
     ['favicon.ico', 'image/x-icon', dataUrlBytes(graphiql.favicon)],
-    [
-      'start.js',
-      'text/javascript; charset=utf-8',
-      Buffer.from(
-        `YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), ${JSON.stringify(options)});\n`,
-        'utf8',
-      ),
-    ],
+    ...OWN_ASSETS.map(([name, contentType]): [string, string, Buffer] => [
+      name,
+      contentType,
+      readFileSync(path.join(OWN_ASSETS_DIRECTORY, name)),
+    ]),
   ];
   const files = new Map<string, Asset>();
   const urls: Record<string, string> = {};
@@ -212,25 +237,50 @@ export function playgroundAssets(endpoint: string): PlaygroundAssets {
     files.set(hashed, asset(contentType, content));
     urls[name] = `${base}/${hashed}`;
   }
+  const title = escapeHtml(options.graphiql.title ?? '');
+  // A JSON data block: never run, so the policy's script-src does not apply; `<` escaped so that
+  // nothing in it can close the element.
+  const json = JSON.stringify(options).replace(/</g, '\\u003c');
   const html = `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8" />
-    <title>${escapeHtml(options.title ?? '')}</title>
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>${title}</title>
     <link rel="icon" href="${urls['favicon.ico']}" />
     <link rel="stylesheet" href="${urls['graphiql.css']}" />
+    <link rel="stylesheet" href="${urls['playground.css']}" />
   </head>
   <body id="body" class="no-focus-outline">
     <noscript>You need to enable JavaScript to run this app.</noscript>
-    <div id="root"></div>
+    <header class="cd-bar">
+      <span class="cd-title">Candidate Directory</span>
+      <nav class="cd-views" aria-label="Views">
+        <a href="#graphql" data-view="graphql">GraphQL</a>
+        <a href="#statistics" data-view="statistics">Statistics</a>
+      </nav>
+      <form class="cd-key" id="cd-key-form" autocomplete="off">
+        <label for="cd-key">API key</label>
+        <input id="cd-key" name="key" type="password" spellcheck="false" autocomplete="off" />
+        <button type="submit">Use key</button>
+        <output id="cd-key-status" for="cd-key" aria-live="polite">Nothing is sent before you enter a key.</output>
+      </form>
+    </header>
+    <main class="cd-main">
+      <div id="root" class="cd-view" data-view="graphql"></div>
+      <section id="cd-statistics" class="cd-view" data-view="statistics" aria-label="Statistics" hidden></section>
+    </main>
+    <script type="application/json" id="cd-options">${json}</script>
     <script src="${urls['graphiql.js']}"></script>
-    <script src="${urls['start.js']}"></script>
+    <script src="${urls['playground.js']}"></script>
+    <script src="${urls['statistics-view.js']}"></script>
   </body>
 </html>
 `;
   for (const [name, text] of [
     ['the page', html],
-    ['the stylesheet', graphiql.css],
+    ['the GraphiQL stylesheet', graphiql.css],
+    ['the playground stylesheet', files.get(urls['playground.css'].slice(base.length + 1))!.identity.toString('utf8')],
   ]) {
     const external = EXTERNAL_RESOURCE.exec(text);
     if (external) throw new Error(`the GraphQL playground: ${name} would load an external resource: ${external[0]}`);

@@ -53,6 +53,8 @@ export const PROBLEM_TYPES = {
   idempotencyKeyReused: problemType('idempotency-key-reused', 'Idempotency key reused with another request', 422),
   /** The API key spent its read or write budget of the current minute; retry after the `Retry-After` seconds. */
   tooManyRequests: problemType('too-many-requests', 'Rate limit exceeded', 429),
+  /** A statistics query would spend more privacy budget (ε) than the key has left in its period; `Retry-After` says when the budget renews. */
+  privacyBudgetExhausted: problemType('privacy-budget-exhausted', 'Privacy budget exhausted', 429),
   /** Anything unexpected: logged with the request id; the body reveals nothing internal. */
   internal: problemType('internal-error', 'Internal server error', 500),
   /** The request line or headers could not be parsed (answered by the HTTP server itself). */

@@ -46,7 +46,7 @@ const BY_CODE: Record<Exclude<ErrorCode, 'BAD_USER_INPUT'>, ProblemType> = {
   NOT_FOUND: PROBLEM_TYPES.notFound,
   CONFLICT: PROBLEM_TYPES.conflict,
   TOO_MANY_REQUESTS: PROBLEM_TYPES.tooManyRequests,
-  PRIVACY_BUDGET_EXHAUSTED: PROBLEM_TYPES.tooManyRequests,
+  PRIVACY_BUDGET_EXHAUSTED: PROBLEM_TYPES.privacyBudgetExhausted,
   SERVICE_UNAVAILABLE: PROBLEM_TYPES.serviceUnavailable,
 };
 

@@ -114,6 +114,14 @@ export class IdempotencyRepository {
     );
   }
 
+  /** Which of `candidatePublicIds` a record still links (its erasure has not forgotten it yet). */
+  async linkedCandidates(candidatePublicIds: readonly string[]): Promise<string[]> {
+    const records = await this.collection
+      .find({ candidatePublicId: { $in: [...candidatePublicIds] } }, { projection: { _id: 0, candidatePublicId: 1 } })
+      .toArray();
+    return records.flatMap((record) => (record.candidatePublicId === undefined ? [] : [record.candidatePublicId]));
+  }
+
   /** Removes the record held by `attempt` (an expired record). */
   async release(apiKeyId: string, keyHash: string, attempt: string): Promise<void> {
     await this.collection.deleteOne({ apiKeyId, keyHash, attempt });

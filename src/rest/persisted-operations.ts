@@ -17,6 +17,8 @@ import { withoutValues } from '../graphql/format-error';
 import { fragmentsOf, spreadFragmentNames } from '../graphql/selections';
 import { schemaDirectory } from '../graphql/schema';
 import type {
+  CandidateStatisticsQuery,
+  CandidateStatisticsQueryVariables,
   FindCandidatesQuery,
   FindCandidatesQueryVariables,
   GetCandidateQuery,
@@ -41,6 +43,7 @@ export const OPERATION_FILES = {
   JobMatch: 'job-match.graphql',
   OfferToAssist: 'offer-to-assist.graphql',
   RegisterCandidate: 'register-candidate.graphql',
+  CandidateStatistics: 'candidate-statistics.graphql',
 } as const;
 
 export type OperationName = keyof typeof OPERATION_FILES;
@@ -53,6 +56,7 @@ export interface OperationTypes {
   JobMatch: { variables: JobMatchMutationVariables; data: JobMatchMutation };
   OfferToAssist: { variables: OfferToAssistMutationVariables; data: OfferToAssistMutation };
   RegisterCandidate: { variables: RegisterCandidateMutationVariables; data: RegisterCandidateMutation };
+  CandidateStatistics: { variables: CandidateStatisticsQueryVariables; data: CandidateStatisticsQuery };
 }
 
 export type VariablesOf<N extends OperationName> = OperationTypes[N]['variables'];

@@ -17,9 +17,13 @@ const INT32_MAX = 2 ** 31 - 1;
 
 type Parameter =
   | { kind: 'integer'; rule: string }
+  /** a decimal number (digits, an optional fraction); its bounds are the service's */
+  | { kind: 'number'; rule: string }
   | { kind: 'boolean' }
   /** comma-separated codes: split here, trimmed, normalised and checked by the service */
   | { kind: 'codes' }
+  /** comma-separated names out of a fixed list (an enum of the schema): a name outside it is refused here, a repeat by the service */
+  | { kind: 'names'; names: readonly string[]; rule: string }
   /** comma-separated `language:spoken:written` (levels A1 to C2, either empty or left off) */
   | { kind: 'languages' }
   /** comma-separated `EXAM:minimumScore` (the score may be left off) */
@@ -32,19 +36,21 @@ type Parameter =
 export type ParameterSpec = Readonly<Record<string, Parameter>>;
 
 /** The value a parameter of this kind is handed over as. */
-type ValueOf<P extends Parameter> = P extends { kind: 'integer' }
+type ValueOf<P extends Parameter> = P extends { kind: 'integer' | 'number' }
   ? number
   : P extends { kind: 'boolean' }
     ? boolean
-    : P extends { kind: 'languages' }
-      ? LanguageRequirementValue[]
-      : P extends { kind: 'exams' }
-        ? ExamRequirementValue[]
-        : P extends { kind: 'text' }
-          ? string
-          : P extends { kind: 'order' }
-            ? CandidateOrder
-            : string[];
+    : P extends { kind: 'names'; names: readonly (infer N)[] }
+      ? N[]
+      : P extends { kind: 'languages' }
+        ? LanguageRequirementValue[]
+        : P extends { kind: 'exams' }
+          ? ExamRequirementValue[]
+          : P extends { kind: 'text' }
+            ? string
+            : P extends { kind: 'order' }
+              ? CandidateOrder
+              : string[];
 
 /** A language requirement as the `languages` parameter gives it (GraphQL `LanguageRequirement`). */
 export interface LanguageRequirementValue {
@@ -106,6 +112,18 @@ const CEFR_RULE = `A1, A2, B1, B2, C1 or C2`;
 const LANGUAGES_RULE = `comma-separated language:minimum spoken level:minimum written level, each level ${CEFR_RULE} or empty (en:B2:B1, fr:A2, ar::B1)`;
 const EXAMS_RULE = `comma-separated exam:minimum score, the exam one of ${EXAMS.join(', ')} and the score a decimal number or left off (IELTS_GEN:6.5, TOEFL)`;
 
+/** Comma-separated names out of `names` (none: an empty list). */
+export function namesParameter<N extends string>(
+  names: readonly N[],
+): { kind: 'names'; names: readonly N[]; rule: string } {
+  return { kind: 'names', names, rule: `comma-separated names out of ${names.join(', ')}` };
+}
+
+/** A decimal number. */
+export function numberParameter(rule: string): { kind: 'number'; rule: string } {
+  return { kind: 'number', rule };
+}
+
 /**
  * The query parameters of `url` (path and query, as received) by `spec`. An unknown parameter
  * is an error, not ignored, so that a typo (`limt=5`) does not silently give another result;
@@ -142,6 +160,10 @@ export function parseQuery<S extends ParameterSpec>(url: string, spec: S): Param
         else values[name] = Number(raw);
         break;
       }
+      case 'number':
+        if (/^\d{1,9}(?:\.\d{1,9})?$/.test(raw)) values[name] = Number(raw);
+        else issues.push({ parameter: name, rule: parameter.rule });
+        break;
       case 'boolean':
         if (raw === 'true' || raw === 'false') values[name] = raw === 'true';
         else issues.push({ parameter: name, rule: '`true` or `false`' });
@@ -149,6 +171,12 @@ export function parseQuery<S extends ParameterSpec>(url: string, spec: S): Param
       case 'codes':
         values[name] = raw.split(',');
         break;
+      case 'names': {
+        const names = raw === '' ? [] : raw.split(',').map((entry) => entry.trim());
+        if (names.every((entry) => parameter.names.includes(entry))) values[name] = names;
+        else issues.push({ parameter: name, rule: parameter.rule });
+        break;
+      }
       case 'languages': {
         const requirements = languageRequirements(raw);
         if (requirements === undefined) issues.push({ parameter: name, rule: LANGUAGES_RULE });

@@ -24,17 +24,21 @@ import {
 } from '../http/problem';
 import { PROBLEM_TYPES } from '../http/problem-types';
 import { pageReads } from '../rate-limit/read-pricing';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import { DIMENSIONS } from '../statistics/dimensions';
+import { parseFilteredQuery } from './filter-parameters';
 import {
-  candidateFilterOf,
-  FILTER_PARAMETERS,
-  FLAG,
   LIMIT,
   ORDER,
   PAGE,
+  namesParameter,
+  numberParameter,
   pageSizeGiven,
   parsePublicIdParameter,
   parseQuery,
 } from './query-parameters';
+import { CSV_CONTENT_TYPE, statisticsCsv } from './statistics-csv';
 import { createRequestBodies, parseBody, type MutationName } from './request-bodies';
 import { REST_ROUTES } from './rest-routes';
 import { gzipEtag, gzippedBody, MIN_COMPRESSED_BYTES, ResponseCache, serialisedAnswer } from './response-cache';
@@ -66,14 +70,16 @@ export interface RestApiOptions {
   responseCacheBytes?: number;
 }
 
-const SEARCH_PARAMETERS = {
-  page: PAGE,
-  limit: LIMIT,
-  ...FILTER_PARAMETERS,
-  includeEmployed: FLAG,
-  sort: ORDER,
-};
+/** GET /v1/candidates: the filter's parameters (filter-parameters.ts) and these. */
+const SEARCH_PARAMETERS = { page: PAGE, limit: LIMIT, sort: ORDER };
 const PAGE_PARAMETERS = { page: PAGE, limit: LIMIT };
+/** GET /v1/statistics: the filter's parameters and these. */
+const STATISTICS_PARAMETERS = {
+  groupBy: namesParameter(DIMENSIONS),
+  epsilon: numberParameter('a decimal number such as 0.5'),
+};
+
+const gzipAsync = promisify(gzip);
 
 /** A POST of the contract: where it is, its OpenAPI operationId, the permission it needs, and the part of its mutation's data it answers. */
 interface WriteRoute<N extends MutationName> {
@@ -138,6 +144,7 @@ export async function createRestRouter({
   const pageJson = operations.jsonWriter('FindCandidates', ['candidates']);
   const listPageJson = operations.jsonWriter('GetCandidatesByList', ['savedList', 'candidates']);
   const candidateJson = operations.jsonWriter('GetCandidate', ['candidate']);
+  const statisticsJson = operations.jsonWriter('CandidateStatistics', ['candidateStatistics']);
   // The same bodies written from the stored bytes where the operation compiles; the executor
   // answers when it did not, or when a stored value is one the transcoder leaves to it.
   const raw = createRawReads(operations, services);
@@ -148,8 +155,9 @@ export async function createRestRouter({
       operationId: 'findCandidates',
       pageOfCandidates: true,
       answer: async (req, context) => {
-        const { page, limit, includeEmployed, sort, ...filter } = parseQuery(req.originalUrl, SEARCH_PARAMETERS);
-        const variables = defined({ page, limit, includeEmployed, sort, filter: candidateFilterOf(filter) });
+        const { filter, includeEmployed, values } = parseFilteredQuery(req.originalUrl, SEARCH_PARAMETERS);
+        const { page, limit, sort } = values;
+        const variables = defined({ page, limit, includeEmployed, sort, filter });
         const written = await raw.findCandidates(variables, context);
         if (written !== undefined) return written;
         const data = await operations.run('FindCandidates', variables, context);
@@ -287,6 +295,39 @@ export async function createRestRouter({
       send(res, response, replayed ? { 'Idempotent-Replayed': 'true' } : {});
     };
 
+  /**
+   * GET /v1/statistics: candidateStatistics under READ_STATISTICS, one read of the rate limit,
+   * answered as JSON or, when the client prefers it (Accept), as CSV. Never kept in the answer
+   * cache: an answer belongs to its key (its budget, its stored answers), and a new question
+   * spends budget each time it is asked.
+   */
+  const statistics = async (req: Request, res: Response) => {
+    const context = contextOf(res);
+    context.audit.describeOperation('getCandidateStatistics');
+    services.apiKeys.requirePermission(context.apiKey, 'READ_STATISTICS');
+    services.audit.admitRead();
+    await limit(res, 'reads');
+    const { filter, includeEmployed, values } = parseFilteredQuery(req.originalUrl, STATISTICS_PARAMETERS);
+    const variables = defined({ filter, includeEmployed, groupBy: values.groupBy ?? [], epsilon: values.epsilon });
+    const data = await operations.run('CandidateStatistics', variables, context);
+    const csv = req.accepts(['application/json', 'text/csv']) === 'text/csv';
+    const body = Buffer.from(
+      csv ? statisticsCsv(data.candidateStatistics) : statisticsJson(data.candidateStatistics),
+      'utf8',
+    );
+    res.vary('Accept');
+    res.vary('Accept-Encoding');
+    res.set('Cache-Control', 'no-store');
+    if (csv) res.type(CSV_CONTENT_TYPE);
+    else res.type('application/json');
+    if (body.length >= MIN_COMPRESSED_BYTES && req.acceptsEncodings('gzip', 'identity') === 'gzip') {
+      res.set('Content-Encoding', 'gzip');
+      res.status(200).send(await gzipAsync(body));
+    } else {
+      res.status(200).send(body);
+    }
+  };
+
   const router = express.Router();
   router.use(async (req, res, next) => {
     const requestId = requestIdOf(req, res);
@@ -304,6 +345,7 @@ export async function createRestRouter({
   // The literal paths of the POSTs before `/candidates/:publicId`, which would otherwise take them.
   for (const name of WRITE_NAMES) router.route(WRITES[name].path).post(post(name)).all(methodNotAllowed('POST'));
   for (const read of reads) router.route(read.path).get(get(read)).all(methodNotAllowed('GET, HEAD'));
+  router.route(REST_ROUTES.statistics).get(statistics).all(methodNotAllowed('GET, HEAD'));
   router.use(() => {
     throw new RestProblem(PROBLEM_TYPES.notFound, 'No resource of this API has this path.');
   });

@@ -6,6 +6,7 @@ export const REST_ROUTES = {
   jobMatch: '/candidates/job-match',
   offerToAssist: '/candidates/offer-to-assist',
   register: '/candidates/register',
+  statistics: '/statistics',
 } as const;
 
 /** Where the REST router is mounted. */

@@ -26,6 +26,50 @@ export const privacyLedgerIndexes: readonly IndexSpec[] = [
   },
 ];
 
+/**
+ * The fields of a statistics question's filter besides its codes, as the analyst gave them
+ * (trimmed, cased, requirements and ids deduplicated and sorted); each absent when not given.
+ */
+export interface StatisticsQuestionFilterDoc {
+  languages?: { language: string; minSpokenLevel?: string; minWrittenLevel?: string }[];
+  minYearsExperience?: number;
+  maxYearsExperience?: number;
+  minEducationLevel?: number;
+  maxEducationLevel?: number;
+  minAge?: number;
+  maxAge?: number;
+  exams?: { exam: string; minScore?: number }[];
+  keyword?: string;
+  inSavedLists?: string[];
+  notInSavedLists?: string[];
+}
+
+/**
+ * A statistics question as the service understood it: the filter (codes normalised and sorted,
+ * the other fields as StatisticsQuestionFilterDoc), includeEmployed, the dimensions in the order
+ * asked, and ε. Never an answer.
+ */
+export interface StatisticsQuestionDoc extends StatisticsQuestionFilterDoc {
+  locations: string[];
+  nationalities: string[];
+  occupations: string[];
+  includeEmployed: boolean;
+  groupBy: string[];
+  epsilon: number;
+}
+
+/** A query that was charged: what it asked and when. */
+export interface ChargedQueryDoc {
+  question: StatisticsQuestionDoc;
+  time: Date;
+}
+
+/**
+ * How many charged queries a budget keeps (the latest): the default budget of 5 at ε = 1 is 5 a
+ * period; the bound keeps the document small for keys given budgets for thousands.
+ */
+export const MAX_LISTED_QUERIES = 100;
+
 /** What one key has spent in one budget period, in thousandths of ε (integers: no rounding drift). */
 interface BudgetDoc {
   /** `<keyId>/<period number>` */
@@ -33,6 +77,8 @@ interface BudgetDoc {
   keyId: string;
   period: number;
   spentMilli: number;
+  /** the queries charged, oldest first (the latest MAX_LISTED_QUERIES); absent until the first */
+  queries?: ChargedQueryDoc[];
   /** the end of the period */
   expiresAt: Date;
 }
@@ -64,13 +110,20 @@ export class PrivacyLedgerRepository {
 
   /** Thousandths of ε the key has spent in the period. */
   async spent(keyId: string, period: number): Promise<number> {
-    const doc = await this.budgets.findOne({ _id: `${keyId}/${period}` });
+    const doc = await this.budgets.findOne({ _id: `${keyId}/${period}` }, { projection: { spentMilli: 1 } });
     return doc?.spentMilli ?? 0;
   }
 
+  /** What the key spent in the period and the queries it was spent on, oldest first. */
+  async budgetOf(keyId: string, period: number): Promise<{ spentMilli: number; queries: ChargedQueryDoc[] }> {
+    const doc = await this.budgets.findOne({ _id: `${keyId}/${period}` });
+    return { spentMilli: doc?.spentMilli ?? 0, queries: doc?.queries ?? [] };
+  }
+
   /**
-   * Adds `costMilli` to what the key spent in the period if the sum stays at most `budgetMilli`:
-   * the new sum, or null (nothing charged) when it would exceed the budget.
+   * Adds `costMilli` to what the key spent in the period if the sum stays at most `budgetMilli`,
+   * and lists `query` among the period's charged queries in the same update: the new sum, or
+   * null (nothing charged, nothing listed) when it would exceed the budget.
    */
   async charge(
     keyId: string,
@@ -78,6 +131,7 @@ export class PrivacyLedgerRepository {
     costMilli: number,
     budgetMilli: number,
     expiresAt: Date,
+    query: ChargedQueryDoc,
   ): Promise<number | null> {
     const _id = `${keyId}/${period}`;
     try {
@@ -92,7 +146,7 @@ export class PrivacyLedgerRepository {
     }
     const after = await this.budgets.findOneAndUpdate(
       { _id, spentMilli: { $lte: budgetMilli - costMilli } },
-      { $inc: { spentMilli: costMilli } },
+      { $inc: { spentMilli: costMilli }, $push: { queries: { $each: [query], $slice: -MAX_LISTED_QUERIES } } },
       { returnDocument: 'after' },
     );
     return after === null ? null : after.spentMilli;
@@ -101,6 +155,11 @@ export class PrivacyLedgerRepository {
   async storedAnswer<T>(id: string): Promise<T | null> {
     const doc = await this.answers.findOne({ _id: id });
     return doc === null ? null : (doc.answer as T);
+  }
+
+  /** Whether an answer is stored under the id (without reading it). */
+  async hasAnswer(id: string): Promise<boolean> {
+    return (await this.answers.findOne({ _id: id }, { projection: { _id: 1 } })) !== null;
   }
 
   /** Stores the answer unless one is already stored under the id; returns the one stored (the first). */

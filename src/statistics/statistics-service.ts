@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AuditedStatisticsQueryDoc } from '../audit/audit-event';
 import type { ApiKeyRecord } from '../auth/api-key-repository';
 import { authorize } from '../auth/authorize';
-import type { ResolvedSearchFilter } from '../candidates/candidate-repository';
+import type { CandidateSearchFilter, ResolvedSearchFilter } from '../candidates/candidate-repository';
 import { withSavedListMembers } from '../candidates/saved-list-members';
 import type { SavedListRepository } from '../candidates/saved-list-repository';
 import { searchVocabulary, throwIfAny, toSearchFilter, type FilterInput } from '../candidates/search-input';
@@ -10,7 +10,13 @@ import { PrivacyBudgetExhaustedError, type InputIssue } from '../errors';
 import type { ReferenceCache } from '../reference/reference-cache';
 import { cellsPerCandidate, codeOf, domainOf, labelOf, storedKeyOf, UNKNOWN_CODE, type Dimension } from './dimensions';
 import { DiscreteLaplaceSampler } from './discrete-laplace';
-import type { PrivacyLedgerRepository } from './privacy-ledger-repository';
+import { CONFIDENCE, halfWidth, intervalAround, type CountInterval } from './noise-intervals';
+import type {
+  ChargedQueryDoc,
+  PrivacyLedgerRepository,
+  StatisticsQuestionDoc,
+  StatisticsQuestionFilterDoc,
+} from './privacy-ledger-repository';
 import type { StatisticsRepository } from './statistics-repository';
 import { systemClock, type Clock } from '../common/clock';
 
@@ -42,15 +48,30 @@ export interface DimensionValue {
   label: string;
 }
 
-export interface StatisticsCell {
+/** A listed cell as it is stored: its values and its noisy count. */
+interface StoredCell {
   values: DimensionValue[];
   count: number;
 }
 
+export interface StatisticsCell extends StoredCell {
+  /** the 95 % interval of the count */
+  interval: CountInterval;
+}
+
 /** What may be published of a statistics query (schema/statistics.graphql). */
 export interface CandidateStatistics {
+  /** the question answered, as understood (codes normalised and sorted) */
+  question: StatisticsQuestionDoc;
   total: number;
+  totalInterval: CountInterval;
   cells: StatisticsCell[];
+  /** the share of intervals that hold the true count (at least) */
+  confidence: number;
+  /** Δ: what one candidate can change in the whole answer */
+  sensitivity: number;
+  /** when the answer was computed (a repeat gets the time of the first) */
+  answeredAt: Date;
   /** deprecated: always 0 (no cell is withheld for its true count) */
   suppressedCells: number;
   /** the smallest noisy count a listed cell has */
@@ -64,8 +85,63 @@ export interface CandidateStatistics {
   budgetRenewsAt: Date;
 }
 
-/** The part of an answer that is stored and given again to a repeated query. */
-type StoredAnswer = Pick<CandidateStatistics, 'total' | 'cells' | 'minimumCellSize' | 'epsilon'>;
+/**
+ * The part of an answer that is stored and given again to a repeated query. Its intervals follow
+ * from the counts, ε and Δ, and are computed when it is given out.
+ */
+interface StoredAnswer {
+  total: number;
+  cells: StoredCell[];
+  minimumCellSize: number;
+  epsilon: number;
+  /** absent from answers stored before it was kept: those are given out with the time of the request */
+  answeredAt?: Date;
+}
+
+/** What a query would cost and how precise its answer would be (candidateStatisticsPreview). */
+export interface StatisticsPreview {
+  question: StatisticsQuestionDoc;
+  epsilon: number;
+  /** what running it would charge: 0 when the same question was answered this period */
+  epsilonCharged: number;
+  sensitivity: number;
+  confidence: number;
+  totalHalfWidth: number;
+  cellHalfWidth: number;
+  minimumCellSize: number;
+  /** the combinations of the dimensions' values the cells are released over */
+  combinations: number;
+  budget: number;
+  budgetRemaining: number;
+  budgetRenewsAt: Date;
+  /** whether running it would be refused (PRIVACY_BUDGET_EXHAUSTED) */
+  refused: boolean;
+}
+
+/** The calling key's privacy budget in the current period (statisticsBudget). */
+export interface StatisticsBudget {
+  budget: number;
+  spent: number;
+  remaining: number;
+  renewsAt: Date;
+  /** the period's charged queries, oldest first (the latest MAX_LISTED_QUERIES) */
+  queries: ChargedQueryDoc[];
+}
+
+/** A question checked and placed in its budget period: what both the answer and its preview start from. */
+interface PreparedQuestion {
+  filter: CandidateSearchFilter;
+  groupBy: Dimension[];
+  epsilonMilli: number;
+  asked: AuditedStatisticsQueryDoc;
+  question: StatisticsQuestionDoc;
+  now: Date;
+  period: number;
+  renewsAt: Date;
+  budgetMilli: number;
+  /** where the published answer is stored: SHA-256 of the key, the period and the question */
+  answerId: string;
+}
 
 /** How one question was answered: what is published, what it charged, and what the key has spent since. */
 interface Outcome {
@@ -108,30 +184,8 @@ export class StatisticsService {
     audit: StatisticsAudit,
   ): Promise<CandidateStatistics> {
     authorize(caller, 'READ_STATISTICS');
-    const now = this.clock.now();
-    const filter = toSearchFilter(args.filter, args.includeEmployed, searchVocabulary(this.reference, now));
-    const groupBy = checkedDimensions(args.groupBy);
-    const epsilonMilli = checkedEpsilon(args.epsilon ?? this.rules.defaultEpsilon);
-    const { locations, nationalities, occupations, includeEmployed, ...others } = filter;
-    const asked: AuditedStatisticsQueryDoc = {
-      locations: [...(locations ?? [])].sort(),
-      nationalities: [...(nationalities ?? [])].sort(),
-      occupations: [...(occupations ?? [])].sort(),
-      includeEmployed,
-      groupBy: [...groupBy],
-      // The other fields as normalised (ages as years of birth: the same ages are another query next year).
-      ...(Object.keys(others).length > 0
-        ? { filter: JSON.parse(JSON.stringify(others)) as Record<string, unknown> }
-        : {}),
-    };
-
-    const periodMs = this.rules.periodHours * 3_600_000;
-    const period = Math.floor(now.getTime() / periodMs);
-    const renewsAt = new Date((period + 1) * periodMs);
-    const budgetMilli = Math.round((caller.statisticsBudget ?? this.rules.defaultBudget) * MILLI);
-    const answerId = createHash('sha256')
-      .update(JSON.stringify([caller.id, period, asked, epsilonMilli]))
-      .digest('hex');
+    const { filter, groupBy, epsilonMilli, asked, question, now, period, renewsAt, budgetMilli, answerId } =
+      this.prepare(caller, args);
     const account = (spentMilli: number, chargedMilli: number) => ({
       suppressedCells: 0,
       rounding: 1,
@@ -148,20 +202,24 @@ export class StatisticsService {
       if (stored !== null)
         return { answer: stored, chargedMilli: 0, spentMilli: await this.ledger.spent(caller.id, period) };
 
-      const spent = await this.ledger.charge(caller.id, period, epsilonMilli, budgetMilli, renewsAt);
+      const spent = await this.ledger.charge(caller.id, period, epsilonMilli, budgetMilli, renewsAt, {
+        question,
+        time: now,
+      });
       if (spent === null) {
         const left = Math.max(0, budgetMilli - (await this.ledger.spent(caller.id, period))) / MILLI;
         throw new PrivacyBudgetExhaustedError(
           renewsAt,
           `Privacy budget exhausted: this query costs ε = ${epsilonMilli / MILLI} and this key has ε = ${left} left until the budget renews at ${renewsAt.toISOString()}.`,
+          Math.max(1, Math.ceil((renewsAt.getTime() - now.getTime()) / 1000)),
         );
       }
 
       const selected = await withSavedListMembers(filter, this.savedLists ?? { candidatesOf: async () => [] });
       const fresh = await this.noisyAnswer(selected, groupBy, epsilonMilli, now);
       // Two instances answering the same query at once: each charges once, the first answer stored is the answer.
-      const published = await this.ledger.storeAnswer(answerId, caller.id, period, fresh, renewsAt);
-      return { answer: published, chargedMilli: epsilonMilli, spentMilli: spent };
+      const first = await this.ledger.storeAnswer(answerId, caller.id, period, fresh, renewsAt);
+      return { answer: first, chargedMilli: epsilonMilli, spentMilli: spent };
     };
 
     // Single flight per (key, period, question) in this instance: identical questions asked while
@@ -182,14 +240,120 @@ export class StatisticsService {
     }
     const chargedMilli = joined === undefined ? outcome.chargedMilli : 0;
     audit.addStatisticsQuery({ ...asked, epsilonCharged: chargedMilli / MILLI });
-    return { ...outcome.answer, ...account(outcome.spentMilli, chargedMilli) };
+    return {
+      ...published(outcome.answer, question, groupBy, now),
+      ...account(outcome.spentMilli, chargedMilli),
+    };
   }
 
   /**
-   * One person changes the total by 1 and at most `perCandidate` cells by 1 each (each cell of a
-   * dimension is disjoint from the others; a multi-valued one counts a candidate in at most
-   * cellsPerCandidate of its values): the L1 sensitivity of the whole answer is their sum, and
-   * every number gets noise of scale sensitivity/ε, which makes the answer ε-DP.
+   * What `candidateStatistics` with these arguments would charge and how precise its answer would
+   * be, from ε, the dimensions, their domains and the ledger alone: no candidate is read and
+   * nothing is charged. Audited as a preview.
+   */
+  async candidateStatisticsPreview(
+    caller: ApiKeyRecord,
+    args: StatisticsArgs,
+    audit: StatisticsAudit,
+  ): Promise<StatisticsPreview> {
+    authorize(caller, 'READ_STATISTICS');
+    const { groupBy, epsilonMilli, asked, question, now, period, renewsAt, budgetMilli, answerId } = this.prepare(
+      caller,
+      args,
+    );
+    audit.addStatisticsQuery({ ...asked, epsilonCharged: 0, preview: true });
+    const [answered, spentMilli] = await Promise.all([
+      this.ledger.hasAnswer(answerId),
+      this.ledger.spent(caller.id, period),
+    ]);
+    const chargeMilli = answered ? 0 : epsilonMilli;
+    const epsilon = epsilonMilli / MILLI;
+    const sensitivity = sensitivityOf(groupBy);
+    const width = halfWidth(epsilon, sensitivity);
+    const combinations = groupBy.reduce(
+      (product, dimension) => product * domainOf(dimension, this.reference, now).length,
+      1,
+    );
+    return {
+      question,
+      epsilon,
+      epsilonCharged: chargeMilli / MILLI,
+      sensitivity,
+      confidence: CONFIDENCE,
+      totalHalfWidth: width,
+      cellHalfWidth: width,
+      minimumCellSize: groupBy.length === 0 ? 0 : minimumCellSizeOf(sensitivity, epsilon, combinations),
+      combinations,
+      budget: budgetMilli / MILLI,
+      budgetRemaining: Math.max(0, budgetMilli - spentMilli) / MILLI,
+      budgetRenewsAt: renewsAt,
+      // The charge's own condition (PrivacyLedgerRepository.charge).
+      refused: spentMilli + chargeMilli > budgetMilli,
+    };
+  }
+
+  /** The calling key's budget in the current period, and the queries it was spent on. */
+  async statisticsBudget(caller: ApiKeyRecord): Promise<StatisticsBudget> {
+    authorize(caller, 'READ_STATISTICS');
+    const { period, renewsAt, budgetMilli } = this.periodOf(caller, this.clock.now());
+    const { spentMilli, queries } = await this.ledger.budgetOf(caller.id, period);
+    return {
+      budget: budgetMilli / MILLI,
+      spent: spentMilli / MILLI,
+      remaining: Math.max(0, budgetMilli - spentMilli) / MILLI,
+      renewsAt,
+      queries,
+    };
+  }
+
+  /** The arguments checked (BAD_USER_INPUT), in canonical form, placed in the current budget period. */
+  private prepare(caller: ApiKeyRecord, args: StatisticsArgs): PreparedQuestion {
+    const now = this.clock.now();
+    const filter = toSearchFilter(args.filter, args.includeEmployed, searchVocabulary(this.reference, now));
+    const groupBy = checkedDimensions(args.groupBy);
+    const epsilonMilli = checkedEpsilon(args.epsilon ?? this.rules.defaultEpsilon);
+    const { locations, nationalities, occupations, includeEmployed, ...others } = filter;
+    // Every field of the filter is part of the question's audit and of its stored answer's id,
+    // as normalised (ages as years of birth: the same ages are another question next year), so
+    // that two questions that select differently never share a stored answer.
+    const asked: AuditedStatisticsQueryDoc = {
+      locations: [...(locations ?? [])].sort(),
+      nationalities: [...(nationalities ?? [])].sort(),
+      occupations: [...(occupations ?? [])].sort(),
+      includeEmployed,
+      groupBy: [...groupBy],
+      ...(Object.keys(others).length > 0
+        ? { filter: JSON.parse(JSON.stringify(others)) as Record<string, unknown> }
+        : {}),
+    };
+    const { period, renewsAt, budgetMilli } = this.periodOf(caller, now);
+    const answerId = createHash('sha256')
+      .update(JSON.stringify([caller.id, period, asked, epsilonMilli]))
+      .digest('hex');
+    const question: StatisticsQuestionDoc = {
+      locations: asked.locations,
+      nationalities: asked.nationalities,
+      occupations: asked.occupations,
+      includeEmployed,
+      groupBy: asked.groupBy,
+      epsilon: epsilonMilli / MILLI,
+      ...questionFilterOf(args.filter, filter),
+    };
+    return { filter, groupBy, epsilonMilli, asked, question, now, period, renewsAt, budgetMilli, answerId };
+  }
+
+  private periodOf(caller: ApiKeyRecord, now: Date): { period: number; renewsAt: Date; budgetMilli: number } {
+    const periodMs = this.rules.periodHours * 3_600_000;
+    const period = Math.floor(now.getTime() / periodMs);
+    return {
+      period,
+      renewsAt: new Date((period + 1) * periodMs),
+      budgetMilli: Math.round((caller.statisticsBudget ?? this.rules.defaultBudget) * MILLI),
+    };
+  }
+
+  /**
+   * Every number gets noise of scale Δ/ε (sensitivityOf), which makes the whole answer ε-DP.
    */
   private async noisyAnswer(
     filter: ResolvedSearchFilter,
@@ -198,12 +362,12 @@ export class StatisticsService {
     now: Date,
   ): Promise<StoredAnswer> {
     const epsilon = epsilonMilli / MILLI;
-    const perCandidate = groupBy.reduce((product, dimension) => product * cellsPerCandidate(dimension), 1);
-    const sensitivity = groupBy.length === 0 ? 1 : perCandidate + 1;
+    const sensitivity = sensitivityOf(groupBy);
     // exp(-|x|·ε/Δ) = exp(-|x|·s/t) with integers s = ε in thousandths, t = Δ·1000
     const noise = () => this.sampler.sample(epsilonMilli, sensitivity * MILLI);
     const total = Math.max(0, (await this.repository.count(filter)) + noise());
-    if (groupBy.length === 0) return { total, cells: [{ values: [], count: total }], minimumCellSize: 0, epsilon };
+    if (groupBy.length === 0)
+      return { total, cells: [{ values: [], count: total }], minimumCellSize: 0, epsilon, answeredAt: now };
 
     const domains = groupBy.map((dimension) => domainOf(dimension, this.reference, now));
     const inDomain = domains.map((codes) => new Set(codes));
@@ -218,13 +382,10 @@ export class StatisticsService {
       counts.set(key, (counts.get(key) ?? 0) + group.count);
     }
 
-    // Listing a cell by its noisy count is post-processing: it costs no privacy. The threshold
-    // depends only on ε, the dimensions and their domains: noise alone reaches it in an empty
-    // cell with probability below 1/(number of cells), so on average less than one empty
-    // combination is listed per answer.
+    // Listing a cell by its noisy count is post-processing: it costs no privacy.
     const combinations = crossProduct(domains);
-    const threshold = Math.max(1, Math.ceil((sensitivity / epsilon) * Math.log(combinations.length)));
-    const cells: StatisticsCell[] = [];
+    const threshold = minimumCellSizeOf(sensitivity, epsilon, combinations.length);
+    const cells: StoredCell[] = [];
     for (const codes of combinations) {
       const count = (counts.get(codes.join('\u0000')) ?? 0) + noise();
       if (count < threshold) continue;
@@ -236,8 +397,108 @@ export class StatisticsService {
       cells.push({ values, count });
     }
     cells.sort((a, b) => b.count - a.count || compareCodes(a.values, b.values));
-    return { total, cells, minimumCellSize: threshold, epsilon };
+    return { total, cells, minimumCellSize: threshold, epsilon, answeredAt: now };
   }
+}
+
+/**
+ * Δ, the L1 sensitivity of an answer by these dimensions: one person changes the total by 1 and
+ * each cell it counts in by 1, which is one cell per single-valued dimension and at most
+ * cellsPerCandidate for a multi-valued one (the cells of a dimension are disjoint otherwise), so
+ * at most the product of those. 1 for a total alone, else 2, 4 or 10.
+ */
+export function sensitivityOf(groupBy: readonly Dimension[]): number {
+  if (groupBy.length === 0) return 1;
+  return groupBy.reduce((product, dimension) => product * cellsPerCandidate(dimension), 1) + 1;
+}
+
+/**
+ * The smallest noisy count a listed cell has. It depends only on ε, Δ and the number of
+ * combinations, never on the data: noise alone reaches it in an empty cell with probability
+ * below 1/combinations, so on average less than one empty combination is listed per answer.
+ */
+function minimumCellSizeOf(sensitivity: number, epsilon: number, combinations: number): number {
+  return Math.max(1, Math.ceil((sensitivity / epsilon) * Math.log(combinations)));
+}
+
+/** A stored answer as it is given out: each number with its interval, the question, Δ and the time. */
+function published(
+  stored: StoredAnswer,
+  question: StatisticsQuestionDoc,
+  groupBy: readonly Dimension[],
+  now: Date,
+): Omit<
+  CandidateStatistics,
+  'suppressedCells' | 'rounding' | 'epsilonCharged' | 'budget' | 'budgetRemaining' | 'budgetRenewsAt'
+> {
+  const sensitivity = sensitivityOf(groupBy);
+  const width = halfWidth(stored.epsilon, sensitivity);
+  return {
+    question,
+    total: stored.total,
+    totalInterval: intervalAround(stored.total, width),
+    cells: stored.cells.map((cell) => ({ ...cell, interval: intervalAround(cell.count, width) })),
+    confidence: CONFIDENCE,
+    sensitivity,
+    minimumCellSize: stored.minimumCellSize,
+    epsilon: stored.epsilon,
+    answeredAt: stored.answeredAt ?? now,
+  };
+}
+
+/**
+ * The filter's fields besides its codes, as the question echoes them: in the form they were given
+ * (ages, not the years of birth they select), once checked and normalised by toSearchFilter
+ * (`normalised`), so that the echo asks the same question again on either transport.
+ */
+function questionFilterOf(
+  given: FilterInput | null | undefined,
+  normalised: CandidateSearchFilter,
+): StatisticsQuestionFilterDoc {
+  if (!given) return {};
+  const {
+    location: _location,
+    nationality: _nationality,
+    occupation: _occupation,
+    languages,
+    minYearsExperience,
+    maxYearsExperience,
+    minEducationLevel,
+    maxEducationLevel,
+    minAge,
+    maxAge,
+    exams: _exams,
+    keyword: _keyword,
+    inSavedLists: _inSavedLists,
+    notInSavedLists: _notInSavedLists,
+    ...unechoed
+  } = given;
+  // Every field of the filter is echoed: a field the search gains stops this compiling until
+  // the question says it too (schema/statistics.graphql, the CSV's query, the playground).
+  const _everyFieldEchoed: Record<string, never> = unechoed;
+  const echo: StatisticsQuestionFilterDoc = {};
+  if (normalised.languages) {
+    const requirements = new Map<string, NonNullable<StatisticsQuestionFilterDoc['languages']>[number]>();
+    for (const { language, minSpokenLevel, minWrittenLevel } of languages ?? []) {
+      const requirement = {
+        language: language.trim().toLowerCase(),
+        ...(minSpokenLevel != null ? { minSpokenLevel } : {}),
+        ...(minWrittenLevel != null ? { minWrittenLevel } : {}),
+      };
+      requirements.set(JSON.stringify(requirement), requirement);
+    }
+    echo.languages = [...requirements]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, requirement]) => requirement);
+  }
+  const ranges = { minYearsExperience, maxYearsExperience, minEducationLevel, maxEducationLevel, minAge, maxAge };
+  for (const [field, value] of Object.entries(ranges) as [keyof typeof ranges, number | null | undefined][])
+    if (value != null) echo[field] = value;
+  if (normalised.exams) echo.exams = normalised.exams.map((exam) => ({ ...exam }));
+  if (normalised.keyword !== undefined) echo.keyword = normalised.keyword;
+  if (normalised.inSavedLists) echo.inSavedLists = [...normalised.inSavedLists];
+  if (normalised.notInSavedLists) echo.notInSavedLists = [...normalised.notInSavedLists];
+  return echo;
 }
 
 function crossProduct(domains: readonly string[][]): string[][] {

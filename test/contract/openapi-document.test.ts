@@ -454,16 +454,35 @@ describeUnlessMissing(contractMissing)('OpenAPI document of /v1 (schema/rest/ope
       expect(broken).toEqual([]);
     });
 
-    it('when the contract lists its endpoints, then the document has exactly those operations, with their operationIds', () => {
+    it('when the contract lists its endpoints, then the document has exactly those operations, with their operationIds, and the extensions beyond them say so', () => {
       const expected = endpoints.map(({ method, path, operationId }) => ({ method, path, operationId }));
+      const isExtension = ({ operation }: Operation) => operation['x-extension'] === true;
+      const extensions = operations
+        .filter(isExtension)
+        .map(({ method, path, operationId }) => ({ method, path, operationId }));
 
       expect(endpoints).toHaveLength(6);
-      expect(operations.map(({ method, path, operationId }) => ({ method, path, operationId }))).toEqual(
-        expect.arrayContaining(expected),
+      expect(extensions).toEqual([{ method: 'GET', path: '/v1/statistics', operationId: 'getCandidateStatistics' }]);
+      expect(
+        operations
+          .filter((operation) => !isExtension(operation))
+          .map(({ method, path, operationId }) => ({ method, path, operationId })),
+      ).toEqual(expect.arrayContaining(expected));
+      expect(operations).toHaveLength(expected.length + extensions.length);
+      expect(openApiOperations()).toEqual(expect.arrayContaining([...expected, ...extensions]));
+      expect(openApiOperations()).toHaveLength(expected.length + extensions.length);
+    });
+
+    it('when GET /v1/statistics lists its parameters, then they are the filter parameters of GET /v1/candidates (the same components) and groupBy and epsilon', () => {
+      const refsOf = (operationId: string) =>
+        ((operationOf(operationId).operation.parameters ?? []) as Schema[]).map((parameter) => String(parameter.$ref));
+      // The search's own parameters (its page and order) are not the filter's.
+      const searchFilter = refsOf('findCandidates').filter((ref) => !/\/(Page|Limit|Sort)$/.test(ref));
+
+      expect(refsOf('getCandidateStatistics').sort()).toEqual(
+        [...searchFilter, '#/components/parameters/GroupBy', '#/components/parameters/Epsilon'].sort(),
       );
-      expect(operations).toHaveLength(expected.length);
-      expect(openApiOperations()).toEqual(expect.arrayContaining(expected));
-      expect(openApiOperations()).toHaveLength(expected.length);
+      expect(searchFilter.length).toBeGreaterThanOrEqual(4);
     });
 
     it('when an operation is declared, then it has a summary, a description, tags, the API key security and responses', () => {
@@ -598,7 +617,7 @@ describeUnlessMissing(contractMissing)('OpenAPI document of /v1 (schema/rest/ope
       expect(wrong).toEqual([]);
     });
 
-    it('when an operation succeeds with a body, then it is application/json; the 204 of the single fetch has none', () => {
+    it('when an operation succeeds with a body, then it is application/json (the statistics extension also CSV); the 204 of the single fetch has none', () => {
       const successes = operations.flatMap(({ operationId, operation }) =>
         Object.entries(operation.responses as Record<string, Schema>)
           .filter(([status]) => Number(status) < 300)
@@ -614,6 +633,7 @@ describeUnlessMissing(contractMissing)('OpenAPI document of /v1 (schema/rest/ope
           'getCandidateByPublicId 200 application/json',
           'getCandidateByPublicId 204 (no body)',
           'getCandidatesByPublicListId 200 application/json',
+          'getCandidateStatistics 200 application/json,text/csv',
           'jobMatch 201 application/json',
           'offerToAssistCandidates 201 application/json',
           'registerCandidate 201 application/json',

@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { Kind, parse, validate } from 'graphql';
 import type { Page, Request } from 'playwright-core';
@@ -136,42 +137,13 @@ describe('GraphQL playground', () => {
     return record;
   }
 
-  /** Puts the key into the headers editor the way an analyst does: click, select all, type. */
+  /** Enters the key the way an analyst does: into the page's key field, then Enter. */
   async function enterApiKey(page: Page, key: string): Promise<void> {
-    await page.getByRole('button', { name: 'Headers', exact: true }).click();
-    const headers = page.getByRole('region', { name: 'Headers' });
-    await headers.locator('.CodeMirror').filter({ visible: true }).click();
+    await page.getByLabel('API key').click();
     await page.keyboard.press('ControlOrMeta+A');
-    const typed = JSON.stringify({ 'X-API-Key': key });
-    await page.keyboard.type(typed);
-    // The editor closes brackets and quotes as one types; what it added after the cursor goes.
-    await page.keyboard.press('Shift+ControlOrMeta+End');
-    await page.keyboard.press('Delete');
-    // The editor paints a frame later than it edits: wait for the typed text, and nothing else.
-    const exactly = new RegExp(`^\\s*${typed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
-    await headers.locator('.CodeMirror-line').filter({ visible: true, hasText: exactly }).waitFor();
-  }
-
-  /**
-   * Presses "Re-fetch GraphQL schema" until the introspection carries `key`, as a person does when
-   * the docs say "Error fetching schema": GraphiQL reads the headers editor into its schema
-   * fetch only after the editor's change has settled (a debounce), so a press right after typing
-   * may still send the old headers.
-   */
-  async function refetchSchemaWith(page: Page, key: string): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      const introspection = page.waitForRequest(
-        (r) => r.method() === 'POST' && /IntrospectionQuery/.test(r.postData() ?? ''),
-        { timeout: STEP_MS },
-      );
-      await page.getByRole('button', { name: /^Re-fetch GraphQL schema/ }).click();
-      const sent = await introspection;
-      if (sent.headers()['x-api-key'] === key) {
-        await sent.response();
-        return;
-      }
-      if (attempt === 5) throw new Error('the schema was never fetched with the API key of the headers editor');
-    }
+    await page.keyboard.type(key);
+    await page.keyboard.press('Enter');
+    await page.locator('#cd-key-status', { hasText: /^Key in use/ }).waitFor();
   }
 
   /** Text of the result pane (the lines it currently renders). */
@@ -208,12 +180,13 @@ describe('GraphQL playground', () => {
     expect(csp).toContain("connect-src 'self'");
     expect(csp).not.toContain('unsafe-eval');
     expect(csp).not.toMatch(/https?:/);
-    expect(html.length).toBeLessThan(2_000);
+    expect(html.length).toBeLessThan(5_000);
     expect(html).toContain('<title>Candidate Directory GraphQL</title>');
-    // No inline script: every <script> names a file.
-    expect(html.match(/<script\b[^>]*>\s*<\/script>/g)).toHaveLength(2);
+    // No inline script: every script the page runs names a file; the options are a JSON data block.
+    expect(html.match(/<script\b[^>]*>\s*<\/script>/g)).toHaveLength(3);
+    expect(html.match(/<script\b(?![^>]*\bsrc=)[^>]*>/g)).toEqual(['<script type="application/json" id="cd-options">']);
     const urls = assetUrls(html);
-    expect(urls).toHaveLength(4);
+    expect(urls).toHaveLength(6);
     for (const url of urls) expect(url).toMatch(/^\/graphql\/assets\/[\w-]+\.[A-Za-z0-9]{12}\.(?:js|css|ico)$/);
   });
 
@@ -406,13 +379,41 @@ describe('GraphQL playground', () => {
   );
 
   testInBrowser(
-    'when an analyst opens the docs explorer, then it shows the Candidate type as the schema describes it',
+    'when an analyst opens the page, then nothing is sent until the key is entered, no tab shows an error, and a query run without the key says so unsent',
+    async () => {
+      const record = await openPlayground({ firstVisit: true });
+      const { page } = record;
+      await page.waitForLoadState('networkidle');
+      const posts = () => record.requests.filter((request) => request.method() === 'POST').length;
+
+      // Act: run the pre-filled query before any key
+      await page.getByRole('button', { name: /^Execute query/ }).click();
+      await resultPane(page).getByText('Enter your API key').first().waitFor();
+      const sentBeforeKey = posts();
+      await enterApiKey(page, apiKey);
+
+      // Assert
+      expect(sentBeforeKey).toBe(0);
+      expect(await resultPane(page).innerText()).not.toContain('UNAUTHENTICATED');
+      await page.getByRole('tablist', { name: 'Select active operation' }).getByRole('tab').nth(1).click();
+      expect((await resultPane(page).filter({ visible: true }).allInnerTexts()).join('\n')).not.toContain(
+        'UNAUTHENTICATED',
+      );
+      expectSelfContained(record);
+    },
+    TEST_MS,
+  );
+
+  testInBrowser(
+    'when an analyst enters the key, then the schema loads by itself and the docs explorer shows the Candidate type as the schema describes it',
     async () => {
       const record = await openPlayground();
       const { page } = record;
+      const introspection = page.waitForRequest(
+        (r) => r.method() === 'POST' && /IntrospectionQuery/.test(r.postData() ?? ''),
+      );
       await enterApiKey(page, apiKey);
-      // The schema was first requested with the placeholder key; a person re-fetches it now.
-      await refetchSchemaWith(page, apiKey);
+      expect((await introspection).headers()['x-api-key']).toBe(apiKey);
 
       await page.getByRole('button', { name: 'Show Documentation Explorer' }).click();
       const docs = page.getByRole('region', { name: 'Documentation Explorer' });
@@ -427,7 +428,7 @@ describe('GraphQL playground', () => {
   );
 
   testInBrowser(
-    'when an analyst opens the second tab, then it holds the statistics example, and running it shows what the API answers',
+    'when an analyst enters the key once and runs both tabs, then the second tab, the statistics example, sends the same key and shows what the API answers',
     async () => {
       const apiAnswer = await fetch(`${baseUrl}/graphql`, {
         method: 'POST',
@@ -440,16 +441,18 @@ describe('GraphQL playground', () => {
       expect(expectedBody.data?.candidateStatistics.total).toEqual(expect.any(Number));
       const record = await openPlayground({ firstVisit: true });
       const { page } = record;
+      await enterApiKey(page, statisticsKey);
 
       const tabs = page.getByRole('tablist', { name: 'Select active operation' }).getByRole('tab');
       expect(await tabs.allInnerTexts()).toEqual(['Candidates', 'Statistics']);
+      const first = page.waitForResponse((r) => /"operationName":"Candidates"/.test(r.request().postData() ?? ''));
+      await page.getByRole('button', { name: /^Execute query/ }).click();
       await tabs.nth(1).getByRole('button', { name: 'Statistics' }).click();
       await page
         .getByRole('region', { name: 'Query Editor' })
         .locator('.CodeMirror-code')
         .filter({ visible: true, hasText: 'candidateStatistics' })
         .waitFor();
-      await enterApiKey(page, statisticsKey);
       const answered = page.waitForResponse(
         (r) => r.url() === `${baseUrl}/graphql` && /"operationName":"Statistics"/.test(r.request().postData() ?? ''),
         { timeout: STEP_MS },
@@ -457,7 +460,10 @@ describe('GraphQL playground', () => {
       await page.getByRole('button', { name: /^Execute query/ }).click();
       const response = await answered;
 
+      // The first tab's request carried the key too (its answer: FORBIDDEN, as the key reads no candidate).
+      expect((await first).request().headers()['x-api-key']).toBe(statisticsKey);
       expect(response.status()).toBe(200);
+      expect(response.request().headers()['x-api-key']).toBe(statisticsKey);
       // The same query in the same budget period: the stored answer again, at no cost.
       expect(await response.json()).toEqual({
         data: { candidateStatistics: { ...expectedBody.data!.candidateStatistics, epsilonCharged: 0 } },
@@ -467,4 +473,216 @@ describe('GraphQL playground', () => {
     },
     TEST_MS,
   );
+
+  describe('the statistics view', () => {
+    /** The answer's numbers, as the GraphQL API gives them. */
+    interface Answer {
+      total: number;
+      totalInterval: { low: number; high: number };
+      cells: { values: { code: string; label: string }[]; count: number; interval: { low: number; high: number } }[];
+      epsilon: number;
+      sensitivity: number;
+      answeredAt: string;
+    }
+
+    const ANSWER = `query($filter: CandidateFilter, $groupBy: [CandidateDimension!]!, $epsilon: Float) {
+      candidateStatistics(filter: $filter, groupBy: $groupBy, epsilon: $epsilon) {
+        total totalInterval { low high } cells { values { code label } count interval { low high } }
+        epsilon sensitivity answeredAt
+      }
+    }`;
+
+    async function graphqlAnswer(key: string, variables: Record<string, unknown>): Promise<Answer> {
+      const response = await fetch(`${baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: JSON.stringify({ query: ANSWER, variables }),
+      });
+      const body = (await response.json()) as { data: { candidateStatistics: Answer } };
+      return body.data.candidateStatistics;
+    }
+
+    /** Presses Tab until the element with this id has the focus: it is reachable by keyboard. */
+    async function tabTo(page: Page, id: string): Promise<void> {
+      for (let presses = 0; presses < 40; presses++) {
+        if ((await page.evaluate(() => document.activeElement?.id)) === id) return;
+        await page.keyboard.press('Tab');
+      }
+      throw new Error(`#${id} is not reachable with Tab`);
+    }
+
+    /** Where screenshots of the view go (outside the repository). */
+    const screenshots = path.join(os.tmpdir(), 'candidate-directory-playground');
+
+    testInBrowser(
+      'when an analyst asks by keyboard alone for a count by location, then the view previews it, draws a bar and an interval per listed cell, shows the budget left, and downloads exactly the published answer as CSV',
+      async () => {
+        const record = await openPlayground();
+        const { page } = record;
+        await page.setViewportSize({ width: 1280, height: 800 });
+        const analyst = await service.key('READ_STATISTICS');
+
+        // Act: the key, the view, the question, the preview, the run, the download; keys only
+        await tabTo(page, 'cd-key');
+        await page.keyboard.type(analyst);
+        await page.keyboard.press('Enter');
+        await page.locator('#cd-key-status', { hasText: /^Key in use/ }).waitFor();
+        await page.keyboard.press('Shift+Tab');
+        expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Statistics');
+        await page.keyboard.press('Enter');
+        await page.locator('#st-budget-left').waitFor();
+        await tabTo(page, 'st-dimension-1');
+        await page.keyboard.type('Location');
+        await tabTo(page, 'st-epsilon');
+        await page.keyboard.press('ControlOrMeta+A');
+        await page.keyboard.type('2');
+        await page.keyboard.press('Enter');
+        await page.locator('#st-preview', { hasText: 'spends ε = 2' }).waitFor();
+        const preview = await page.locator('#st-preview').innerText();
+        await tabTo(page, 'st-run');
+        await page.keyboard.press('Enter');
+        await page.locator('#st-result').waitFor();
+        mkdirSync(screenshots, { recursive: true });
+        const screenshot = await page.screenshot({ path: path.join(screenshots, 'statistics-by-location.png') });
+        await tabTo(page, 'st-download');
+        const downloading = page.waitForEvent('download');
+        await page.keyboard.press('Enter');
+        const csv = readFileSync(await (await downloading).path(), 'utf8');
+
+        // Assert: the preview, the drawing against the API's answer, the budget, the CSV
+        expect(preview).toContain('within ±3 of the truth');
+        const answer = await graphqlAnswer(analyst, { groupBy: ['LOCATION'], epsilon: 2 });
+        expect(answer.cells.length).toBeGreaterThan(0);
+        const bars = page.locator('#st-result .st-bar');
+        const marks = page.locator('#st-result .st-interval');
+        expect(await bars.count()).toBe(answer.cells.length);
+        expect(await marks.count()).toBe(answer.cells.length);
+        expect(
+          await page
+            .locator('#st-result .st-row')
+            .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-codes'))),
+        ).toEqual(answer.cells.map((cell) => cell.values[0].code));
+        expect(await bars.evaluateAll((rects) => rects.map((rect) => Number(rect.getAttribute('data-count'))))).toEqual(
+          answer.cells.map((cell) => cell.count),
+        );
+        expect(
+          await marks.evaluateAll((groups) =>
+            groups.map((group) => [Number(group.getAttribute('data-low')), Number(group.getAttribute('data-high'))]),
+          ),
+        ).toEqual(answer.cells.map((cell) => [cell.interval.low, cell.interval.high]));
+        // Drawn, not just present: every bar and interval has a size on the screen.
+        for (const box of await bars.evaluateAll((rects) => rects.map((rect) => rect.getBoundingClientRect().width)))
+          expect(box).toBeGreaterThan(0);
+        expect(await page.locator('#st-total').innerText()).toBe(answer.total.toLocaleString('en'));
+        const budget = await fetch(`${baseUrl}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': analyst },
+          body: JSON.stringify({ query: '{ statisticsBudget { remaining budget } }' }),
+        });
+        const { remaining, budget: whole } = (
+          (await budget.json()) as { data: { statisticsBudget: { remaining: number; budget: number } } }
+        ).data.statisticsBudget;
+        expect(remaining).toBe(whole - 2);
+        await page.locator('#st-budget-left', { hasText: `ε ${remaining} of ${whole} left` }).waitFor();
+        // The CSV: exactly the published numbers, byte for byte what GET /v1/statistics gives for the question.
+        const rest = await fetch(`${baseUrl}/v1/statistics?groupBy=LOCATION&epsilon=2`, {
+          headers: { 'x-api-key': analyst, accept: 'text/csv' },
+        });
+        expect(csv).toBe(await rest.text());
+        const rows = csv
+          .trimEnd()
+          .split('\r\n')
+          .map((line) => line.split(','));
+        expect(rows[0]).toEqual([
+          'LOCATION',
+          'LOCATION_label',
+          'count',
+          'low',
+          'high',
+          'epsilon',
+          'sensitivity',
+          'confidence',
+          'query',
+          'answeredAt',
+        ]);
+        expect(rows.slice(1).map((row) => [row[0], Number(row[2]), Number(row[3]), Number(row[4])])).toEqual([
+          ['', answer.total, answer.totalInterval.low, answer.totalInterval.high],
+          ...answer.cells.map((cell) => [cell.values[0].code, cell.count, cell.interval.low, cell.interval.high]),
+        ]);
+        for (const row of rows.slice(1))
+          expect(row.slice(-5)).toEqual([
+            '2',
+            '2',
+            '0.95',
+            '/v1/statistics?groupBy=LOCATION&epsilon=2',
+            answer.answeredAt,
+          ]);
+        // Readable at 1280×800: nothing wider than the window, the chart's text at least 12 px.
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
+        const labelSize = await page
+          .locator('#st-result .st-label')
+          .first()
+          .evaluate((label) => label.getBoundingClientRect().height);
+        expect(labelSize).toBeGreaterThanOrEqual(12);
+        expect(screenshot.length).toBeGreaterThan(10_000);
+        expectSelfContained(record);
+      },
+      TEST_MS,
+    );
+
+    testInBrowser(
+      'when an analyst counts by two dimensions, then the view draws a table with a shaded cell and an interval mark for each listed cell, and the CSV holds both codes of each',
+      async () => {
+        const record = await openPlayground();
+        const { page } = record;
+        await page.setViewportSize({ width: 1280, height: 800 });
+        const analyst = await service.key('READ_STATISTICS');
+        await enterApiKey(page, analyst);
+        await page.getByRole('link', { name: 'Statistics' }).click();
+
+        // Act
+        await page.getByLabel('First').selectOption('STATUS');
+        await page.getByLabel('Then').selectOption('GENDER');
+        await page.getByLabel('ε, the privacy cost').fill('4');
+        await page.getByRole('button', { name: 'Preview (free)' }).click();
+        await page.locator('#st-preview', { hasText: 'spends ε = 4' }).waitFor();
+        await page.getByRole('button', { name: 'Run' }).click();
+        await page.locator('#st-result .st-cells').waitFor();
+        await page.screenshot({ path: path.join(screenshots, 'statistics-by-status-and-gender.png') });
+        const downloading = page.waitForEvent('download');
+        await page.getByRole('button', { name: 'Download CSV' }).click();
+        const csv = readFileSync(await (await downloading).path(), 'utf8');
+
+        // Assert
+        const answer = await graphqlAnswer(analyst, { groupBy: ['STATUS', 'GENDER'], epsilon: 4 });
+        expect(answer.cells.length).toBeGreaterThan(0);
+        const cells = page.locator('#st-result td.st-cell');
+        expect(await cells.count()).toBe(answer.cells.length);
+        expect(await page.locator('#st-result td.st-cell .st-interval').count()).toBe(answer.cells.length);
+        expect((await cells.evaluateAll((tds) => tds.map((td) => td.getAttribute('data-codes')))).sort()).toEqual(
+          answer.cells.map((cell) => `${cell.values[0].code}|${cell.values[1].code}`).sort(),
+        );
+        const shades = await cells.evaluateAll((tds) => tds.map((td) => getComputedStyle(td).backgroundColor));
+        for (const shade of shades) expect(shade).toMatch(/^rgba\(/);
+        const rows = csv
+          .trimEnd()
+          .split('\r\n')
+          .map((line) => line.split(','));
+        expect(rows[0].slice(0, 7)).toEqual([
+          'STATUS',
+          'GENDER',
+          'STATUS_label',
+          'GENDER_label',
+          'count',
+          'low',
+          'high',
+        ]);
+        expect(rows.slice(2).map((row) => [row[0], row[1], Number(row[4])])).toEqual(
+          answer.cells.map((cell) => [cell.values[0].code, cell.values[1].code, cell.count]),
+        );
+        expectSelfContained(record);
+      },
+      TEST_MS,
+    );
+  });
 });

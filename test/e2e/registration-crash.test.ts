@@ -10,7 +10,7 @@ import { recordSecret } from '../support/log-capture';
 import { expectWholeRegistrations } from '../support/registrations';
 import { rest, type RestResult } from '../support/rest-client';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process';
-import { emailIdentityKey } from '../../src/candidates/text-input';
+import { registrationsOfEmail } from '../support/identities';
 
 /**
  * kill -9 during a registration, at every step of it: the service (`npm start` from sources)
@@ -222,9 +222,7 @@ describe('registration under kill -9 at every step', () => {
     });
     for (const { email, idempotencyKey, killed, first } of attempts) {
       const retry = await register(email, idempotencyKey);
-      const registered = await withStore((db) =>
-        db.collection(COLLECTIONS.candidateIdentities).countDocuments({ emailKey: emailIdentityKey(email) }),
-      );
+      const registered = await withStore((db) => registrationsOfEmail(db, email));
       const outcome = { killed, first: first?.status, retry: retry?.status, registered, answer: retry?.text };
       if (idempotencyKey !== undefined || first?.status === 201) {
         expect(outcome).toEqual({ ...outcome, retry: idempotencyKey === undefined ? 409 : 201, registered: 1 });

@@ -4,7 +4,11 @@ import { CANDIDATE_STATUSES, toStoredCandidate, type CandidateDoc } from 'candid
 import { CandidateRepository, type CandidateSearchFilter } from '../../src/candidates/candidate-repository';
 import { JobOpportunityRepository } from '../../src/candidates/job-opportunity-repository';
 import { OfferRepository } from '../../src/candidates/offer-repository';
-import { backfillEmailKeys, RegistrationRepository } from '../../src/candidates/registration-repository';
+import { RegistrationRepository } from '../../src/candidates/registration-repository';
+import { sealEarlierIdentities } from '../../src/candidates/identity-migration';
+import { IdentityVault } from '../../src/candidates/identity-vault';
+import type { IdentityKeyDoc } from '../../src/candidates/identity-document';
+import { openedIdentity, registrationsOfEmail } from '../support/identities';
 import { SavedListRepository } from '../../src/candidates/saved-list-repository';
 import { seedWithOptions, SeedRefusedError } from '../../src/cli/seed';
 import { seedDemoData } from '../../src/app/seed-demo-data';
@@ -76,7 +80,17 @@ describe('indexes', () => {
       const indexes = await db.collection(spec.collection).listIndexes().toArray();
       const index = indexes.find((i) => i.name === spec.options.name);
       expect(index).toBeDefined();
-      expect(index?.key).toEqual(spec.key);
+      const textFields = Object.keys(spec.key).filter((field) => spec.key[field] === 'text');
+      if (textFields.length === 0) {
+        expect(index?.key).toEqual(spec.key);
+      } else {
+        // mongod lists a text index by its internal key and its fields as weights (1 when not given).
+        expect(index?.key).toEqual({ _fts: 'text', _ftsx: 1 });
+        const weights = spec.options as { weights?: Record<string, number> };
+        expect(index?.weights).toEqual(
+          Object.fromEntries(textFields.map((field) => [field, weights.weights?.[field] ?? 1])),
+        );
+      }
       expect(Boolean(index?.unique)).toBe(Boolean(spec.options.unique));
     }
   });
@@ -472,22 +486,24 @@ describe('registration repository', () => {
     return { identity, candidate: aCandidate({ publicId: identity.candidatePublicId }) };
   }
 
-  it('when identities of an earlier release (keyed by the lower-cased e-mail) are prepared as at start, then each gets its e-mail key, lookalikes keep the oldest, and nothing is deleted', async () => {
-    const db = await freshDatabase('identity_backfill');
-    const earlier = (email: string, minute: number) => {
-      const { emailKey: _none, ...identity } = anIdentity({
+  it('when identities an earlier release stored in clear are prepared as at start, then each is sealed under a key of its own, lookalike e-mails keep the oldest, nothing is deleted, and a second run changes nothing', async () => {
+    const db = await freshDatabase('identity_sealing');
+    // Both earlier forms: keyed by the lower-cased e-mail, and by the folded one.
+    const earlier = (email: string, minute: number, form: 'normalised' | 'folded') => {
+      const { emailKey, ...identity } = anIdentity({
         email,
+        phone: `+44 7700 9000${minute}`,
         createdDate: new Date(Date.UTC(2026, 0, 1, 0, minute)),
       });
-      return { ...identity, emailNormalised: email.toLowerCase() };
+      return form === 'folded' ? { ...identity, emailKey } : { ...identity, emailNormalised: email.toLowerCase() };
     };
     const identities = db.collection(COLLECTIONS.candidateIdentities);
     const registered = [
-      earlier('amal@example.org', 1),
-      earlier('am\u0430l@example.org', 2), // a Cyrillic a: the same address to a reader
-      earlier('omar@example.org', 3),
+      earlier('amal@example.org', 1, 'normalised'),
+      earlier('am\u0430l@example.org', 2, 'folded'), // a Cyrillic a: the same address to a reader
+      earlier('omar@example.org', 3, 'folded'),
     ];
-    await identities.insertMany(registered);
+    await identities.insertMany(registered.map((identity) => ({ ...identity })));
     await db
       .collection(COLLECTIONS.candidates)
       .insertMany(
@@ -496,19 +512,31 @@ describe('registration repository', () => {
 
     await dropSupersededIndexes(db);
     await ensureIndexes(db);
-    const first = await backfillEmailKeys(db, emailIdentityKey);
-    const second = await backfillEmailKeys(db, emailIdentityKey);
+    const first = await sealEarlierIdentities(db);
+    const second = await sealEarlierIdentities(db);
 
     expect([first, second]).toEqual([
-      { keyed: 2, unkeyed: 1 },
-      { keyed: 0, unkeyed: 0 },
+      { sealed: 3, unkeyed: 1 },
+      { sealed: 0, unkeyed: 0 },
     ]);
-    const stored = await identities.find({}, { sort: { createdDate: 1 } }).toArray();
-    expect(stored.map((doc) => [doc.emailKey ?? null, doc.emailNormalised ?? null])).toEqual([
-      [emailIdentityKey('amal@example.org'), null],
-      [null, null],
-      [emailIdentityKey('omar@example.org'), null],
-    ]);
+    const stored = await identities.find({}, { sort: { createdDate: 1 }, projection: { _id: 0 } }).toArray();
+    expect(stored.map((doc) => Object.keys(doc).sort())).toEqual(
+      registered.map(() => ['candidatePublicId', 'createdDate', 'sealed']),
+    );
+    expect(findIdentityData(stored)).toEqual([]);
+    expect(JSON.stringify(stored)).not.toMatch(/amal|omar|7700/i);
+    for (const identity of registered) {
+      expect(await openedIdentity(db, identity.candidatePublicId)).toEqual({
+        firstName: identity.firstName,
+        lastName: identity.lastName,
+        email: identity.email,
+        phone: identity.phone,
+      });
+    }
+    expect([
+      await registrationsOfEmail(db, 'AMAL@example.org'),
+      await registrationsOfEmail(db, 'omar@example.org'),
+    ]).toEqual([1, 1]);
     const repo = new RegistrationRepository(db, { leaseMs: LEASE_MS });
     const again = aRegistration('AMAL@example.org');
     await expect(repo.insert(again.identity, again.candidate)).rejects.toBeInstanceOf(ConflictError);
@@ -551,9 +579,11 @@ describe('registration repository', () => {
     const crashedAt = new Date('2030-01-01T00:00:00Z');
     let now = new Date(crashedAt.getTime() + LEASE_MS - 1);
     const repo = new RegistrationRepository(db, { leaseMs: LEASE_MS, clock: { now: () => now } });
-    // What a crash between the two writes leaves on a standalone MongoDB.
+    // What a crash between the writes leaves on a standalone MongoDB: a key and its identity, no candidate.
     const orphan = anIdentity({ createdDate: crashedAt });
-    await db.collection(COLLECTIONS.candidateIdentities).insertOne({ ...orphan });
+    const sealed = await new IdentityVault(db).seal(orphan);
+    await db.collection<IdentityKeyDoc>(COLLECTIONS.candidateIdentityKeys).insertOne({ ...sealed.key });
+    await db.collection(COLLECTIONS.candidateIdentities).insertOne({ ...sealed.identity });
     const retry = aRegistration(orphan.email);
 
     const during = await repo.insert(retry.identity, retry.candidate).catch((e: unknown) => e);
@@ -566,6 +596,11 @@ describe('registration repository', () => {
       .find({}, { projection: { _id: 0, candidatePublicId: 1 } })
       .toArray();
     expect(identities).toEqual([{ candidatePublicId: retry.identity.candidatePublicId }]);
+    expect(
+      await db
+        .collection<IdentityKeyDoc>(COLLECTIONS.candidateIdentityKeys)
+        .countDocuments({ _id: orphan.candidatePublicId }),
+    ).toBe(0);
     expect(await db.collection(COLLECTIONS.candidates).countDocuments({ publicId: retry.candidate.publicId })).toBe(1);
   });
 

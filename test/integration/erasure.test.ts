@@ -1,4 +1,10 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { CandidateDoc, SavedListDoc } from 'candidate-documents';
+import { ErasureLog } from '../../src/changes/erasure-log';
+import { reapplyLoggedErasures } from '../../src/changes/erasure-replay';
+import { ErasureRepository } from '../../src/changes/erasure-repository';
 import { ChangeEventRepository } from '../../src/changes/change-events';
 import { runEraseCli } from '../../src/cli/erase';
 import { COLLECTIONS } from '../../src/app/indexes';
@@ -88,6 +94,33 @@ describe('eraseCandidate', () => {
     expect(events.map((e) => e.publicId)).toEqual([target]);
   });
 
+  test("when an erasure was cut short before its registration's Idempotency-Key answer was forgotten, then the erasure log's replay forgets it", async () => {
+    // What a store without transactions keeps when an erasure stops after the candidate went.
+    const publicId = 'AAAAAAAAQACAAAAAAAAAcQ';
+    const records = service.db.collection(COLLECTIONS.idempotencyKeys);
+    await records.insertOne({
+      apiKeyId: 'cut-short',
+      keyHash: 'cut-short',
+      state: 'COMPLETED',
+      createdDate: new Date(),
+      response: { status: 201, body: JSON.stringify({ publicId }) },
+      candidatePublicId: publicId,
+    });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cd.erasure-replay-'));
+    const log = new ErasureLog(path.join(dir, 'erasures.log'));
+    await log.append(publicId, new Date('2026-03-01T00:00:00Z'));
+
+    const replay = await reapplyLoggedErasures(log, new ErasureRepository(service.db));
+    const record = await records.findOne(
+      { apiKeyId: 'cut-short' },
+      { projection: { _id: 0, apiKeyId: 0, keyHash: 0 } },
+    );
+    fs.rmSync(dir, { recursive: true, force: true });
+
+    expect(replay.reapplied).toEqual([publicId]);
+    expect(record).toEqual({ state: 'COMPLETED', createdDate: expect.any(Date), candidateErased: true });
+  });
+
   test('when the erasure is repeated, then it answers the same and appends no second ERASED event', async () => {
     const first = await graphql<Erased>(service.url, ERASE, { publicId: target }, admin);
 
@@ -125,9 +158,11 @@ describe('npm run erase', () => {
     await service.stop();
   });
 
-  test('when the CLI erases a candidate, then it is gone and the CLI prints its erasure; an unknown id exits 1, no id exits 2', async () => {
+  test('when the CLI erases a candidate, then it is gone, the erasure is in the erasure log and printed; an unknown id exits 1, no id exits 2', async () => {
     const target = (await service.db.collection<CandidateDoc>(COLLECTIONS.candidates).findOne({}))!.publicId;
-    const env = { MONGODB_URI: service.app.config.mongodbUri, MONGODB_DB: service.db.databaseName };
+    const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'erasure-cli-'));
+    const log = path.join(logDir, 'erasures.log');
+    const env = { MONGODB_URI: service.app.config.mongodbUri, MONGODB_DB: service.db.databaseName, ERASURE_LOG: log };
     const out: string[] = [];
     const err: string[] = [];
     const output = { out: (line: string) => out.push(line), err: (line: string) => err.push(line) };
@@ -137,7 +172,9 @@ describe('npm run erase', () => {
     expect(code).toBe(0);
     expect(out[0]).toMatch(new RegExp(`^Erased ${target} at \\d{4}-`));
     expect(await service.db.collection(COLLECTIONS.candidates).countDocuments({ publicId: target })).toBe(0);
+    expect((await new ErasureLog(log).read()).map((entry) => entry.publicId)).toEqual([target]);
     expect(await runEraseCli(['ZZZZZZZZZZZZZZZZZZZZZZ'], output, env)).toBe(1);
     expect(await runEraseCli([], output, env)).toBe(2);
+    fs.rmSync(logDir, { recursive: true, force: true });
   });
 });

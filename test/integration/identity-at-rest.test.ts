@@ -1,9 +1,10 @@
 /**
- * Identity data at rest: a registration's identity values are stored in `candidateIdentities`
- * and nowhere else, whichever road the registration (or an attempt at one) takes: REST, GraphQL
- * with variables or with the input written in the document, automatic persisted queries,
- * trusted documents, and the import (which refuses identity fields). Every collection of the
- * store is read whole afterwards and searched for every identity value.
+ * Identity data at rest: a registration's identity values are stored in `candidateIdentities`,
+ * sealed under the candidate's key (`candidateIdentityKeys`), and nowhere else, whichever road
+ * the registration (or an attempt at one) takes: REST, GraphQL with variables or with the input
+ * written in the document, automatic persisted queries, trusted documents, and the import (which
+ * refuses identity fields). Every collection of the store is read whole afterwards and searched
+ * for every identity value.
  */
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
@@ -20,6 +21,7 @@ import { PublishedOperationRepository } from '../../src/operations/published-ope
 import { operationIdOf, PublishedOperationService } from '../../src/operations/published-operation-service';
 import { identityCanary, type IdentityCanary } from '../support/arbitraries';
 import { graphql, startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
+import { openedIdentity } from '../support/identities';
 import { recordSecret } from '../support/log-capture';
 import { rest } from '../support/rest-client';
 
@@ -75,7 +77,7 @@ describe('identity data at rest', () => {
     return texts;
   }
 
-  test('when registrations come by every road, then their identity values are in candidateIdentities and in no other collection', async () => {
+  test('when registrations come by every road, then their identity values are in candidateIdentities, sealed, and in no other collection', async () => {
     const registrar = await service.key('REGISTER_CANDIDATES');
     const keys = new ApiKeyService(createApiKeyRepository(service.db));
     const published = await keys.createKey({
@@ -181,11 +183,20 @@ describe('identity data at rest', () => {
           .map((value) => `${road}: ${collection} holds ${value}`),
       ),
     );
-    const identities = EJSON.stringify(await service.db.collection(COLLECTIONS.candidateIdentities).find({}).toArray());
+    const sealed = await service.db
+      .collection<{ candidatePublicId: string }>(COLLECTIONS.candidateIdentities)
+      .find({})
+      .toArray();
+    // What the identities hold once opened with their keys (as an operator's own tool would read them).
+    const opened = JSON.stringify(
+      await Promise.all(sealed.map(({ candidatePublicId }) => openedIdentity(service.db, candidatePublicId))),
+    );
+    const identities = EJSON.stringify(sealed);
 
     expect(stored.size).toBeGreaterThan(10);
     expect(found).toEqual([]);
-    for (const email of registered) expect(identities).toContain(email);
+    for (const email of registered) expect(opened).toContain(email);
+    for (const email of registered) expect(identities).not.toContain(email);
     expect(err.join('\n')).not.toContain(viaImport.email);
   });
 

@@ -12,7 +12,7 @@ import { expectWholeRegistrations } from '../support/registrations';
 import { rest } from '../support/rest-client';
 import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
 import { COLLECTIONS } from '../../src/app/indexes';
-import { emailIdentityKey } from '../../src/candidates/text-input';
+import { registrationsOfEmail } from '../support/identities';
 
 /**
  * A registration with a fault at each of its steps: every store command a registration
@@ -181,9 +181,7 @@ describe.each([
         expect({ where, status: retry.status }).toEqual({ where, status: 201 });
         if (first.status === 201)
           expect({ where, publicId: retry.body.publicId }).toEqual({ where, publicId: first.body.publicId });
-        const identities = await db
-          .collection(COLLECTIONS.candidateIdentities)
-          .countDocuments({ emailKey: emailIdentityKey(email) });
+        const identities = await registrationsOfEmail(db, email);
         const candidates = await db
           .collection(COLLECTIONS.candidates)
           .countDocuments({ publicId: retry.body.publicId });

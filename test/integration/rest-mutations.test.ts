@@ -3,6 +3,7 @@ import type { CandidateDoc, OfferDoc } from 'candidate-documents';
 import { COLLECTIONS } from '../../src/app/indexes';
 import { startAppUnderTest, type AppUnderTest } from '../support/app-under-test';
 import { aSavedList } from '../support/builders';
+import { openedIdentity } from '../support/identities';
 import { recordSecret } from '../support/log-capture';
 import { rest } from '../support/rest-client';
 
@@ -499,7 +500,7 @@ describe('POST /v1/candidates/job-match, /offer-to-assist and /register', () => 
         expect(await candidates().findOne({ publicId: body.publicId })).toMatchObject({
           candidateMessage: message.trim(),
         });
-        expect(await identities().findOne({ candidatePublicId: body.publicId })).toMatchObject({
+        expect(await openedIdentity(service.db, body.publicId as string)).toMatchObject({
           firstName: 'Mohammad\u200cReza',
         });
         expect([broken.status, broken.body.detail]).toEqual([400, expect.stringContaining('registrationData.city')]);

@@ -3,8 +3,12 @@
  * (as behind a load balancer): each new query spends its ε from the key's budget for the
  * period, a query that would overspend is refused with PRIVACY_BUDGET_EXHAUSTED naming when the
  * budget renews, a repeat is answered from the stored answer at no cost, and the budget renews
- * on the injected clock. Both instances run on one clock the tests move by hand.
+ * on the injected clock. Previews (candidateStatisticsPreview) and statisticsBudget are free and
+ * read no candidate. Both instances run on one clock the tests move by hand.
  */
+import type { CommandStartedEvent } from 'mongodb';
+import { CANDIDATE_COLLECTIONS } from '../../src/candidates/candidate-indexes';
+import { PRIVACY_LEDGER_COLLECTIONS } from '../../src/statistics/privacy-ledger-repository';
 import { createApiKeyRepository } from '../../src/auth/api-key-repository';
 import { ApiKeyService } from '../../src/auth/api-key-service';
 import { loadConfig } from '../../src/config';
@@ -85,6 +89,67 @@ async function analystKey(statisticsBudget?: number): Promise<string> {
   const service = new ApiKeyService(createApiKeyRepository(a.app.database.db), clock);
   const { key } = await service.createKey({ name: 'analyst', permissions: ['READ_STATISTICS'], statisticsBudget });
   return key;
+}
+
+interface Preview {
+  epsilon: number;
+  epsilonCharged: number;
+  sensitivity: number;
+  minimumCellSize: number;
+  totalHalfWidth: number;
+  cellHalfWidth: number;
+  combinations: number;
+  budget: number;
+  budgetRemaining: number;
+  budgetRenewsAt: string;
+  refused: boolean;
+}
+
+const PREVIEW = `query Preview($filter: CandidateFilter, $groupBy: [CandidateDimension!]!, $epsilon: Float) {
+  candidateStatisticsPreview(filter: $filter, groupBy: $groupBy, epsilon: $epsilon) {
+    epsilon epsilonCharged sensitivity minimumCellSize totalHalfWidth cellHalfWidth combinations
+    budget budgetRemaining budgetRenewsAt refused
+  }
+}`;
+
+interface Budget {
+  budget: number;
+  spent: number;
+  remaining: number;
+  renewsAt: string;
+  queries: { question: Record<string, unknown>; time: string }[];
+}
+
+const BUDGET_QUERY = `{ statisticsBudget { budget spent remaining renewsAt queries { time question {
+  locations nationalities occupations includeEmployed groupBy epsilon } } } }`;
+
+async function preview(
+  instance: Instance,
+  key: string,
+  variables: { groupBy: string[]; filter?: Record<string, string[]>; epsilon?: number },
+): Promise<Preview> {
+  const { body } = await graphql<{ candidateStatisticsPreview: Preview }>(instance.url, PREVIEW, variables, key);
+  expect(body.errors).toBeUndefined();
+  return body.data!.candidateStatisticsPreview;
+}
+
+async function budgetOf(instance: Instance, key: string): Promise<Budget> {
+  const { body } = await graphql<{ statisticsBudget: Budget }>(instance.url, BUDGET_QUERY, {}, key);
+  expect(body.errors).toBeUndefined();
+  return body.data!.statisticsBudget;
+}
+
+/** The collections the requests of `run` touch on instance a, one entry per command. */
+async function collectionsTouched(run: () => Promise<unknown>): Promise<string[]> {
+  const touched: string[] = [];
+  const listener = (event: CommandStartedEvent) => touched.push(String(event.command[event.commandName]));
+  a.app.database.client.on('commandStarted', listener);
+  try {
+    await run();
+    return touched;
+  } finally {
+    a.app.database.client.off('commandStarted', listener);
+  }
 }
 
 function ask(
@@ -234,5 +299,111 @@ describe('statistics privacy budget', () => {
     expect(first).toMatchObject({ budget: 1.5, budgetRemaining: 0.75 });
     expect(second).toMatchObject({ budget: 1.5, budgetRemaining: 0 });
     expect(third.body.errors?.[0]?.extensions?.code).toBe('PRIVACY_BUDGET_EXHAUSTED');
+  });
+
+  test('when a key whose budget is exactly one query previews it 100 times and reads its budget, then nothing is spent and the query still runs', async () => {
+    // Arrange
+    const key = await analystKey(1);
+    const question = { groupBy: ['LOCATION', 'LANGUAGE'], filter: { nationality: ['SY'] } };
+
+    // Act: on both instances, ten at a time
+    const previews: Preview[] = [];
+    const budgets: Budget[] = [];
+    for (let round = 0; round < 10; round++) {
+      const instance = round % 2 === 0 ? a : b;
+      previews.push(...(await Promise.all(Array.from({ length: 10 }, () => preview(instance, key, question)))));
+      budgets.push(await budgetOf(instance, key));
+    }
+    const answer = await answered(a, key, question);
+    const after = await preview(b, key, question);
+    const other = await preview(b, key, { groupBy: ['GENDER'] });
+
+    // Assert
+    expect(previews).toHaveLength(100);
+    for (const seen of previews)
+      expect(seen).toMatchObject({ epsilonCharged: 1, budget: 1, budgetRemaining: 1, refused: false });
+    for (const seen of budgets)
+      expect(seen).toEqual({ budget: 1, spent: 0, remaining: 1, renewsAt: RENEWS_AT, queries: [] });
+    expect(answer).toMatchObject({ epsilonCharged: 1, budgetRemaining: 0 });
+    // Answered now: asking again would be the stored answer, free; a new question would be refused.
+    expect(after).toMatchObject({ epsilonCharged: 0, budgetRemaining: 0, refused: false });
+    expect(other).toMatchObject({ epsilonCharged: 1, budgetRemaining: 0, refused: true });
+    expect((await ask(a, key, { groupBy: ['GENDER'] })).body.errors?.[0]?.extensions?.code).toBe(
+      'PRIVACY_BUDGET_EXHAUSTED',
+    );
+  });
+
+  test('when queries are charged, then statisticsBudget lists each with its question and time, never a count, and empties when the period renews', async () => {
+    // Arrange
+    const key = await analystKey();
+    await answered(a, key, { groupBy: ['GENDER'], filter: { location: ['lb', 'JO '] } });
+    clock.set('2030-05-06T13:30:00.000Z');
+    await answered(b, key, { groupBy: ['OCCUPATION', 'LANGUAGE'], epsilon: 0.5 });
+    // Neither a repeat nor a refusal is charged, so neither is listed.
+    await answered(a, key, { groupBy: ['GENDER'], filter: { location: ['JO', 'LB'] } });
+    await ask(a, key, { groupBy: ['STATUS'], epsilon: 2 });
+
+    // Act
+    const budget = await budgetOf(b, key);
+    clock.set(RENEWS_AT);
+    const renewed = await budgetOf(a, key);
+
+    // Assert
+    expect(budget).toEqual({
+      budget: BUDGET,
+      spent: 1.5,
+      remaining: 1.5,
+      renewsAt: RENEWS_AT,
+      queries: [
+        {
+          time: '2030-05-06T12:00:00.000Z',
+          question: {
+            locations: ['JO', 'LB'],
+            nationalities: [],
+            occupations: [],
+            includeEmployed: false,
+            groupBy: ['GENDER'],
+            epsilon: 1,
+          },
+        },
+        {
+          time: '2030-05-06T13:30:00.000Z',
+          question: {
+            locations: [],
+            nationalities: [],
+            occupations: [],
+            includeEmployed: false,
+            groupBy: ['OCCUPATION', 'LANGUAGE'],
+            epsilon: 0.5,
+          },
+        },
+      ],
+    });
+    expect(renewed).toEqual({
+      budget: BUDGET,
+      spent: 0,
+      remaining: BUDGET,
+      renewsAt: '2030-05-08T00:00:00.000Z',
+      queries: [],
+    });
+  });
+
+  test('when a question is previewed, then no command reads the candidates (the answer to it does)', async () => {
+    // Arrange
+    const key = await analystKey();
+    const question = { groupBy: ['NATIONALITY', 'OCCUPATION'], filter: { location: ['LB'] } };
+
+    // Act
+    const previewed = await collectionsTouched(() => preview(a, key, question));
+    const budgetRead = await collectionsTouched(() => budgetOf(a, key));
+    const ran = await collectionsTouched(() => answered(a, key, question));
+
+    // Assert
+    expect(previewed).toContain(PRIVACY_LEDGER_COLLECTIONS.budgets);
+    expect(previewed).toContain(PRIVACY_LEDGER_COLLECTIONS.answers);
+    expect(previewed).not.toContain(CANDIDATE_COLLECTIONS.candidates);
+    expect(budgetRead).toContain(PRIVACY_LEDGER_COLLECTIONS.budgets);
+    expect(budgetRead).not.toContain(CANDIDATE_COLLECTIONS.candidates);
+    expect(ran).toContain(CANDIDATE_COLLECTIONS.candidates);
   });
 });

@@ -10,6 +10,7 @@ import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
 import { hashApiKey } from '../../src/auth/api-key-format';
 import type { CandidateDoc, CandidateStatus, Gender } from 'candidate-documents';
 import { CandidateRepository } from '../../src/candidates/candidate-repository';
+import { halfWidth } from '../../src/statistics/noise-intervals';
 import { startAppUnderTest, graphql, type AppUnderTest, type GraphQLResponse } from '../support/app-under-test';
 import { aCandidate } from '../support/builders';
 import { rest } from '../support/rest-client';
@@ -153,9 +154,26 @@ function trueCounts(filter: Filter, includeEmployed: boolean, groupBy: Dimension
   return counts;
 }
 
+interface Interval {
+  low: number;
+  high: number;
+}
+
 interface Statistics {
   total: number;
-  cells: { count: number; values: { dimension: Dimension; code: string; label: string }[] }[];
+  totalInterval: Interval;
+  confidence: number;
+  sensitivity: number;
+  answeredAt: string;
+  question: {
+    locations: string[];
+    nationalities: string[];
+    occupations: string[];
+    includeEmployed: boolean;
+    groupBy: Dimension[];
+    epsilon: number;
+  };
+  cells: { count: number; interval: Interval; values: { dimension: Dimension; code: string; label: string }[] }[];
   suppressedCells: number;
   minimumCellSize: number;
   rounding: number;
@@ -166,7 +184,9 @@ interface Statistics {
 const QUERY = `query Stats($filter: CandidateFilter, $includeEmployed: Boolean, $groupBy: [CandidateDimension!]!, $epsilon: Float) {
   candidateStatistics(filter: $filter, includeEmployed: $includeEmployed, groupBy: $groupBy, epsilon: $epsilon) {
     total suppressedCells minimumCellSize rounding epsilon epsilonCharged
-    cells { count values { dimension code label } }
+    totalInterval { low high } confidence sensitivity answeredAt
+    question { locations nationalities occupations includeEmployed groupBy epsilon }
+    cells { count interval { low high } values { dimension code label } }
   }
 }`;
 
@@ -303,6 +323,76 @@ describe('candidateStatistics', () => {
     expect([first.epsilonCharged, second.epsilonCharged]).toEqual([0.5, 0.501]);
   });
 
+  test('when questions differ only in a filter field beyond the codes (ages, a keyword, languages), then each is a question of its own: charged, echoed and audited with it', async () => {
+    // Arrange
+    const key = await service.key('READ_STATISTICS');
+    const record = await service.db.collection('apiKeys').findOne({ keyHash: hashApiKey(key) });
+    const ask = async (filter: Record<string, unknown>) => {
+      const { body } = await graphql<{
+        candidateStatistics: { epsilonCharged: number; question: Record<string, unknown> };
+      }>(
+        service.url,
+        `
+          query Aged($filter: CandidateFilter) {
+            candidateStatistics(filter: $filter, groupBy: [GENDER], epsilon: 0.25) {
+              epsilonCharged
+              question {
+                minAge
+                maxAge
+                keyword
+                languages {
+                  language
+                  minSpokenLevel
+                  minWrittenLevel
+                }
+              }
+            }
+          }
+        `,
+        { filter },
+        key,
+      );
+      expect(body.errors).toBeUndefined();
+      return body.data!.candidateStatistics;
+    };
+
+    // Act
+    const answers = [
+      await ask({ minAge: 30 }),
+      await ask({ minAge: 31 }),
+      await ask({ minAge: 30, keyword: ' nurse ' }),
+      await ask({ minAge: 30, languages: [{ language: ' EN ', minSpokenLevel: 'B1' }] }),
+      await ask({ minAge: 30 }),
+    ];
+    let events: AuditEventDoc[] = [];
+    for (let round = 0; round < 100 && events.length < answers.length; round++) {
+      events = await service.db
+        .collection<AuditEventDoc>(AUDIT_COLLECTION)
+        .find({ apiKeyId: String(record!.id) })
+        .toArray();
+      if (events.length < answers.length) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+
+    // Assert: four questions charged, the fifth the first again
+    expect(answers.map((answer) => answer.epsilonCharged)).toEqual([0.25, 0.25, 0.25, 0.25, 0]);
+    expect(answers.map((answer) => answer.question)).toEqual([
+      { minAge: 30, maxAge: null, keyword: null, languages: null },
+      { minAge: 31, maxAge: null, keyword: null, languages: null },
+      { minAge: 30, maxAge: null, keyword: 'nurse', languages: null },
+      {
+        minAge: 30,
+        maxAge: null,
+        keyword: null,
+        languages: [{ language: 'en', minSpokenLevel: 'B1', minWrittenLevel: null }],
+      },
+      { minAge: 30, maxAge: null, keyword: null, languages: null },
+    ]);
+    const audited = events.map((event) => event.statisticsQueries?.[0]?.filter);
+    // Ages as the years of birth they select, the keyword trimmed, languages as the stored levels they accept.
+    expect(new Set(audited.map((filter) => JSON.stringify(filter))).size).toBe(4);
+    for (const filter of audited) expect(filter).toHaveProperty('birthYears');
+  });
+
   test('when a filter is given, then it selects what the same filter selects in candidates', async () => {
     // Arrange
     const reader = await service.key('READ_CANDIDATE_DATA');
@@ -322,7 +412,7 @@ describe('candidateStatistics', () => {
     expect(total).toBe(selected({ location: ['LB'], occupation: ['2221'] }, false).length);
     expect(total).toBeGreaterThanOrEqual(10);
     expect(Math.abs(answer.total - total)).toBeLessThanOrEqual(NOISE_BOUND);
-    expect(answer.cells).toEqual([{ values: [], count: answer.total }]);
+    expect(answer.cells).toEqual([{ values: [], count: answer.total, interval: answer.totalInterval }]);
   });
 
   test('when the filtered population is tiny, then the answer has the same shape as any other: whether cells are listed does not depend on a true count', async () => {
@@ -348,6 +438,99 @@ describe('candidateStatistics', () => {
     const values = answer.cells.flatMap((cell) => cell.values);
     expect(values).toContainEqual({ dimension: 'LOCATION', code: 'LB', label: 'Lebanon' });
     expect(values).toContainEqual({ dimension: 'EDUCATION_LEVEL', code: '6', label: "Bachelor's or equivalent level" });
+  });
+
+  test.each<[Dimension[], number]>([
+    [[], 1],
+    [['GENDER'], 2],
+    [['LOCATION', 'AGE_BAND'], 2],
+    [['LANGUAGE'], 4],
+    [['OCCUPATION', 'STATUS'], 4],
+    [['OCCUPATION', 'LANGUAGE'], 10],
+  ])(
+    'when counted by %j, then Δ is %i and every number carries the exact 95 %% interval of its noise (how often it holds the truth: test/unit/statistics-intervals.test.ts)',
+    async (groupBy, sensitivity) => {
+      // Act: at ε = 1, where the intervals are wide enough to see
+      const answer = await published({ groupBy, epsilon: 1 });
+
+      // Assert
+      const width = halfWidth(1, sensitivity);
+      // At ε = 1, the half-widths docs/analysts.md gives for each Δ.
+      expect(width).toBe({ 1: 3, 2: 6, 4: 12, 10: 30 }[sensitivity]);
+      const around = (count: number) => ({ low: Math.max(0, count - width), high: count + width });
+      expect(answer).toMatchObject({ sensitivity, confidence: 0.95, epsilon: 1 });
+      expect(answer.totalInterval).toEqual(around(answer.total));
+      for (const cell of answer.cells) expect(cell.interval).toEqual(around(cell.count));
+    },
+  );
+
+  test("when a question is previewed and then run, then the preview said the answer's Δ, interval widths, minimum cell size and charge", async () => {
+    // Arrange
+    const question = {
+      filter: { nationality: ['SY'] },
+      groupBy: ['LOCATION', 'LANGUAGE'] as Dimension[],
+      epsilon: 5,
+    };
+
+    // Act
+    const { body } = await graphql<{ candidateStatisticsPreview: Record<string, unknown> }>(
+      service.url,
+      `
+        query ($filter: CandidateFilter, $groupBy: [CandidateDimension!]!, $epsilon: Float) {
+          candidateStatisticsPreview(filter: $filter, groupBy: $groupBy, epsilon: $epsilon) {
+            question {
+              locations
+              nationalities
+              occupations
+              includeEmployed
+              groupBy
+              epsilon
+            }
+            epsilon
+            epsilonCharged
+            sensitivity
+            confidence
+            totalHalfWidth
+            cellHalfWidth
+            minimumCellSize
+            combinations
+            refused
+          }
+        }
+      `,
+      question,
+      analyst,
+    );
+    const answer = await published(question);
+
+    // Assert
+    expect(body.errors).toBeUndefined();
+    const width = answer.totalInterval.high - answer.total;
+    expect(body.data!.candidateStatisticsPreview).toEqual({
+      question: answer.question,
+      epsilon: 5,
+      epsilonCharged: answer.epsilonCharged,
+      sensitivity: answer.sensitivity,
+      confidence: answer.confidence,
+      totalHalfWidth: width,
+      cellHalfWidth: answer.cells[0].interval.high - answer.cells[0].count,
+      minimumCellSize: answer.minimumCellSize,
+      // every country and language of the reference data, and UNKNOWN in each
+      combinations: expect.any(Number),
+      refused: false,
+    });
+    expect(answer.question).toEqual({
+      locations: [],
+      nationalities: ['SY'],
+      occupations: [],
+      includeEmployed: false,
+      groupBy: ['LOCATION', 'LANGUAGE'],
+      epsilon: 5,
+    });
+    expect(width).toBe(halfWidth(5, 4));
+    expect(answer.cells.length).toBeGreaterThan(0);
+    expect(body.data!.candidateStatisticsPreview.combinations).toBeGreaterThan(200 * 100);
+    expect(answer.answeredAt).toBe(NOW.toISOString());
   });
 
   describe('permissions', () => {
@@ -381,16 +564,25 @@ describe('candidateStatistics', () => {
       expect(restById.status).toBe(403);
     });
 
-    test('when a key holds only READ_CANDIDATE_DATA, then statistics are FORBIDDEN', async () => {
+    test('when a key holds only READ_CANDIDATE_DATA, then statistics, their preview and the budget are FORBIDDEN', async () => {
       // Arrange
       const reader = await service.key('READ_CANDIDATE_DATA');
 
       // Act
       const { body } = await statistics({ groupBy: ['LOCATION'] }, reader);
+      const ahead = await graphql(
+        service.url,
+        '{ candidateStatisticsPreview(groupBy: [LOCATION]) { refused } }',
+        {},
+        reader,
+      );
+      const budget = await graphql(service.url, '{ statisticsBudget { remaining } }', {}, reader);
 
       // Assert
       expect(body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
       expect(body.data?.candidateStatistics ?? null).toBeNull();
+      expect(ahead.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+      expect(budget.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     });
 
     test('when a key holds ADMIN, then it can run statistics (ADMIN implies READ_STATISTICS)', async () => {
@@ -479,6 +671,52 @@ describe('candidateStatistics', () => {
     ]);
   });
 
+  test('when a question is previewed, then the audit trail records it as a preview that charged nothing', async () => {
+    // Arrange
+    const key = await service.key('READ_STATISTICS');
+    const record = await service.db.collection('apiKeys').findOne({ keyHash: hashApiKey(key) });
+    const apiKeyId = String(record!.id);
+
+    // Act
+    const { body } = await graphql(
+      service.url,
+      'query Ahead { candidateStatisticsPreview(filter: { location: ["lb"] }, groupBy: [GENDER], epsilon: 2) { epsilonCharged } }',
+      {},
+      key,
+    );
+    let events: AuditEventDoc[] = [];
+    for (let round = 0; round < 100 && events.length === 0; round++) {
+      events = await service.db.collection<AuditEventDoc>(AUDIT_COLLECTION).find({ apiKeyId }).toArray();
+      if (events.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+
+    // Assert
+    expect(body).toEqual({ data: { candidateStatisticsPreview: { epsilonCharged: 2 } } });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ operation: 'Ahead', rootFields: ['Query.candidateStatisticsPreview'] });
+    expect(events[0].statisticsQueries).toEqual([
+      {
+        locations: ['LB'],
+        nationalities: [],
+        occupations: [],
+        includeEmployed: false,
+        groupBy: ['GENDER'],
+        epsilonCharged: 0,
+        preview: true,
+      },
+    ]);
+    const admin = await service.key('ADMIN');
+    const trail = await graphql<{ auditEvents: { edges: { node: { statisticsQueries: unknown[] } }[] } }>(
+      service.url,
+      'query($id: String) { auditEvents(apiKeyId: $id) { edges { node { statisticsQueries { groupBy epsilonCharged preview } } } } }',
+      { id: apiKeyId },
+      admin,
+    );
+    expect(trail.body.data!.auditEvents.edges.map((edge) => edge.node.statisticsQueries)).toEqual([
+      [{ groupBy: ['GENDER'], epsilonCharged: 0, preview: true }],
+    ]);
+  });
+
   test.each<[string, Record<string, unknown>]>([
     ['three dimensions', { groupBy: ['LOCATION', 'GENDER', 'STATUS'] }],
     ['the same dimension twice', { groupBy: ['LOCATION', 'LOCATION'] }],
@@ -486,12 +724,29 @@ describe('candidateStatistics', () => {
     ['an ε of 0', { groupBy: ['LOCATION'], epsilon: 0 }],
     ['an ε with four decimals', { groupBy: ['LOCATION'], epsilon: 0.0005 }],
     ['an ε above 10', { groupBy: ['LOCATION'], epsilon: 11 }],
-  ])('when the query asks %s, then the answer is BAD_USER_INPUT and nothing is counted', async (_name, variables) => {
-    // Act
-    const { body } = await graphql<{ candidateStatistics: Statistics }>(service.url, QUERY, variables, analyst);
+  ])(
+    'when the query asks %s, then the answer is BAD_USER_INPUT and nothing is counted, and its preview is refused alike',
+    async (_name, variables) => {
+      // Act
+      const { body } = await graphql<{ candidateStatistics: Statistics }>(service.url, QUERY, variables, analyst);
+      const ahead = await graphql<{ candidateStatisticsPreview: unknown }>(
+        service.url,
+        `
+          query ($filter: CandidateFilter, $groupBy: [CandidateDimension!]!, $epsilon: Float) {
+            candidateStatisticsPreview(filter: $filter, groupBy: $groupBy, epsilon: $epsilon) {
+              refused
+            }
+          }
+        `,
+        variables,
+        analyst,
+      );
 
-    // Assert
-    expect(body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
-    expect(body.data?.candidateStatistics ?? null).toBeNull();
-  });
+      // Assert
+      expect(body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect(body.data?.candidateStatistics ?? null).toBeNull();
+      expect(ahead.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect(ahead.body.data?.candidateStatisticsPreview ?? null).toBeNull();
+    },
+  );
 });

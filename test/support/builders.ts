@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { CandidateDoc, JobOpportunityDoc, OfferDoc, SavedListDoc } from 'candidate-documents';
-import type { CandidateIdentityDoc } from '../../src/candidates/identity-document';
+import type { CandidateIdentity } from '../../src/candidates/identity-document';
 import { newPublicId } from 'candidate-documents';
 import { emailIdentityKey } from '../../src/candidates/text-input';
 
@@ -44,7 +44,7 @@ export function aCandidate(overrides: Partial<CandidateDoc> = {}): CandidateDoc 
 }
 
 /** Identity data: test-only values, in the domain reserved for examples. */
-export function anIdentity(overrides: Partial<CandidateIdentityDoc> = {}): CandidateIdentityDoc {
+export function anIdentity(overrides: Partial<CandidateIdentity> = {}): CandidateIdentity {
   const n = next();
   const email = overrides.email ?? `candidate-${n}@example.org`;
   return {

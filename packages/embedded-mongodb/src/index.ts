@@ -24,6 +24,18 @@ export { MAX_SOCKET_PATH_BYTES, STORE_SOCKET_FILE, storeSocket, type StoreSocket
 export { decodeOpMsg } from './wire/op-msg';
 export { OpCode, readHeader } from './wire/protocol';
 export { DEFAULT_TTL_MONITOR_SLEEP_SECS } from './ttl-monitor';
+// Backups of a data directory: the createBackup command's output made into a backup, and restores.
+export {
+  BackupError,
+  finishBackup,
+  isArchiveName,
+  prepareBackupTarget,
+  restoreBackup,
+  verifyBackup,
+  type BackupManifest,
+} from './backup/backup-archive';
+export type { BackedUpCollection } from './commands/maintenance';
+export { isSecureDelete, STORAGE_ENGINE_NAME } from './engine/catalog';
 
 export interface EmbeddedStoreOptions {
   /**

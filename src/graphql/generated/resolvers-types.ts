@@ -3,6 +3,7 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { CandidateDoc, CandidateCertificationDoc, CandidateCitizenshipDoc, DestinationDoc, CandidateEducationDoc, CandidateExamDoc, CandidateLanguageDoc, CandidateOccupationDoc, CandidateJobExperienceDoc, CandidateSkillDoc, DependantDoc, CandidateVisaCheckDoc, CandidateVisaJobCheckDoc, JobOpportunityDoc, SavedListDoc } from 'candidate-documents';
 import type { CountryDoc, LanguageDoc, LanguageLevelDoc, OccupationDoc, EducationLevelDoc, EducationMajorDoc } from '../../reference/reference-data';
 import type { AuditEventDoc, AuditedStatisticsQueryDoc } from '../../audit/audit-event';
+import type { StatisticsQuestionDoc } from '../../statistics/privacy-ledger-repository';
 import type { ChangeEvent } from '../../changes/change-events';
 import type { WebhookStatus } from '../../webhooks/webhook-service';
 import type { DeliveryDoc } from '../../webhooks/webhook-repository';
@@ -72,8 +73,8 @@ export type AuditEvent = {
   /** GraphQL: the root fields the operation selected, e.g. `Query.candidates`. Empty for REST. */
   rootFields: Array<Scalars['String']['output']>;
   /**
-   * The statistics queries the request ran (`candidateStatistics`, one per root field): what
-   * they asked, never what they answered. Empty for every other request.
+   * The statistics queries the request ran (`candidateStatistics` and `candidateStatisticsPreview`,
+   * one per root field): what they asked, never what they answered. Empty for every other request.
    */
   statisticsQueries: Array<AuditedStatisticsQuery>;
   /** HTTP status of the answer; 499 when the caller closed the connection before it was complete. */
@@ -112,7 +113,7 @@ export type AuditTransport =
 /** What one statistics query asked, as the service understood it (codes trimmed and in upper case). */
 export type AuditedStatisticsQuery = {
   __typename?: 'AuditedStatisticsQuery';
-  /** The privacy budget (ε) the query spent: 0 for a repeat or a refused query; null for queries audited before budgets existed. */
+  /** The privacy budget (ε) the query spent: 0 for a repeat, a refused query or a preview; null for queries audited before budgets existed. */
   epsilonCharged?: Maybe<Scalars['Float']['output']>;
   /** The dimensions, in the order asked. */
   groupBy: Array<CandidateDimension>;
@@ -124,6 +125,8 @@ export type AuditedStatisticsQuery = {
   nationalities: Array<Scalars['String']['output']>;
   /** Occupation filter (ISCO-08 codes); empty: not filtered. */
   occupations: Array<Scalars['String']['output']>;
+  /** Whether this was a preview (`candidateStatisticsPreview`): nothing was counted and nothing charged. */
+  preview: Scalars['Boolean']['output'];
 };
 
 /** Reason why a candidate is not available immediately. */
@@ -779,9 +782,11 @@ export type CandidateSkillInput = {
   timePeriod?: InputMaybe<Scalars['String']['input']>;
 };
 
-/** The answer of `candidateStatistics`: noisy counts and what the query cost. */
+/** The answer of `candidateStatistics`: noisy counts, how far they may be from the truth, and what the query cost. */
 export type CandidateStatistics = {
   __typename?: 'CandidateStatistics';
+  /** When this answer was computed; a repeat of the question gets the same answer and the same time. */
+  answeredAt: Scalars['DateTime']['output'];
   /** The key's privacy budget (ε) per period. */
   budget: Scalars['Float']['output'];
   /** The ε the key has left in the current period, after this query. */
@@ -795,21 +800,36 @@ export type CandidateStatistics = {
    * count below `minimumCellSize`, which may be 0 or more.
    */
   cells: Array<StatisticsCell>;
+  /**
+   * The probability (at least) with which each interval of the answer holds the true count: 0.95.
+   * The intervals are exact for the noise added (their half-width is the smallest integer t with
+   * P(|noise| <= t) >= 0.95), so where the noise is narrow (a large ε) they cover more than 95 %.
+   */
+  confidence: Scalars['Float']['output'];
   /** The ε the answer was computed with. */
   epsilon: Scalars['Float']['output'];
   /** The ε this request spent from the key's budget: 0 for a repeat answered from the stored answer. */
   epsilonCharged: Scalars['Float']['output'];
   /**
-   * The smallest noisy count a listed cell has: the count that noise alone reaches in an empty
-   * cell with probability at most 1 %. It depends only on `epsilon` and the dimensions, never on
-   * the data.
+   * The smallest noisy count a listed cell has: noise alone reaches it in an empty cell with
+   * probability below 1 / (the number of combinations of the dimensions' values), so on average
+   * less than one empty combination is listed per answer. It depends only on `epsilon`, the
+   * dimensions and their domains, never on the data.
    */
   minimumCellSize: Scalars['Int']['output'];
+  /** The question this answers, as the service understood it. */
+  question: StatisticsQuestion;
   /**
    * Always 1: counts are not rounded.
    * @deprecated Counts are noisy, not rounded.
    */
   rounding: Scalars['Int']['output'];
+  /**
+   * Δ: what one candidate can change in the whole answer (the total by 1 and each cell it counts
+   * in by 1): 1 for a total alone, 2 by single-valued dimensions, 4 with one multi-valued
+   * dimension, 10 with two. Every number's noise has scale Δ/ε.
+   */
+  sensitivity: Scalars['Int']['output'];
   /**
    * Always 0: no cell is withheld for its true count.
    * @deprecated No cell is withheld for its true count any more; cells are listed by their noisy counts (see `minimumCellSize`).
@@ -820,6 +840,8 @@ export type CandidateStatistics = {
    * only for clients written against the earlier schema.
    */
   total?: Maybe<Scalars['Int']['output']>;
+  /** The 95 % interval of `total`: it holds the true number with probability at least `confidence`. */
+  totalInterval: StatisticsInterval;
 };
 
 /**
@@ -925,6 +947,15 @@ export type CefrLevel =
   | 'C1'
   /** Proficient. */
   | 'C2';
+
+/** A statistics query that spent part of the budget. */
+export type ChargedStatisticsQuery = {
+  __typename?: 'ChargedStatisticsQuery';
+  /** What it asked (its ε is what it charged). */
+  question: StatisticsQuestion;
+  /** When it was charged. */
+  time: Scalars['DateTime']['output'];
+};
 
 /**
  * A country of the reference data, identified by its ISO 3166-1 alpha-2 code.
@@ -1812,8 +1843,21 @@ export type Query = {
    * Needs an API key with the READ_STATISTICS permission (ADMIN implies it); READ_CANDIDATE_DATA
    * alone does not allow it. Returns no candidate. Each query is audited (the key, the filter,
    * the dimensions and the ε charged; never the results).
+   *
+   * Each number comes with its 95 % interval (`totalInterval`, `StatisticsCell.interval`), computed
+   * from the distribution its noise was drawn from. `candidateStatisticsPreview` says what a query
+   * would cost and how wide its intervals would be, for free, before it is run.
    */
   candidateStatistics: CandidateStatistics;
+  /**
+   * What `candidateStatistics` with the same arguments would cost and how precise its answer
+   * would be, before it is run: free (it charges nothing and changes nothing of the budget) and
+   * without counting anything (no candidate is read: everything it says follows from ε, the
+   * dimensions and their domains, and the key's budget). Its arguments are checked as
+   * `candidateStatistics` checks them (BAD_USER_INPUT). Needs READ_STATISTICS; audited as a
+   * preview.
+   */
+  candidateStatisticsPreview: StatisticsPreview;
   /**
    * A page of candidates matching a filter (REST `GET /v1/candidates`).
    *
@@ -1880,6 +1924,11 @@ export type Query = {
    */
   savedList?: Maybe<SavedList>;
   /**
+   * The calling key's privacy budget in the current period: what it may spend, what it spent, and
+   * on which queries. Reading it changes nothing. Needs READ_STATISTICS.
+   */
+  statisticsBudget: StatisticsBudget;
+  /**
    * The deliveries of one webhook that needed more than one attempt (a delivery answered 2xx at
    * its first attempt is not kept), newest event first. ADMIN only.
    */
@@ -1937,6 +1986,20 @@ export type QueryCandidateChangesArgs = {
  * administered with `npm run keys`, not through GraphQL.
  */
 export type QueryCandidateStatisticsArgs = {
+  epsilon?: InputMaybe<Scalars['Float']['input']>;
+  filter?: InputMaybe<CandidateFilter>;
+  groupBy: Array<CandidateDimension>;
+  includeEmployed?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+
+/**
+ * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
+ * result. All of them need a valid API key. Other areas add their fields with `extend type
+ * Query` (the audit trail in admin.graphql, `node` and `nodes` in node.graphql); API keys are
+ * administered with `npm run keys`, not through GraphQL.
+ */
+export type QueryCandidateStatisticsPreviewArgs = {
   epsilon?: InputMaybe<Scalars['Float']['input']>;
   filter?: InputMaybe<CandidateFilter>;
   groupBy: Array<CandidateDimension>;
@@ -2178,13 +2241,150 @@ export type SavedListCandidatesArgs = {
   page?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** The calling key's privacy budget in the current period. */
+export type StatisticsBudget = {
+  __typename?: 'StatisticsBudget';
+  /** The key's privacy budget (ε) per period. */
+  budget: Scalars['Float']['output'];
+  /**
+   * The queries charged in the current period, oldest first (the latest 100): what they asked and
+   * when, never what they answered. Repeats and previews are not charged and not listed.
+   */
+  queries: Array<ChargedStatisticsQuery>;
+  /** The ε left in the current period. */
+  remaining: Scalars['Float']['output'];
+  /** When the current period ends and the budget is whole again. */
+  renewsAt: Scalars['DateTime']['output'];
+  /** The ε spent in the current period. */
+  spent: Scalars['Float']['output'];
+};
+
 /** One listed cell: a combination of values, one per dimension asked for, and its noisy count. */
 export type StatisticsCell = {
   __typename?: 'StatisticsCell';
   /** Number of candidates with these values, plus noise: at least `minimumCellSize`. */
   count: Scalars['Int']['output'];
+  /**
+   * The 95 % interval of `count` (see `CandidateStatistics.confidence`). A cell is listed because
+   * its noisy count reached `minimumCellSize`; for a cell whose true count is near that size the
+   * listing favours upward noise, and its interval is then too high.
+   */
+  interval: StatisticsInterval;
   /** The values of the cell, in the order of `groupBy`. */
   values: Array<DimensionValue>;
+};
+
+/** An exam requirement of a statistics question (`ExamRequirement` of the filter). */
+export type StatisticsExamRequirement = {
+  __typename?: 'StatisticsExamRequirement';
+  /** The exam. */
+  exam: Exam;
+  /** Minimum score; null: any score. */
+  minScore?: Maybe<Scalars['Float']['output']>;
+};
+
+/**
+ * A range of counts that holds the true count with probability at least the answer's `confidence`:
+ * the published count ± the half-width of the noise, never below 0.
+ */
+export type StatisticsInterval = {
+  __typename?: 'StatisticsInterval';
+  /** The highest count the interval holds. */
+  high: Scalars['Int']['output'];
+  /** The lowest count the interval holds (at least 0). */
+  low: Scalars['Int']['output'];
+};
+
+/** A language requirement of a statistics question (`LanguageRequirement` of the filter). */
+export type StatisticsLanguageRequirement = {
+  __typename?: 'StatisticsLanguageRequirement';
+  /** ISO 639-1 code of the language, in lower case. */
+  language: Scalars['String']['output'];
+  /** Minimum spoken level; null: any. */
+  minSpokenLevel?: Maybe<CefrLevel>;
+  /** Minimum written level; null: any. */
+  minWrittenLevel?: Maybe<CefrLevel>;
+};
+
+/**
+ * The answer of `candidateStatisticsPreview`: what a query would cost and how precise its answer
+ * would be. Every figure follows from ε, the dimensions and their domains, and the key's budget;
+ * none from the data.
+ */
+export type StatisticsPreview = {
+  __typename?: 'StatisticsPreview';
+  /** The key's privacy budget (ε) per period. */
+  budget: Scalars['Float']['output'];
+  /** The ε the key has left in the current period (the preview spends none). */
+  budgetRemaining: Scalars['Float']['output'];
+  /** When the current budget period ends and the key's budget is whole again. */
+  budgetRenewsAt: Scalars['DateTime']['output'];
+  /** Half-width of the 95 % interval of each listed cell (the same noise as the total's). */
+  cellHalfWidth: Scalars['Int']['output'];
+  /** The number of combinations of the dimensions' values (their whole domains, `UNKNOWN` included) that cells are released over. */
+  combinations: Scalars['Int']['output'];
+  /** The probability (at least) with which each interval would hold the true count: 0.95. */
+  confidence: Scalars['Float']['output'];
+  /** The ε the answer would be computed with. */
+  epsilon: Scalars['Float']['output'];
+  /**
+   * The ε running the query would charge: `epsilon`, or 0 when the same question was answered
+   * for this key in this period (its stored answer would be given again).
+   */
+  epsilonCharged: Scalars['Float']['output'];
+  /** The smallest noisy count a listed cell would have (0 without dimensions). */
+  minimumCellSize: Scalars['Int']['output'];
+  /** The question previewed, as the service understood it. */
+  question: StatisticsQuestion;
+  /** Whether running the query now would be refused with PRIVACY_BUDGET_EXHAUSTED. */
+  refused: Scalars['Boolean']['output'];
+  /** Δ of the answer (see `CandidateStatistics.sensitivity`). */
+  sensitivity: Scalars['Int']['output'];
+  /** Half-width of the 95 % interval of the total: the total would be within ± this of the truth. */
+  totalHalfWidth: Scalars['Int']['output'];
+};
+
+/**
+ * A statistics question as the service understood it: codes trimmed, in their stored case and
+ * sorted; the other fields of the filter as given (requirements and ids without repeats, sorted),
+ * each null when not given.
+ */
+export type StatisticsQuestion = {
+  __typename?: 'StatisticsQuestion';
+  /** The ε of the question. */
+  epsilon: Scalars['Float']['output'];
+  /** The filter's exam requirements (`CandidateFilter.exams`). */
+  exams?: Maybe<Array<StatisticsExamRequirement>>;
+  /** The dimensions, in the order asked. */
+  groupBy: Array<CandidateDimension>;
+  /** The filter's `inSavedLists`: public ids of saved lists. */
+  inSavedLists?: Maybe<Array<Scalars['ID']['output']>>;
+  /** Whether candidates with status EMPLOYED are counted. */
+  includeEmployed: Scalars['Boolean']['output'];
+  /** The filter's keyword search, trimmed. */
+  keyword?: Maybe<Scalars['String']['output']>;
+  /** The filter's language requirements (`CandidateFilter.languages`). */
+  languages?: Maybe<Array<StatisticsLanguageRequirement>>;
+  /** Location filter (ISO 3166-1 alpha-2 codes); empty: not filtered. */
+  locations: Array<Scalars['String']['output']>;
+  /** The filter's `maxAge`, as `minAge`. */
+  maxAge?: Maybe<Scalars['Int']['output']>;
+  /** The filter's `maxEducationLevel`. */
+  maxEducationLevel?: Maybe<Scalars['Int']['output']>;
+  /** The filter's `maxYearsExperience`. */
+  maxYearsExperience?: Maybe<Scalars['Int']['output']>;
+  /** The filter's `minAge` (the age reached by the end of the year the question was answered in). */
+  minAge?: Maybe<Scalars['Int']['output']>;
+  /** The filter's `minEducationLevel`. */
+  minEducationLevel?: Maybe<Scalars['Int']['output']>;
+  /** The filter's `minYearsExperience`. */
+  minYearsExperience?: Maybe<Scalars['Int']['output']>;
+  /** Nationality filter (ISO 3166-1 alpha-2 codes); empty: not filtered. */
+  nationalities: Array<Scalars['String']['output']>;
+  /** The filter's `notInSavedLists`: public ids of saved lists. */
+  notInSavedLists?: Maybe<Array<Scalars['ID']['output']>>;
+  /** Occupation filter (ISCO-08 codes); empty: not filtered. */
+  occupations: Array<Scalars['String']['output']>;
 };
 
 /**
@@ -2437,11 +2637,12 @@ export type ResolversTypes = ResolversObject<{
   CandidateRefInput: CandidateRefInput;
   CandidateSkill: ResolverTypeWrapper<CandidateSkillDoc>;
   CandidateSkillInput: CandidateSkillInput;
-  CandidateStatistics: ResolverTypeWrapper<CandidateStatistics>;
+  CandidateStatistics: ResolverTypeWrapper<Omit<CandidateStatistics, 'question'> & { question: ResolversTypes['StatisticsQuestion'] }>;
   CandidateStatus: CandidateStatus;
   CandidateVisaCheck: ResolverTypeWrapper<CandidateVisaCheckDoc>;
   CandidateVisaJobCheck: ResolverTypeWrapper<CandidateVisaJobCheckDoc>;
   CefrLevel: CefrLevel;
+  ChargedStatisticsQuery: ResolverTypeWrapper<Omit<ChargedStatisticsQuery, 'question'> & { question: ResolversTypes['StatisticsQuestion'] }>;
   Country: ResolverTypeWrapper<CountryDoc>;
   CountryRefInput: CountryRefInput;
   CovidVaccinatedStatus: CovidVaccinatedStatus;
@@ -2509,7 +2710,13 @@ export type ResolversTypes = ResolversObject<{
   ResidenceStatus: ResidenceStatus;
   RiskLevel: RiskLevel;
   SavedList: ResolverTypeWrapper<SavedListDoc>;
+  StatisticsBudget: ResolverTypeWrapper<Omit<StatisticsBudget, 'queries'> & { queries: Array<ResolversTypes['ChargedStatisticsQuery']> }>;
   StatisticsCell: ResolverTypeWrapper<StatisticsCell>;
+  StatisticsExamRequirement: ResolverTypeWrapper<StatisticsExamRequirement>;
+  StatisticsInterval: ResolverTypeWrapper<StatisticsInterval>;
+  StatisticsLanguageRequirement: ResolverTypeWrapper<StatisticsLanguageRequirement>;
+  StatisticsPreview: ResolverTypeWrapper<Omit<StatisticsPreview, 'question'> & { question: ResolversTypes['StatisticsQuestion'] }>;
+  StatisticsQuestion: ResolverTypeWrapper<StatisticsQuestionDoc>;
   Status: Status;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   TravelDocumentStatus: TravelDocumentStatus;
@@ -2556,9 +2763,10 @@ export type ResolversParentTypes = ResolversObject<{
   CandidateRefInput: CandidateRefInput;
   CandidateSkill: CandidateSkillDoc;
   CandidateSkillInput: CandidateSkillInput;
-  CandidateStatistics: CandidateStatistics;
+  CandidateStatistics: Omit<CandidateStatistics, 'question'> & { question: ResolversParentTypes['StatisticsQuestion'] };
   CandidateVisaCheck: CandidateVisaCheckDoc;
   CandidateVisaJobCheck: CandidateVisaJobCheckDoc;
+  ChargedStatisticsQuery: Omit<ChargedStatisticsQuery, 'question'> & { question: ResolversParentTypes['StatisticsQuestion'] };
   Country: CountryDoc;
   CountryRefInput: CountryRefInput;
   CreateWebhookInput: CreateWebhookInput;
@@ -2603,7 +2811,13 @@ export type ResolversParentTypes = ResolversObject<{
   RegisterCandidateResult: RegisterCandidateResult;
   RegistrationDataInput: RegistrationDataInput;
   SavedList: SavedListDoc;
+  StatisticsBudget: Omit<StatisticsBudget, 'queries'> & { queries: Array<ResolversParentTypes['ChargedStatisticsQuery']> };
   StatisticsCell: StatisticsCell;
+  StatisticsExamRequirement: StatisticsExamRequirement;
+  StatisticsInterval: StatisticsInterval;
+  StatisticsLanguageRequirement: StatisticsLanguageRequirement;
+  StatisticsPreview: Omit<StatisticsPreview, 'question'> & { question: ResolversParentTypes['StatisticsQuestion'] };
+  StatisticsQuestion: StatisticsQuestionDoc;
   String: Scalars['String']['output'];
   Webhook: WebhookStatus;
   WebhookDelivery: DeliveryDoc;
@@ -2639,6 +2853,7 @@ export type AuditedStatisticsQueryResolvers<ContextType = GraphQLContext, Parent
   locations?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   nationalities?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   occupations?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  preview?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 }>;
 
 export type CandidateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Candidate'] = ResolversParentTypes['Candidate']> = ResolversObject<{
@@ -2837,16 +3052,21 @@ export type CandidateSkillResolvers<ContextType = GraphQLContext, ParentType ext
 }>;
 
 export type CandidateStatisticsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateStatistics'] = ResolversParentTypes['CandidateStatistics']> = ResolversObject<{
+  answeredAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   budget?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   budgetRemaining?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   budgetRenewsAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   cells?: Resolver<Array<ResolversTypes['StatisticsCell']>, ParentType, ContextType>;
+  confidence?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   epsilon?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   epsilonCharged?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   minimumCellSize?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  question?: Resolver<ResolversTypes['StatisticsQuestion'], ParentType, ContextType>;
   rounding?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  sensitivity?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   suppressedCells?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   total?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  totalInterval?: Resolver<ResolversTypes['StatisticsInterval'], ParentType, ContextType>;
 }>;
 
 export type CandidateVisaCheckResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CandidateVisaCheck'] = ResolversParentTypes['CandidateVisaCheck']> = ResolversObject<{
@@ -2878,6 +3098,11 @@ export type CandidateVisaJobCheckResolvers<ContextType = GraphQLContext, ParentT
   qualification?: Resolver<Maybe<ResolversTypes['YesNo']>, ParentType, ContextType>;
   regional?: Resolver<Maybe<ResolversTypes['YesNo']>, ParentType, ContextType>;
   salaryTsmit?: Resolver<Maybe<ResolversTypes['YesNo']>, ParentType, ContextType>;
+}>;
+
+export type ChargedStatisticsQueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChargedStatisticsQuery'] = ResolversParentTypes['ChargedStatisticsQuery']> = ResolversObject<{
+  question?: Resolver<ResolversTypes['StatisticsQuestion'], ParentType, ContextType>;
+  time?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 }>;
 
 export type CountryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Country'] = ResolversParentTypes['Country']> = ResolversObject<{
@@ -3033,6 +3258,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   candidateChanges?: Resolver<ResolversTypes['CandidateChangeConnection'], ParentType, ContextType, RequireFields<QueryCandidateChangesArgs, 'first'>>;
   candidateChangesPosition?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   candidateStatistics?: Resolver<ResolversTypes['CandidateStatistics'], ParentType, ContextType, RequireFields<QueryCandidateStatisticsArgs, 'groupBy' | 'includeEmployed'>>;
+  candidateStatisticsPreview?: Resolver<ResolversTypes['StatisticsPreview'], ParentType, ContextType, RequireFields<QueryCandidateStatisticsPreviewArgs, 'groupBy' | 'includeEmployed'>>;
   candidates?: Resolver<ResolversTypes['CandidatePage'], ParentType, ContextType, RequireFields<QueryCandidatesArgs, 'includeEmployed' | 'limit' | 'page' | 'sort'>>;
   candidatesConnection?: Resolver<ResolversTypes['CandidateConnection'], ParentType, ContextType, RequireFields<QueryCandidatesConnectionArgs, 'first' | 'includeEmployed' | 'sort'>>;
   countries?: Resolver<Array<ResolversTypes['Country']>, ParentType, ContextType>;
@@ -3044,6 +3270,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   nodes?: Resolver<Array<Maybe<ResolversTypes['Node']>>, ParentType, ContextType, RequireFields<QueryNodesArgs, 'ids'>>;
   occupations?: Resolver<Array<ResolversTypes['Occupation']>, ParentType, ContextType, Partial<QueryOccupationsArgs>>;
   savedList?: Resolver<Maybe<ResolversTypes['SavedList']>, ParentType, ContextType, RequireFields<QuerySavedListArgs, 'publicId'>>;
+  statisticsBudget?: Resolver<ResolversTypes['StatisticsBudget'], ParentType, ContextType>;
   webhookDeliveries?: Resolver<Array<ResolversTypes['WebhookDelivery']>, ParentType, ContextType, RequireFields<QueryWebhookDeliveriesArgs, 'first' | 'webhookId'>>;
   webhooks?: Resolver<Array<ResolversTypes['Webhook']>, ParentType, ContextType>;
 }>;
@@ -3061,9 +3288,70 @@ export type SavedListResolvers<ContextType = GraphQLContext, ParentType extends 
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
+export type StatisticsBudgetResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatisticsBudget'] = ResolversParentTypes['StatisticsBudget']> = ResolversObject<{
+  budget?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  queries?: Resolver<Array<ResolversTypes['ChargedStatisticsQuery']>, ParentType, ContextType>;
+  remaining?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  renewsAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  spent?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+}>;
+
 export type StatisticsCellResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatisticsCell'] = ResolversParentTypes['StatisticsCell']> = ResolversObject<{
   count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  interval?: Resolver<ResolversTypes['StatisticsInterval'], ParentType, ContextType>;
   values?: Resolver<Array<ResolversTypes['DimensionValue']>, ParentType, ContextType>;
+}>;
+
+export type StatisticsExamRequirementResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatisticsExamRequirement'] = ResolversParentTypes['StatisticsExamRequirement']> = ResolversObject<{
+  exam?: Resolver<ResolversTypes['Exam'], ParentType, ContextType>;
+  minScore?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
+}>;
+
+export type StatisticsIntervalResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatisticsInterval'] = ResolversParentTypes['StatisticsInterval']> = ResolversObject<{
+  high?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  low?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type StatisticsLanguageRequirementResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatisticsLanguageRequirement'] = ResolversParentTypes['StatisticsLanguageRequirement']> = ResolversObject<{
+  language?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  minSpokenLevel?: Resolver<Maybe<ResolversTypes['CefrLevel']>, ParentType, ContextType>;
+  minWrittenLevel?: Resolver<Maybe<ResolversTypes['CefrLevel']>, ParentType, ContextType>;
+}>;
+
+export type StatisticsPreviewResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatisticsPreview'] = ResolversParentTypes['StatisticsPreview']> = ResolversObject<{
+  budget?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  budgetRemaining?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  budgetRenewsAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  cellHalfWidth?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  combinations?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  confidence?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  epsilon?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  epsilonCharged?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  minimumCellSize?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  question?: Resolver<ResolversTypes['StatisticsQuestion'], ParentType, ContextType>;
+  refused?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  sensitivity?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalHalfWidth?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type StatisticsQuestionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StatisticsQuestion'] = ResolversParentTypes['StatisticsQuestion']> = ResolversObject<{
+  epsilon?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  exams?: Resolver<Maybe<Array<ResolversTypes['StatisticsExamRequirement']>>, ParentType, ContextType>;
+  groupBy?: Resolver<Array<ResolversTypes['CandidateDimension']>, ParentType, ContextType>;
+  inSavedLists?: Resolver<Maybe<Array<ResolversTypes['ID']>>, ParentType, ContextType>;
+  includeEmployed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  keyword?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  languages?: Resolver<Maybe<Array<ResolversTypes['StatisticsLanguageRequirement']>>, ParentType, ContextType>;
+  locations?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  maxAge?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  maxEducationLevel?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  maxYearsExperience?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  minAge?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  minEducationLevel?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  minYearsExperience?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  nationalities?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  notInSavedLists?: Resolver<Maybe<Array<ResolversTypes['ID']>>, ParentType, ContextType>;
+  occupations?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
 export type WebhookResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Webhook'] = ResolversParentTypes['Webhook']> = ResolversObject<{
@@ -3114,6 +3402,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   CandidateStatistics?: CandidateStatisticsResolvers<ContextType>;
   CandidateVisaCheck?: CandidateVisaCheckResolvers<ContextType>;
   CandidateVisaJobCheck?: CandidateVisaJobCheckResolvers<ContextType>;
+  ChargedStatisticsQuery?: ChargedStatisticsQueryResolvers<ContextType>;
   Country?: CountryResolvers<ContextType>;
   CreatedWebhook?: CreatedWebhookResolvers<ContextType>;
   Date?: GraphQLScalarType;
@@ -3140,7 +3429,13 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Query?: QueryResolvers<ContextType>;
   RegisterCandidateResult?: RegisterCandidateResultResolvers<ContextType>;
   SavedList?: SavedListResolvers<ContextType>;
+  StatisticsBudget?: StatisticsBudgetResolvers<ContextType>;
   StatisticsCell?: StatisticsCellResolvers<ContextType>;
+  StatisticsExamRequirement?: StatisticsExamRequirementResolvers<ContextType>;
+  StatisticsInterval?: StatisticsIntervalResolvers<ContextType>;
+  StatisticsLanguageRequirement?: StatisticsLanguageRequirementResolvers<ContextType>;
+  StatisticsPreview?: StatisticsPreviewResolvers<ContextType>;
+  StatisticsQuestion?: StatisticsQuestionResolvers<ContextType>;
   Webhook?: WebhookResolvers<ContextType>;
   WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
 }>;

@@ -2,6 +2,7 @@ import type { Resolvers } from '../generated/resolvers-types';
 import { scalarResolvers } from '../scalars';
 import { AdminQuery } from './AdminQuery';
 import { AuditEvent } from './AuditEvent';
+import { AuditedStatisticsQuery } from './AuditedStatisticsQuery';
 import { Candidate } from './Candidate';
 import { CandidateChange } from './CandidateChange';
 import { CandidateChangesQuery } from './CandidateChangesQuery';
@@ -53,6 +54,7 @@ export const resolvers: Resolvers = {
   CandidateEdge,
   CandidateChange,
   AuditEvent,
+  AuditedStatisticsQuery,
   Country,
   Language,
   LanguageLevel,

@@ -44,6 +44,47 @@ export type CandidateCouponInput = {
   publicId: string;
 };
 
+/**
+ * A property of candidates that statistics count by. Each value is a `DimensionValue`; a
+ * candidate without a value counts under the code `UNKNOWN`.
+ */
+export type CandidateDimension =
+  /**
+   * Age in 10-year bands (`"20-29"`, `"30-39"`, …), the age being the current calendar year
+   * (UTC, at the time of the query) minus `yearOfBirth`: the age reached by the end of this year.
+   * A year of birth in the future counts under `UNKNOWN`.
+   */
+  | 'AGE_BAND'
+  /**
+   * Highest education level: the `level` of the education level as stored (`"6"`), labelled
+   * with its name.
+   */
+  | 'EDUCATION_LEVEL'
+  /** Gender: `MALE`, `FEMALE` or `OTHER`. */
+  | 'GENDER'
+  /**
+   * Language: ISO 639-1 code in lower case, as stored. Multi-valued: a candidate counts once in
+   * each of the first 3 distinct languages of its list (so cells may add up to more than the
+   * total); one without any language counts under `UNKNOWN`.
+   */
+  | 'LANGUAGE'
+  /** Country of current location: ISO 3166-1 alpha-2 code (`country` of the candidate). */
+  | 'LOCATION'
+  /** Nationality: ISO 3166-1 alpha-2 code. */
+  | 'NATIONALITY'
+  /**
+   * Occupation: ISCO-08 unit group code (4 digits). Multi-valued: a candidate counts once in
+   * each of the first 3 distinct occupations of its list (so cells may add up to more than the
+   * total); one without any occupation counts under `UNKNOWN`.
+   */
+  | 'OCCUPATION'
+  /** Year (UTC) in which the candidate was registered, as a number in `code`. */
+  | 'REGISTRATION_YEAR'
+  /** Candidate status, e.g. `ACTIVE` (the `CandidateStatus` names). */
+  | 'STATUS'
+  /** Year of arrival in the country of location, as a number in `code` (`"2016"`). */
+  | 'YEAR_OF_ARRIVAL';
+
 /** An education programme followed (as `CandidateEducation`). */
 export type CandidateEducationInput = {
   /** Country where the programme was followed. */
@@ -887,6 +928,16 @@ export type YesNoUnsure =
   | 'UNSURE'
   /** Yes. */
   | 'YES';
+
+export type CandidateStatisticsQueryVariables = Exact<{
+  filter?: CandidateFilter | null | undefined;
+  includeEmployed?: boolean | null | undefined;
+  groupBy: Array<CandidateDimension> | CandidateDimension;
+  epsilon?: number | null | undefined;
+}>;
+
+
+export type CandidateStatisticsQuery = { candidateStatistics: { total: number | null, confidence: number, sensitivity: number, minimumCellSize: number, epsilon: number, epsilonCharged: number, budget: number, budgetRemaining: number, budgetRenewsAt: string, answeredAt: string, question: { locations: Array<string>, nationalities: Array<string>, occupations: Array<string>, minYearsExperience: number | null, maxYearsExperience: number | null, minEducationLevel: number | null, maxEducationLevel: number | null, minAge: number | null, maxAge: number | null, keyword: string | null, inSavedLists: Array<string> | null, notInSavedLists: Array<string> | null, includeEmployed: boolean, groupBy: Array<CandidateDimension>, epsilon: number, languages: Array<{ language: string, minSpokenLevel: CefrLevel | null, minWrittenLevel: CefrLevel | null }> | null, exams: Array<{ exam: Exam, minScore: number | null }> | null }, totalInterval: { low: number, high: number }, cells: Array<{ count: number, values: Array<{ dimension: CandidateDimension, code: string, label: string }>, interval: { low: number, high: number } }> } };
 
 export type FindCandidatesQueryVariables = Exact<{
   filter?: CandidateFilter | null | undefined;

@@ -1,6 +1,7 @@
 import type { Document } from 'bson';
 import { CommandError } from '../errors';
 import type { Collection } from '../engine/collection';
+import { checkStorageEngineOptions } from './storage-engine-options';
 import { compileFilter } from '../engine/query-executor';
 import { assertSimpleCollation, collectionArgument, optionalDocument } from './arguments';
 import type { CommandHandler } from './context';
@@ -67,6 +68,7 @@ const create: CommandHandler = (command, { runtime, db }) => {
       `the embedded store does not support the collection option '${unsupported}'`,
     );
   assertSimpleCollation(command);
+  checkStorageEngineOptions(command.storageEngine);
   const options: Document = {};
   for (const [key, value] of Object.entries(command)) if (!GENERIC_ARGUMENTS.has(key)) options[key] = value;
   runtime.catalog.createCollection(db, name, options);

@@ -13,6 +13,7 @@ import { findAndModifyCommands } from './find-and-modify';
 import { getMoreCommands } from './get-more';
 import { handshakeCommands } from './handshake';
 import { indexCommands } from './indexes';
+import { maintenanceCommands } from './maintenance';
 import { serverInfoCommands } from './server-info';
 import { writeCommands } from './write-commands';
 
@@ -30,6 +31,7 @@ const COMMANDS: ReadonlyMap<string, CommandHandler> = new Map(
     ...countDistinctCommands,
     ...aggregateCommands,
     ...explainCommands,
+    ...maintenanceCommands,
   }),
 );
 
@@ -61,6 +63,9 @@ const READ_ONLY_COMMANDS = new Set([
   'killAllSessions',
   'refreshSessions',
   'abortTransaction',
+  // They hold back writes themselves, while they need to (StorageEngine.hold), and write no data.
+  'compact',
+  'createBackup',
 ]);
 
 /** Whether a command may write: any but the read-only ones, and an aggregate only with $out or $merge. */
@@ -89,13 +94,12 @@ async function execute(body: Document, runtime: StoreRuntime, connectionId: numb
   if (typeof db !== 'string' || db.length === 0) throw new CommandError('InvalidNamespace', 'command has no $db');
   const handle = () => handler(body, { runtime, db, connectionId });
   const { transactions } = runtime;
+  const { engine } = runtime.catalog;
   // A command that may write runs in one engine transaction, committed durably before its reply;
   // those of a multi-document transaction run in one that is rolled back (transactions.ts).
   const inTransaction = transactions !== undefined && Transactions.isTransactionCommand(name, body);
-  const run =
-    !mayWrite(name, body) || (inTransaction && name !== 'commitTransaction')
-      ? handle
-      : () => runtime.catalog.engine.write(() => synchronous(handle()));
+  const commits = mayWrite(name, body) && !(inTransaction && name !== 'commitTransaction');
+  const run = commits ? () => engine.write(() => synchronous(handle())) : handle;
   if (!transactions) {
     // A standalone: txnNumber alone (a retryable write) is accepted and ignored; a transaction
     // is refused up front, as a standalone mongod does, rather than half applied.
@@ -105,8 +109,24 @@ async function execute(body: Document, runtime: StoreRuntime, connectionId: numb
         'Transaction numbers are only allowed on a replica set member or mongos',
       );
     }
-    return run();
   }
+  if (!commits) return dispatch(name, body, run, transactions);
+  // Nothing commits while a compaction or a backup's start holds the engine; the check and the
+  // commit are in one turn. A commit that started a compaction (it deleted from a secure-delete
+  // collection) is answered once the compaction has removed the deleted bytes from the disk.
+  while (engine.held) await engine.whenWritable();
+  const reply = await dispatch(name, body, run, transactions);
+  if (engine.held) await engine.settled();
+  return reply;
+}
+
+function dispatch(
+  name: string,
+  body: Document,
+  run: () => CommandResult | Promise<CommandResult>,
+  transactions: Transactions | undefined,
+): CommandResult | Promise<CommandResult> {
+  if (!transactions) return run();
   if (Transactions.isTransactionCommand(name, body)) return transactions.runInTransaction(name, body, run);
   return transactions.runOutsideTransaction(name, body, run);
 }

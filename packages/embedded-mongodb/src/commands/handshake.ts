@@ -1,6 +1,7 @@
 import { ObjectId, type Document } from 'bson';
 import { MAX_MESSAGE_BYTES } from '../wire/protocol';
 import { SESSION_TIMEOUT_MINUTES } from '../transactions';
+import { STORAGE_ENGINE_NAME } from '../engine/catalog';
 import type { CommandContext, CommandHandler } from './context';
 
 /** What the store claims to be: a MongoDB 7.0, primary of a one-member replica set (or a standalone). */
@@ -67,7 +68,7 @@ const buildInfo: CommandHandler = () => ({
   bits: 64,
   debug: false,
   maxBsonObjectSize: MAX_BSON_OBJECT_SIZE,
-  storageEngines: ['embedded'],
+  storageEngines: [STORAGE_ENGINE_NAME],
   javascriptEngine: 'none',
   modules: [],
   ok: 1,

@@ -20,6 +20,21 @@ export function assertValidCollectionName(db: string, name: string): void {
   }
 }
 
+/**
+ * Whether collection options ask for secure deletion (`storageEngine: { embedded: { secureDelete:
+ * true } }`, checked by the `create` command): no byte of a deleted or replaced document stays on
+ * the disk after its commit (secure-space.ts).
+ */
+export function isSecureDelete(options: Document): boolean {
+  const storageEngine: unknown = options.storageEngine;
+  if (typeof storageEngine !== 'object' || storageEngine === null) return false;
+  const embedded: unknown = (storageEngine as Document)[STORAGE_ENGINE_NAME];
+  return typeof embedded === 'object' && embedded !== null && (embedded as Document).secureDelete === true;
+}
+
+/** The store's name for its storage engine (buildInfo's `storageEngines`, a collection's `storageEngine` options). */
+export const STORAGE_ENGINE_NAME = 'embedded';
+
 /** The catalog's one record in the engine's `catalog` space. */
 const CATALOG_KEY = Buffer.from('catalog');
 /** The layout of that record; a store refuses a data directory of a newer layout. */
@@ -49,6 +64,8 @@ export class Catalog {
   private changes: ChangeLog = DISCARD_CHANGES;
   private nextId = 1;
   private readonly host: CollectionHost;
+  /** The host of secure-delete collections (their documents in the secure space), made on first use. */
+  private secureHost: CollectionHost | undefined;
 
   constructor(readonly engine: StorageEngine) {
     this.host = {
@@ -104,7 +121,7 @@ export class Catalog {
       throw new CommandError('NamespaceExists', `Collection ${db}.${name} already exists.`);
     }
     return this.engine.atomic(() => {
-      const collection = new Collection(db, name, options, this.host);
+      const collection = new Collection(db, name, options, this.hostFor(options));
       this.collectionsOf(db).set(name, collection);
       this.save();
       this.changes.append({ t: 'createCollection', db, c: name, options });
@@ -180,6 +197,13 @@ export class Catalog {
     }
   }
 
+  /** Where a collection with `options` keeps its documents: the secure space for `secureDelete`. */
+  private hostFor(options: Document): CollectionHost {
+    if (!isSecureDelete(options)) return this.host;
+    this.secureHost ??= { ...this.host, engine: this.engine.secureSpace() };
+    return this.secureHost;
+  }
+
   private collectionsOf(db: string): Map<string, Collection> {
     let collections = this.databases.get(db);
     if (!collections) {
@@ -197,7 +221,7 @@ export class Catalog {
     }
     this.nextId = stored.nextId;
     for (const entry of stored.collections) {
-      const collection = new Collection(entry.db, entry.c, entry.options, this.host, {
+      const collection = new Collection(entry.db, entry.c, entry.options, this.hostFor(entry.options), {
         id: entry.id,
         uuid: entry.uuid,
         indexes: entry.indexes.map((index) => ({

@@ -1,6 +1,7 @@
 import { deserialize, serialize, UUID, type Document } from 'bson';
 import { CommandError } from '../errors';
-import { asBuffer, documentKey, idPrefix, recordNumberOf, type StorageEngine } from '../persistence/storage-engine';
+import type { EngineSpace } from '../persistence/engine-space';
+import { asBuffer, documentKey, idPrefix, recordNumberOf } from '../persistence/storage-engine';
 import type { Change } from './change-log';
 import { duplicateKeyError } from './duplicate-key';
 import { classifyIndexRequest, describeIndex, ID_INDEX_NAME, idIndexSpec, type IndexSpec } from './index-spec';
@@ -26,7 +27,7 @@ function sameKeys(a: readonly unknown[][], b: readonly unknown[][]): boolean {
 
 /** What a collection needs of its catalog. */
 export interface CollectionHost {
-  readonly engine: StorageEngine;
+  readonly engine: EngineSpace;
   /** A new id for a collection or an index: never one used before in this data directory. */
   allocateId(): number;
   /** Stores the catalog's definitions (an index made or dropped, a new multikey path). */
@@ -197,6 +198,7 @@ export class Collection {
         index.insert(record.seq, newKeys);
       }
       this.host.engine.documents.putSync(documentKey(this.id, record.seq), asBuffer(bson));
+      this.host.engine.replaced();
       this.saveMultikeyPaths();
     });
     this.host.log({ t: 'put', db: this.db, c: this.name, d: doc }, oldBson);

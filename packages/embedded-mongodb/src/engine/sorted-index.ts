@@ -1,6 +1,7 @@
 import type { Document } from 'bson';
 import { CommandError } from '../errors';
-import { idPrefix, RECORD_NUMBER_BYTES, recordNumberOf, type StorageEngine } from '../persistence/storage-engine';
+import type { EngineSpace } from '../persistence/engine-space';
+import { idPrefix, RECORD_NUMBER_BYTES, recordNumberOf } from '../persistence/storage-engine';
 import type { IndexSpec } from './index-spec';
 import { decodeKey, encodedLength, encodeKey, keyRangeBounds } from './key-string';
 import type { Matcher } from './match-expression';
@@ -47,7 +48,7 @@ export interface EntryCursor<T> {
 
 /** What an index needs of its collection: the engine, records by number, and its write generation. */
 export interface IndexHost {
-  readonly engine: StorageEngine;
+  readonly engine: EngineSpace;
   record(seq: number): StoredRecord;
   /** Changes with every write to the collection (see SortedIndex's counts). */
   generation(): number;
@@ -453,7 +454,7 @@ function sameKeyPart(a: string, b: string): boolean {
 }
 
 /** Stores `key` unless present; true when it was added (lmdb's putSync answers so, though typed void here). */
-function wasAdded(entries: StorageEngine['entries'], key: Buffer, value: Buffer): boolean {
+function wasAdded(entries: EngineSpace['entries'], key: Buffer, value: Buffer): boolean {
   return (entries.putSync(key, value, { noOverwrite: true }) as unknown) === true;
 }
 
@@ -483,7 +484,7 @@ class UntilWritten<V> {
 }
 
 /** Removes `key`; true when it was there (lmdb's removeSync answers so, though typed void). */
-function wasRemoved(entries: StorageEngine['entries'], key: Buffer): boolean {
+function wasRemoved(entries: EngineSpace['entries'], key: Buffer): boolean {
   return (entries.removeSync(key) as unknown) === true;
 }
 

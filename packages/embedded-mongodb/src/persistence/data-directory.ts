@@ -37,6 +37,12 @@ export class DataDirectory {
       }
       const engine = openEngine(directory);
       for (const name of ENGINE_FILES) fs.chmodSync(path.join(directory, name), DATA_FILE_MODE);
+      try {
+        await engine.recover();
+      } catch (error) {
+        await engine.close();
+        throw error;
+      }
       return new DataDirectory(directory, engine);
     } catch (error) {
       releaseStoreLock(directory);

@@ -1,7 +1,24 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ABORT, open, type Database, type RootDatabase } from 'lmdb';
+import { ABORT, open, type Database, type RootDatabase, type Transaction } from 'lmdb';
+import type { EngineSpace } from './engine-space';
+import { compactingCopy, ENVIRONMENT_OPTIONS, SECURE_FILE, SecureSpace } from './secure-space';
+import { fsyncDirectory } from './record-file';
+import { COMPACTING_FOLDER as COMPACTING } from './store-files';
+import { copySnapshot } from './snapshot-copy';
+
+/** The key spaces of `data.mdb`, reopened after a compaction. */
+interface MainFile {
+  readonly env: RootDatabase;
+  readonly documents: Database<Buffer, Buffer>;
+  readonly entries: Database<Buffer, Buffer>;
+  readonly catalog: Database<Buffer, Buffer>;
+  readonly counts: Database<Buffer, Buffer>;
+}
+
+/** Which file a compaction rewrites: `data.mdb`, or the secure space's `secure.mdb`. */
+export type EngineFile = 'main' | 'secure';
 
 /**
  * The storage under the catalog: one LMDB environment (a memory-mapped B+tree with ACID
@@ -17,20 +34,43 @@ import { ABORT, open, type Database, type RootDatabase } from 'lmdb';
  *   transaction of every change to them: LMDB counts a range by walking it, and the planner
  *   asks for whole collections and indexes on every query.
  *
+ * Collections created with `secureDelete` keep their documents and entries in a second file,
+ * the secure space (secure-space.ts), written in the same transactions.
+ *
  * Every write runs in `write`: one LMDB transaction, committed and fsync'ed before it returns
  * (LMDB writes the data pages, fdatasyncs, then writes the meta page synchronously), so a
  * command that wrote is durable before its reply is sent.
  */
-export class StorageEngine {
+export class StorageEngine implements EngineSpace {
+  private main: MainFile;
+  private secure: SecureSpace | undefined;
+  /** A compaction or a backup's start in progress: no write may commit until it ends (see whenWritable). */
+  private maintenance: Promise<unknown> | undefined;
+
   private constructor(
-    private readonly env: RootDatabase,
-    readonly documents: Database<Buffer, Buffer>,
-    readonly entries: Database<Buffer, Buffer>,
-    readonly catalog: Database<Buffer, Buffer>,
-    private readonly counts: Database<Buffer, Buffer>,
-    /** A memory store's directory, removed at close. */
-    private readonly temporary: string | undefined,
-  ) {}
+    private readonly directory: string,
+    /** A memory store: its directory is removed at close, nothing is synced. */
+    private readonly temporary: boolean,
+  ) {
+    this.main = openMainFile(directory, temporary);
+    if (SecureSpace.existsIn(directory)) this.secureSpace();
+  }
+
+  get documents(): Database<Buffer, Buffer> {
+    return this.main.documents;
+  }
+
+  get entries(): Database<Buffer, Buffer> {
+    return this.main.entries;
+  }
+
+  get catalog(): Database<Buffer, Buffer> {
+    return this.main.catalog;
+  }
+
+  private get counts(): Database<Buffer, Buffer> {
+    return this.main.counts;
+  }
 
   /** Write transactions open (nested ones joined) on this engine. */
   private depth = 0;
@@ -41,55 +81,54 @@ export class StorageEngine {
 
   /** Opens (or creates) the environment in `directory`, files `data.mdb` and `lock.mdb`. */
   static open(directory: string): StorageEngine {
-    return StorageEngine.openAt(directory, false);
+    fs.rmSync(path.join(directory, COMPACTING), { recursive: true, force: true });
+    SecureSpace.removeLeftovers(directory);
+    return new StorageEngine(directory, false);
   }
 
   /** An environment in a private temporary directory, removed at close, never synced (memory mode). */
   static temporary(): StorageEngine {
     const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'embedded-store-'));
-    return StorageEngine.openAt(directory, true);
+    return new StorageEngine(directory, true);
   }
 
-  private static openAt(directory: string, temporary: boolean): StorageEngine {
-    const env = open({
-      path: directory,
-      // Always a directory holding data.mdb and lock.mdb: left out, the binding takes a path whose
-      // last part has a dot (`/srv/cd.data`, `./run.1`) for the name of the data file itself.
-      noSubdir: false,
-      maxDbs: 5,
-      // Address space only; the file grows as data is written (LMDB remaps on the fly).
-      mapSize: 64 * 1024 ** 3,
-      pageSize: 8192,
-      noSync: temporary,
-      // The store reads its own writes synchronously; no cache in front of the mapped file.
-      cache: false,
-      // Encryption, compression and the like stay off: the values are BSON the store reads as bytes.
-      compression: false,
-    });
-    const binary = { keyEncoding: 'binary', encoding: 'binary' } as const;
-    return new StorageEngine(
-      env,
-      env.openDB<Buffer, Buffer>({ name: 'documents', ...binary }),
-      env.openDB<Buffer, Buffer>({ name: 'entries', ...binary }),
-      env.openDB<Buffer, Buffer>({ name: 'catalog', ...binary }),
-      env.openDB<Buffer, Buffer>({ name: 'counts', ...binary }),
-      temporary ? directory : undefined,
-    );
+  /** The secure space of this data directory, created on first use (a collection created with `secureDelete`). */
+  secureSpace(): SecureSpace {
+    this.secure ??= new SecureSpace(path.join(this.directory, SECURE_FILE), this, !this.temporary);
+    return this.secure;
+  }
+
+  /** The secure space, when this data directory has one. */
+  get secureSpaceIfAny(): SecureSpace | undefined {
+    return this.secure;
+  }
+
+  /**
+   * Finishes what a crash cut short: a compaction of the secure space that a commit asked for
+   * and that did not end. Run once at open, before anything is served.
+   */
+  async recover(): Promise<void> {
+    if (this.secure?.compactionDue) await this.secure.compact();
   }
 
   /**
    * Runs `work` in a write transaction and commits it durably; nested in another, it is part of
    * that one (for work that checks everything before it writes: it never fails half-way).
+   * A commit that freed bytes of the secure space starts its compaction (see settled()).
    */
   write<T>(work: () => T): T {
     if (this.depth > 0) return work();
+    if (this.maintenance !== undefined) throw new Error('a write was started while the storage engine is held');
+    let result: T;
     try {
-      return this.env.transactionSync(() => {
+      result = this.main.env.transactionSync(() => {
         this.depth++;
         try {
-          const result = work();
-          this.storeCounts();
-          return result;
+          return this.inSecure(() => {
+            const value = work();
+            this.storeCounts();
+            return value;
+          });
         } finally {
           this.depth--;
           this.pendingCounts.clear();
@@ -101,6 +140,127 @@ export class StorageEngine {
     } finally {
       this.rollbacks.length = 0;
     }
+    const secure = this.secure;
+    // Its failure reaches the command through settled().
+    if (secure?.compactionDue) this.hold(() => secure.compact()).catch(() => undefined);
+    return result;
+  }
+
+  /** `work` in a transaction of the secure space too, when there is one (nested: a child one). */
+  private inSecure<T>(work: () => T, discard = false): T {
+    return this.secure === undefined ? work() : this.secure.transaction(work, discard);
+  }
+
+  /** True while a compaction or a backup's start holds the engine: no write may commit. */
+  get held(): boolean {
+    return this.maintenance !== undefined;
+  }
+
+  /**
+   * Resolves once no compaction or backup start holds the engine. A command that writes awaits
+   * it and then commits in the same turn, so nothing commits while the engine is held.
+   */
+  async whenWritable(): Promise<void> {
+    while (this.maintenance !== undefined) await this.maintenance.catch(() => undefined);
+  }
+
+  /**
+   * Resolves when what holds the engine now has ended; rejects with its error. A command whose
+   * commit started a compaction (an erasure) is answered after it: once answered, the bytes it
+   * deleted are gone from the disk.
+   */
+  async settled(): Promise<void> {
+    if (this.maintenance !== undefined) await this.maintenance;
+  }
+
+  /**
+   * Holds the engine (no write commits) from now until `task`, run after what holds it already,
+   * has ended. Resolves with the task's result.
+   */
+  hold<T>(task: () => Promise<T>): Promise<T> {
+    const previous = this.maintenance;
+    const held = (async () => {
+      await Promise.resolve();
+      if (previous !== undefined) await previous.catch(() => undefined);
+      return task();
+    })();
+    const tracked = held.finally(() => {
+      if (this.maintenance === tracked) this.maintenance = undefined;
+    });
+    // Settled by whoever awaits `held`; the tracked copy must not report the error again.
+    tracked.catch(() => undefined);
+    this.maintenance = tracked;
+    return held;
+  }
+
+  /** Backups reading `data.mdb` now (see backupTo): its compaction waits for them. */
+  private backups = 0;
+
+  /**
+   * A consistent copy of the engine's files into the new directory `target`, taken while the
+   * store goes on: `data.mdb` as one read snapshot sees it, and the secure space's file at the
+   * same moment (writes are held for as long as it takes to start both: the secure file is
+   * copied whole then, by LMDB's compacting copy; `data.mdb` is copied from the snapshot
+   * afterwards, a few milliseconds at a time, while commands go on). Both copies hold only live
+   * pages. `atSnapshot` runs at the moment of the snapshot (nothing commits between it and the
+   * snapshot); its result comes back with the sizes of the files written.
+   */
+  async backupTo<T>(
+    target: string,
+    atSnapshot: () => T,
+  ): Promise<{ taken: T; files: { name: string; bytes: number }[] }> {
+    this.backups++;
+    let snapshot: Transaction | undefined;
+    try {
+      fs.mkdirSync(target, { recursive: true, mode: 0o700 });
+      const files: { name: string; bytes: number }[] = [];
+      const taken = await this.hold(async () => {
+        snapshot = this.main.env.useReadTransaction();
+        const result = atSnapshot();
+        const secure = this.secure;
+        if (secure !== undefined)
+          files.push({ name: SECURE_FILE, bytes: await secure.copyTo(path.join(target, SECURE_FILE)) });
+        return result;
+      });
+      const { documents, entries, catalog, counts } = this.main;
+      const spaces = { documents, entries, catalog, counts };
+      const bytes = await copySnapshot(
+        Object.entries(spaces).map(([name, db]) => ({ name, db })),
+        snapshot!,
+        target,
+      );
+      return { taken, files: [{ name: 'data.mdb', bytes }, ...files] };
+    } finally {
+      snapshot?.done();
+      this.backups--;
+    }
+  }
+
+  /**
+   * Rewrites `data.mdb` (or the secure space's file) with only its pages in use: LMDB's
+   * compacting copy, fsync'ed, moved over the old file. Freed pages, and whatever deleted data
+   * they held, are gone from the disk. Writes wait meanwhile (reads go on). Resolves with how
+   * many bytes the file shrank by.
+   */
+  compact(file: EngineFile): Promise<number> {
+    if (file === 'secure') {
+      const secure = this.secure;
+      return secure === undefined ? Promise.resolve(0) : this.hold(() => secure.compact());
+    }
+    if (this.backups > 0) return Promise.reject(new Error('a backup is reading the data file'));
+    return this.hold(async () => {
+      const dataFile = path.join(this.directory, 'data.mdb');
+      const before = fs.statSync(dataFile).size;
+      if (this.temporary) return 0;
+      const aside = path.join(this.directory, COMPACTING);
+      await compactingCopy(this.main.env, aside, true);
+      await this.main.env.close();
+      fs.renameSync(path.join(aside, 'data.mdb'), dataFile);
+      fsyncDirectory(this.directory);
+      fs.rmSync(aside, { recursive: true, force: true });
+      this.main = openMainFile(this.directory, false);
+      return Math.max(0, before - fs.statSync(dataFile).size);
+    });
   }
 
   /**
@@ -126,7 +286,7 @@ export class StorageEngine {
     const counts = new Map(this.pendingCounts);
     const mark = this.rollbacks.length;
     try {
-      return this.env.transactionSync(work);
+      return this.main.env.transactionSync(() => this.inSecure(work));
     } catch (error) {
       this.pendingCounts = counts;
       this.rolledBack(mark);
@@ -143,10 +303,10 @@ export class StorageEngine {
     const mark = this.rollbacks.length;
     let result: T;
     try {
-      this.env.transactionSync(() => {
+      this.main.env.transactionSync(() => {
         this.depth++;
         try {
-          result = work();
+          result = this.inSecure(work, true);
         } finally {
           this.depth--;
           this.pendingCounts = counts;
@@ -198,10 +358,37 @@ export class StorageEngine {
     }
   }
 
+  /** A replaced document's old bytes are freed pages of `data.mdb` until reused (only the secure space removes them). */
+  replaced(): void {}
+
   async close(): Promise<void> {
-    await this.env.close();
-    if (this.temporary) fs.rmSync(this.temporary, { recursive: true, force: true });
+    await this.settled().catch(() => undefined);
+    await this.secure?.close();
+    await this.main.env.close();
+    if (this.temporary) fs.rmSync(this.directory, { recursive: true, force: true });
   }
+}
+
+function openMainFile(directory: string, temporary: boolean): MainFile {
+  const env = open({
+    path: directory,
+    // Always a directory holding data.mdb and lock.mdb: left out, the binding takes a path whose
+    // last part has a dot (`/srv/cd.data`, `./run.1`) for the name of the data file itself.
+    noSubdir: false,
+    maxDbs: 5,
+    // Address space only; the file grows as data is written (LMDB remaps on the fly).
+    mapSize: 64 * 1024 ** 3,
+    noSync: temporary,
+    ...ENVIRONMENT_OPTIONS,
+  });
+  const binary = { keyEncoding: 'binary', encoding: 'binary' } as const;
+  return {
+    env,
+    documents: env.openDB<Buffer, Buffer>({ name: 'documents', ...binary }),
+    entries: env.openDB<Buffer, Buffer>({ name: 'entries', ...binary }),
+    catalog: env.openDB<Buffer, Buffer>({ name: 'catalog', ...binary }),
+    counts: env.openDB<Buffer, Buffer>({ name: 'counts', ...binary }),
+  };
 }
 
 /** Bytes of a record number in keys: 2^48 records per collection. */

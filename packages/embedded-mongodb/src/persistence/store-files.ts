@@ -5,6 +5,15 @@
 
 /** The storage engine's files: LMDB's data file and its table of readers. */
 export const ENGINE_FILES = ['data.mdb', 'lock.mdb'] as const;
+/** The secure space of secure-delete collections (secure-space.ts), its readers' table and their compaction's new files. */
+export const SECURE_FILES = [
+  'secure.mdb',
+  'secure.mdb-lock',
+  'secure.mdb.compacting',
+  'secure.mdb.compacting-lock',
+] as const;
+/** Where a compaction of data.mdb writes the new file before it replaces the old one (storage-engine.ts). */
+export const COMPACTING_FOLDER = 'compacting';
 /** Names the process holding the directory (store-lock.ts). */
 export const STORE_LOCK_FILE = 'store.lock';
 /** Held for the moment a stale lock is replaced, so that two stores starting together do not both take it. */
@@ -21,6 +30,8 @@ const EARLIER_RELEASE_FILE = /^(snapshot\.bin(\.tmp)?|journal-\d+\.log)$/;
 
 const STORE_NAMES: ReadonlySet<string> = new Set([
   ...ENGINE_FILES,
+  ...SECURE_FILES,
+  COMPACTING_FOLDER,
   STORE_LOCK_FILE,
   STORE_LOCK_TAKEOVER_FILE,
   STORE_URI_FILE,

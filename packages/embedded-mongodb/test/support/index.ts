@@ -4,5 +4,6 @@
  * the package's build (dist/), which holds only the store.
  */
 export * from '../helpers';
+export * from './bytes-on-disk';
 export * from './shared-files';
 export * from './store-under-test';
