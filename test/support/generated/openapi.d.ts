@@ -126,6 +126,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count candidates under differential privacy
+         * @description How many candidates the filter selects, in total and by up to two dimensions (`groupBy`), under ε-differential privacy: each published number is the true count plus noise, with its 95 % interval, and each new question spends its `epsilon` from the API key's privacy budget for the current period. The same question (filter, `includeEmployed`, `groupBy`, `epsilon`) asked again in the period returns the stored answer and costs nothing; the budget and the stored answers are those of the GraphQL field `candidateStatistics`, whichever transport asks. The filter parameters are those of `GET /v1/candidates`, with the same meaning. Needs the READ_STATISTICS permission (ADMIN implies it); returns no candidate; audited like the GraphQL query (what was asked and the ε charged, never the counts).
+         *
+         *     The answer is JSON (`CandidateStatistics`), or CSV when the request prefers `text/csv` in `Accept`: a header row; one column per dimension, named as the dimension, holding the code; then one `<dimension>_label` column each; `count`, `low` and `high` (the interval); then `epsilon`, `sensitivity`, `confidence`, `query` (this question as a `/v1/statistics` URL) and `answeredAt`, the same on every row. The first row is the total, with empty dimension columns; then each listed cell. Lines end in CRLF. Answers are never cached (`Cache-Control: no-store`).
+         */
+        get: operations["getCandidateStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1183,6 +1205,126 @@ export interface components {
          * @enum {string}
          */
         YesNoUnsure: "NO_RESPONSE" | "YES" | "NO" | "UNSURE";
+        /**
+         * @description A property of candidates that statistics count by (the GraphQL enum `CandidateDimension`). A candidate without a value counts under the code `UNKNOWN`.
+         * @enum {string}
+         */
+        CandidateDimension: "LOCATION" | "NATIONALITY" | "OCCUPATION" | "STATUS" | "GENDER" | "EDUCATION_LEVEL" | "LANGUAGE" | "YEAR_OF_ARRIVAL" | "REGISTRATION_YEAR" | "AGE_BAND";
+        /** @description A range of counts that holds the true count with probability at least the answer's `confidence`: the published count ± the half-width of its noise, never below 0. */
+        StatisticsInterval: {
+            /** @description The lowest count the interval holds (at least 0). */
+            low: number;
+            /** @description The highest count the interval holds. */
+            high: number;
+        };
+        /** @description The question an answer answers, as the service understood it: codes trimmed, in their stored case and sorted; the other fields of the filter as given (requirements and ids without repeats, sorted), each left out when not given. */
+        StatisticsQuestion: {
+            /** @description Location filter (ISO 3166-1 alpha-2 codes); empty: not filtered. */
+            locations: string[];
+            /** @description Nationality filter (ISO 3166-1 alpha-2 codes); empty: not filtered. */
+            nationalities: string[];
+            /** @description Occupation filter (ISCO-08 codes); empty: not filtered. */
+            occupations: string[];
+            /** @description The filter's language requirements (`languages`). */
+            languages?: {
+                /** @description ISO 639-1 code of the language, in lower case. */
+                language: string;
+                /**
+                 * @description Minimum spoken level.
+                 * @enum {string}
+                 */
+                minSpokenLevel?: "A1" | "A2" | "B1" | "B2" | "C1" | "C2";
+                /**
+                 * @description Minimum written level.
+                 * @enum {string}
+                 */
+                minWrittenLevel?: "A1" | "A2" | "B1" | "B2" | "C1" | "C2";
+            }[];
+            /** @description The filter's `minYearsExperience`. */
+            minYearsExperience?: number;
+            /** @description The filter's `maxYearsExperience`. */
+            maxYearsExperience?: number;
+            /** @description The filter's `minEducationLevel`. */
+            minEducationLevel?: number;
+            /** @description The filter's `maxEducationLevel`. */
+            maxEducationLevel?: number;
+            /** @description The filter's `minAge`. */
+            minAge?: number;
+            /** @description The filter's `maxAge`. */
+            maxAge?: number;
+            /** @description The filter's exam requirements (`exams`). */
+            exams?: {
+                /** @description The exam. */
+                exam: string;
+                /** @description Minimum score. */
+                minScore?: number;
+            }[];
+            /** @description The filter's keyword search, trimmed. */
+            keyword?: string;
+            /** @description The filter's `inSavedLists`: public ids of saved lists. */
+            inSavedLists?: string[];
+            /** @description The filter's `notInSavedLists`: public ids of saved lists. */
+            notInSavedLists?: string[];
+            /** @description Whether candidates with status EMPLOYED are counted. */
+            includeEmployed: boolean;
+            /** @description The dimensions, in the order asked. */
+            groupBy: components["schemas"]["CandidateDimension"][];
+            /** @description The ε of the question. */
+            epsilon: number;
+        };
+        /** @description The value of one dimension in a cell. */
+        DimensionValue: {
+            /** @description The dimension this value belongs to. */
+            dimension: components["schemas"]["CandidateDimension"];
+            /** @description The value's code as stored (an ISO code, an ISCO-08 code, a status, a year, an age band such as `30-39`), or `UNKNOWN` for candidates without one. */
+            code: string;
+            /** @description A readable name: from the reference data where there is one, else derived from the code. */
+            label: string;
+        };
+        /** @description One listed cell: a combination of values, one per dimension asked for, and its noisy count. */
+        StatisticsCell: {
+            /** @description The values of the cell, in the order of `groupBy`. */
+            values: components["schemas"]["DimensionValue"][];
+            /** @description Number of candidates with these values, plus noise: at least `minimumCellSize`. */
+            count: number;
+            /** @description The 95 % interval of `count`. A cell is listed because its noisy count reached `minimumCellSize`; for a cell whose true count is near that size the listing favours upward noise, and its interval is then too high. */
+            interval: components["schemas"]["StatisticsInterval"];
+        };
+        /** @description Counts of candidates under ε-differential privacy: every published number is the true count plus discrete Laplace noise of scale `sensitivity`/`epsilon`, with its exact 95 % interval. The JSON of `GET /v1/statistics`; the same answer as the GraphQL field `candidateStatistics`. */
+        CandidateStatistics: {
+            /** @description The question this answers, as the service understood it. */
+            question: components["schemas"]["StatisticsQuestion"];
+            /** @description Number of candidates the filter selects, plus noise (never negative). */
+            total: number;
+            /** @description The 95 % interval of `total`. */
+            totalInterval: components["schemas"]["StatisticsInterval"];
+            /** @description The listed cells: the combinations of the dimensions' values whose noisy count is at least `minimumCellSize`, by noisy count (descending), then by codes. Without dimensions, one cell without values holding the total. */
+            cells: components["schemas"]["StatisticsCell"][];
+            /** @description The probability (at least) with which each interval holds the true count: 0.95. The intervals are exact for the noise added, so where the noise is narrow (a large ε) they cover more than 95 %. */
+            confidence: number;
+            /** @description Δ: what one candidate can change in the whole answer: 1 for a total alone, 2 by single-valued dimensions, 4 with one multi-valued dimension (OCCUPATION, LANGUAGE), 10 with two. */
+            sensitivity: number;
+            /** @description The smallest noisy count a listed cell has; a combination not listed has a noisy count below it. It depends on ε, Δ and the dimensions' domains only, never on the data. */
+            minimumCellSize: number;
+            /** @description The ε the answer was computed with. */
+            epsilon: number;
+            /** @description The ε this request spent from the key's budget: 0 when the same question was answered before in this period (the stored answer is given again). */
+            epsilonCharged: number;
+            /** @description The key's privacy budget (ε) per period. */
+            budget: number;
+            /** @description The ε the key has left in the current period, after this request. */
+            budgetRemaining: number;
+            /**
+             * Format: date-time
+             * @description When the current budget period ends and the key's budget is whole again.
+             */
+            budgetRenewsAt: string;
+            /**
+             * Format: date-time
+             * @description When this answer was computed; a repeat of the question gets the same answer and the same time.
+             */
+            answeredAt: string;
+        };
     };
     responses: {
         /** @description Invalid parameter: a query or path parameter is malformed, out of bounds or repeated, or a query parameter is not one of the operation. The HTTP server itself answers 400 of type `malformed-request` to a request line or headers it cannot parse. */
@@ -1468,6 +1610,10 @@ export interface components {
         PublicListId: components["schemas"]["PublicId"];
         /** @description Optional key that makes a retry safe: for 24 hours, a repeat of the request with the same API key, key and body gets the first answer again (marked `Idempotent-Replayed: true`) instead of recording again; answers of status 500 and above are not kept, so their retry runs again. The same key with another body gives 422; a repeat while the first is still being processed gives 409. Malformed (not 1 to 255 printable ASCII characters): 400. */
         IdempotencyKey: string;
+        /** @description Comma-separated dimensions to count by, 0 to 2, each at most once: `LOCATION`, `NATIONALITY`, `OCCUPATION`, `STATUS`, `GENDER`, `EDUCATION_LEVEL`, `LANGUAGE`, `YEAR_OF_ARRIVAL`, `REGISTRATION_YEAR`, `AGE_BAND` (their codes: the GraphQL schema's `CandidateDimension`). Absent or empty: the total alone. */
+        GroupBy: string;
+        /** @description The privacy cost ε of the query, from 0.001 to 10 with at most three decimals; absent: the service's default (1 unless configured otherwise). A larger ε means less noise and a larger charge to the key's privacy budget. */
+        Epsilon: number;
     };
     requestBodies: never;
     headers: {
@@ -3295,6 +3441,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "type": "https://candidate-directory.example/problems/candidate-erased",
+                     *       "title": "Candidate erased",
+                     *       "status": 410,
+                     *       "detail": "The candidate this request registered has been erased since; it is not registered again.",
+                     *       "instance": "/v1/candidates/register"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -3302,6 +3457,160 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCandidateStatistics: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated dimensions to count by, 0 to 2, each at most once: `LOCATION`, `NATIONALITY`, `OCCUPATION`, `STATUS`, `GENDER`, `EDUCATION_LEVEL`, `LANGUAGE`, `YEAR_OF_ARRIVAL`, `REGISTRATION_YEAR`, `AGE_BAND` (their codes: the GraphQL schema's `CandidateDimension`). Absent or empty: the total alone. */
+                groupBy?: components["parameters"]["GroupBy"];
+                /** @description The privacy cost ε of the query, from 0.001 to 10 with at most three decimals; absent: the service's default (1 unless configured otherwise). A larger ε means less noise and a larger charge to the key's privacy budget. */
+                epsilon?: components["parameters"]["Epsilon"];
+                /** @description Comma-separated ISO 3166-1 alpha-2 codes (case-insensitive, at most 50); keeps candidates whose current location (`country`) is one of them. */
+                location?: components["parameters"]["Location"];
+                /** @description Comma-separated ISO 3166-1 alpha-2 codes (case-insensitive, at most 50); keeps candidates whose `nationality` is one of them. */
+                nationality?: components["parameters"]["Nationality"];
+                /** @description Comma-separated ISCO-08 unit group codes (4 digits, at most 50); keeps candidates with an occupation of one of these codes. */
+                occupation?: components["parameters"]["Occupation"];
+                /** @description Whether candidates with status EMPLOYED are included (they are left out by default). */
+                includeEmployed?: components["parameters"]["IncludeEmployed"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Comma-separated language requirements, at most 10, each `language:minimumSpoken:minimumWritten`: an ISO 639-1 code (case-insensitive) and two CEFR levels (A1, A2, B1, B2, C1 or C2, case-insensitive), either empty or left off for no minimum (`en:B2:B1`, `fr:A2`, `ar::B1`). Keeps candidates who meet every requirement, each with one entry of `candidateLanguages` of that language whose `spokenLevel` and `writtenLevel` reach the minimums, in CEFR order A1 < A2 < B1 < B2 < C1 < C2 (a level without a CEFR level, such as no knowledge, reaches none). Give the parameter once. */
+                languages?: components["parameters"]["Languages"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Keeps candidates with an entry of `candidateOccupations` whose `yearsExperience` is at least this (and at most `maxYearsExperience` when given, in the same entry); when `occupation` is given, that same entry has one of its codes. An entry without `yearsExperience` never matches. At most `maxYearsExperience`. */
+                minYearsExperience?: components["parameters"]["MinYearsExperience"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Keeps candidates with an entry of `candidateOccupations` whose `yearsExperience` is at most this (as `minYearsExperience`: the same entry meets both, and has one of the `occupation` codes when given). An entry without `yearsExperience` never matches. */
+                maxYearsExperience?: components["parameters"]["MaxYearsExperience"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Keeps candidates whose highest education level (`maxEducationLevel.level`, 0 to 8) is at least this; a candidate without one never matches. At most `maxEducationLevel`. */
+                minEducationLevel?: components["parameters"]["MinEducationLevel"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Keeps candidates whose highest education level (`maxEducationLevel.level`, 0 to 8) is at most this; a candidate without one never matches. */
+                maxEducationLevel?: components["parameters"]["MaxEducationLevel"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Keeps candidates at least this old by the end of the current UTC year (the current year minus `yearOfBirth`); a candidate without `yearOfBirth` never matches. At most `maxAge`. */
+                minAge?: components["parameters"]["MinAge"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Keeps candidates at most this old by the end of the current UTC year (the current year minus `yearOfBirth`); a candidate without `yearOfBirth` never matches. */
+                maxAge?: components["parameters"]["MaxAge"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Comma-separated exam requirements, at most 10, each `EXAM:minimumScore`: an `Exam` value (case-insensitive) and a decimal number from 0 to 10000, or the exam alone for any score (`IELTS_GEN:6.5`, `TOEFL`). Keeps candidates who meet every requirement, each with one entry of `candidateExams` of that exam whose `score`, read as a decimal number, is at least the minimum (a score that is not a number never meets one). Give the parameter once. */
+                exams?: components["parameters"]["Exams"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. A keyword search, one line of at most 200 characters, over the candidate's professional text: occupation names, job experience roles and descriptions, skills, certification names and education course names; never identity data or `candidateMessage`. MongoDB text search: any of the words matches, `"an exact phrase"` must appear, `-word` excludes; case and diacritics do not matter, English words match their other forms (nurse, nurses, nursing) and stop words are ignored. Blank: not filtered. */
+                keyword?: components["parameters"]["Keyword"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Comma-separated public ids of saved lists (at most 10); keeps candidates in at least one of them. An id that names no list adds no candidate. */
+                inSavedLists?: components["parameters"]["InSavedLists"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. Comma-separated public ids of saved lists (at most 10); keeps candidates in none of them. An id that names no list excludes no candidate. */
+                notInSavedLists?: components["parameters"]["NotInSavedLists"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts, their intervals and what the question cost. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "question": {
+                     *         "locations": [],
+                     *         "nationalities": [
+                     *           "SY"
+                     *         ],
+                     *         "occupations": [],
+                     *         "includeEmployed": false,
+                     *         "groupBy": [
+                     *           "LOCATION"
+                     *         ],
+                     *         "epsilon": 1
+                     *       },
+                     *       "total": 1404,
+                     *       "totalInterval": {
+                     *         "low": 1398,
+                     *         "high": 1410
+                     *       },
+                     *       "cells": [
+                     *         {
+                     *           "values": [
+                     *             {
+                     *               "dimension": "LOCATION",
+                     *               "code": "LB",
+                     *               "label": "Lebanon"
+                     *             }
+                     *           ],
+                     *           "count": 702,
+                     *           "interval": {
+                     *             "low": 696,
+                     *             "high": 708
+                     *           }
+                     *         }
+                     *       ],
+                     *       "confidence": 0.95,
+                     *       "sensitivity": 2,
+                     *       "minimumCellSize": 10,
+                     *       "epsilon": 1,
+                     *       "epsilonCharged": 1,
+                     *       "budget": 10,
+                     *       "budgetRemaining": 9,
+                     *       "budgetRenewsAt": "2030-06-01T00:00:00.000Z",
+                     *       "answeredAt": "2030-05-06T12:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CandidateStatistics"];
+                    /**
+                     * @example LOCATION,LOCATION_label,count,low,high,epsilon,sensitivity,confidence,query,answeredAt
+                     *     ,,1404,1398,1410,1,2,0.95,/v1/statistics?groupBy=LOCATION&epsilon=1&nationality=SY,2030-05-06T12:00:00.000Z
+                     *     LB,Lebanon,702,696,708,1,2,0.95,/v1/statistics?groupBy=LOCATION&epsilon=1&nationality=SY,2030-05-06T12:00:00.000Z
+                     */
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The API key lacks the READ_STATISTICS permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://candidate-directory.example/problems/forbidden",
+                     *       "title": "Permission denied",
+                     *       "status": 403,
+                     *       "detail": "This API key lacks the READ_STATISTICS permission.",
+                     *       "instance": "/v1/statistics"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["RouteNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            /** @description Either the key's read budget of the current minute is spent (problem type `too-many-requests`, as for every GET), or the question would spend more privacy budget than the key has left in its period (problem type `privacy-budget-exhausted`; its `detail` says what the question costs and what is left, and nothing was charged). `Retry-After` says when to ask again: the end of the minute, or when the privacy budget renews. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://candidate-directory.example/problems/too-many-requests",
+                     *       "title": "Rate limit exceeded",
+                     *       "status": 429,
+                     *       "detail": "The read budget of this API key (600 per 60 seconds) is spent; retry after 17 seconds.",
+                     *       "instance": "/v1/statistics"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             431: components["responses"]["RequestHeaderTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
