@@ -450,13 +450,29 @@ describe('GraphQL schema (schema/*.graphql)', () => {
         'includeEmployed: Boolean = false',
         'page: Int = 0',
         'limit: Int = 10',
+        'sort: CandidateOrder = "CREATED"',
       ]);
       expect(String(query().candidates.type)).toBe('CandidatePage!');
       expect(
         Object.entries(inputType(schema, 'CandidateFilter').getFields()).map(
           ([name, field]) => `${name}: ${String(field.type)}`,
         ),
-      ).toEqual(['location: [String!]', 'nationality: [String!]', 'occupation: [String!]']);
+      ).toEqual([
+        'location: [String!]',
+        'nationality: [String!]',
+        'occupation: [String!]',
+        'languages: [LanguageRequirement!]',
+        'minYearsExperience: Int',
+        'maxYearsExperience: Int',
+        'minEducationLevel: Int',
+        'maxEducationLevel: Int',
+        'minAge: Int',
+        'maxAge: Int',
+        'exams: [ExamRequirement!]',
+        'keyword: String',
+        'inSavedLists: [ID!]',
+        'notInSavedLists: [ID!]',
+      ]);
     });
 
     it('when one candidate or saved list is fetched, then it is by PublicId and nullable', () => {
@@ -483,6 +499,7 @@ describe('GraphQL schema (schema/*.graphql)', () => {
         'after: String',
         'filter: CandidateFilter',
         'includeEmployed: Boolean = false',
+        'sort: CandidateOrder = "CREATED"',
       ]);
       expect(String(query().candidatesConnection.type)).toBe('CandidateConnection!');
       const fieldTypes = (name: string) =>
