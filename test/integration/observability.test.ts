@@ -322,13 +322,16 @@ describe('request ids, request logs and metrics', () => {
 
       const { body } = await graphql(
         service.url,
-        '{ candidates(limit: 20) { content { partner { publicId } country { isoCode } } } }',
+        '{ candidates(limit: 40) { content { partner { publicId } country { isoCode } } } }',
         {},
         reader,
       );
 
       const after = parseMetrics((await scrape()).text);
       expect(body.errors).toBeUndefined();
+      // Every candidate of the data set: some of them have a registered partner to load.
+      const content = (body.data as { candidates: { content: { partner: unknown }[] } }).candidates.content;
+      expect(content.some((candidate) => candidate.partner !== null)).toBe(true);
       expect(
         valueOf(after, 'dataloader_batch_size_count', labels) - valueOf(before, 'dataloader_batch_size_count', labels),
       ).toBe(1);

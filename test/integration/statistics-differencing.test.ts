@@ -34,15 +34,15 @@ import { publishedCount } from '../support/previous-disclosure-control';
 /** The quick-start data: `npm start` seeds 2,000 demo candidates (DEMO_CANDIDATES). */
 const CANDIDATES = 2000;
 const EPSILON = 1;
-/** Pairs the demo data must hold for the attack to have power (331 at seed 1). */
-const MIN_PAIRS = 300;
+/** Pairs the demo data must hold for the attack to have power (270 at seed 1). */
+const MIN_PAIRS = 250;
 /**
  * Times the attack is run on every pair, each with fresh noise and a fresh budget. Its power:
- * about three pairs in four give a guess under ε = 1, so some 750 guesses over three rounds of
- * 331 pairs, whose standard error at the bound e/(1+e) = 0.731 is 0.016: the check fails any
+ * about two pairs in three give a guess under ε = 1, so some 730 guesses over four rounds of
+ * 270 pairs, whose standard error at the bound e/(1+e) = 0.731 is 0.016: the check fails any
  * mechanism that lets the attacker be right 0.78 of the time or more (the previous one: 1.0).
  */
-const ROUNDS = 3;
+const ROUNDS = 4;
 /** Pairs also attacked through /graphql, as a partner would, to hold the endpoint to the mechanism attacked in process. */
 const ROUND_TRIPS = 3;
 /**

@@ -19,7 +19,7 @@ interface Violation {
  */
 function depcheck(cwd: string, directories = ['src']): { status: number | null; violations: string[] } {
   const args = [...directories, '--config', CONFIG, '--output-type', 'json'];
-  const json = spawnSync(DEPCRUISE, args, { cwd, encoding: 'utf8' });
+  const json = spawnSync(DEPCRUISE, args, { cwd, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   if (json.error) throw json.error;
   const report = JSON.parse(json.stdout) as { summary: { violations: Violation[]; error: number } };
   const violations = report.summary.violations.map(
