@@ -543,7 +543,7 @@ function isExpressionDocument(value: unknown, allowIncompleteDbRef: boolean): va
 }
 
 /** The operators a path accepts (mongod's queryOperatorMap, less its internal ones). */
-const PATH_OPERATORS = new Set([
+export const PATH_OPERATORS = new Set([
   '$all',
   '$bitsAllClear',
   '$bitsAllSet',

@@ -1,6 +1,7 @@
 import type { Document } from 'bson';
 import { CommandError } from '../errors';
 import { bsonTypeOf, BsonType } from './bson-types';
+import { PATH_OPERATORS } from './match-expression';
 import { isPlainObject } from './path-values';
 import { isRegexValue } from './regex';
 import { compareValues } from './value-order';
@@ -20,36 +21,6 @@ export const PULL_EQUALS_ANY = '$_storePullEqualsAny';
 export const PULL_DOCUMENT_MATCHES = '$_storePullDocumentMatches';
 /** The internal query operator an array filter is rewritten to (mingo-options.ts). */
 export const ARRAY_FILTER_ELEMENT = '$_storeArrayFilterElement';
-
-/** The operators whose operand at a path is a condition, not a value ($pull's wrapped form). */
-const CONDITION_OPERATORS = new Set([
-  '$all',
-  '$bitsAllClear',
-  '$bitsAllSet',
-  '$bitsAnyClear',
-  '$bitsAnySet',
-  '$elemMatch',
-  '$eq',
-  '$exists',
-  '$geoIntersects',
-  '$geoNear',
-  '$geoWithin',
-  '$gt',
-  '$gte',
-  '$in',
-  '$lt',
-  '$lte',
-  '$mod',
-  '$ne',
-  '$near',
-  '$nearSphere',
-  '$nin',
-  '$options',
-  '$regex',
-  '$size',
-  '$type',
-  '$within',
-]);
 
 function pathsOf(operators: Document): string[] {
   const paths: string[] = [];
@@ -155,7 +126,8 @@ export function withPosition(operators: Document, position: string | undefined):
 function pullSpec(spec: unknown): unknown {
   if (isPlainObject(spec)) {
     const first = Object.keys(spec)[0];
-    if (first !== undefined && CONDITION_OPERATORS.has(first)) return spec;
+    // A condition at the path ($pull's wrapped form) starts with an operator a path accepts.
+    if (first !== undefined && PATH_OPERATORS.has(first)) return spec;
     return { [PULL_DOCUMENT_MATCHES]: spec };
   }
   if (isRegexValue(spec)) return spec;
