@@ -1,5 +1,6 @@
-import { MongoClient, MongoServerError, type Collection, type Db, type Document } from 'mongodb';
+import { MongoClient, type Collection, type Db, type Document } from 'mongodb';
 import { startStoreUnderTest, type StoreUnderTest } from './support/store-under-test';
+import { serverError } from './support/server-error';
 
 /**
  * Commands answering as mongod does where MongoDB's own tests found the store apart: `_id`
@@ -9,17 +10,6 @@ import { startStoreUnderTest, type StoreUnderTest } from './support/store-under-
 
 /** Documents keyed by number, so the driver's types accept numeric _id filters. */
 type Keyed = Document & { _id: number };
-
-/** The server error a promise rejects with (fails the test when it resolves). */
-async function serverError(action: Promise<unknown>): Promise<MongoServerError> {
-  const outcome = await action.then(
-    (value: unknown) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
-  if (!('error' in outcome)) throw new Error(`expected a server error, got ${JSON.stringify(outcome.value)}`);
-  expect(outcome.error).toBeInstanceOf(MongoServerError);
-  return outcome.error as MongoServerError;
-}
 
 describe('embedded store: commands as mongod answers them', () => {
   let store: StoreUnderTest;

@@ -1,5 +1,6 @@
-import { MongoClient, MongoServerError, type CollationOptions, type Db, type Document } from 'mongodb';
+import { MongoClient, type CollationOptions, type Db, type Document } from 'mongodb';
 import { embeddedStoreForSuite, startStoreUnderTest, type StoreUnderTest } from './support/store-under-test';
+import { serverError } from './support/server-error';
 
 /**
  * What running MongoDB's whole CRUD specification suite against the embedded store found
@@ -11,17 +12,6 @@ import { embeddedStoreForSuite, startStoreUnderTest, type StoreUnderTest } from 
 interface AnyId {
   _id?: number | null | Document;
   [field: string]: unknown;
-}
-
-/** The server error a promise rejects with (fails the test when it resolves). */
-async function serverError(action: Promise<unknown>): Promise<MongoServerError> {
-  const outcome = await action.then(
-    (value: unknown) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
-  if (!('error' in outcome)) throw new Error(`expected a server error, got ${JSON.stringify(outcome.value)}`);
-  expect(outcome.error).toBeInstanceOf(MongoServerError);
-  return outcome.error as MongoServerError;
 }
 
 /** `{d: {d: … {leaf: 1}}}`, the document itself being level 1: `levels` levels of nesting in all. */

@@ -1,5 +1,6 @@
 import { BSONRegExp, Long, MongoClient, MongoServerError, type Collection, type Db, type Document } from 'mongodb';
 import { embeddedStoreForSuite, startStoreUnderTest, type StoreUnderTest } from './support/store-under-test';
+import { serverError } from './support/server-error';
 
 /**
  * How a filter matches documents and which filters are refused, as mongod's match expression
@@ -12,17 +13,6 @@ import { embeddedStoreForSuite, startStoreUnderTest, type StoreUnderTest } from 
 interface Keyed {
   _id: number;
   [field: string]: unknown;
-}
-
-/** The server error a promise rejects with (fails the test when it resolves). */
-async function serverError(action: Promise<unknown>): Promise<MongoServerError> {
-  const outcome = await action.then(
-    (value: unknown) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
-  if (!('error' in outcome)) throw new Error(`expected a server error, got ${JSON.stringify(outcome.value)}`);
-  expect(outcome.error).toBeInstanceOf(MongoServerError);
-  return outcome.error as MongoServerError;
 }
 
 /** A dotted path of `parts` parts (`parts - 1` dots). */
