@@ -4,7 +4,7 @@ import type { InputIssue } from '../errors';
 import type { ReferenceCollection, ReferenceKey } from '../reference/reference-repository';
 import type { ReferenceLookup } from './registration-service';
 import { MAX_LIST_ITEMS, MAX_SHORT_TEXT_LENGTH, MAX_TEXT_LENGTH } from './registration-service';
-import { CANDIDATE_STATUSES, type CandidateDoc, type JobOpportunityDoc } from 'candidate-documents';
+import { CANDIDATE_STATUSES, EXAMS, type CandidateDoc, type JobOpportunityDoc } from 'candidate-documents';
 import { hasRefusedCharacter, TEXT_RULES, type TextKind } from './text-input';
 
 /**
@@ -258,18 +258,7 @@ const CANDIDATE: Fields = {
     incomplete: bool(),
   }),
   candidateExams: list({
-    exam: en([
-      'NO_RESPONSE',
-      'OET',
-      'OET_READ',
-      'OET_LIST',
-      'OET_LANG',
-      'IELTS_GEN',
-      'IELTS_ACA',
-      'TOEFL',
-      'OTHER',
-      'DET_OFFICIAL',
-    ]),
+    exam: en(EXAMS),
     otherExam: line(),
     score: line(),
     year: year(),

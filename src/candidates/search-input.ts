@@ -1,4 +1,4 @@
-import { isPublicId, PUBLIC_ID_RULE } from 'candidate-documents';
+import { EXAMS, isPublicId, PUBLIC_ID_RULE } from 'candidate-documents';
 import { throwIfAny, type InputIssue } from '../errors';
 import type { CandidateOrder, CandidateSearchFilter, LanguageCondition } from './search-query';
 import { hasRefusedCharacter } from './text-input';
@@ -26,20 +26,6 @@ export const MAX_EXAM_SCORE = 10_000;
 /** The CEFR levels, in order: a minimum level is met by it and every level after it. */
 export const CEFR_ORDER = ['A1', 'A2', 'B1', 'B2', 'C1', 'C2'] as const;
 export type CefrLevel = (typeof CEFR_ORDER)[number];
-
-/** The exams a requirement may name (the `Exam` enum). */
-export const EXAMS = [
-  'NO_RESPONSE',
-  'OET',
-  'OET_READ',
-  'OET_LIST',
-  'OET_LANG',
-  'IELTS_GEN',
-  'IELTS_ACA',
-  'TOEFL',
-  'OTHER',
-  'DET_OFFICIAL',
-] as const;
 
 export interface LanguageRequirementInput {
   language: string;

@@ -1,6 +1,6 @@
 import type { InputIssue } from '../errors';
-import { isPublicId, PUBLIC_ID_RULE } from 'candidate-documents';
-import { CEFR_ORDER, EXAMS, MAX_LIMIT, MIN_LIMIT, MIN_PAGE } from '../candidates/search-input';
+import { EXAMS, isPublicId, PUBLIC_ID_RULE } from 'candidate-documents';
+import { CEFR_ORDER, MAX_LIMIT, MIN_LIMIT, MIN_PAGE } from '../candidates/search-input';
 import type { CandidateFilter, CandidateOrder, CefrLevel, Exam } from '../graphql/generated/schema-types';
 import { PROBLEM_TYPES } from '../http/problem-types';
 import { RestProblem } from '../http/problem';

@@ -63,18 +63,23 @@ export interface CandidateEducationDoc {
   incomplete?: boolean;
 }
 
+/** The exams a candidate may have taken (the `Exam` enum). */
+export const EXAMS = [
+  'NO_RESPONSE',
+  'OET',
+  'OET_READ',
+  'OET_LIST',
+  'OET_LANG',
+  'IELTS_GEN',
+  'IELTS_ACA',
+  'TOEFL',
+  'OTHER',
+  'DET_OFFICIAL',
+] as const;
+export type Exam = (typeof EXAMS)[number];
+
 export interface CandidateExamDoc {
-  exam?:
-    | 'NO_RESPONSE'
-    | 'OET'
-    | 'OET_READ'
-    | 'OET_LIST'
-    | 'OET_LANG'
-    | 'IELTS_GEN'
-    | 'IELTS_ACA'
-    | 'TOEFL'
-    | 'OTHER'
-    | 'DET_OFFICIAL';
+  exam?: Exam;
   otherExam?: string;
   score?: string;
   year?: number;
