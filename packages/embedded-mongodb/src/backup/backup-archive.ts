@@ -8,7 +8,7 @@ import type { BackedUpCollection } from '../commands/maintenance';
 import { Catalog, isSecureDelete } from '../engine/catalog';
 import { DataDirectory } from '../persistence/data-directory';
 import type { EngineSpace } from '../persistence/engine-space';
-import { fsyncDirectory } from '../persistence/record-file';
+import { fsyncDirectory, fsyncFile } from '../persistence/record-file';
 import { idPrefix } from '../persistence/storage-engine';
 import { SILENT_LOG } from '../store-log';
 import { readTar, TAR_END, tarHeader, tarPadding, type TarEntrySink } from './tar';
@@ -132,15 +132,6 @@ async function sha256OfFile(file: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of fs.createReadStream(file) as AsyncIterable<Buffer>) hash.update(chunk);
   return hash.digest('hex');
-}
-
-function fsyncFile(file: string): void {
-  const fd = fs.openSync(file, 'r+');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
 }
 
 /** Writes the files `names` of `dir` as a gzip'ed tar to the new file `target`, fsync'ed. */

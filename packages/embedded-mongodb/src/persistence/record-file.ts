@@ -92,7 +92,16 @@ export class RecordFileReader {
 
 /** Makes a directory's entries (created, renamed, deleted files) durable. */
 export function fsyncDirectory(directory: string): void {
-  const fd = fs.openSync(directory, 'r');
+  fsyncOpened(directory, 'r');
+}
+
+/** Makes a file's contents durable. */
+export function fsyncFile(file: string): void {
+  fsyncOpened(file, 'r+');
+}
+
+function fsyncOpened(target: string, flags: 'r' | 'r+'): void {
+  const fd = fs.openSync(target, flags);
   try {
     fs.fsyncSync(fd);
   } finally {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ABORT, open, type Database, type RootDatabase } from 'lmdb';
 import type { EngineSpace } from './engine-space';
-import { fsyncDirectory } from './record-file';
+import { fsyncDirectory, fsyncFile } from './record-file';
 import { SECURE_FILES } from './store-files';
 
 /** The secure space's file in the data directory (LMDB's `secure.mdb-lock` beside it). */
@@ -217,10 +217,5 @@ export async function compactingCopy(env: RootDatabase, target: string, director
   await env.backup(target, true);
   const file = directory ? path.join(target, 'data.mdb') : target;
   fs.chmodSync(file, 0o600);
-  const fd = fs.openSync(file, 'r+');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
+  fsyncFile(file);
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { open, type Database, type RootDatabase, type Transaction } from 'lmdb';
+import { fsyncFile } from './record-file';
 import { ENVIRONMENT_OPTIONS } from './secure-space';
 
 /** How long one turn of a copy may hold the store's thread before it lets commands run. */
@@ -55,12 +56,7 @@ export async function copySnapshot(
   const file = path.join(target, 'data.mdb');
   fs.rmSync(path.join(target, 'lock.mdb'), { force: true });
   fs.chmodSync(file, 0o600);
-  const fd = fs.openSync(file, 'r+');
-  try {
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
+  fsyncFile(file);
   return fs.statSync(file).size;
 }
 
