@@ -1,26 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DiscreteLaplaceSampler, type ByteSource } from '../../src/statistics/discrete-laplace';
+import { DiscreteLaplaceSampler } from '../../src/statistics/discrete-laplace';
+import { seededBytes } from '../support/seeded-bytes';
 
 /** The exact probability of x when sampling with exp(-|x|·s/t) (floating point is fine here: it only checks). */
 function pmf(x: number, s: number, t: number): number {
   const q = Math.exp(-s / t);
   return ((1 - q) / (1 + q)) * q ** Math.abs(x);
-}
-
-/** A deterministic byte source (xorshift32), so that a draw sequence can be replayed. */
-function seededBytes(seed: number): ByteSource {
-  let state = seed >>> 0 || 1;
-  return (bytes) => {
-    for (let i = 0; i < bytes.length; i++) {
-      state ^= state << 13;
-      state >>>= 0;
-      state ^= state >>> 17;
-      state ^= state << 5;
-      state >>>= 0;
-      bytes[i] = state & 0xff;
-    }
-  };
 }
 
 /** Upper 0.999 quantile of chi-square with k degrees of freedom (Wilson-Hilferty). */

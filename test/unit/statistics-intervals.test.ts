@@ -5,24 +5,10 @@
  * and 4 and each Δ the service uses.
  */
 import { DIMENSIONS, type Dimension } from '../../src/statistics/dimensions';
-import { DiscreteLaplaceSampler, type ByteSource } from '../../src/statistics/discrete-laplace';
+import { DiscreteLaplaceSampler } from '../../src/statistics/discrete-laplace';
+import { seededBytes } from '../support/seeded-bytes';
 import { CONFIDENCE, coverage, halfWidth, intervalAround } from '../../src/statistics/noise-intervals';
 import { MAX_DIMENSIONS, sensitivityOf } from '../../src/statistics/statistics-service';
-
-/** A deterministic byte source (xorshift32). */
-function seededBytes(seed: number): ByteSource {
-  let state = seed >>> 0 || 1;
-  return (bytes) => {
-    for (let i = 0; i < bytes.length; i++) {
-      state ^= state << 13;
-      state >>>= 0;
-      state ^= state >>> 17;
-      state ^= state << 5;
-      state >>>= 0;
-      bytes[i] = state & 0xff;
-    }
-  };
-}
 
 /** P(|X| <= t), summed from the pmf (1-q)/(1+q)·q^|x|: the test's own statement of the distribution. */
 function summedCoverage(epsilon: number, sensitivity: number, t: number): number {
