@@ -1,8 +1,9 @@
-import { deserialize, type Binary, type Document } from 'bson';
+import type { Binary, Document } from 'bson';
 import type { Catalog } from './engine/catalog';
 import type { ChangeLog } from './engine/change-log';
 import { DISCARD_CHANGES } from './engine/change-log';
 import type { StoredRecord } from './engine/stored-record';
+import { decodeTyped } from './engine/typed-numbers';
 import { prepareInsert } from './engine/write-operations';
 import type { CommandResult } from './command-result';
 import { asCommandError, CommandError } from './errors';
@@ -362,12 +363,12 @@ export class Transactions {
           case 'put': {
             const current = collection?.findById(change.d._id);
             if (!collection || !current) break;
-            if (change.before) collection.replace(current, deserialize(change.before));
+            if (change.before) collection.replace(current, decodeTyped(change.before));
             else collection.remove(current);
             break;
           }
           case 'del':
-            this.catalog.ensureCollection(change.db, change.c).insert(deserialize(change.before));
+            this.catalog.ensureCollection(change.db, change.c).insert(decodeTyped(change.before));
             break;
         }
       }

@@ -86,13 +86,18 @@ function synchronous(result: CommandResult | Promise<CommandResult>): CommandRes
   return result;
 }
 
-async function execute(body: Document, runtime: StoreRuntime, connectionId: number): Promise<CommandResult> {
+async function execute(
+  body: Document,
+  runtime: StoreRuntime,
+  connectionId: number,
+  typed: Document | undefined,
+): Promise<CommandResult> {
   const name = Object.keys(body)[0];
   const handler = name === undefined ? undefined : COMMANDS.get(name);
   if (!handler) throw new CommandError('CommandNotFound', `no such command: '${name ?? ''}'`);
   const db = body.$db;
   if (typeof db !== 'string' || db.length === 0) throw new CommandError('InvalidNamespace', 'command has no $db');
-  const handle = () => handler(body, { runtime, db, connectionId });
+  const handle = () => handler(body, { runtime, db, connectionId, ...(typed ? { typed } : {}) });
   const { transactions } = runtime;
   const { engine } = runtime.catalog;
   // A command that may write runs in one engine transaction, committed durably before its reply;
@@ -134,13 +139,19 @@ function dispatch(
 /**
  * Runs one command and produces its reply; never throws. Generic arguments (lsid, txnNumber,
  * $readPreference, apiVersion, writeConcern, ...) need no handling: handlers read only their
- * own fields. A command that wrote anything replies only once its engine transaction is
+ * own fields. `typed` is the same command with its numbers as sent (wire/op-msg.ts), when they
+ * differ. A command that wrote anything replies only once its engine transaction is
  * committed and fsync'ed (see `execute`).
  */
-export async function runCommand(body: Document, runtime: StoreRuntime, connectionId: number): Promise<CommandResult> {
+export async function runCommand(
+  body: Document,
+  runtime: StoreRuntime,
+  connectionId: number,
+  typed?: Document,
+): Promise<CommandResult> {
   let reply: CommandResult;
   try {
-    reply = await execute(body, runtime, connectionId);
+    reply = await execute(body, runtime, connectionId, typed);
   } catch (error) {
     const commandError = asCommandError(error);
     if (commandError.codeName === 'InternalError') {

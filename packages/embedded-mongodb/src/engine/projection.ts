@@ -1,10 +1,11 @@
-import { deserialize, serialize, type Document } from 'bson';
+import { serialize, type Document } from 'bson';
 import { Query } from 'mingo/query';
 import { cloneDeep } from 'mingo/util';
 import { CommandError } from '../errors';
 import { mingoOptions, type EvaluationOptions } from './mingo-options';
 import { isPlainObject } from './path-values';
 import { fieldNames, onlyTopLevelFields, withoutTopLevelFields } from './raw-bson';
+import { decodeTyped } from './typed-numbers';
 
 /** Keeps the stored document's top-level field order (mingo moves `_id` last, MongoDB does not). */
 function inStoredOrder(stored: Document, projected: Document): Document {
@@ -70,7 +71,7 @@ export function compileBsonProjection(
     }
   }
   const present = compileProjection(projection, filter, options);
-  return (bson) => serialize(present(deserialize(bson)));
+  return (bson) => serialize(present(decodeTyped(bson)));
 }
 
 const isInclusion = (value: unknown) => value === 1 || value === true;

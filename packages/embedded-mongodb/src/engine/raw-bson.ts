@@ -216,3 +216,35 @@ export function withDocumentField(head: Uint8Array, name: string, document: Uint
 export function documentFieldOffset(record: Uint8Array, document: Uint8Array): number {
   return record.length - 1 - document.length;
 }
+
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+
+/**
+ * True when a document holds a number that JavaScript numbers cannot keep the BSON type of: an
+ * int64 (any: one within 2^53 would come back an int or a double), or a double whose value is a
+ * whole number within 32 bits (it would be written back as an int). Walks every element, nested
+ * documents and arrays included, without decoding any; stops at the first such number.
+ */
+export function holdsTypedNumbers(bson: Uint8Array): boolean {
+  const view = new DataView(bson.buffer, bson.byteOffset, bson.byteLength);
+  const total = view.getInt32(0, true);
+  // One flat walk: a nested document's elements follow its length, and its end is a 0 type byte.
+  for (let offset = 4; offset < total - 1;) {
+    const type = bson[offset];
+    if (type === 0) {
+      offset++;
+      continue;
+    }
+    let nameEnd = offset + 1;
+    while (bson[nameEnd] !== 0) nameEnd++;
+    const value = nameEnd + 1;
+    if (type === 0x12) return true;
+    if (type === 0x01) {
+      const number = view.getFloat64(value, true);
+      if (Number.isInteger(number) && number >= INT32_MIN && number <= INT32_MAX && !Object.is(number, -0)) return true;
+    }
+    offset = type === 0x03 || type === 0x04 ? value + 4 : value + valueLength(bson, view, type, value);
+  }
+  return false;
+}

@@ -1,4 +1,4 @@
-import { ObjectId, type Document } from 'bson';
+import { ObjectId, serialize, type Document } from 'bson';
 import { update as applyOperators } from 'mingo/updater';
 import { Aggregator } from 'mingo/aggregator';
 import { cloneDeep, MingoError, setValue } from 'mingo/util';
@@ -6,7 +6,9 @@ import { CommandError } from '../errors';
 import { filterEqualities, type MatchDetails, type Matcher } from './match-expression';
 import { compileStoreFilter, mingoOptions, type EvaluationOptions } from './mingo-options';
 import { isPlainObject } from './path-values';
+import { hasArithmetic, resolvePendingNumbers, withPendingNumbers } from './update-arithmetic';
 import { checkOperatorPaths, forMingo, withPosition } from './update-operators';
+import { withPlainNumbers } from './typed-numbers';
 import { compareValues } from './value-order';
 
 /** The `u` of an update statement, classified. */
@@ -23,6 +25,8 @@ export type UpdateSpec =
 export interface UpdateContext extends EvaluationOptions {
   /** The statement's filter: it gives the positional `$` operator its meaning. */
   readonly filter: Document;
+  /** The filter with its numbers as sent (engine/typed-numbers.ts), for an upsert's seed; else `filter`. */
+  readonly seedFilter?: Document;
   readonly arrayFilters?: Document[];
 }
 
@@ -115,17 +119,19 @@ function withoutAllowedIdAssignment(target: Document, operators: Document): Docu
 function runOperators(target: Document, operators: Document, context: UpdateContext): void {
   const applicable = withoutAllowedIdAssignment(target, operators);
   if (Object.keys(applicable).length === 0) return;
+  const before = hasArithmetic(applicable) ? cloneDeep(target) : undefined;
   try {
     // The positional `$` is resolved already: mingo gets no filter to test the document against again.
     applyOperators(
       target,
-      forMingo(target, applicable),
+      forMingo(target, withPendingNumbers(applicable)),
       context.arrayFilters,
       {},
       {
         queryOptions: mingoOptions(context),
       },
     );
+    if (before) resolvePendingNumbers(before, target);
   } catch (error) {
     if (error instanceof MingoError && error.message.includes('immutable field')) {
       throw new CommandError('ImmutableField', error.message.replace(/\.$/, ''));
@@ -150,7 +156,8 @@ function runPipeline(target: Document, stages: Document[], context: UpdateContex
     if (!UPDATE_PIPELINE_STAGES.has(name))
       throw new CommandError('InvalidOptions', `${name} is not allowed to be used within an update`);
   }
-  const [result] = new Aggregator(stages, mingoOptions(context)).run<Document>([target]);
+  // mingo's expressions compute on JavaScript numbers: the pipeline's results are ints and doubles by value.
+  const [result] = new Aggregator(stages, mingoOptions(context)).run<Document>([withPlainNumbers(target)]);
   return result;
 }
 
@@ -181,7 +188,12 @@ export function updatedDocument(current: Document, spec: UpdateSpec, context: Up
       break;
   }
   assertIdUnchanged(current, next);
-  return compareValues(current, next) === 0 ? undefined : next;
+  return sameStoredDocument(current, next) ? undefined : next;
+}
+
+/** Equal and of the same types throughout (an int set to an equal double changes the document, as in mongod). */
+function sameStoredDocument(current: Document, next: Document): boolean {
+  return compareValues(current, next) === 0 && Buffer.from(serialize(current)).equals(serialize(next));
 }
 
 /** Each statement's filter compiled once, for the position it matched in each document it updates. */
@@ -228,7 +240,7 @@ function upsertSeed(filter: Document, idOnly: boolean): Document {
 
 /** The document an upsert inserts when its filter matched nothing. */
 export function upsertedDocument(spec: UpdateSpec, context: UpdateContext): Document {
-  const seed = upsertSeed(context.filter, spec.kind === 'replacement');
+  const seed = upsertSeed(context.seedFilter ?? context.filter, spec.kind === 'replacement');
   let doc: Document;
   switch (spec.kind) {
     case 'replacement':

@@ -1,0 +1,81 @@
+import { deserialize, Double, type Document } from 'bson';
+import { holdsTypedNumbers } from './raw-bson';
+
+/**
+ * How the store holds numbers once decoded, so that each keeps the BSON type it was written as
+ * (mongod keeps it, `$type` tells them apart, and the driver reads it back): an int is a
+ * JavaScript number, and so is a double the number's own encoding gives back (a fraction, -0, or
+ * beyond 32 bits); a double with a whole value within 32 bits is a `Double`, every int64 a `Long`,
+ * a decimal a `Decimal128`. `bson`'s serializer writes each back as the type it was.
+ */
+
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+
+/** Every number as a wrapper: what the walk below turns into the form above. */
+const EXACT = { promoteValues: false } as const;
+
+interface Tagged {
+  readonly _bsontype?: string;
+  readonly value?: unknown;
+}
+
+function typed(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = typed(value[i]);
+    return value;
+  }
+  switch ((value as Tagged)._bsontype) {
+    case 'Int32':
+      return (value as Tagged).value;
+    case 'Double': {
+      const number = (value as Tagged).value as number;
+      return Number.isInteger(number) && number >= INT32_MIN && number <= INT32_MAX && !Object.is(number, -0)
+        ? value
+        : number;
+    }
+    case 'BSONSymbol':
+      // The default decoding's string, as the store has always read symbols.
+      return String((value as Tagged).value);
+    case undefined:
+      break;
+    default:
+      return value;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const doc = value as Record<string, unknown>;
+  for (const key of Object.keys(doc)) doc[key] = typed(doc[key]);
+  return doc;
+}
+
+/** A stored or sent document decoded with each number of the BSON type it has (above). */
+export function decodeTyped(bson: Uint8Array): Document {
+  if (!holdsTypedNumbers(bson)) return deserialize(bson);
+  return typed(deserialize(bson, EXACT)) as Document;
+}
+
+/** A `Double` or `Long` as the JavaScript number it stands for (a Long beyond 2^53 stays one). */
+function plain(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(plain);
+  const tag = (value as Tagged)._bsontype;
+  if (tag === 'Double') return (value as Double).value;
+  if (tag === 'Long') {
+    const long = value as { toNumber(): number; toString(): string };
+    const number = long.toNumber();
+    return Number.isSafeInteger(number) ? number : value;
+  }
+  if (tag !== undefined || Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) copy[key] = plain(field);
+  return copy;
+}
+
+/**
+ * A copy of a document with its numbers as JavaScript numbers, for mingo's expressions (which
+ * compute on JavaScript numbers only): what aggregation stages and pipeline updates run on.
+ */
+export function withPlainNumbers(doc: Document): Document {
+  return plain(doc) as Document;
+}
