@@ -109,9 +109,15 @@ export class Transactions {
 
   /**
    * Runs a command of a transaction. `run` executes the command itself and must be
-   * synchronous; its changes become the transaction's.
+   * synchronous; its changes become the transaction's. `typed`: the command with its numbers as
+   * sent, when they differ (commands/context.ts).
    */
-  runInTransaction(name: string, command: Document, run: () => CommandResult | Promise<CommandResult>): CommandResult {
+  runInTransaction(
+    name: string,
+    command: Document,
+    run: () => CommandResult | Promise<CommandResult>,
+    typed?: Document,
+  ): CommandResult {
     const txnNumber = txnNumberOf(command);
     if (txnNumber === undefined)
       throw new CommandError('InvalidOptions', 'a command in a transaction needs a txnNumber');
@@ -140,7 +146,7 @@ export class Transactions {
         ? { db: String(command.$db), c: command[name] }
         : undefined;
     if (name === 'insert' && only) {
-      const staged = this.stageInsert(transaction, command, only);
+      const staged = this.stageInsert(transaction, typed ?? command, only);
       if (staged) return staged;
     }
     return this.runCommand(transaction, run, only);

@@ -132,6 +132,23 @@ describe('embedded store: number types as stored', () => {
       expect(promoted?.a).toBe(1);
     });
 
+    it('when a projection computes from typed numbers, then it computes and the fields it keeps keep their types', async () => {
+      // Act
+      const projected = await items
+        .find(
+          { _id: { $in: [1, 3] } },
+          { projection: { a: 1, twice: { $multiply: ['$a', 2] }, 'x.y': 1 }, promoteValues: false },
+        )
+        .sort({ _id: 1 })
+        .toArray();
+
+      // Assert
+      expect(projected.map((doc) => [typeName(doc.a), numberOf(doc.twice)])).toEqual([
+        ['double', 2],
+        ['long', 2],
+      ]);
+    });
+
     it('when numbers of different types are sorted, then they sort by value', async () => {
       // Arrange
       await items.deleteMany({});
@@ -361,6 +378,84 @@ describe('embedded store: number types as stored', () => {
       expect(typeName(after?.n)).toBe('long');
       expect(typeName(after?.d)).toBe('double');
       expect(await ids({ n: { $type: 'long' }, d: { $type: 'double' } })).toEqual([1]);
+    });
+
+    it('when $push sorts numbers of different types, then they sort by value and keep their types', async () => {
+      // Arrange
+      await items.insertOne({ _id: 1, a: [Long.fromNumber(5), new Int32(1)] });
+
+      // Act
+      await items.updateOne({ _id: 1 }, { $push: { a: { $each: [new Double(3)], $sort: 1 } } } as Document);
+      const doc = await items.findOne({ _id: 1 }, { promoteValues: false });
+
+      // Assert
+      expect((doc?.a as unknown[]).map((value) => [typeName(value), numberOf(value)])).toEqual([
+        ['int', 1],
+        ['double', 3],
+        ['long', 5],
+      ]);
+    });
+
+    it('when $bit works on a long or an int, then the result keeps that type', async () => {
+      // Arrange
+      await items.insertOne({ _id: 1, l: Long.fromNumber(6), i: new Int32(6) });
+
+      // Act
+      await items.updateOne({ _id: 1 }, {
+        $bit: { l: { and: Long.fromNumber(3) }, i: { or: new Int32(1) } },
+      } as Document);
+
+      // Assert
+      expect(await stored(1, 'l')).toEqual(['long', 2]);
+      expect(await stored(1, 'i')).toEqual(['int', 7]);
+    });
+
+    it('when a pipeline update sets other fields, then the numbers it keeps keep their types', async () => {
+      // Arrange
+      await items.insertOne({ _id: 1, d: new Double(4), l: Long.fromNumber(5), n: 2 });
+
+      // Act
+      await items.updateOne({ _id: 1 }, [{ $set: { sum: { $add: ['$d', '$l', '$n'] } } }]);
+
+      // Assert
+      expect(await stored(1, 'd')).toEqual(['double', 4]);
+      expect(await stored(1, 'l')).toEqual(['long', 5]);
+      expect((await items.findOne({ _id: 1 }))?.sum).toBe(11);
+    });
+
+    it('when a unique index holds a number, then an equal number of another type is a duplicate key', async () => {
+      // Arrange
+      await items.createIndex({ u: 1 }, { unique: true });
+      await items.insertOne({ _id: 1, u: new Int32(1) });
+
+      // Act
+      const duplicate = await serverError(items.insertOne({ _id: 2, u: new Double(1) }));
+      const duplicateLong = await serverError(items.insertOne({ _id: 3, u: Long.fromNumber(1) }));
+
+      // Assert
+      expect(duplicate.code).toBe(11000);
+      expect(duplicateLong.code).toBe(11000);
+    });
+
+    it('when a transaction inserts and updates typed numbers, then they are committed with their types', async () => {
+      // Arrange
+      await items.insertOne({ _id: 1, n: new Int32(1) });
+      const session = client.startSession();
+
+      // Act
+      try {
+        await session.withTransaction(async () => {
+          await items.insertOne({ _id: 2, d: new Double(2), l: Long.fromNumber(3) }, { session });
+          await items.updateOne({ _id: 1 }, { $inc: { n: Long.fromNumber(1) } }, { session });
+        });
+      } finally {
+        await session.endSession();
+      }
+
+      // Assert
+      expect(await stored(2, 'd')).toEqual(['double', 2]);
+      expect(await stored(2, 'l')).toEqual(['long', 3]);
+      expect(await stored(1, 'n')).toEqual(['long', 2]);
     });
 
     it('when a replacement holds typed numbers, then they are stored as sent', async () => {

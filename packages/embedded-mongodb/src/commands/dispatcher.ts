@@ -115,12 +115,12 @@ async function execute(
       );
     }
   }
-  if (!commits) return dispatch(name, body, run, transactions);
+  if (!commits) return dispatch(name, body, run, transactions, typed);
   // Nothing commits while a compaction or a backup's start holds the engine; the check and the
   // commit are in one turn. A commit that started a compaction (it deleted from a secure-delete
   // collection) is answered once the compaction has removed the deleted bytes from the disk.
   while (engine.held) await engine.whenWritable();
-  const reply = await dispatch(name, body, run, transactions);
+  const reply = await dispatch(name, body, run, transactions, typed);
   if (engine.held) await engine.settled();
   return reply;
 }
@@ -130,9 +130,10 @@ function dispatch(
   body: Document,
   run: () => CommandResult | Promise<CommandResult>,
   transactions: Transactions | undefined,
+  typed: Document | undefined,
 ): CommandResult | Promise<CommandResult> {
   if (!transactions) return run();
-  if (Transactions.isTransactionCommand(name, body)) return transactions.runInTransaction(name, body, run);
+  if (Transactions.isTransactionCommand(name, body)) return transactions.runInTransaction(name, body, run, typed);
   return transactions.runOutsideTransaction(name, body, run);
 }
 

@@ -1,5 +1,8 @@
 import { deserialize, Double, type Document } from 'bson';
+import { isNumber } from './bson-types';
+import { isPlainObject } from './path-values';
 import { holdsTypedNumbers } from './raw-bson';
+import { compareValues } from './value-order';
 
 /**
  * How the store holds numbers once decoded, so that each keeps the BSON type it was written as
@@ -78,4 +81,24 @@ function plain(value: unknown): unknown {
  */
 export function withPlainNumbers(doc: Document): Document {
   return plain(doc) as Document;
+}
+
+/**
+ * `result`, computed by mingo from `withPlainNumbers(original)`, with each number it holds at a
+ * path where `original` has an equal number given that number back (its stored type): fields a
+ * projection or a pipeline update kept keep their types. Changes `result` in place.
+ */
+export function withTypesOf(original: unknown, result: unknown): unknown {
+  if (typeof result === 'number')
+    return typeof original !== 'number' && isNumber(original) && compareValues(original, result) === 0
+      ? original
+      : result;
+  if (Array.isArray(result)) {
+    const before = Array.isArray(original) ? original : [];
+    for (let i = 0; i < result.length; i++) result[i] = withTypesOf(before[i], result[i]);
+  } else if (isPlainObject(result)) {
+    const before = isPlainObject(original) ? original : {};
+    for (const key of Object.keys(result)) result[key] = withTypesOf(before[key], result[key]);
+  }
+  return result;
 }

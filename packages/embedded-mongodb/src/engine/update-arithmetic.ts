@@ -5,17 +5,20 @@ import { isPlainObject } from './path-values';
 import { compareValues, toNumber } from './value-order';
 
 /**
- * `$inc`, `$mul`, `$min` and `$max` with mongod's number types (its SafeNum): the result of two
- * numbers has the wider type of the two (int < long < double < decimal); an int result beyond 32
- * bits becomes a long, a long beyond 64 bits is refused; a missing field takes the operand (`$mul`:
- * a zero of the operand's type); `$min`/`$max` keep the winning value as it is. mingo finds the
+ * `$inc`, `$mul`, `$min`, `$max` and `$bit` with mongod's number types (its SafeNum): the result
+ * of two numbers has the wider type of the two (int < long < double < decimal); an int result
+ * beyond 32 bits becomes a long, a long beyond 64 bits is refused; a missing field takes the
+ * operand (`$mul`: a zero of the operand's type, `$bit`: the int 0 it starts from); `$min`/`$max`
+ * keep the winning value as it is; `$bit` works on ints and longs only. mingo finds the
  * fields (positional `$`, `$[]`, array filters) as it does for `$set`: each of these operators is
  * handed to mingo as the `$set` of a pending value, resolved here once mingo has put it in place.
  */
 
-type ArithmeticOperator = '$inc' | '$mul' | '$min' | '$max';
+type ArithmeticOperator = '$inc' | '$mul' | '$min' | '$max' | '$bit';
 
-const ARITHMETIC_OPERATORS: readonly ArithmeticOperator[] = ['$inc', '$mul', '$min', '$max'];
+const ARITHMETIC_OPERATORS: readonly ArithmeticOperator[] = ['$inc', '$mul', '$min', '$max', '$bit'];
+
+type BitOperation = readonly ['and' | 'or' | 'xor', unknown];
 
 /** What one of the operators does to the field mingo puts it in. */
 class PendingNumber {
@@ -107,6 +110,10 @@ export function withPendingNumbers(operators: Document): Document {
     if (!isPlainObject(spec))
       throw new CommandError('FailedToParse', `Modifiers operate on fields but we found type ${typeof spec} instead`);
     for (const [path, operand] of Object.entries(spec)) {
+      if (name === '$bit') {
+        set[path] = new PendingNumber(name, bitOperations(path, operand));
+        continue;
+      }
       if ((name === '$inc' || name === '$mul') && !isNumber(operand)) {
         const verb = name === '$inc' ? 'increment' : 'multiply';
         throw new CommandError(
@@ -119,6 +126,53 @@ export function withPendingNumbers(operators: Document): Document {
   }
   result.$set = set;
   return result;
+}
+
+function isInteger(value: unknown): boolean {
+  const type = bsonTypeOf(value);
+  return type === BsonType.int || type === BsonType.long;
+}
+
+/** A `$bit` field's operations, in order, as mongod parses them. */
+function bitOperations(path: string, spec: unknown): BitOperation[] {
+  if (!isPlainObject(spec))
+    throw new CommandError(
+      'BadValue',
+      `The $bit modifier is not compatible with a ${typeof spec}. You must pass in an embedded document: {$bit: {field: {and/or/xor: #}}`,
+    );
+  const operations: BitOperation[] = [];
+  for (const [name, operand] of Object.entries(spec)) {
+    if (name !== 'and' && name !== 'or' && name !== 'xor')
+      throw new CommandError(
+        'BadValue',
+        `The $bit modifier only supports 'and', 'or', and 'xor', not '${name}' which is an unknown operator: {${name}: ${String(operand)}}`,
+      );
+    if (!isInteger(operand))
+      throw new CommandError(
+        'BadValue',
+        `The $bit modifier field must be an Integer(32/64 bit); a '${typeof operand}' is not supported here: {${name}: ${String(operand)}}`,
+      );
+    operations.push([name, operand]);
+  }
+  if (operations.length === 0)
+    throw new CommandError(
+      'BadValue',
+      `You must pass in at least one bitwise operation. The format is: {$bit: {field: {and/or/xor: #}}`,
+    );
+  return operations;
+}
+
+/** `$bit`'s operations on an int or a long: a long when either is one. */
+function applyBits(current: unknown, operations: readonly BitOperation[]): unknown {
+  let value = current;
+  for (const [name, operand] of operations) {
+    const long = bsonTypeOf(value) === BsonType.long || bsonTypeOf(operand) === BsonType.long;
+    const a = asBigInt(value);
+    const b = asBigInt(operand);
+    const bits = name === 'and' ? a & b : name === 'or' ? a | b : a ^ b;
+    value = long ? Long.fromBigInt(BigInt.asIntN(64, bits)) : Number(BigInt.asIntN(32, bits));
+  }
+  return value;
 }
 
 /** The value at concrete `keys` of `doc` (array positions included), and whether there is one. */
@@ -136,6 +190,14 @@ function resolve(pending: PendingNumber, before: Document, keys: readonly (strin
   const { operator, operand } = pending;
   if (operator === '$min') return !present || compareValues(operand, value) < 0 ? operand : value;
   if (operator === '$max') return !present || compareValues(operand, value) > 0 ? operand : value;
+  if (operator === '$bit') {
+    if (present && !isInteger(value))
+      throw new CommandError(
+        'BadValue',
+        `Cannot apply $bit to a value of non-integral type.{_id: ${String(before._id)}} has the field ${keys.join('.')} of non-integer type ${typeof value}`,
+      );
+    return applyBits(present ? value : 0, operand as BitOperation[]);
+  }
   if (!present) return operator === '$inc' ? operand : zeroLike(operand);
   const path = keys.join('.');
   if (!isNumber(value)) {

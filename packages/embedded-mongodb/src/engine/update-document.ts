@@ -8,7 +8,7 @@ import { compileStoreFilter, mingoOptions, type EvaluationOptions } from './ming
 import { isPlainObject } from './path-values';
 import { hasArithmetic, resolvePendingNumbers, withPendingNumbers } from './update-arithmetic';
 import { checkOperatorPaths, forMingo, withPosition } from './update-operators';
-import { withPlainNumbers } from './typed-numbers';
+import { withPlainNumbers, withTypesOf } from './typed-numbers';
 import { compareValues } from './value-order';
 
 /** The `u` of an update statement, classified. */
@@ -156,9 +156,10 @@ function runPipeline(target: Document, stages: Document[], context: UpdateContex
     if (!UPDATE_PIPELINE_STAGES.has(name))
       throw new CommandError('InvalidOptions', `${name} is not allowed to be used within an update`);
   }
-  // mingo's expressions compute on JavaScript numbers: the pipeline's results are ints and doubles by value.
+  // mingo's expressions compute on JavaScript numbers: the numbers it computes are ints and
+  // doubles by value, those it kept get their stored types back.
   const [result] = new Aggregator(stages, mingoOptions(context)).run<Document>([withPlainNumbers(target)]);
-  return result;
+  return withTypesOf(target, result) as Document;
 }
 
 /**
