@@ -336,8 +336,10 @@ describe('embedded store: limits and refusals where MongoDB versions differ', ()
     await amounts.insertOne({ _id: 1, d: Decimal128.fromString('1.5'), n: 2 });
 
     // Act
-    const incremented = await serverError(amounts.updateOne({ _id: 1 }, { $inc: { d: 1 } }));
-    const multiplied = await serverError(amounts.updateOne({ _id: 1 }, { $mul: { n: Decimal128.fromString('2') } }));
+    const incremented = await serverError(amounts.updateOne({ _id: 1 }, { $inc: { d: 1 } } as Document));
+    const multiplied = await serverError(
+      amounts.updateOne({ _id: 1 }, { $mul: { n: Decimal128.fromString('2') } } as Document),
+    );
 
     // Assert
     expect([incremented.code, multiplied.code]).toEqual([115, 115]);

@@ -1,7 +1,7 @@
-import { deserialize, Double, type Document } from 'bson';
+import { deserialize, Double, Long, type Document } from 'bson';
 import { isNumber } from './bson-types';
 import { isPlainObject } from './path-values';
-import { holdsTypedNumbers } from './raw-bson';
+import { typedNumbersOf } from './raw-bson';
 import { compareValues } from './value-order';
 
 /**
@@ -12,50 +12,26 @@ import { compareValues } from './value-order';
  * a decimal a `Decimal128`. `bson`'s serializer writes each back as the type it was.
  */
 
-const INT32_MIN = -2147483648;
-const INT32_MAX = 2147483647;
-
-/** Every number as a wrapper: what the walk below turns into the form above. */
-const EXACT = { promoteValues: false } as const;
-
 interface Tagged {
   readonly _bsontype?: string;
-  readonly value?: unknown;
-}
-
-function typed(value: unknown): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) value[i] = typed(value[i]);
-    return value;
-  }
-  switch ((value as Tagged)._bsontype) {
-    case 'Int32':
-      return (value as Tagged).value;
-    case 'Double': {
-      const number = (value as Tagged).value as number;
-      return Number.isInteger(number) && number >= INT32_MIN && number <= INT32_MAX && !Object.is(number, -0)
-        ? value
-        : number;
-    }
-    case 'BSONSymbol':
-      // The default decoding's string, as the store has always read symbols.
-      return String((value as Tagged).value);
-    case undefined:
-      break;
-    default:
-      return value;
-  }
-  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
-  const doc = value as Record<string, unknown>;
-  for (const key of Object.keys(doc)) doc[key] = typed(doc[key]);
-  return doc;
 }
 
 /** A stored or sent document decoded with each number of the BSON type it has (above). */
 export function decodeTyped(bson: Uint8Array): Document {
-  if (!holdsTypedNumbers(bson)) return deserialize(bson);
-  return typed(deserialize(bson, EXACT)) as Document;
+  const doc = deserialize(bson);
+  const typed = typedNumbersOf(bson);
+  if (typed.length === 0) return doc;
+  // The plain decoding, then each number it could not type put back as its wrapper.
+  const view = new DataView(bson.buffer, bson.byteOffset, bson.byteLength);
+  for (const { keys, type, offset } of typed) {
+    let container = doc as Record<string, unknown>;
+    for (let i = 0; i < keys.length - 1; i++) container = container[keys[i]] as Record<string, unknown>;
+    container[keys[keys.length - 1]] =
+      type === 0x01
+        ? new Double(view.getFloat64(offset, true))
+        : new Long(view.getInt32(offset, true), view.getInt32(offset + 4, true));
+  }
+  return doc;
 }
 
 /** A `Double` or `Long` as the JavaScript number it stands for (a Long beyond 2^53 stays one). */
