@@ -1,5 +1,5 @@
 import { deserialize, serialize, type Document } from 'bson';
-import { holdsTypedNumbers } from '../engine/raw-bson';
+import { holdsTypedNumbers, typedNumbersOf } from '../engine/raw-bson';
 import { decodeTyped } from '../engine/typed-numbers';
 import { HEADER_BYTES, OpCode, WireProtocolError, writeHeader } from './protocol';
 
@@ -90,15 +90,22 @@ export function decodeOpMsg(message: Buffer): OpMsgRequest {
   return { body, moreToCome: (flags & MORE_TO_COME) !== 0, ...(typed ? { typed } : {}) };
 }
 
-/** The command decoded again with typed numbers, when one of its documents needs that. */
+/**
+ * The command decoded again with typed numbers, when a value it carries needs that: one inside
+ * a field of the body (a document, a filter, an update) or in a document sequence. A long among
+ * the body's own arguments (the driver's `txnNumber`, `getMore`) is no reason: handlers read
+ * those from the plain body.
+ */
 function typedBody(
   message: Buffer,
   bodySpan: Span,
   sequences: ReadonlyArray<[string, Document[], Span[]]>,
 ): Document | undefined {
   const bytes = ([start, end]: Span) => message.subarray(start, end);
-  const spans = [bodySpan, ...sequences.flatMap(([, , each]) => each)];
-  if (!spans.some((span) => holdsTypedNumbers(bytes(span)))) return undefined;
+  const inValues =
+    typedNumbersOf(bytes(bodySpan)).some(({ keys }) => keys.length > 1) ||
+    sequences.some(([, , each]) => each.some((span) => holdsTypedNumbers(bytes(span))));
+  if (!inValues) return undefined;
   const typed = decodeTyped(bytes(bodySpan));
   for (const [identifier, , each] of sequences) typed[identifier] = each.map((span) => decodeTyped(bytes(span)));
   return typed;
