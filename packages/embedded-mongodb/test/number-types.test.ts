@@ -458,6 +458,28 @@ describe('embedded store: number types as stored', () => {
       expect(await stored(1, 'n')).toEqual(['long', 2]);
     });
 
+    it('when operator arguments are longs or whole doubles, then they work as the numbers they stand for', async () => {
+      // Arrange
+      await items.insertOne({ _id: 1, a: [1, 2, 3], b: [1, 2, 3], n: 1 });
+
+      // Act
+      await items.updateOne({ _id: 1 }, {
+        $push: { a: { $each: [new Double(0)], $position: Long.fromNumber(0), $slice: new Double(3) } },
+        $pop: { b: Long.fromNumber(1) },
+      } as Document);
+      await items.updateOne({ _id: 1 }, [{ $set: { n: { $add: ['$n', Long.fromNumber(2)] } } }]);
+      const doc = await items.findOne({ _id: 1 }, { promoteValues: false });
+
+      // Assert
+      expect((doc?.a as unknown[]).map((value) => [typeName(value), numberOf(value)])).toEqual([
+        ['double', 0],
+        ['int', 1],
+        ['int', 2],
+      ]);
+      expect((doc?.b as unknown[]).map(numberOf)).toEqual([1, 2]);
+      expect(numberOf(doc?.n)).toBe(3);
+    });
+
     it('when a replacement holds typed numbers, then they are stored as sent', async () => {
       // Arrange
       await items.insertOne({ _id: 1, n: 1 });

@@ -49,7 +49,8 @@ const UPDATE_OPERATORS = new Set([
 ]);
 
 export function parseUpdateSpec(raw: unknown): UpdateSpec {
-  if (Array.isArray(raw)) return { kind: 'pipeline', stages: raw as Document[] };
+  // mingo's expressions compute on JavaScript numbers (the pipeline's results are typed by value).
+  if (Array.isArray(raw)) return { kind: 'pipeline', stages: raw.map((stage) => withPlainNumbers(stage as Document)) };
   if (!isPlainObject(raw))
     throw new CommandError('FailedToParse', 'Update argument must be either an object or an array');
   const keys = Object.keys(raw);
@@ -62,7 +63,35 @@ export function parseUpdateSpec(raw: unknown): UpdateSpec {
       `Unknown modifier: ${unknown}. Expected a valid update modifier or pipeline-style update specified as an array`,
     );
   }
-  return { kind: 'operators', operators: raw, positional: checkOperatorPaths(raw) };
+  return { kind: 'operators', operators: withPlainArguments(raw), positional: checkOperatorPaths(raw) };
+}
+
+/**
+ * The operators with plain numbers where they are arguments rather than values to store
+ * (`$push`'s `$position`, `$slice` and `$sort`, `$pop`, `$pull`'s and `$pullAll`'s values and
+ * conditions, which only compare): mingo reads those as JavaScript numbers. The values `$set`,
+ * `$setOnInsert`, `$push` and `$addToSet` store, and the operands of `$inc`, `$mul`, `$min`,
+ * `$max` and `$bit` (update-arithmetic.ts), keep their types.
+ */
+function withPlainArguments(operators: Document): Document {
+  const { $push: push, $pop: pop, $pull: pull, $pullAll: pullAll } = operators;
+  if (push === undefined && pop === undefined && pull === undefined && pullAll === undefined) return operators;
+  const result: Document = { ...operators };
+  if (isPlainObject(push)) {
+    const pushes: Document = {};
+    for (const [path, spec] of Object.entries(push)) {
+      if (!isPlainObject(spec) || !('$each' in spec)) pushes[path] = spec;
+      else {
+        const { $each: each, ...modifiers } = spec;
+        pushes[path] = { $each: each, ...withPlainNumbers(modifiers) };
+      }
+    }
+    result.$push = pushes;
+  }
+  for (const name of ['$pop', '$pull', '$pullAll'] as const) {
+    if (isPlainObject(result[name])) result[name] = withPlainNumbers(result[name]);
+  }
+  return result;
 }
 
 /** _id first, as MongoDB stores it. */
