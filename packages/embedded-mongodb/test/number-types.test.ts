@@ -117,6 +117,16 @@ describe('embedded store: number types as stored', () => {
       expect(elemMatch).toEqual([5]);
     });
 
+    it('when distinct lists numbers of different types, or $size is a long, then equal numbers are one', async () => {
+      // Act
+      const values = await items.distinct('a', { _id: { $in: [1, 2, 3, 4] } });
+      const sizeTwo = await ids({ a: { $size: Long.fromNumber(2) } });
+
+      // Assert
+      expect(values.map(Number)).toEqual([1]);
+      expect(sizeTwo).toEqual([5]);
+    });
+
     it('when read back, then each number comes back as the type it was written as', async () => {
       // Act
       const types = await Promise.all([1, 2, 3, 4].map((id) => stored(id, 'a')));
