@@ -43,7 +43,7 @@ export class Connection {
     switch (header.opCode) {
       case OpCode.Msg: {
         const request = decodeOpMsg(message);
-        const reply = await runCommand(request.body, this.runtime, this.id);
+        const reply = await runCommand(request.body, this.runtime, this.id, request.typed);
         if (!request.moreToCome) this.send(encodeOpMsg(this.nextRequestId++, header.requestId, reply));
         return;
       }

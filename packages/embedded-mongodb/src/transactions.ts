@@ -1,8 +1,9 @@
-import { deserialize, type Binary, type Document } from 'bson';
+import type { Binary, Document } from 'bson';
 import type { Catalog } from './engine/catalog';
 import type { ChangeLog } from './engine/change-log';
 import { DISCARD_CHANGES } from './engine/change-log';
 import type { StoredRecord } from './engine/stored-record';
+import { decodeTyped } from './engine/typed-numbers';
 import { prepareInsert } from './engine/write-operations';
 import type { CommandResult } from './command-result';
 import { asCommandError, CommandError } from './errors';
@@ -108,9 +109,15 @@ export class Transactions {
 
   /**
    * Runs a command of a transaction. `run` executes the command itself and must be
-   * synchronous; its changes become the transaction's.
+   * synchronous; its changes become the transaction's. `typed`: the command with its numbers as
+   * sent, when they differ (commands/context.ts).
    */
-  runInTransaction(name: string, command: Document, run: () => CommandResult | Promise<CommandResult>): CommandResult {
+  runInTransaction(
+    name: string,
+    command: Document,
+    run: () => CommandResult | Promise<CommandResult>,
+    typed?: Document,
+  ): CommandResult {
     const txnNumber = txnNumberOf(command);
     if (txnNumber === undefined)
       throw new CommandError('InvalidOptions', 'a command in a transaction needs a txnNumber');
@@ -139,7 +146,7 @@ export class Transactions {
         ? { db: String(command.$db), c: command[name] }
         : undefined;
     if (name === 'insert' && only) {
-      const staged = this.stageInsert(transaction, command, only);
+      const staged = this.stageInsert(transaction, typed ?? command, only);
       if (staged) return staged;
     }
     return this.runCommand(transaction, run, only);
@@ -362,12 +369,12 @@ export class Transactions {
           case 'put': {
             const current = collection?.findById(change.d._id);
             if (!collection || !current) break;
-            if (change.before) collection.replace(current, deserialize(change.before));
+            if (change.before) collection.replace(current, decodeTyped(change.before));
             else collection.remove(current);
             break;
           }
           case 'del':
-            this.catalog.ensureCollection(change.db, change.c).insert(deserialize(change.before));
+            this.catalog.ensureCollection(change.db, change.c).insert(decodeTyped(change.before));
             break;
         }
       }

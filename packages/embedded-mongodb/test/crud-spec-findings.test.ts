@@ -1,4 +1,4 @@
-import { MongoClient, type CollationOptions, type Db, type Document } from 'mongodb';
+import { Decimal128, MongoClient, type CollationOptions, type Db, type Document } from 'mongodb';
 import { embeddedStoreForSuite, startStoreUnderTest, type StoreUnderTest } from './support/store-under-test';
 import { serverError } from './support/server-error';
 
@@ -328,5 +328,21 @@ describe('embedded store: limits and refusals where MongoDB versions differ', ()
     // Assert: a validator stored but not enforced would accept what MongoDB refuses
     expect([onCreate.code, onModify.code]).toEqual([115, 115]);
     expect(await db.listCollections({ name: 'checked' }).toArray()).toEqual([]);
+  });
+
+  it('when $inc or $mul meets a decimal, then it is refused as not supported and the document is unchanged', async () => {
+    // Arrange: decimal arithmetic (mongod's IEEE 754-2008 decimal128) is what the store does not compute
+    const amounts = db.collection<AnyId>('amounts');
+    await amounts.insertOne({ _id: 1, d: Decimal128.fromString('1.5'), n: 2 });
+
+    // Act
+    const incremented = await serverError(amounts.updateOne({ _id: 1 }, { $inc: { d: 1 } } as Document));
+    const multiplied = await serverError(
+      amounts.updateOne({ _id: 1 }, { $mul: { n: Decimal128.fromString('2') } } as Document),
+    );
+
+    // Assert
+    expect([incremented.code, multiplied.code]).toEqual([115, 115]);
+    expect(await amounts.findOne({ _id: 1 })).toEqual({ _id: 1, d: Decimal128.fromString('1.5'), n: 2 });
   });
 });

@@ -20,6 +20,7 @@ import {
   withDocumentField,
   withoutTopLevelFields,
 } from '../src/engine/raw-bson';
+import { decodeTyped } from '../src/engine/typed-numbers';
 
 /** A document with an element of every type the store may hold, so skipping each is exercised. */
 const everyType = {
@@ -73,5 +74,33 @@ describe('raw BSON', () => {
     expect(Buffer.from(record.subarray(at, at + doc.length))).toEqual(Buffer.from(doc));
     expect(at + doc.length).toBe(record.length - 1);
     expect(embeddedDocument(record, 'missing')).toBeUndefined();
+  });
+
+  test('when a document holds whole doubles and longs at any depth, then the typed decoding gives each back as written', () => {
+    // Arrange: beside every other element type, so the walk skips each of them
+    const written = {
+      ...everyType,
+      whole: new Double(2),
+      negativeZero: new Double(-0),
+      beyond32Bits: new Double(2 ** 40),
+      smallLong: Long.fromNumber(3),
+      nested: { list: [1, new Double(4), { deeper: [Long.fromNumber(-5)] }], 'dotted.name': new Double(6) },
+    };
+    const bson = serialize(written);
+
+    // Act
+    const decoded = decodeTyped(bson);
+
+    // Assert: the same bytes again, and the wrappers only where a plain number would change the type
+    expect(Buffer.from(serialize(decoded))).toEqual(Buffer.from(bson));
+    expect(decoded.whole).toEqual(new Double(2));
+    expect(Object.is(decoded.negativeZero, -0)).toBe(true);
+    expect(decoded.beyond32Bits).toBe(2 ** 40);
+    expect(decoded.double).toBe(1.5);
+    expect(decoded.int32).toBe(7);
+    expect(decoded.smallLong).toEqual(Long.fromNumber(3));
+    expect(decoded.nested.list[1]).toEqual(new Double(4));
+    expect(decoded.nested.list[2].deeper[0]).toEqual(Long.fromNumber(-5));
+    expect(decoded.nested['dotted.name']).toEqual(new Double(6));
   });
 });

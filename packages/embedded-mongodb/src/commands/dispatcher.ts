@@ -86,13 +86,18 @@ function synchronous(result: CommandResult | Promise<CommandResult>): CommandRes
   return result;
 }
 
-async function execute(body: Document, runtime: StoreRuntime, connectionId: number): Promise<CommandResult> {
+async function execute(
+  body: Document,
+  runtime: StoreRuntime,
+  connectionId: number,
+  typed: Document | undefined,
+): Promise<CommandResult> {
   const name = Object.keys(body)[0];
   const handler = name === undefined ? undefined : COMMANDS.get(name);
   if (!handler) throw new CommandError('CommandNotFound', `no such command: '${name ?? ''}'`);
   const db = body.$db;
   if (typeof db !== 'string' || db.length === 0) throw new CommandError('InvalidNamespace', 'command has no $db');
-  const handle = () => handler(body, { runtime, db, connectionId });
+  const handle = () => handler(body, { runtime, db, connectionId, ...(typed ? { typed } : {}) });
   const { transactions } = runtime;
   const { engine } = runtime.catalog;
   // A command that may write runs in one engine transaction, committed durably before its reply;
@@ -110,12 +115,12 @@ async function execute(body: Document, runtime: StoreRuntime, connectionId: numb
       );
     }
   }
-  if (!commits) return dispatch(name, body, run, transactions);
+  if (!commits) return dispatch(name, body, run, transactions, typed);
   // Nothing commits while a compaction or a backup's start holds the engine; the check and the
   // commit are in one turn. A commit that started a compaction (it deleted from a secure-delete
   // collection) is answered once the compaction has removed the deleted bytes from the disk.
   while (engine.held) await engine.whenWritable();
-  const reply = await dispatch(name, body, run, transactions);
+  const reply = await dispatch(name, body, run, transactions, typed);
   if (engine.held) await engine.settled();
   return reply;
 }
@@ -125,22 +130,29 @@ function dispatch(
   body: Document,
   run: () => CommandResult | Promise<CommandResult>,
   transactions: Transactions | undefined,
+  typed: Document | undefined,
 ): CommandResult | Promise<CommandResult> {
   if (!transactions) return run();
-  if (Transactions.isTransactionCommand(name, body)) return transactions.runInTransaction(name, body, run);
+  if (Transactions.isTransactionCommand(name, body)) return transactions.runInTransaction(name, body, run, typed);
   return transactions.runOutsideTransaction(name, body, run);
 }
 
 /**
  * Runs one command and produces its reply; never throws. Generic arguments (lsid, txnNumber,
  * $readPreference, apiVersion, writeConcern, ...) need no handling: handlers read only their
- * own fields. A command that wrote anything replies only once its engine transaction is
+ * own fields. `typed` is the same command with its numbers as sent (wire/op-msg.ts), when they
+ * differ. A command that wrote anything replies only once its engine transaction is
  * committed and fsync'ed (see `execute`).
  */
-export async function runCommand(body: Document, runtime: StoreRuntime, connectionId: number): Promise<CommandResult> {
+export async function runCommand(
+  body: Document,
+  runtime: StoreRuntime,
+  connectionId: number,
+  typed?: Document,
+): Promise<CommandResult> {
   let reply: CommandResult;
   try {
-    reply = await execute(body, runtime, connectionId);
+    reply = await execute(body, runtime, connectionId, typed);
   } catch (error) {
     const commandError = asCommandError(error);
     if (commandError.codeName === 'InternalError') {

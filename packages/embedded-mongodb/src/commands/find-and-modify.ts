@@ -7,7 +7,7 @@ import { deleteDocuments, updateDocuments, type Selection } from '../engine/writ
 import { collectionArgument, evaluationOptions, optionalDocument, optionalFlag } from './arguments';
 import type { CommandHandler } from './context';
 
-const findAndModify: CommandHandler = (command, { runtime, db }) => {
+const findAndModify: CommandHandler = (command, { runtime, db, typed }) => {
   const name = collectionArgument(command, Object.keys(command)[0]);
   const remove = optionalFlag(command, 'remove', 'findAndModify.remove');
   const upsert = optionalFlag(command, 'upsert', 'findAndModify.upsert');
@@ -22,6 +22,8 @@ const findAndModify: CommandHandler = (command, { runtime, db }) => {
   const options = evaluationOptions(command);
   const selection: Selection = {
     filter: optionalDocument(command, 'query') ?? {},
+    // The update's values and the equalities an upsert seeds, with their numbers as sent.
+    seedFilter: typed ? optionalDocument(typed, 'query') : undefined,
     sort: parseSort(command.sort),
     hint: command.hint,
     arrayFilters: command.arrayFilters as Document[] | undefined,
@@ -36,7 +38,13 @@ const findAndModify: CommandHandler = (command, { runtime, db }) => {
     return { lastErrorObject: { n: removed ? 1 : 0 }, value: removed ? present(removed) : null, ok: 1 };
   }
 
-  const outcome = updateDocuments(runtime.catalog, target, parseUpdateSpec(command.update), selection, upsert);
+  const outcome = updateDocuments(
+    runtime.catalog,
+    target,
+    parseUpdateSpec((typed ?? command).update),
+    selection,
+    upsert,
+  );
   const returnNew = optionalFlag(command, 'new', 'findAndModify.new');
   if (outcome.upserted) {
     return {

@@ -76,10 +76,11 @@ function statementDocument(statement: unknown): Document {
   return statement;
 }
 
-const insert: CommandHandler = (command, { runtime, db }) => {
+const insert: CommandHandler = (command, { runtime, db, typed }) => {
   const name = collectionArgument(command, 'insert');
   let n = 0;
-  const writeErrors = runStatements(command, 'documents', (doc) => {
+  // The documents with their numbers as sent: stored as the types they were written as.
+  const writeErrors = runStatements(typed ?? command, 'documents', (doc) => {
     // Checked before the collection is made: a document refused creates nothing.
     const checked = prepareInsert(doc);
     runtime.catalog.ensureCollection(db, name).insert(checked);
@@ -88,7 +89,7 @@ const insert: CommandHandler = (command, { runtime, db }) => {
   return { n, ...(writeErrors.length > 0 ? { writeErrors } : {}), ok: 1 };
 };
 
-const update: CommandHandler = (command, { runtime, db }) => {
+const update: CommandHandler = (command, { runtime, db, typed }) => {
   const name = collectionArgument(command, 'update');
   // `let` is evaluated once for the command, as MongoDB does.
   const options = evaluationOptions({ let: command.let });
@@ -97,7 +98,9 @@ const update: CommandHandler = (command, { runtime, db }) => {
   const upserted: Document[] = [];
   const writeErrors = runStatements(command, 'updates', (raw, index) => {
     const statement = statementDocument(raw);
-    const spec = parseUpdateSpec(statement.u);
+    // What the update writes, and the filter's equalities an upsert seeds, with their numbers as sent.
+    const sent = typed ? statementDocument((typed.updates as unknown[])[index]) : statement;
+    const spec = parseUpdateSpec(sent.u);
     const multi = optionalFlag(statement, 'multi', 'update.updates.multi');
     if (multi && spec.kind === 'replacement') {
       throw new CommandError('FailedToParse', 'multi update is not supported for replacement-style update');
@@ -108,6 +111,7 @@ const update: CommandHandler = (command, { runtime, db }) => {
       spec,
       {
         filter: optionalDocument(statement, 'q') ?? {},
+        seedFilter: optionalDocument(sent, 'q'),
         arrayFilters: statement.arrayFilters as Document[] | undefined,
         hint: statement.hint,
         single: !multi,

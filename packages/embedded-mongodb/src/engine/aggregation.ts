@@ -182,7 +182,8 @@ export function runAggregation(
     collection && !explaining && !text ? coveredGroupCount(collection, { ...query, ...options }, rest) : undefined;
   if (covered) return { docs: covered };
   const result = collection ? runQuery(collection, { ...query, ...options, projectsScore: scoreLater }) : undefined;
-  let docs = result ? result.records.map((record) => record.doc) : [];
+  // mingo's expressions compute on JavaScript numbers: stages see ints and doubles by value.
+  let docs = result ? result.records.map((record) => record.plainDoc) : [];
   if (rest.length === 0) return { docs, stats: result?.stats };
   if (scoreLater && result) {
     docs = withTextScores(
@@ -198,7 +199,7 @@ export function runAggregation(
     ...mingoOptions(options),
     collectionResolver: (name: string) => {
       const foreign = catalog.getCollection(source.db, name);
-      const stored = foreign ? [...foreign.naturalOrder()].map((record) => record.doc) : [];
+      const stored = foreign ? [...foreign.naturalOrder()].map((record) => record.plainDoc) : [];
       return copy ? stored.map((doc) => cloneDeep(doc)) : stored;
     },
   });

@@ -1,10 +1,10 @@
-import { deserialize, serialize, type Document } from 'bson';
+import { serialize, type Document } from 'bson';
 import { Query } from 'mingo/query';
-import { cloneDeep } from 'mingo/util';
 import { CommandError } from '../errors';
 import { mingoOptions, type EvaluationOptions } from './mingo-options';
 import { isPlainObject } from './path-values';
 import { fieldNames, onlyTopLevelFields, withoutTopLevelFields } from './raw-bson';
+import { decodeTyped, withPlainNumbers, withTypesOf } from './typed-numbers';
 
 /** Keeps the stored document's top-level field order (mingo moves `_id` last, MongoDB does not). */
 function inStoredOrder(stored: Document, projected: Document): Document {
@@ -29,13 +29,13 @@ export function compileProjection(
   if (Object.keys(projection).length === 0) return (doc) => doc;
   const keys = Object.keys(projection);
   const positional = keys.some((key) => key.endsWith('.$'));
-  // mingo applies nested paths (`a.b`) by editing sub-objects it shares with its input; those
-  // belong to the stored document, so such projections work on a copy.
-  const copyFirst = keys.some((key) => key.includes('.'));
   const query = new Query(positional ? filter : {}, mingoOptions(options));
   return (doc) => {
-    const [projected] = query.find([copyFirst ? cloneDeep(doc) : doc], projection).all() as Document[];
-    return projected === undefined ? doc : inStoredOrder(doc, projected);
+    // mingo's expressions compute on JavaScript numbers, and it edits the sub-objects it shares
+    // with its input (nested paths): it works on a copy with plain numbers, and the numbers it
+    // keeps as they were get their stored types back.
+    const [projected] = query.find([withPlainNumbers(doc)], projection).all() as Document[];
+    return projected === undefined ? doc : inStoredOrder(doc, withTypesOf(doc, projected) as Document);
   };
 }
 
@@ -70,7 +70,7 @@ export function compileBsonProjection(
     }
   }
   const present = compileProjection(projection, filter, options);
-  return (bson) => serialize(present(deserialize(bson)));
+  return (bson) => serialize(present(decodeTyped(bson)));
 }
 
 const isInclusion = (value: unknown) => value === 1 || value === true;

@@ -216,3 +216,68 @@ export function withDocumentField(head: Uint8Array, name: string, document: Uint
 export function documentFieldOffset(record: Uint8Array, document: Uint8Array): number {
   return record.length - 1 - document.length;
 }
+
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
+
+/** A number whose BSON type JavaScript numbers cannot keep, by where it is in its document. */
+export interface TypedNumberAt {
+  /** Field names from the top (array positions as their decimal names, as BSON stores them). */
+  readonly keys: readonly string[];
+  /** BSON type 0x01 (a double) or 0x12 (an int64). */
+  readonly type: 0x01 | 0x12;
+  /** Where its 8 bytes start. */
+  readonly offset: number;
+}
+
+/**
+ * The numbers of a document that JavaScript numbers cannot keep the BSON type of: every int64
+ * (one within 2^53 would come back an int or a double), and every double whose value is a whole
+ * number within 32 bits (it would be written back as an int). Walks every element, nested
+ * documents and arrays included, without decoding any; with `firstOnly`, stops at the first.
+ * Empty when there is none.
+ */
+export function typedNumbersOf(bson: Uint8Array, firstOnly = false): TypedNumberAt[] {
+  const found: TypedNumberAt[] = [];
+  const view = new DataView(bson.buffer, bson.byteOffset, bson.byteLength);
+  const total = view.getInt32(0, true);
+  // One flat walk: a nested document's elements follow its length, and its end is a 0 type
+  // byte. The names of the documents the walk is in, as [start, end) of their bytes.
+  const names: number[] = [];
+  for (let offset = 4; offset < total - 1;) {
+    const type = bson[offset];
+    if (type === 0) {
+      names.length -= 2;
+      offset++;
+      continue;
+    }
+    let nameEnd = offset + 1;
+    while (bson[nameEnd] !== 0) nameEnd++;
+    const value = nameEnd + 1;
+    let typed = type === 0x12;
+    if (type === 0x01) {
+      const number = view.getFloat64(value, true);
+      typed = Number.isInteger(number) && number >= INT32_MIN && number <= INT32_MAX && !Object.is(number, -0);
+    }
+    if (typed) {
+      const keys: string[] = [];
+      for (let i = 0; i < names.length; i += 2)
+        keys.push(Buffer.from(bson.buffer, bson.byteOffset + names[i], names[i + 1] - names[i]).toString('utf8'));
+      keys.push(Buffer.from(bson.buffer, bson.byteOffset + offset + 1, nameEnd - offset - 1).toString('utf8'));
+      found.push({ keys, type: type as 0x01 | 0x12, offset: value });
+      if (firstOnly) return found;
+    }
+    if (type === 0x03 || type === 0x04) {
+      names.push(offset + 1, nameEnd);
+      offset = value + 4;
+    } else {
+      offset = value + valueLength(bson, view, type, value);
+    }
+  }
+  return found;
+}
+
+/** Whether a document holds a number of `typedNumbersOf`. */
+export function holdsTypedNumbers(bson: Uint8Array): boolean {
+  return typedNumbersOf(bson, true).length > 0;
+}

@@ -1,4 +1,5 @@
 import { deserialize } from 'bson';
+import { decodeTyped } from './typed-numbers';
 
 /**
  * One document of a collection, by its record number: its bytes are read from the storage
@@ -31,8 +32,16 @@ export class StoredRecord {
     return this.bytes;
   }
 
-  /** A decoded copy, made anew on every read of this property: read it once per use. */
+  /**
+   * A decoded copy, each number of the BSON type it is stored as (typed-numbers.ts), made anew
+   * on every read of this property: read it once per use.
+   */
   get doc(): Document {
+    return decodeTyped(this.bson);
+  }
+
+  /** A decoded copy with every number a JavaScript number, for mingo's expressions (aggregation). */
+  get plainDoc(): Document {
     return deserialize(this.bson);
   }
 

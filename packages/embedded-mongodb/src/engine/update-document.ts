@@ -1,4 +1,4 @@
-import { ObjectId, type Document } from 'bson';
+import { ObjectId, serialize, type Document } from 'bson';
 import { update as applyOperators } from 'mingo/updater';
 import { Aggregator } from 'mingo/aggregator';
 import { cloneDeep, MingoError, setValue } from 'mingo/util';
@@ -6,7 +6,9 @@ import { CommandError } from '../errors';
 import { filterEqualities, type MatchDetails, type Matcher } from './match-expression';
 import { compileStoreFilter, mingoOptions, type EvaluationOptions } from './mingo-options';
 import { isPlainObject } from './path-values';
+import { hasArithmetic, resolvePendingNumbers, withPendingNumbers } from './update-arithmetic';
 import { checkOperatorPaths, forMingo, withPosition } from './update-operators';
+import { withPlainNumbers, withTypesOf } from './typed-numbers';
 import { compareValues } from './value-order';
 
 /** The `u` of an update statement, classified. */
@@ -23,6 +25,8 @@ export type UpdateSpec =
 export interface UpdateContext extends EvaluationOptions {
   /** The statement's filter: it gives the positional `$` operator its meaning. */
   readonly filter: Document;
+  /** The filter with its numbers as sent (engine/typed-numbers.ts), for an upsert's seed; else `filter`. */
+  readonly seedFilter?: Document;
   readonly arrayFilters?: Document[];
 }
 
@@ -45,7 +49,8 @@ const UPDATE_OPERATORS = new Set([
 ]);
 
 export function parseUpdateSpec(raw: unknown): UpdateSpec {
-  if (Array.isArray(raw)) return { kind: 'pipeline', stages: raw as Document[] };
+  // mingo's expressions compute on JavaScript numbers (the pipeline's results are typed by value).
+  if (Array.isArray(raw)) return { kind: 'pipeline', stages: raw.map((stage) => withPlainNumbers(stage as Document)) };
   if (!isPlainObject(raw))
     throw new CommandError('FailedToParse', 'Update argument must be either an object or an array');
   const keys = Object.keys(raw);
@@ -58,7 +63,35 @@ export function parseUpdateSpec(raw: unknown): UpdateSpec {
       `Unknown modifier: ${unknown}. Expected a valid update modifier or pipeline-style update specified as an array`,
     );
   }
-  return { kind: 'operators', operators: raw, positional: checkOperatorPaths(raw) };
+  return { kind: 'operators', operators: withPlainArguments(raw), positional: checkOperatorPaths(raw) };
+}
+
+/**
+ * The operators with plain numbers where they are arguments rather than values to store
+ * (`$push`'s `$position`, `$slice` and `$sort`, `$pop`, `$pull`'s and `$pullAll`'s values and
+ * conditions, which only compare): mingo reads those as JavaScript numbers. The values `$set`,
+ * `$setOnInsert`, `$push` and `$addToSet` store, and the operands of `$inc`, `$mul`, `$min`,
+ * `$max` and `$bit` (update-arithmetic.ts), keep their types.
+ */
+function withPlainArguments(operators: Document): Document {
+  const { $push: push, $pop: pop, $pull: pull, $pullAll: pullAll } = operators;
+  if (push === undefined && pop === undefined && pull === undefined && pullAll === undefined) return operators;
+  const result: Document = { ...operators };
+  if (isPlainObject(push)) {
+    const pushes: Document = {};
+    for (const [path, spec] of Object.entries(push)) {
+      if (!isPlainObject(spec) || !('$each' in spec)) pushes[path] = spec;
+      else {
+        const { $each: each, ...modifiers } = spec;
+        pushes[path] = { $each: each, ...withPlainNumbers(modifiers) };
+      }
+    }
+    result.$push = pushes;
+  }
+  for (const name of ['$pop', '$pull', '$pullAll'] as const) {
+    if (isPlainObject(result[name])) result[name] = withPlainNumbers(result[name]);
+  }
+  return result;
 }
 
 /** _id first, as MongoDB stores it. */
@@ -115,17 +148,19 @@ function withoutAllowedIdAssignment(target: Document, operators: Document): Docu
 function runOperators(target: Document, operators: Document, context: UpdateContext): void {
   const applicable = withoutAllowedIdAssignment(target, operators);
   if (Object.keys(applicable).length === 0) return;
+  const before = hasArithmetic(applicable) ? cloneDeep(target) : undefined;
   try {
     // The positional `$` is resolved already: mingo gets no filter to test the document against again.
     applyOperators(
       target,
-      forMingo(target, applicable),
+      forMingo(target, withPendingNumbers(applicable)),
       context.arrayFilters,
       {},
       {
         queryOptions: mingoOptions(context),
       },
     );
+    if (before) resolvePendingNumbers(before, target);
   } catch (error) {
     if (error instanceof MingoError && error.message.includes('immutable field')) {
       throw new CommandError('ImmutableField', error.message.replace(/\.$/, ''));
@@ -150,8 +185,10 @@ function runPipeline(target: Document, stages: Document[], context: UpdateContex
     if (!UPDATE_PIPELINE_STAGES.has(name))
       throw new CommandError('InvalidOptions', `${name} is not allowed to be used within an update`);
   }
-  const [result] = new Aggregator(stages, mingoOptions(context)).run<Document>([target]);
-  return result;
+  // mingo's expressions compute on JavaScript numbers: the numbers it computes are ints and
+  // doubles by value, those it kept get their stored types back.
+  const [result] = new Aggregator(stages, mingoOptions(context)).run<Document>([withPlainNumbers(target)]);
+  return withTypesOf(target, result) as Document;
 }
 
 /**
@@ -181,7 +218,12 @@ export function updatedDocument(current: Document, spec: UpdateSpec, context: Up
       break;
   }
   assertIdUnchanged(current, next);
-  return compareValues(current, next) === 0 ? undefined : next;
+  return sameStoredDocument(current, next) ? undefined : next;
+}
+
+/** Equal and of the same types throughout (an int set to an equal double changes the document, as in mongod). */
+function sameStoredDocument(current: Document, next: Document): boolean {
+  return compareValues(current, next) === 0 && Buffer.from(serialize(current)).equals(serialize(next));
 }
 
 /** Each statement's filter compiled once, for the position it matched in each document it updates. */
@@ -228,7 +270,7 @@ function upsertSeed(filter: Document, idOnly: boolean): Document {
 
 /** The document an upsert inserts when its filter matched nothing. */
 export function upsertedDocument(spec: UpdateSpec, context: UpdateContext): Document {
-  const seed = upsertSeed(context.filter, spec.kind === 'replacement');
+  const seed = upsertSeed(context.seedFilter ?? context.filter, spec.kind === 'replacement');
   let doc: Document;
   switch (spec.kind) {
     case 'replacement':
