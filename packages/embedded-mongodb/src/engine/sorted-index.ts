@@ -96,6 +96,8 @@ export class SortedIndex {
   private readonly counts = new UntilWritten<number>(MAX_REMEMBERED_COUNTS);
   /** Per range walked by a skip: the keys at positions STEP-1, 2·STEP-1, … (`keyAtPosition`). */
   private readonly checkpoints = new UntilWritten<Buffer[]>(MAX_CHECKPOINTED_RANGES);
+  /** What readers derived from the entries (`rememberDerived`). */
+  private readonly derived = new UntilWritten<unknown>(MAX_REMEMBERED_COUNTS);
 
   constructor(
     readonly spec: IndexSpec,
@@ -275,6 +277,28 @@ export class SortedIndex {
     for (const raw of this.rawRange(range, reverse, 0)) {
       if (visit(decoder.entry(raw)) === false) return;
     }
+  }
+
+  /**
+   * Visits, in index order, the entries of a range whose bounds hold the same first `from`
+   * values (one exact key prefix), with the record number and the `count` values after that
+   * prefix: a reader that knows the prefix decodes none of it, and no entry object is made.
+   */
+  scanAfterPrefix(range: KeyRange, from: number, count: number, visit: (seq: number, values: unknown[]) => void): void {
+    const offset = this.prefix.length + encodeKey(range.start.slice(0, from), this.directions.slice(0, from)).length;
+    const directions = this.directions.slice(from, from + count);
+    for (const raw of this.rawRange(range, false, 0)) {
+      visit(recordNumberOf(raw), decodeKey(raw, directions, offset, raw.length - RECORD_NUMBER_BYTES));
+    }
+  }
+
+  /**
+   * What a reader derived from this index's entries (a text search's number of matches), by
+   * name, remembered as range counts are: until the collection is next written.
+   */
+  rememberDerived<V>(name: string, make: () => V): V {
+    if (this.host.engine.inWriteTransaction) return make();
+    return this.derived.get(this.host.generation(), name, make) as V;
   }
 
   /** A cursor over the entries of a range, in index order (or reversed). */
