@@ -282,14 +282,29 @@ export class SortedIndex {
   /**
    * Visits, in index order, the entries of a range whose bounds hold the same first `from`
    * values (one exact key prefix), with the record number and the `count` values after that
-   * prefix: a reader that knows the prefix decodes none of it, and no entry object is made.
+   * prefix: a reader that knows the prefix decodes none of it, and no entry object is made. The
+   * entry's bytes come along (its own copy), with where the values after the prefix start in
+   * them, for a reader that compares the rest of the key as bytes (see `fieldStart`).
    */
-  scanAfterPrefix(range: KeyRange, from: number, count: number, visit: (seq: number, values: unknown[]) => void): void {
-    const offset = this.prefix.length + encodeKey(range.start.slice(0, from), this.directions.slice(0, from)).length;
+  scanAfterPrefix(
+    range: KeyRange,
+    from: number,
+    count: number,
+    visit: (seq: number, values: unknown[], key: Buffer, start: number) => void,
+  ): void {
+    const start = this.prefix.length + encodeKey(range.start.slice(0, from), this.directions.slice(0, from)).length;
     const directions = this.directions.slice(from, from + count);
     for (const raw of this.rawRange(range, false, 0)) {
-      visit(recordNumberOf(raw), decodeKey(raw, directions, offset, raw.length - RECORD_NUMBER_BYTES));
+      visit(recordNumberOf(raw), decodeKey(raw, directions, start, raw.length - RECORD_NUMBER_BYTES), raw, start);
     }
+  }
+
+  /**
+   * Where field `field` starts in an entry's bytes, given where field `from` starts (`start`).
+   * From there to `keyEnd` the bytes compare as the key's remaining fields do in index order.
+   */
+  fieldStart(key: Uint8Array, from: number, start: number, field: number): number {
+    return start + encodedLength(key, this.directions.slice(from, field), start);
   }
 
   /**

@@ -8,6 +8,7 @@ import { fieldNames, onlyTopLevelFields } from '../raw-bson';
 import { ESTIMATE_CAP, type SortedIndex } from '../sorted-index';
 import { documentSortKeys, firstInOrder, sortRecords, type SortSpec } from '../sort';
 import { compareValues } from '../value-order';
+import { RECORD_NUMBER_BYTES } from '../../persistence/storage-engine';
 import type { StoredRecord } from '../stored-record';
 import {
   findTextFilter,
@@ -20,7 +21,7 @@ import {
 } from './text-query';
 import { stemsOfStopWords } from './languages';
 import { termKey, textIndexFields, type TextIndexDefinition } from './text-spec';
-import { suffixFilter, suffixSortPlaces, type SuffixFilter } from './text-suffix';
+import { suffixFilter, suffixSortPlaces, topLevelFieldsRead, type SuffixFilter } from './text-suffix';
 
 /** How a $text query is answered: terms read from the text index, the documents they lead to checked. */
 export interface TextPlan {
@@ -133,14 +134,17 @@ interface Postings {
   readonly seqs: number[];
   /** Each document's score, summed over the terms. */
   readonly scores: number[];
-  /** Each document's first entry's values: its term's score, then the index's fields after the score. */
+  /** Each document's first entry's values decoded: its term's score, then fields after the score. */
   readonly values: (readonly unknown[])[];
+  /** Each document's first entry's bytes, and where its term's score starts in them. */
+  readonly keys: Buffer[];
+  readonly starts: number[];
 }
 
 /**
  * Reads the index for each term: every entry `[prefix, term, score, …]` adds its score to its
- * record's. With `after`, each posting also holds that many values after the score. Returns the
- * postings, and the entries read.
+ * record's. With `after`, each posting also holds that many values after the score decoded.
+ * Returns the postings, and the entries read.
  */
 function readPostings(
   index: SortedIndex,
@@ -148,7 +152,7 @@ function readPostings(
   terms: readonly string[],
   after = 0,
 ): { postings: Postings; keys: number } {
-  const postings: Postings = { seqs: [], scores: [], values: [] };
+  const postings: Postings = { seqs: [], scores: [], values: [], keys: [], starts: [] };
   // A document has one entry per term: only several terms lead to it more than once.
   const placeOf = terms.length > 1 ? new Map<number, number>() : undefined;
   let keys = 0;
@@ -158,7 +162,7 @@ function readPostings(
       { start: key, startInclusive: true, end: key, endInclusive: true },
       prefix.length + 1,
       1 + after,
-      (seq, values) => {
+      (seq, values, bytes, start) => {
         keys++;
         const place = placeOf?.get(seq);
         if (place !== undefined) {
@@ -169,10 +173,39 @@ function readPostings(
         postings.seqs.push(seq);
         postings.scores.push(values[0] as number);
         postings.values.push(values);
+        postings.keys.push(bytes);
+        postings.starts.push(start);
       },
     );
   }
   return { postings, keys };
+}
+
+/**
+ * How a sort by fields after the score compares two postings by their keys' bytes, when those
+ * fields run to the end of the key in its order (or all reversed): from the first of them on,
+ * the bytes compare as the fields do, and nothing need be decoded. The text score may come first.
+ */
+interface ByteSort {
+  readonly byScoreFirst: boolean;
+  /** The place (among a posting's values) of the first field compared as bytes. */
+  readonly place: number;
+  /** 1: in the index's order; -1: reversed. */
+  readonly sign: number;
+}
+
+function byteSortOf(index: SortedIndex, sort: SortSpec, places: readonly number[]): ByteSort | undefined {
+  const definition = index.spec.text!;
+  const byScoreFirst = places[0] === 0;
+  const rest = places.slice(byScoreFirst ? 1 : 0);
+  const fields = rest.map((place, i) => ({ place, direction: sort[i + (byScoreFirst ? 1 : 0)].direction }));
+  if (fields.length === 0 || rest[rest.length - 1] !== definition.after.length) return undefined;
+  if (rest.some((place, i) => place !== rest[0] + i)) return undefined;
+  // The place of a field after the score is its position after the term.
+  const termPosition = definition.before.length;
+  const signs = fields.map(({ place, direction }) => direction * index.spec.fields[termPosition + 1 + place].direction);
+  if (signs.some((sign) => sign !== signs[0])) return undefined;
+  return { byScoreFirst, place: rest[0], sign: signs[0] };
 }
 
 /** The places of the postings in record number order (natural order). */
@@ -278,14 +311,17 @@ function textPlan(
   return { kind: 'text', index, query, prefix, rest: text.rest, needsScore, orBranches };
 }
 
-/** How the filter and the sort are answered from the values after the score, when they can be. */
+/** How the filter and the sort are answered from the values after the score. */
 interface SuffixAnswers {
-  /** undefined: the filter has nothing besides the `$text` */
+  /** From the values after the score; undefined: on the documents (`documentFields`) or no filter. */
   readonly filter?: SuffixFilter;
+  /** The filter is checked on the documents, which need only these top-level fields (undefined: all). */
+  readonly onDocuments?: { readonly fields?: readonly string[] };
   /** undefined: no sort */
   readonly sortPlaces?: readonly number[];
 }
 
+/** How a query is answered from the values after the score: its sort must be (the filter may be checked on documents). */
 function suffixAnswers(
   definition: TextIndexDefinition,
   filter: Document,
@@ -296,14 +332,17 @@ function suffixAnswers(
   if (request.sort && !sortPlaces) return undefined;
   if (Object.keys(filter).length === 0) return { sortPlaces };
   const answered = suffixFilter(filter, definition, (rest) => compile(rest, request));
-  return answered ? { filter: answered, sortPlaces } : undefined;
+  if (answered) return { filter: answered, sortPlaces };
+  return { onDocuments: { fields: topLevelFieldsRead(filter) }, sortPlaces };
 }
 
 /**
- * The matches of a query whose filter and sort read only the fields after the score: each
- * document's posting decides, or (a null, missing or numeric value, which the key does not hold
- * exactly) the document's own fields; the search's phrases and negations are checked on the
- * indexed fields of the documents that get that far.
+ * The matches of a query whose sort reads only the fields after the score: each document's
+ * posting decides the filter when it reads only those fields, or (a null, missing or numeric
+ * value, which the key does not hold exactly, or a filter on other fields) the fields the filter
+ * reads of the document; the search's phrases and negations are checked on the indexed fields
+ * of the documents that get that far. The sort reads the postings, and only the documents of
+ * the page are read for the answer.
  */
 function matchesFromSuffix(
   collection: Collection,
@@ -314,7 +353,12 @@ function matchesFromSuffix(
 ): TextResult {
   const { index, query, prefix } = plan;
   const definition = index.spec.text!;
-  const { postings, keys: termKeys } = readPostings(index, prefix, query.boundsTerms, definition.after.length);
+  const { sort } = request;
+  const sortPlaces = answers.sortPlaces;
+  const byteSort = sort && sortPlaces ? byteSortOf(index, sort, sortPlaces) : undefined;
+  // Decoded: what the filter reads, and what the sort reads unless it compares bytes.
+  const decoded = byteSort ? (answers.filter?.lastPlace ?? 0) : definition.after.length;
+  const { postings, keys: termKeys } = readPostings(index, prefix, query.boundsTerms, decoded);
   const { seqs, scores, values } = postings;
   let keys = termKeys;
   const excluded = negatedFromIndex(index, prefix, query);
@@ -322,20 +366,28 @@ function matchesFromSuffix(
   const matcher = textMatcher(query, definition, excluded !== undefined);
   const indexed = textIndexFields(definition);
   const textFields = indexed && fieldNames(indexed);
-  const filterFields = answers.filter && fieldNames(answers.filter.fields);
-  const checkDocument = answers.filter && compile(filter, request);
+  const read = answers.filter?.fields ?? answers.onDocuments?.fields;
+  const filterFields = read && fieldNames(read);
+  const checkDocument = (answers.filter || answers.onDocuments) && compile(filter, request);
+  // A filter on other fields that an index answers exactly: its record numbers, when cheaper.
+  const narrowed = answers.onDocuments && !matcher ? exactlyIndexed(collection, filter, seqs.length) : undefined;
+  if (narrowed) keys += narrowed.keys;
+  const onDocuments = answers.onDocuments !== undefined && narrowed === undefined;
   // Counted as fetched, as mongod's TEXT_OR or FETCH fetches every candidate.
   let docsExamined = 0;
   const matches: number[] = [];
   for (let place = 0; place < seqs.length; place++) {
-    if (excluded?.seqs.has(seqs[place])) continue;
+    const seq = seqs[place];
+    if (excluded?.seqs.has(seq)) continue;
+    if (narrowed && !narrowed.seqs.has(seq)) continue;
     docsExamined++;
-    let decided = answers.filter ? answers.filter.test(values[place]) : true;
+    let decided = answers.filter ? answers.filter.test(values[place]) : onDocuments ? undefined : true;
     if (decided === false) continue;
     if (decided === undefined || matcher) {
-      const stored = collection.record(seqs[place]).stored();
+      const stored = collection.record(seq).stored();
       if (stored === undefined) continue;
-      if (decided === undefined) decided = checkDocument!(deserialize(onlyTopLevelFields(stored, filterFields!)));
+      if (decided === undefined)
+        decided = checkDocument!(deserialize(filterFields ? onlyTopLevelFields(stored, filterFields) : stored));
       if (!decided) continue;
       if (matcher && !matcher(deserialize(textFields ? onlyTopLevelFields(stored, textFields) : stored))) continue;
     }
@@ -343,10 +395,10 @@ function matchesFromSuffix(
   }
 
   const wanted = request.limit > 0 ? request.skip + request.limit : Infinity;
-  const { sort } = request;
-  const sortPlaces = answers.sortPlaces;
   let page: number[];
-  if (sort && sortPlaces) {
+  if (byteSort) {
+    page = firstInOrder(matches, wanted, bytesComparison(index, postings, byteSort));
+  } else if (sort && sortPlaces) {
     // Ties in record number order, as the matches of a text search come.
     page = firstInOrder(matches, wanted, (a, b) => {
       for (let i = 0; i < sort.length; i++) {
@@ -370,6 +422,32 @@ function matchesFromSuffix(
   return { plan, records, scores: scoreOf, matched: matches.length, keysExamined: keys, docsExamined };
 }
 
+/** Two postings (by place) compared as a ByteSort says; ties in record number order. */
+function bytesComparison(index: SortedIndex, postings: Postings, byteSort: ByteSort): (a: number, b: number) => number {
+  const { seqs, scores, keys, starts } = postings;
+  const from = index.spec.text!.before.length + 1;
+  // Where each posting's compared bytes start, found when first compared.
+  const fieldStarts = new Int32Array(seqs.length).fill(-1);
+  const startOf = (place: number): number => {
+    if (fieldStarts[place] < 0)
+      fieldStarts[place] = index.fieldStart(keys[place], from, starts[place], from + byteSort.place);
+    return fieldStarts[place];
+  };
+  return (a, b) => {
+    if (byteSort.byScoreFirst && scores[a] !== scores[b]) return scores[a] > scores[b] ? -1 : 1;
+    const keyA = keys[a];
+    const keyB = keys[b];
+    const c = keyA.compare(
+      keyB,
+      startOf(b),
+      keyB.length - RECORD_NUMBER_BYTES,
+      startOf(a),
+      keyA.length - RECORD_NUMBER_BYTES,
+    );
+    return c !== 0 ? c * byteSort.sign : seqs[a] - seqs[b];
+  };
+}
+
 /** The matches of any other query: the documents of the index's candidates checked, then sorted. */
 function matchesFromDocuments(
   collection: Collection,
@@ -389,9 +467,12 @@ function matchesFromDocuments(
   const branchFilter = Object.keys(textBranch).length > 0 ? compile(textBranch, request) : undefined;
   const narrowed = branchFilter && !matcher ? exactlyIndexed(collection, textBranch, postings.seqs.length) : undefined;
   if (narrowed) keys += narrowed.keys;
-  // The matcher reads only the fields the index reads (all of them for `$**`).
+  // The matcher reads only the fields the index reads (all of them for `$**`), the filter only
+  // the fields it names (all of them when it has an expression).
   const indexed = textIndexFields(definition);
-  const textFields = indexed && fieldNames(indexed);
+  const filterRead = branchFilter && topLevelFieldsRead(textBranch);
+  const read = !branchFilter ? indexed : !matcher ? filterRead : filterRead && indexed && [...filterRead, ...indexed];
+  const readFields = read && fieldNames(read);
   const scores = new Map<StoredRecord, number>();
   let records: StoredRecord[] = [];
   for (const place of inRecordOrder(postings)) {
@@ -404,7 +485,7 @@ function matchesFromDocuments(
     if (!narrowed && (branchFilter || matcher)) {
       const stored = record.stored();
       if (stored === undefined) continue;
-      const doc = deserialize(branchFilter || !textFields ? stored : onlyTopLevelFields(stored, textFields));
+      const doc = deserialize(readFields ? onlyTopLevelFields(stored, readFields) : stored);
       if ((branchFilter && !branchFilter(doc)) || (matcher && !matcher(doc))) continue;
     }
     records.push(record);

@@ -85,6 +85,8 @@ export interface SuffixFilter {
   test(values: readonly unknown[]): boolean | undefined;
   /** The top-level fields the filter reads: all a document needs to be checked. */
   readonly fields: readonly string[];
+  /** The last place among a posting's values that the filter reads. */
+  readonly lastPlace: number;
 }
 
 /**
@@ -108,6 +110,7 @@ export function suffixFilter(
   const known = new Map<unknown, boolean>();
   return {
     fields,
+    lastPlace: Math.max(...at),
     test(values) {
       if (at.length === 1) {
         const value = values[at[0]];
@@ -140,4 +143,29 @@ export function suffixSortPlaces(sort: SortSpec, definition: TextIndexDefinition
   const places = suffixPlaces(definition);
   const found = sort.map((field) => (field.meta ? 0 : (places.get(field.path) ?? -1)));
   return found.every((place) => place >= 0) ? found : undefined;
+}
+
+/**
+ * The top-level fields a filter reads, when it reads nothing else: its paths' first names
+ * (through `$and`, `$or` and `$nor`). Undefined when it has an operator of the whole document
+ * (`$expr`, `$where`, `$jsonSchema`, …), which may read any field. Checked on a document of
+ * those fields alone, such a filter answers as on the whole document.
+ */
+export function topLevelFieldsRead(filter: Document): string[] | undefined {
+  const read = new Set<string>();
+  const walk = (clause: Document): boolean => {
+    for (const [key, value] of Object.entries(clause) as [string, unknown][]) {
+      if (key === '$and' || key === '$or' || key === '$nor') {
+        if (!Array.isArray(value) || !value.every((inner) => isPlainObject(inner) && walk(inner))) return false;
+      } else if (key === '$comment') {
+        continue;
+      } else if (key.startsWith('$')) {
+        return false;
+      } else {
+        read.add(key.split('.')[0]);
+      }
+    }
+    return true;
+  };
+  return walk(filter) ? [...read] : undefined;
 }
