@@ -47,7 +47,10 @@ function namedSearchIndex(name: string, fields: readonly string[]): IndexSpec {
  * The text index of the keyword search (MongoDB allows one per collection): the candidate's
  * professional text, never identity data or `candidateMessage`. Occupation names weigh most,
  * then roles and skills, then certifications and courses, then job descriptions; English
- * stemming and stop words for every candidate.
+ * stemming and stop words for every candidate. After the text, what every keyword search also
+ * reads (`listed`) and is ordered by: the embedded store answers a keyword search from the
+ * entries of its words alone, reading only the candidates of the page (a MongoDB reads each
+ * match, as it does without them).
  */
 export const CANDIDATE_TEXT_INDEX: IndexSpec = {
   collection: CANDIDATE_COLLECTIONS.candidates,
@@ -58,9 +61,12 @@ export const CANDIDATE_TEXT_INDEX: IndexSpec = {
     'candidateCertifications.name': 'text',
     'candidateEducations.courseName': 'text',
     'candidateOccupations.candidateJobExperiences.description': 'text',
+    listed: 1,
+    createdDate: 1,
+    publicId: 1,
   },
   options: {
-    name: 'candidates_text',
+    name: 'candidates_text_listed',
     weights: {
       searchOccupationNames: 10,
       'candidateOccupations.candidateJobExperiences.role': 5,
@@ -161,8 +167,9 @@ export const candidateIndexes: readonly IndexSpec[] = [
 ];
 
 /**
- * Search indexes earlier releases created: bounded by status (now by `listed`), and the search
- * order alone (every search now names `listed`).
+ * Search indexes earlier releases created: bounded by status (now by `listed`), the search
+ * order alone (every search now names `listed`), and the text index without `listed` and the
+ * search order.
  */
 export const supersededCandidateIndexes: readonly SupersededIndex[] = [
   'candidates_search_status',
@@ -174,6 +181,8 @@ export const supersededCandidateIndexes: readonly SupersededIndex[] = [
   'candidates_search_nationality_occupation_status',
   'candidates_search_country_nationality_occupation_status',
   'candidates_createdDate_publicId',
+  // The text index without the fields of the search after its text (a collection has one text index).
+  'candidates_text',
 ].map((name) => ({ collection: CANDIDATE_COLLECTIONS.candidates, name }));
 
 /**

@@ -84,8 +84,16 @@ describe('indexes', () => {
       if (textFields.length === 0) {
         expect(index?.key).toEqual(spec.key);
       } else {
-        // mongod lists a text index by its internal key and its fields as weights (1 when not given).
-        expect(index?.key).toEqual({ _fts: 'text', _ftsx: 1 });
+        // mongod lists a text index by its internal key (the text fields as `_fts` and `_ftsx`,
+        // between the other fields) and its fields as weights (1 when not given).
+        const fields = Object.entries(spec.key);
+        const first = fields.findIndex(([, direction]) => direction === 'text');
+        expect(index?.key).toEqual({
+          ...Object.fromEntries(fields.slice(0, first)),
+          _fts: 'text',
+          _ftsx: 1,
+          ...Object.fromEntries(fields.slice(first).filter(([, direction]) => direction !== 'text')),
+        });
         const weights = spec.options as { weights?: Record<string, number> };
         expect(index?.weights).toEqual(
           Object.fromEntries(textFields.map((field) => [field, weights.weights?.[field] ?? 1])),

@@ -229,6 +229,103 @@ describe('text search behaviour', () => {
     });
   });
 
+  describe('fields after the text', () => {
+    /** What a document holds after its text, in every form an index key holds differently from the document. */
+    const listedOf = (i: number): Document => {
+      const forms: Document[] = [
+        { listed: true },
+        { listed: false },
+        { listed: null },
+        {},
+        { listed: 1 },
+        { listed: 'yes' },
+      ];
+      return forms[i % forms.length];
+    };
+    const roles = ['welder', 'welding inspector', 'nurse', 'welder and nurse'];
+    const docs: Numbered[] = Array.from({ length: 120 }, (_, i) => ({
+      _id: i,
+      role: roles[i % roles.length],
+      ...listedOf(i),
+      // Some days shared (ties broken by code), some documents without a date (null in the key).
+      ...(i % 10 === 9 ? {} : { created: new Date(Date.UTC(2020, 0, 1 + ((i * 7) % 50))) }),
+      code: `c${(i * 37) % 120}`,
+      kind: i % 3 === 0 ? 'a' : 'b',
+    }));
+    const withAfter = { role: 'text', listed: 1, created: 1, code: 1 };
+
+    it('when a search filters and sorts on them, then it answers as without them, whatever the values are', async () => {
+      // Arrange: the same documents, with and without the fields after the text (and with an
+      // index of another field the filter names).
+      const after = await collectionWith(docs, withAfter);
+      await after.createIndex({ kind: 1 });
+      const plain = await collectionWith(docs, { role: 'text' });
+      const searches: { filter: Document; sort?: Document; skip?: number; limit?: number }[] = [
+        { filter: { $text: { $search: 'welder' }, listed: true }, sort: { created: 1, code: 1 }, limit: 7 },
+        { filter: { $text: { $search: 'welder' }, listed: true }, sort: { created: 1, code: 1 }, skip: 3, limit: 5 },
+        {
+          filter: { $text: { $search: 'welder nurse' }, listed: { $in: [false, true] } },
+          sort: { created: -1, code: 1 },
+        },
+        { filter: { $text: { $search: 'welder nurse' }, listed: true }, sort: { created: -1, code: -1 }, limit: 6 },
+        { filter: { $text: { $search: 'welder' }, listed: null }, sort: { code: 1 } },
+        { filter: { $text: { $search: 'welder' }, listed: { $ne: true } }, sort: { code: 1 } },
+        { filter: { $text: { $search: 'welder' }, listed: { $gte: 1 } }, sort: { code: 1 } },
+        {
+          filter: { $text: { $search: 'welder nurse' }, $or: [{ listed: true }, { code: { $lt: 'c3' } }] },
+          sort: { score: { $meta: 'textScore' }, code: 1 },
+          limit: 9,
+        },
+        { filter: { $text: { $search: 'welder -nurse' }, listed: true }, sort: { code: 1 } },
+        { filter: { $text: { $search: '"welding inspector"' }, listed: true }, sort: { created: 1, code: 1 } },
+        { filter: { $text: { $search: 'welder' }, listed: true }, sort: { _id: -1 }, limit: 4 },
+        { filter: { $text: { $search: 'nurse' }, created: { $gte: new Date(Date.UTC(2020, 0, 20)) } } },
+        { filter: { $text: { $search: 'nurse' }, $nor: [{ listed: false }] }, sort: { created: 1, code: -1 } },
+        // Filters on other fields too: checked on the documents, or by the index of `kind`.
+        { filter: { $text: { $search: 'welder' }, listed: true, kind: 'a' }, sort: { created: 1, code: 1 }, limit: 3 },
+        {
+          filter: { $text: { $search: 'welder nurse' }, kind: { $in: ['b'] }, $or: [{ listed: true }, { listed: 1 }] },
+          sort: { score: { $meta: 'textScore' }, code: 1 },
+        },
+        { filter: { $text: { $search: 'nurse' }, kind: 'a' }, sort: { created: 1, code: 1 }, limit: 8 },
+        { filter: { $text: { $search: 'welder' }, $expr: { $eq: ['$kind', 'a'] } }, sort: { code: 1 } },
+        { filter: { $text: { $search: '"welding inspector"' }, kind: 'b' }, sort: { code: -1 } },
+      ];
+      const run = (collection: Collection<Numbered>, { filter, sort, skip, limit }: (typeof searches)[number]) =>
+        Promise.all([
+          collection
+            .find(filter, { projection: { score: { $meta: 'textScore' } }, sort, skip, limit })
+            .toArray()
+            .then((found) => (sort ? found : found.sort((a, b) => a._id - b._id))),
+          collection.countDocuments(filter),
+        ]);
+
+      for (const search of searches) {
+        // Act
+        const [expected, answered] = await Promise.all([run(plain, search), run(after, search)]);
+
+        // Assert: both alike, and as many as the search alone and the rest of the filter alone find together.
+        expect({ search, answered }).toEqual({ search, answered: expected });
+        const { $text, ...rest } = search.filter;
+        const found = await plain.find({ $text }, { projection: { _id: 1 } }).toArray();
+        const both = await plain.countDocuments({ ...rest, _id: { $in: found.map((doc) => doc._id) } });
+        expect({ search, count: answered[1] }).toEqual({ search, count: both });
+      }
+      // The comparison is not between two empty answers.
+      expect((await run(after, searches[0]))[1]).toBe(10);
+    });
+
+    it('when a document is written between two counts of the same search, then the second count sees it', async () => {
+      const collection = await collectionWith(docs, withAfter);
+      const query = { $text: { $search: 'welder' }, listed: true };
+      const before = await collection.countDocuments(query);
+      await collection.insertOne({ _id: 1000, role: 'welder', listed: true, created: new Date(), code: 'new' });
+      expect(await collection.countDocuments(query)).toBe(before + 1);
+      await collection.updateOne({ _id: 1000 }, { $set: { listed: false } });
+      expect(await collection.countDocuments(query)).toBe(before);
+    });
+  });
+
   describe('other conditions beside $text', () => {
     it('when the other conditions have an index of their own, then the answer is the same as without it', async () => {
       const docs = Array.from({ length: 600 }, (_, i) => ({

@@ -6,7 +6,14 @@ import type { EntryCursor, IndexEntry } from './sorted-index';
 import { documentSortKeys, sortRecords, type SortSpec } from './sort';
 import type { StoredRecord } from './stored-record';
 import { CommandError } from '../errors';
-import { countTextMatches, runTextQuery, textFilterOf, type TextPlan, type TextResult } from './text/text-search';
+import {
+  countTextMatches,
+  runTextQuery,
+  textFilterOf,
+  type TextCount,
+  type TextPlan,
+  type TextResult,
+} from './text/text-search';
 
 export interface QueryRequest extends PlanRequest {
   readonly variables?: Document;
@@ -54,7 +61,7 @@ export function assertNoTextQuery(namespace: string, request: QueryRequest): voi
   if (!found && (request.projectsScore || request.sort?.some((field) => field.meta))) throw textScoreUnavailable();
 }
 
-function textStats(result: TextResult, started: number, mode: ExecutionStats['mode']): ExecutionStats {
+function textStats(result: TextResult | TextCount, started: number, mode: ExecutionStats['mode']): ExecutionStats {
   return statsOf(result.plan, { keys: result.keysExamined, docs: result.docsExamined }, started, mode);
 }
 
@@ -260,7 +267,9 @@ export function countWithStats(collection: Collection, request: QueryRequest): C
       request,
       (filter) => runQuery(collection, { filter, skip: 0, limit: 0, variables: request.variables }).records,
     );
-    return { n: result.records.length, stats: textStats(result, started, 'count') };
+    const afterSkip = Math.max(0, result.matched - request.skip);
+    const n = request.limit > 0 ? Math.min(afterSkip, request.limit) : afterSkip;
+    return { n, stats: textStats(result, started, 'count') };
   }
   const plan = planQuery(collection, { ...request, sort: undefined });
   const counters: Counters = { keys: 0, docs: 0 };

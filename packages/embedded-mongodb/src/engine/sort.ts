@@ -89,18 +89,20 @@ export function sortRecords(
   wanted = Infinity,
   sortKeysOf: (record: StoredRecord) => unknown[] = documentSortKeys(spec),
 ): StoredRecord[] {
-  const compare = comparator(spec);
-  const keyed = (record: StoredRecord, position: number): Keyed => ({ record, keys: sortKeysOf(record), position });
-  if (wanted * 4 >= records.length) {
-    return records
-      .map(keyed)
-      .sort(compare)
-      .map((k) => k.record);
-  }
-  const best: Keyed[] = [];
-  records.forEach((record, position) => {
-    const candidate = keyed(record, position);
-    if (best.length === wanted && compare(candidate, best[best.length - 1]) >= 0) return;
+  const keyed = records.map((record, position): Keyed => ({ record, keys: sortKeysOf(record), position }));
+  return firstInOrder(keyed, wanted, comparator(spec)).map((k) => k.record);
+}
+
+/**
+ * The items in the order of `compare`, at least the first `wanted` of them (all of them when
+ * that is most): when few are wanted, a bounded sorted buffer instead of sorting everything.
+ * `compare` must leave no ties (or the ties' order is that of `items`).
+ */
+export function firstInOrder<T>(items: readonly T[], wanted: number, compare: (a: T, b: T) => number): T[] {
+  if (wanted * 4 >= items.length) return [...items].sort(compare);
+  const best: T[] = [];
+  for (const candidate of items) {
+    if (best.length === wanted && compare(candidate, best[best.length - 1]) >= 0) continue;
     let low = 0;
     let high = best.length;
     while (low < high) {
@@ -110,6 +112,6 @@ export function sortRecords(
     }
     best.splice(low, 0, candidate);
     if (best.length > wanted) best.pop();
-  });
-  return best.map((k) => k.record);
+  }
+  return best;
 }

@@ -96,6 +96,8 @@ export class SortedIndex {
   private readonly counts = new UntilWritten<number>(MAX_REMEMBERED_COUNTS);
   /** Per range walked by a skip: the keys at positions STEP-1, 2·STEP-1, … (`keyAtPosition`). */
   private readonly checkpoints = new UntilWritten<Buffer[]>(MAX_CHECKPOINTED_RANGES);
+  /** What readers derived from the entries (`rememberDerived`). */
+  private readonly derived = new UntilWritten<unknown>(MAX_REMEMBERED_COUNTS);
 
   constructor(
     readonly spec: IndexSpec,
@@ -275,6 +277,43 @@ export class SortedIndex {
     for (const raw of this.rawRange(range, reverse, 0)) {
       if (visit(decoder.entry(raw)) === false) return;
     }
+  }
+
+  /**
+   * Visits, in index order, the entries of a range whose bounds hold the same first `from`
+   * values (one exact key prefix), with the record number and the `count` values after that
+   * prefix: a reader that knows the prefix decodes none of it, and no entry object is made. The
+   * entry's bytes come along (its own copy), with where the values after the prefix start in
+   * them, for a reader that compares the rest of the key as bytes (see `fieldStart`).
+   */
+  scanAfterPrefix(
+    range: KeyRange,
+    from: number,
+    count: number,
+    visit: (seq: number, values: unknown[], key: Buffer, start: number) => void,
+  ): void {
+    const start = this.prefix.length + encodeKey(range.start.slice(0, from), this.directions.slice(0, from)).length;
+    const directions = this.directions.slice(from, from + count);
+    for (const raw of this.rawRange(range, false, 0)) {
+      visit(recordNumberOf(raw), decodeKey(raw, directions, start, raw.length - RECORD_NUMBER_BYTES), raw, start);
+    }
+  }
+
+  /**
+   * Where field `field` starts in an entry's bytes, given where field `from` starts (`start`).
+   * From there to `keyEnd` the bytes compare as the key's remaining fields do in index order.
+   */
+  fieldStart(key: Uint8Array, from: number, start: number, field: number): number {
+    return start + encodedLength(key, this.directions.slice(from, field), start);
+  }
+
+  /**
+   * What a reader derived from this index's entries (a text search's number of matches), by
+   * name, remembered as range counts are: until the collection is next written.
+   */
+  rememberDerived<V>(name: string, make: () => V): V {
+    if (this.host.engine.inWriteTransaction) return make();
+    return this.derived.get(this.host.generation(), name, make) as V;
   }
 
   /** A cursor over the entries of a range, in index order (or reversed). */

@@ -1,4 +1,4 @@
-import { deserialize, type Document } from 'bson';
+import { deserialize, serialize, type Document } from 'bson';
 import { CommandError } from '../../errors';
 import type { Collection } from '../collection';
 import { compileStoreFilter, type EvaluationOptions } from '../mingo-options';
@@ -6,7 +6,9 @@ import { isPlainObject } from '../path-values';
 import { planQuery } from '../query-planner';
 import { fieldNames, onlyTopLevelFields } from '../raw-bson';
 import { ESTIMATE_CAP, type SortedIndex } from '../sorted-index';
-import { documentSortKeys, sortRecords, type SortSpec } from '../sort';
+import { documentSortKeys, firstInOrder, sortRecords, type SortSpec } from '../sort';
+import { compareValues } from '../value-order';
+import { RECORD_NUMBER_BYTES } from '../../persistence/storage-engine';
 import type { StoredRecord } from '../stored-record';
 import {
   findTextFilter,
@@ -18,7 +20,8 @@ import {
   type TextQuery,
 } from './text-query';
 import { stemsOfStopWords } from './languages';
-import { termKey, textIndexFields } from './text-spec';
+import { termKey, textIndexFields, type TextIndexDefinition } from './text-spec';
+import { suffixFilter, suffixSortPlaces, topLevelFieldsRead, type SuffixFilter } from './text-suffix';
 
 /** How a $text query is answered: terms read from the text index, the documents they lead to checked. */
 export interface TextPlan {
@@ -47,6 +50,8 @@ export interface TextRequest extends EvaluationOptions {
 export interface TextResult {
   readonly plan: TextPlan;
   readonly records: StoredRecord[];
+  /** The documents the query matches, before skip and limit. */
+  readonly matched: number;
   /** Each returned record's text score. */
   readonly scores: ReadonlyMap<StoredRecord, number>;
   readonly keysExamined: number;
@@ -124,31 +129,89 @@ function equalityValue(filter: Document, path: string): { value: unknown } | und
   return undefined;
 }
 
+/** The documents a search's index entries lead to, each once, in the order first read. */
+interface Postings {
+  readonly seqs: number[];
+  /** Each document's score, summed over the terms. */
+  readonly scores: number[];
+  /** Each document's first entry's values decoded: its term's score, then fields after the score. */
+  readonly values: (readonly unknown[])[];
+  /** Each document's first entry's bytes, and where its term's score starts in them. */
+  readonly keys: Buffer[];
+  readonly starts: number[];
+}
+
 /**
  * Reads the index for each term: every entry `[prefix, term, score, …]` adds its score to its
- * record's. Returns the records' scores by record number, and the entries read.
+ * record's. With `after`, each posting also holds that many values after the score decoded.
+ * Returns the postings, and the entries read.
  */
-function scoresFromIndex(
+function readPostings(
   index: SortedIndex,
   prefix: readonly unknown[],
   terms: readonly string[],
-): { scores: Map<number, number>; keys: number } {
-  const scores = new Map<number, number>();
-  const scorePosition = prefix.length + 1;
+  after = 0,
+): { postings: Postings; keys: number } {
+  const postings: Postings = { seqs: [], scores: [], values: [], keys: [], starts: [] };
+  // A document has one entry per term: only several terms lead to it more than once.
+  const placeOf = terms.length > 1 ? new Map<number, number>() : undefined;
   let keys = 0;
   for (const term of terms) {
     const key = [...prefix, termKey(term)];
-    index.scan(
+    index.scanAfterPrefix(
       { start: key, startInclusive: true, end: key, endInclusive: true },
-      false,
-      (entry) => {
+      prefix.length + 1,
+      1 + after,
+      (seq, values, bytes, start) => {
         keys++;
-        scores.set(entry.seq, (scores.get(entry.seq) ?? 0) + (entry.key[scorePosition] as number));
+        const place = placeOf?.get(seq);
+        if (place !== undefined) {
+          postings.scores[place] += values[0] as number;
+          return;
+        }
+        placeOf?.set(seq, postings.seqs.length);
+        postings.seqs.push(seq);
+        postings.scores.push(values[0] as number);
+        postings.values.push(values);
+        postings.keys.push(bytes);
+        postings.starts.push(start);
       },
-      scorePosition + 1,
     );
   }
-  return { scores, keys };
+  return { postings, keys };
+}
+
+/**
+ * How a sort by fields after the score compares two postings by their keys' bytes, when those
+ * fields run to the end of the key in its order (or all reversed): from the first of them on,
+ * the bytes compare as the fields do, and nothing need be decoded. The text score may come first.
+ */
+interface ByteSort {
+  readonly byScoreFirst: boolean;
+  /** The place (among a posting's values) of the first field compared as bytes. */
+  readonly place: number;
+  /** 1: in the index's order; -1: reversed. */
+  readonly sign: number;
+}
+
+function byteSortOf(index: SortedIndex, sort: SortSpec, places: readonly number[]): ByteSort | undefined {
+  const definition = index.spec.text!;
+  const byScoreFirst = places[0] === 0;
+  const rest = places.slice(byScoreFirst ? 1 : 0);
+  const fields = rest.map((place, i) => ({ place, direction: sort[i + (byScoreFirst ? 1 : 0)].direction }));
+  if (fields.length === 0 || rest[rest.length - 1] !== definition.after.length) return undefined;
+  if (rest.some((place, i) => place !== rest[0] + i)) return undefined;
+  // The place of a field after the score is its position after the term.
+  const termPosition = definition.before.length;
+  const signs = fields.map(({ place, direction }) => direction * index.spec.fields[termPosition + 1 + place].direction);
+  if (signs.some((sign) => sign !== signs[0])) return undefined;
+  return { byScoreFirst, place: rest[0], sign: signs[0] };
+}
+
+/** The places of the postings in record number order (natural order). */
+function inRecordOrder(postings: Postings, places: readonly number[] = postings.seqs.map((_, i) => i)): number[] {
+  const { seqs } = postings;
+  return [...places].sort((a, b) => seqs[a] - seqs[b]);
 }
 
 /** How many index entries may be read to spare decoding one text candidate's document. */
@@ -198,15 +261,17 @@ function negatedFromIndex(
   if (query.negatedTerms.length === 0 || query.caseSensitive || query.diacriticSensitive) return undefined;
   const stopStems = stemsOfStopWords();
   if (query.negatedTerms.some((term) => stopStems.has(term))) return undefined;
-  const { scores, keys } = scoresFromIndex(index, prefix, query.negatedTerms);
-  return { seqs: new Set(scores.keys()), keys };
+  const { postings, keys } = readPostings(index, prefix, query.negatedTerms);
+  return { seqs: new Set(postings.seqs), keys };
 }
 
 /**
  * Runs a query with `$text` (found by textFilterOf): the index gives the candidates and their
  * scores; the rest of the filter and the parts of the search the index cannot answer (phrases,
  * negations, case or diacritic sensitivity) are checked on the documents; then sort (the text
- * score descending for `{$meta: 'textScore'}`), skip and limit.
+ * score descending for `{$meta: 'textScore'}`), skip and limit. When the rest of the filter and
+ * the sort read only the index's fields after the score, they are answered from the entries
+ * read for the terms (see text-suffix.ts), and only the documents returned are read.
  */
 export function runTextQuery(
   collection: Collection,
@@ -214,30 +279,204 @@ export function runTextQuery(
   request: TextRequest,
   runBranch: (filter: Document) => StoredRecord[],
 ): TextResult {
+  const plan = textPlan(collection, found, request);
+  const { text } = found;
+  const definition = plan.index.spec.text!;
+  const textBranch = text.place.kind === 'or' ? branchWithoutText(text) : text.rest;
+  const fromSuffix = plan.orBranches ? undefined : suffixAnswers(definition, textBranch, request);
+  const result = fromSuffix
+    ? matchesFromSuffix(collection, plan, textBranch, request, fromSuffix)
+    : matchesFromDocuments(collection, plan, textBranch, request, runBranch);
+  // A page's count follows it (the same filter): it is then answered without reading again.
+  rememberCount(plan.index, request, () => ({
+    matched: result.matched,
+    keysExamined: result.keysExamined,
+    docsExamined: result.docsExamined,
+  }));
+  return result;
+}
+
+/** The plan of a `$text` query, checking what mongod checks (the prefix's equalities, the other `$or` branches). */
+function textPlan(
+  collection: Collection,
+  found: { text: TextFilter; index: SortedIndex },
+  request: TextRequest,
+): TextPlan {
   const { text, index } = found;
-  const definition = index.spec.text!;
-  const query = parseTextQuery(text.params, queryLanguage(text.params, definition));
+  const query = parseTextQuery(text.params, queryLanguage(text.params, index.spec.text!));
   const needsScore = request.projectsScore === true || (request.sort ?? []).some((field) => field.meta);
   const orBranches = text.place.kind === 'or' ? otherBranches(collection, text) : undefined;
   const textBranch = text.place.kind === 'or' ? branchWithoutText(text) : text.rest;
   const prefix = prefixValues(collection, index, textBranch);
-  const plan: TextPlan = { kind: 'text', index, query, prefix, rest: text.rest, needsScore, orBranches };
+  return { kind: 'text', index, query, prefix, rest: text.rest, needsScore, orBranches };
+}
 
-  const { scores: bySeq, keys: termKeys } = scoresFromIndex(index, prefix, query.boundsTerms);
+/** How the filter and the sort are answered from the values after the score. */
+interface SuffixAnswers {
+  /** From the values after the score; undefined: on the documents (`documentFields`) or no filter. */
+  readonly filter?: SuffixFilter;
+  /** The filter is checked on the documents, which need only these top-level fields (undefined: all). */
+  readonly onDocuments?: { readonly fields?: readonly string[] };
+  /** undefined: no sort */
+  readonly sortPlaces?: readonly number[];
+}
+
+/** How a query is answered from the values after the score: its sort must be (the filter may be checked on documents). */
+function suffixAnswers(
+  definition: TextIndexDefinition,
+  filter: Document,
+  request: TextRequest,
+): SuffixAnswers | undefined {
+  if (definition.after.length === 0) return undefined;
+  const sortPlaces = request.sort ? suffixSortPlaces(request.sort, definition) : undefined;
+  if (request.sort && !sortPlaces) return undefined;
+  if (Object.keys(filter).length === 0) return { sortPlaces };
+  const answered = suffixFilter(filter, definition, (rest) => compile(rest, request));
+  if (answered) return { filter: answered, sortPlaces };
+  return { onDocuments: { fields: topLevelFieldsRead(filter) }, sortPlaces };
+}
+
+/**
+ * The matches of a query whose sort reads only the fields after the score: each document's
+ * posting decides the filter when it reads only those fields, or (a null, missing or numeric
+ * value, which the key does not hold exactly, or a filter on other fields) the fields the filter
+ * reads of the document; the search's phrases and negations are checked on the indexed fields
+ * of the documents that get that far. The sort reads the postings, and only the documents of
+ * the page are read for the answer.
+ */
+function matchesFromSuffix(
+  collection: Collection,
+  plan: TextPlan,
+  filter: Document,
+  request: TextRequest,
+  answers: SuffixAnswers,
+): TextResult {
+  const { index, query, prefix } = plan;
+  const definition = index.spec.text!;
+  const { sort } = request;
+  const sortPlaces = answers.sortPlaces;
+  const byteSort = sort && sortPlaces ? byteSortOf(index, sort, sortPlaces) : undefined;
+  // Decoded: what the filter reads, and what the sort reads unless it compares bytes.
+  const decoded = byteSort ? (answers.filter?.lastPlace ?? 0) : definition.after.length;
+  const { postings, keys: termKeys } = readPostings(index, prefix, query.boundsTerms, decoded);
+  const { seqs, scores, values } = postings;
+  let keys = termKeys;
+  const excluded = negatedFromIndex(index, prefix, query);
+  if (excluded) keys += excluded.keys;
+  const matcher = textMatcher(query, definition, excluded !== undefined);
+  const indexed = textIndexFields(definition);
+  const textFields = indexed && fieldNames(indexed);
+  const read = answers.filter?.fields ?? answers.onDocuments?.fields;
+  const filterFields = read && fieldNames(read);
+  const checkDocument = (answers.filter || answers.onDocuments) && compile(filter, request);
+  // A filter on other fields that an index answers exactly: its record numbers, when cheaper.
+  const narrowed = answers.onDocuments && !matcher ? exactlyIndexed(collection, filter, seqs.length) : undefined;
+  if (narrowed) keys += narrowed.keys;
+  const onDocuments = answers.onDocuments !== undefined && narrowed === undefined;
+  // Counted as fetched, as mongod's TEXT_OR or FETCH fetches every candidate.
+  let docsExamined = 0;
+  const matches: number[] = [];
+  for (let place = 0; place < seqs.length; place++) {
+    const seq = seqs[place];
+    if (excluded?.seqs.has(seq)) continue;
+    if (narrowed && !narrowed.seqs.has(seq)) continue;
+    docsExamined++;
+    let decided = answers.filter ? answers.filter.test(values[place]) : onDocuments ? undefined : true;
+    if (decided === false) continue;
+    if (decided === undefined || matcher) {
+      const stored = collection.record(seq).stored();
+      if (stored === undefined) continue;
+      if (decided === undefined)
+        decided = checkDocument!(deserialize(filterFields ? onlyTopLevelFields(stored, filterFields) : stored));
+      if (!decided) continue;
+      if (matcher && !matcher(deserialize(textFields ? onlyTopLevelFields(stored, textFields) : stored))) continue;
+    }
+    matches.push(place);
+  }
+
+  const wanted = request.limit > 0 ? request.skip + request.limit : Infinity;
+  let page: number[];
+  if (byteSort) {
+    page = firstInOrder(matches, wanted, bytesComparison(index, postings, byteSort));
+  } else if (sort && sortPlaces) {
+    // Ties in record number order, as the matches of a text search come.
+    page = firstInOrder(matches, wanted, (a, b) => {
+      for (let i = 0; i < sort.length; i++) {
+        const at = sortPlaces[i];
+        const c = at === 0 ? scores[a] - scores[b] : compareValues(values[a][at], values[b][at]);
+        if (c !== 0) return c < 0 ? -sort[i].direction : sort[i].direction;
+      }
+      return seqs[a] - seqs[b];
+    });
+  } else {
+    page = inRecordOrder(postings, matches);
+  }
+  if (request.skip > 0 || wanted !== Infinity) page = page.slice(request.skip, wanted);
+  const records: StoredRecord[] = [];
+  const scoreOf = new Map<StoredRecord, number>();
+  for (const place of page) {
+    const record = collection.record(seqs[place]);
+    records.push(record);
+    scoreOf.set(record, scores[place]);
+  }
+  return { plan, records, scores: scoreOf, matched: matches.length, keysExamined: keys, docsExamined };
+}
+
+/** Two postings (by place) compared as a ByteSort says; ties in record number order. */
+function bytesComparison(index: SortedIndex, postings: Postings, byteSort: ByteSort): (a: number, b: number) => number {
+  const { seqs, scores, keys, starts } = postings;
+  const from = index.spec.text!.before.length + 1;
+  // Where each posting's compared bytes start, found when first compared.
+  const fieldStarts = new Int32Array(seqs.length).fill(-1);
+  const startOf = (place: number): number => {
+    if (fieldStarts[place] < 0)
+      fieldStarts[place] = index.fieldStart(keys[place], from, starts[place], from + byteSort.place);
+    return fieldStarts[place];
+  };
+  return (a, b) => {
+    if (byteSort.byScoreFirst && scores[a] !== scores[b]) return scores[a] > scores[b] ? -1 : 1;
+    const keyA = keys[a];
+    const keyB = keys[b];
+    const c = keyA.compare(
+      keyB,
+      startOf(b),
+      keyB.length - RECORD_NUMBER_BYTES,
+      startOf(a),
+      keyA.length - RECORD_NUMBER_BYTES,
+    );
+    return c !== 0 ? c * byteSort.sign : seqs[a] - seqs[b];
+  };
+}
+
+/** The matches of any other query: the documents of the index's candidates checked, then sorted. */
+function matchesFromDocuments(
+  collection: Collection,
+  plan: TextPlan,
+  textBranch: Document,
+  request: TextRequest,
+  runBranch: (filter: Document) => StoredRecord[],
+): TextResult {
+  const { index, query, prefix, orBranches } = plan;
+  const definition = index.spec.text!;
+  const { postings, keys: termKeys } = readPostings(index, prefix, query.boundsTerms);
   let keys = termKeys;
   const excluded = negatedFromIndex(index, prefix, query);
   if (excluded) keys += excluded.keys;
   let docsExamined = 0;
   const matcher = textMatcher(query, definition, excluded !== undefined);
   const branchFilter = Object.keys(textBranch).length > 0 ? compile(textBranch, request) : undefined;
-  const narrowed = branchFilter && !matcher ? exactlyIndexed(collection, textBranch, bySeq.size) : undefined;
+  const narrowed = branchFilter && !matcher ? exactlyIndexed(collection, textBranch, postings.seqs.length) : undefined;
   if (narrowed) keys += narrowed.keys;
-  // The matcher reads only the fields the index reads (all of them for `$**`).
+  // The matcher reads only the fields the index reads (all of them for `$**`), the filter only
+  // the fields it names (all of them when it has an expression).
   const indexed = textIndexFields(definition);
-  const textFields = indexed && fieldNames(indexed);
+  const filterRead = branchFilter && topLevelFieldsRead(textBranch);
+  const read = !branchFilter ? indexed : !matcher ? filterRead : filterRead && indexed && [...filterRead, ...indexed];
+  const readFields = read && fieldNames(read);
   const scores = new Map<StoredRecord, number>();
   let records: StoredRecord[] = [];
-  for (const seq of [...bySeq.keys()].sort((a, b) => a - b)) {
+  for (const place of inRecordOrder(postings)) {
+    const seq = postings.seqs[place];
     if (excluded?.seqs.has(seq)) continue;
     if (narrowed && !narrowed.seqs.has(seq)) continue;
     const record = collection.record(seq);
@@ -246,28 +485,66 @@ export function runTextQuery(
     if (!narrowed && (branchFilter || matcher)) {
       const stored = record.stored();
       if (stored === undefined) continue;
-      const doc = deserialize(branchFilter || !textFields ? stored : onlyTopLevelFields(stored, textFields));
+      const doc = deserialize(readFields ? onlyTopLevelFields(stored, readFields) : stored);
       if ((branchFilter && !branchFilter(doc)) || (matcher && !matcher(doc))) continue;
     }
     records.push(record);
-    scores.set(record, bySeq.get(seq)!);
+    scores.set(record, postings.scores[place]);
   }
-  if (orBranches) records = unionWithBranches(collection, text.rest, records, orBranches, runBranch, request);
+  if (orBranches) records = unionWithBranches(collection, plan.rest, records, orBranches, runBranch, request);
 
+  const matched = records.length;
   const wanted = request.limit > 0 ? request.skip + request.limit : Infinity;
   if (request.sort) records = sortByScore(records, request.sort, wanted, (record) => scores.get(record) ?? 0);
   if (request.skip > 0 || wanted !== Infinity) records = records.slice(request.skip, wanted);
-  return { plan, records, scores, keysExamined: keys, docsExamined };
+  return { plan, records, scores, matched, keysExamined: keys, docsExamined };
 }
 
-/** How many documents a `$text` query matches, reading no document when the index alone decides. */
+/** What a count of a `$text` query answers, and what it read. */
+export interface TextCount {
+  readonly plan: TextPlan;
+  /** The documents the query matches, before skip and limit. */
+  readonly matched: number;
+  readonly keysExamined: number;
+  readonly docsExamined: number;
+}
+
+/** The name a count of this filter is remembered by on the text index. */
+function countName(request: TextRequest): string {
+  const bytes = serialize({ filter: request.filter, variables: request.variables ?? null });
+  return `text count:${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')}`;
+}
+
+function rememberCount(
+  index: SortedIndex,
+  request: TextRequest,
+  count: () => Omit<TextCount, 'plan'>,
+): Omit<TextCount, 'plan'> {
+  return index.rememberDerived(countName(request), count);
+}
+
+/**
+ * How many documents a `$text` query matches (skip and limit aside): remembered with the index
+ * until the collection is next written, so the count that goes with a page (the same filter)
+ * costs nothing more, and reading no document when the index alone decides.
+ */
 export function countTextMatches(
   collection: Collection,
   found: { text: TextFilter; index: SortedIndex },
   request: TextRequest,
   runBranch: (filter: Document) => StoredRecord[],
-): TextResult {
-  return runTextQuery(collection, found, { ...request, sort: undefined }, runBranch);
+): TextCount {
+  const plan = textPlan(collection, found, request);
+  const counted = rememberCount(plan.index, request, () => {
+    const { matched, keysExamined, docsExamined } = runTextQuery(
+      collection,
+      found,
+      { ...request, sort: undefined, skip: 0, limit: 0 },
+      runBranch,
+    );
+    return { matched, keysExamined, docsExamined };
+  });
+  return { plan, matched: counted.matched, keysExamined: counted.keysExamined, docsExamined: counted.docsExamined };
 }
 
 function compile(filter: Document, options: EvaluationOptions): (doc: Document) => boolean {
