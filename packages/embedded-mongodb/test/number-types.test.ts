@@ -103,6 +103,36 @@ describe('embedded store: number types as stored', () => {
       expect(byCodes).toEqual([2, 3]);
     });
 
+    it('when $type sits beside $text, then the text search tells the stored types apart as a plain find does', async () => {
+      // Arrange
+      await items.updateMany({}, { $set: { words: 'nurse' } });
+      await items.createIndex({ words: 'text' });
+
+      // Act
+      const doubles = await ids({ $text: { $search: 'nurse' }, a: { $type: 'double' } });
+      const longs = await ids({ $text: { $search: 'nurse' }, a: { $type: 'long' } });
+
+      // Assert
+      expect(doubles).toEqual([1, 5, 6]);
+      expect(longs).toEqual([3]);
+    });
+
+    it('when a text search projects its score, then the other fields come back with their stored types', async () => {
+      // Arrange
+      await items.updateMany({}, { $set: { words: 'nurse' } });
+      await items.createIndex({ words: 'text' });
+
+      // Act
+      const found = await items
+        .find({ $text: { $search: 'nurse' }, _id: { $in: [1, 3] } }, { promoteValues: false })
+        .project({ a: 1, score: { $meta: 'textScore' } })
+        .sort({ _id: 1 })
+        .toArray();
+
+      // Assert
+      expect(found.map((doc) => typeName(doc.a))).toEqual(['double', 'long']);
+    });
+
     it('when numbers of different types are equal, then equality, $in, $nin and $elemMatch treat them as one', async () => {
       // Act
       const equal = await ids({ a: 1 });

@@ -1,4 +1,5 @@
-import { deserialize, serialize, type Document } from 'bson';
+import { serialize, type Document } from 'bson';
+import { decodeTyped } from '../typed-numbers';
 import type { EvaluationOptions } from '../mingo-options';
 import { isPlainObject } from '../path-values';
 import { compileBsonProjection } from '../projection';
@@ -35,7 +36,7 @@ export function compileScoreProjection(
   return ({ bson, score }) => {
     const projected = base(bson);
     if (score === undefined) return projected;
-    const doc = deserialize(projected);
+    const doc = decodeTyped(projected);
     for (const field of scoreFields) doc[field] = score;
     return serialize(doc);
   };

@@ -22,6 +22,7 @@ import {
 import { stemsOfStopWords } from './languages';
 import { termKey, textIndexFields, type TextIndexDefinition } from './text-spec';
 import { suffixFilter, suffixSortPlaces, topLevelFieldsRead, type SuffixFilter } from './text-suffix';
+import { decodeTyped } from '../typed-numbers';
 
 /** How a $text query is answered: terms read from the text index, the documents they lead to checked. */
 export interface TextPlan {
@@ -387,7 +388,7 @@ function matchesFromSuffix(
       const stored = collection.record(seq).stored();
       if (stored === undefined) continue;
       if (decided === undefined)
-        decided = checkDocument!(deserialize(filterFields ? onlyTopLevelFields(stored, filterFields) : stored));
+        decided = checkDocument!(decodeTyped(filterFields ? onlyTopLevelFields(stored, filterFields) : stored));
       if (!decided) continue;
       if (matcher && !matcher(deserialize(textFields ? onlyTopLevelFields(stored, textFields) : stored))) continue;
     }
@@ -485,7 +486,7 @@ function matchesFromDocuments(
     if (!narrowed && (branchFilter || matcher)) {
       const stored = record.stored();
       if (stored === undefined) continue;
-      const doc = deserialize(readFields ? onlyTopLevelFields(stored, readFields) : stored);
+      const doc = decodeTyped(readFields ? onlyTopLevelFields(stored, readFields) : stored);
       if ((branchFilter && !branchFilter(doc)) || (matcher && !matcher(doc))) continue;
     }
     records.push(record);
