@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { killGroup, spawnChild } from './children';
+import { foreignCpuAroundChild } from './probe';
 import { registration } from './scenarios';
-import { REPO, tail, toolEnvironment } from './service';
+import { REPO, startService, tail, toolEnvironment, type RunningService } from './service';
 
 /** One timed run of a CLI. */
 export interface ToolRun {
@@ -18,68 +19,133 @@ export interface LatencySample {
   p99Ms: number;
 }
 
+/** One window of the backup row: one client's by-id reads, with a backup running or not. */
+export interface BackupWindow {
+  backup: boolean;
+  ms: number;
+  reads: LatencySample;
+  /** reads answered otherwise than 200 (their latencies are in `reads`) */
+  failedReads: number;
+  /** registrations sent in the window: their latency (201 or not) */
+  registrations: LatencySample;
+  /** CPU of other processes of the machine over the window, in cores (the harness, the service, its store and the backup CLI excluded) */
+  otherCores: number;
+}
+
 export interface BackupBenchResult {
-  /** `node dist/src/cli/backup.js <size dir>/backup.tar.gz` beside the running service */
-  backup: ToolRun;
+  /** without, with, without, …, without: BACKUP_ROUNDS backups, each between two windows without one */
+  windows: BackupWindow[];
+  /** every window's reads pooled, without a backup and while one ran */
+  without: LatencySample;
+  during: LatencySample;
+  registrationsWithout: LatencySample;
+  registrationsDuring: LatencySample;
+  /** `node dist/src/cli/backup.js <size dir>/backup-<i>.tar.gz` beside the running service, each round */
+  backups: ToolRun[];
   archiveBytes: number;
   /** the store's files as the backup holds them (before gzip): data.mdb and secure.mdb */
   filesBytes: number;
-  /** `node dist/src/cli/restore.js <archive> --data-dir <new dir>`, the service still running on its own */
+  /** `node dist/src/cli/restore.js <last archive> --data-dir <new dir>` (it recounts every collection and index against the manifest) */
   restore: ToolRun;
-  /** sequential by-id reads of one client for the run's --duration before the backup, and while it ran */
-  before: LatencySample;
-  during: LatencySample;
-  /** the registrations sent meanwhile, at REGISTRATIONS_PER_S from the start of `before` to the backup's end */
+  /** the registrations sent meanwhile, at REGISTRATIONS_PER_S from the first window to the last */
   registrations: { sent: number; created: number; failed: number };
+  /** of the registrations answered 201 before the last backup's CLI was started, how many the restored store serves */
+  consistency: { acknowledgedBefore: number; missing: number };
+  /** every candidate of the restored store read by id from it and from the original service, byte for byte */
+  comparison: { candidates: number; differing: number; ms: number };
 }
 
 /** The write load beside the backup row, one registration every 1/n s (not waiting for answers). */
 export const REGISTRATIONS_PER_S = 50;
+/** Backups per row, alternating with windows without one (a shared machine's load drifts). */
+export const BACKUP_ROUNDS = 3;
+
+interface Timed {
+  at: number;
+  ms: number;
+}
 
 /**
- * The backup row: the backup CLI run beside the running service (through its store's socket, as
- * an operator runs it, to a .tar.gz), then the restore CLI into a new data directory (verify,
- * unpack, recount, erasures re-applied, rename). One client reads candidates by id, one request
- * after another, for `beforeMs` just before it, then while it runs: the
- * latency a partner sees while a backup is taken, beside the same without one. Through both,
- * partners register REGISTRATIONS_PER_S candidates a second (unique e-mails). Run on a size
- * after the load scenarios and before the import (which doubles the candidates).
+ * The backup row: windows of one client reading candidates by id, one request after another,
+ * alternately without a backup (for `windowMs`) and while the backup CLI runs beside the service
+ * (through its store's socket, as an operator runs it, to a .tar.gz): the latency a partner sees
+ * while a backup is taken, beside the same without one, measured in turns so that a drift of the
+ * machine's load falls on both. Through every window partners register REGISTRATIONS_PER_S
+ * candidates a second (unique e-mails). Then the last backup is restored (verify, unpack, recount,
+ * erasures re-applied, rename) into a new data directory, a service is started on it, and every
+ * candidate it holds is read by id from both services and compared byte for byte; the
+ * registrations acknowledged before that backup began must all be there. Run on a size after the
+ * load scenarios and before the import (which doubles the candidates).
  */
 export async function benchBackup(
-  url: string,
+  service: RunningService,
   apiKey: string,
   candidateIds: readonly string[],
   dataDir: string,
   sizeDir: string,
-  /** how long the reader runs alone first */
-  beforeMs: number,
+  /** the service's environment, for the one started on the restored directory */
+  serviceEnv: Record<string, string>,
+  windowMs: number,
   log: (line: string) => void,
 ): Promise<BackupBenchResult> {
-  const archive = path.join(sizeDir, 'backup.tar.gz');
+  const url = service.url;
+  const archives = Array.from({ length: BACKUP_ROUNDS }, (_, i) => path.join(sizeDir, `backup-${i + 1}.tar.gz`));
   const restored = path.join(sizeDir, 'restored');
   const logFile = path.join(sizeDir, 'backup.log');
-  fs.rmSync(archive, { force: true });
+  for (const file of archives) fs.rmSync(file, { force: true });
   fs.rmSync(restored, { recursive: true, force: true });
-  const writes = { stop: false };
+  const ours = [service.child.pid, ...(service.storePid === undefined ? [] : [service.storePid])];
+  const writes: WriteState = { stop: false, acknowledged: [], latencies: [] };
   const writer = registerUntil(url, apiKey, `backup-${path.basename(sizeDir)}-${Date.now()}`, writes);
+  const windows: (BackupWindow & { readLatencies: number[]; from: number; to: number })[] = [];
+  const backups: ToolRun[] = [];
+  let acknowledgedBefore: string[] = [];
+  let restoredService: RunningService | undefined;
   try {
-    let before: LatencySample;
-    let during: LatencySample;
-    let backup: ToolRun;
     try {
-      before = await readWhile(url, apiKey, candidateIds, sleep(beforeMs));
-      const backupRun = runTool('backup', ['dist/src/cli/backup.js', archive], dataDir, logFile);
-      during = await readWhile(url, apiKey, candidateIds, backupRun);
-      backup = await backupRun;
+      const window = async (backup: Promise<ToolRun> | undefined): Promise<void> => {
+        const others = foreignCpuAroundChild(ours);
+        const from = performance.now();
+        const failed = { count: 0 };
+        const reads = await readWhile(url, apiKey, candidateIds, backup ?? sleep(windowMs), failed);
+        const to = performance.now();
+        windows.push({
+          backup: backup !== undefined,
+          ms: to - from,
+          reads: sample(reads),
+          readLatencies: reads,
+          failedReads: failed.count,
+          registrations: { requests: 0, p50Ms: 0, p99Ms: 0 },
+          otherCores: others.stop(),
+          from,
+          to,
+        });
+      };
+      await window(undefined);
+      for (const archive of archives) {
+        acknowledgedBefore = [...writes.acknowledged];
+        const run = runTool('backup', ['dist/src/cli/backup.js', archive], dataDir, logFile);
+        await window(run);
+        backups.push(await run);
+        const last = windows.at(-1)!;
+        log(
+          `backup ${backups.length}/${BACKUP_ROUNDS}: ${backups.at(-1)!.summary} (by-id p99 ${windows.at(-2)!.reads.p99Ms.toFixed(1)} ms before, ` +
+            `${last.reads.p99Ms.toFixed(1)} ms during; other processes ${last.otherCores.toFixed(2)} cores)`,
+        );
+        await window(undefined);
+      }
     } finally {
       writes.stop = true;
     }
     const registrations = await writer;
+    for (const w of windows)
+      w.registrations = sample(writes.latencies.filter((r) => r.at >= w.from && r.at < w.to).map((r) => r.ms));
     log(
-      `backup: ${backup.summary} (by-id p99 ${before.p99Ms.toFixed(1)} ms before, ${during.p99Ms.toFixed(1)} ms during; ` +
-        `${registrations.created} of ${registrations.sent} registrations at ${REGISTRATIONS_PER_S}/s created, ${registrations.failed} failed)`,
+      `${registrations.created} of ${registrations.sent} registrations at ${REGISTRATIONS_PER_S}/s created, ${registrations.failed} failed`,
     );
+    const archive = archives.at(-1)!;
     const archiveBytes = fs.statSync(archive).size;
+    for (const file of archives.slice(0, -1)) fs.rmSync(file, { force: true });
     const restore = await runTool(
       'restore',
       ['dist/src/cli/restore.js', archive, '--data-dir', restored],
@@ -91,15 +157,71 @@ export async function benchBackup(
       .map((name) => path.join(restored, name))
       .filter((file) => fs.existsSync(file))
       .reduce((sum, file) => sum + fs.statSync(file).size, 0);
-    return { backup, archiveBytes, filesBytes, restore, before, during, registrations };
+    restoredService = await startService({
+      dataDir: restored,
+      env: serviceEnv,
+      logFile: path.join(sizeDir, 'service-restored.log'),
+    });
+    const missing = await countMissing(restoredService.url, apiKey, acknowledgedBefore);
+    log(
+      `${acknowledgedBefore.length - missing} of the ${acknowledgedBefore.length} registrations acknowledged before the last backup began are in it`,
+    );
+    const comparison = await compareEveryCandidate(url, restoredService.url, apiKey);
+    log(
+      `every candidate of the restored store (${comparison.candidates}) read by id from both services: ${comparison.differing} differ (${(comparison.ms / 1000).toFixed(1)} s)`,
+    );
+    const pooled = (backup: boolean) =>
+      sample(windows.filter((w) => w.backup === backup).flatMap((w) => w.readLatencies));
+    const pooledWrites = (backup: boolean) =>
+      sample(
+        writes.latencies
+          .filter((r) => windows.some((w) => w.backup === backup && r.at >= w.from && r.at < w.to))
+          .map((r) => r.ms),
+      );
+    return {
+      windows: windows.map(({ backup, ms, reads, failedReads, registrations: r, otherCores }) => ({
+        backup,
+        ms,
+        reads,
+        failedReads,
+        registrations: r,
+        otherCores,
+      })),
+      without: pooled(false),
+      during: pooled(true),
+      registrationsWithout: pooledWrites(false),
+      registrationsDuring: pooledWrites(true),
+      backups,
+      archiveBytes,
+      filesBytes,
+      restore,
+      registrations,
+      consistency: { acknowledgedBefore: acknowledgedBefore.length, missing },
+      comparison,
+    };
   } finally {
-    fs.rmSync(archive, { force: true });
+    await restoredService?.stop();
+    for (const file of archives) fs.rmSync(file, { force: true });
     fs.rmSync(restored, { recursive: true, force: true });
   }
 }
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function sample(latencies: number[]): LatencySample {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  return { requests: sorted.length, p50Ms: at(0.5), p99Ms: at(0.99) };
+}
+
+interface WriteState {
+  stop: boolean;
+  /** publicIds answered 201, in the order of the answers */
+  acknowledged: string[];
+  /** every registration: when it was sent (performance.now()) and how long its answer took */
+  latencies: Timed[];
 }
 
 /**
@@ -111,13 +233,14 @@ async function registerUntil(
   url: string,
   apiKey: string,
   tag: string,
-  state: { stop: boolean },
+  state: WriteState,
 ): Promise<{ sent: number; created: number; failed: number }> {
   const counts = { sent: 0, created: 0, failed: 0 };
   const answers: Promise<void>[] = [];
   const started = performance.now();
   while (!state.stop) {
     const n = counts.sent++;
+    const at = performance.now();
     answers.push(
       fetch(`${url}/v1/candidates/register`, {
         method: 'POST',
@@ -126,11 +249,15 @@ async function registerUntil(
         signal: AbortSignal.timeout(60_000),
       }).then(
         async (response) => {
-          await response.arrayBuffer();
-          if (response.status === 201) counts.created++;
-          else counts.failed++;
+          const body = (await response.json().catch(() => ({}))) as { publicId?: string };
+          state.latencies.push({ at, ms: performance.now() - at });
+          if (response.status === 201 && typeof body.publicId === 'string') {
+            counts.created++;
+            state.acknowledged.push(body.publicId);
+          } else counts.failed++;
         },
         () => {
+          state.latencies.push({ at, ms: performance.now() - at });
           counts.failed++;
         },
       ),
@@ -141,13 +268,15 @@ async function registerUntil(
   return counts;
 }
 
-/** Reads candidates by id, one request after another, until `until` settles. */
+/** Reads candidates by id, one request after another, until `until` settles; their latencies. */
 async function readWhile(
   url: string,
   apiKey: string,
   candidateIds: readonly string[],
   until: Promise<unknown>,
-): Promise<LatencySample> {
+  /** reads not answered 200 (counted, and in the latencies too) */
+  failed: { count: number },
+): Promise<number[]> {
   const state = { done: false };
   void until.then(
     () => (state.done = true),
@@ -161,12 +290,69 @@ async function readWhile(
       signal: AbortSignal.timeout(60_000),
     });
     await response.arrayBuffer();
-    if (response.status !== 200) throw new Error(`a read during the backup row answered ${response.status}`);
     latencies.push(performance.now() - started);
+    if (response.status !== 200) failed.count++;
   }
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { requests: latencies.length, p50Ms: at(0.5), p99Ms: at(0.99) };
+  return latencies;
+}
+
+/** How many of `publicIds` the service does not answer by id. */
+async function countMissing(url: string, apiKey: string, publicIds: readonly string[]): Promise<number> {
+  let missing = 0;
+  await inParallel(publicIds, 8, async (id) => {
+    const response = await fetch(`${url}/v1/candidates/${id}`, {
+      headers: { 'x-api-key': apiKey },
+      signal: AbortSignal.timeout(60_000),
+    });
+    await response.arrayBuffer();
+    if (response.status !== 200) missing++;
+  });
+  return missing;
+}
+
+/**
+ * Every candidate of the restored service (paged out of REST, employed ones included), read by id
+ * from it and from the original, status and body compared byte for byte.
+ */
+async function compareEveryCandidate(
+  originalUrl: string,
+  restoredUrl: string,
+  apiKey: string,
+): Promise<{ candidates: number; differing: number; ms: number }> {
+  const started = performance.now();
+  const ids: string[] = [];
+  for (let page = 0, pages = 1; page < pages; page++) {
+    const response = await fetch(`${restoredUrl}/v1/candidates?includeEmployed=true&limit=100&page=${page}`, {
+      headers: { 'x-api-key': apiKey },
+      signal: AbortSignal.timeout(60_000),
+    });
+    if (response.status !== 200) throw new Error(`the restored service's page ${page} answered ${response.status}`);
+    const body = (await response.json()) as { content: { publicId: string }[]; totalPages: number };
+    pages = body.totalPages;
+    for (const candidate of body.content) ids.push(candidate.publicId);
+  }
+  let differing = 0;
+  const read = async (url: string, id: string) => {
+    const response = await fetch(`${url}/v1/candidates/${id}`, {
+      headers: { 'x-api-key': apiKey },
+      signal: AbortSignal.timeout(60_000),
+    });
+    return `${response.status} ${await response.text()}`;
+  };
+  await inParallel(ids, 8, async (id) => {
+    const [original, copy] = await Promise.all([read(originalUrl, id), read(restoredUrl, id)]);
+    if (original !== copy || !original.startsWith('200 ')) differing++;
+  });
+  return { candidates: ids.length, differing, ms: performance.now() - started };
+}
+
+async function inParallel<T>(items: readonly T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await work(items[next++]);
+    }),
+  );
 }
 
 async function runTool(label: string, args: string[], dataDir: string, logFile: string): Promise<ToolRun> {

@@ -54,9 +54,10 @@ const USAGE = `Usage: npm run bench -- [options]
                          rest-search-100-1c-deepest-caches-off; baseline-http, baseline-express, baseline-http-search-100;
                          cli-start: the wall time of npm run keys -- list on the seeded data directory;
                          import: npm run import of every candidate paged out of REST, beside the service;
-                         backup: npm run backup to a .tar.gz beside the service (with one client's by-id
-                         latency before and during it, 50 registrations/s throughout), then npm run restore
-                         of it into a new directory;
+                         backup: npm run backup to a .tar.gz beside the service, 3 times, alternating with
+                         windows without one (one client's by-id latency in each, 50 registrations/s
+                         throughout), then npm run restore of the last into a new directory, a service on
+                         it, and every candidate read by id from both and compared;
                          store-engine: a part of its own, not in the default run: per size a fresh seed (timed),
                          the first start, npm run keys -- list beside the service, store CPU and memory over cold
                          pages of 100 after the start, after 10,000 registrations and after a restart)
@@ -652,11 +653,12 @@ async function benchmarkSize(
     // Before the import, which doubles the candidates of the store.
     if (!options.scenarios || options.scenarios.has(BACKUP)) {
       result.backup = await benchBackup(
-        service.url,
+        service,
         apiKey,
         candidateIds,
         dataDir,
         sizeDir,
+        env,
         options.load.durationS * 1000,
         (line) => log(`size ${size}: ${line}`),
       );
