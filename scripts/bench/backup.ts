@@ -339,7 +339,7 @@ async function compareEveryCandidate(
     });
     return `${response.status} ${await response.text()}`;
   };
-  await inParallel(ids, 8, async (id) => {
+  await inParallel(ids, 16, async (id) => {
     const [original, copy] = await Promise.all([read(originalUrl, id), read(restoredUrl, id)]);
     if (original !== copy || !original.startsWith('200 ')) differing++;
   });
