@@ -47,15 +47,15 @@ export interface BackupBenchResult {
   filesBytes: number;
   /** `node dist/src/cli/restore.js <last archive> --data-dir <new dir>` (it recounts every collection and index against the manifest) */
   restore: ToolRun;
-  /** the registrations sent meanwhile, at REGISTRATIONS_PER_S from the first window to the last */
-  registrations: { sent: number; created: number; failed: number };
+  /** the registrations sent meanwhile, `perSecond` from the first window to the last */
+  registrations: { perSecond: number; sent: number; created: number; failed: number };
   /** of the registrations answered 201 before the last backup's CLI was started, how many the restored store serves */
   consistency: { acknowledgedBefore: number; missing: number };
   /** every candidate of the restored store read by id from it and from the original service, byte for byte */
   comparison: { candidates: number; differing: number; ms: number };
 }
 
-/** The write load beside the backup row, one registration every 1/n s (not waiting for answers). */
+/** The write load beside the backup row by default (the goal's), one registration every 1/n s (not waiting for answers). */
 export const REGISTRATIONS_PER_S = 50;
 /** Backups per row, alternating with windows without one (a shared machine's load drifts). */
 export const BACKUP_ROUNDS = 3;
@@ -70,7 +70,7 @@ interface Timed {
  * alternately without a backup (for `windowMs`) and while the backup CLI runs beside the service
  * (through its store's socket, as an operator runs it, to a .tar.gz): the latency a partner sees
  * while a backup is taken, beside the same without one, measured in turns so that a drift of the
- * machine's load falls on both. Through every window partners register REGISTRATIONS_PER_S
+ * machine's load falls on both. Through every window partners register `registrationsPerS`
  * candidates a second (unique e-mails). Then the last backup is restored (verify, unpack, recount,
  * erasures re-applied, rename) into a new data directory, a service is started on it, and every
  * candidate it holds is read by id from both services and compared byte for byte; the
@@ -86,6 +86,7 @@ export async function benchBackup(
   /** the service's environment, for the one started on the restored directory */
   serviceEnv: Record<string, string>,
   windowMs: number,
+  registrationsPerS: number,
   log: (line: string) => void,
 ): Promise<BackupBenchResult> {
   const url = service.url;
@@ -96,7 +97,13 @@ export async function benchBackup(
   fs.rmSync(restored, { recursive: true, force: true });
   const ours = [service.child.pid, ...(service.storePid === undefined ? [] : [service.storePid])];
   const writes: WriteState = { stop: false, acknowledged: [], latencies: [] };
-  const writer = registerUntil(url, apiKey, `backup-${path.basename(sizeDir)}-${Date.now()}`, writes);
+  const writer = registerUntil(
+    url,
+    apiKey,
+    `backup-${path.basename(sizeDir)}-${Date.now()}`,
+    registrationsPerS,
+    writes,
+  );
   const windows: (BackupWindow & { readLatencies: number[]; from: number; to: number })[] = [];
   const backups: ToolRun[] = [];
   let acknowledgedBefore: string[] = [];
@@ -141,7 +148,7 @@ export async function benchBackup(
     for (const w of windows)
       w.registrations = sample(writes.latencies.filter((r) => r.at >= w.from && r.at < w.to).map((r) => r.ms));
     log(
-      `${registrations.created} of ${registrations.sent} registrations at ${REGISTRATIONS_PER_S}/s created, ${registrations.failed} failed`,
+      `${registrations.created} of ${registrations.sent} registrations at ${registrationsPerS}/s created, ${registrations.failed} failed`,
     );
     const archive = archives.at(-1)!;
     const archiveBytes = fs.statSync(archive).size;
@@ -225,7 +232,7 @@ interface WriteState {
 }
 
 /**
- * Sends a registration every 1/REGISTRATIONS_PER_S s, without waiting for the answers (an
+ * Sends a registration every 1/perSecond s, without waiting for the answers (an
  * open-loop load: a slow service does not slow the senders), until `state.stop`; resolves once
  * every answer is in.
  */
@@ -233,9 +240,10 @@ async function registerUntil(
   url: string,
   apiKey: string,
   tag: string,
+  perSecond: number,
   state: WriteState,
-): Promise<{ sent: number; created: number; failed: number }> {
-  const counts = { sent: 0, created: 0, failed: 0 };
+): Promise<BackupBenchResult['registrations']> {
+  const counts = { perSecond, sent: 0, created: 0, failed: 0 };
   const answers: Promise<void>[] = [];
   const started = performance.now();
   while (!state.stop) {
@@ -262,7 +270,7 @@ async function registerUntil(
         },
       ),
     );
-    await sleep(Math.max(0, started + ((n + 1) * 1000) / REGISTRATIONS_PER_S - performance.now()));
+    await sleep(Math.max(0, started + ((n + 1) * 1000) / perSecond - performance.now()));
   }
   await Promise.all(answers);
   return counts;

@@ -754,9 +754,14 @@ export function goals(report: RunReport): string[] {
         .join(', ');
       const wall = backups.map((b) => (b.wallMs / 1000).toFixed(1)).join(', ');
       return {
+        // At another write load (--backup-registrations) the row is shown, but it is not the goal's.
         met:
-          during.p99Ms <= 2 * without.p99Ms && registrations.failed === 0 && windows.every((w) => w.failedReads === 0),
-        text: `${run.size.toLocaleString('en-GB')}: p99 ${during.p99Ms.toFixed(1)} ms during ${withBackup.length} backups vs ${without.p99Ms.toFixed(1)} ms in the ${windows.length - withBackup.length} windows without (1 client, hot) = ${(during.p99Ms / without.p99Ms).toFixed(2)}×; each backup against the windows before / after it: ${rounds}; ${registrations.created} of ${registrations.sent} registrations created; backups ${wall} s, restore ${(restore.wallMs / 1000).toFixed(1)} s`,
+          registrations.perSecond !== REGISTRATIONS_PER_S
+            ? undefined
+            : during.p99Ms <= 2 * without.p99Ms &&
+              registrations.failed === 0 &&
+              windows.every((w) => w.failedReads === 0),
+        text: `${run.size.toLocaleString('en-GB')}${registrations.perSecond === REGISTRATIONS_PER_S ? '' : ` at ${registrations.perSecond} registrations/s, not the goal's ${REGISTRATIONS_PER_S}`}: p99 ${during.p99Ms.toFixed(1)} ms during ${withBackup.length} backups vs ${without.p99Ms.toFixed(1)} ms in the ${windows.length - withBackup.length} windows without (1 client, hot) = ${(during.p99Ms / without.p99Ms).toFixed(2)}×; each backup against the windows before / after it: ${rounds}; ${registrations.created} of ${registrations.sent} registrations created; backups ${wall} s, restore ${(restore.wallMs / 1000).toFixed(1)} s`,
       };
     });
     if (latencyParts.length > 0)
@@ -878,14 +883,14 @@ export function backupTable(report: RunReport): string | undefined {
   const latency = (sample: LatencySample) =>
     sample.requests === 0 ? '—' : `${sample.p50Ms.toFixed(1)} / ${sample.p99Ms.toFixed(1)} ms (${sample.requests})`;
   const lines = [
-    '| candidates | backup (to .tar.gz, beside the service) | archive | store files in it | restore (into a new directory) | by-id p50 / p99 without a backup (1 client) | during the backups | registrations p50 / p99 without | during | registrations created / sent |',
+    '| candidates | backup (to .tar.gz, beside the service) | archive | store files in it | restore (into a new directory) | by-id p50 / p99 without a backup (1 client) | during the backups | registrations p50 / p99 without | during | registrations created / sent (per second) |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const run of runs) {
     const result = run.backup!;
     const wall = result.backups.map((b) => (b.wallMs / 1000).toFixed(1)).join(', ');
     lines.push(
-      `| ${run.size.toLocaleString('en-GB')} | ${wall} s | ${mib(result.archiveBytes)} | ${mib(result.filesBytes)} | ${(result.restore.wallMs / 1000).toFixed(1)} s | ${latency(result.without)} | ${latency(result.during)} | ${latency(result.registrationsWithout)} | ${latency(result.registrationsDuring)} | ${result.registrations.created} / ${result.registrations.sent} |`,
+      `| ${run.size.toLocaleString('en-GB')} | ${wall} s | ${mib(result.archiveBytes)} | ${mib(result.filesBytes)} | ${(result.restore.wallMs / 1000).toFixed(1)} s | ${latency(result.without)} | ${latency(result.during)} | ${latency(result.registrationsWithout)} | ${latency(result.registrationsDuring)} | ${result.registrations.created} / ${result.registrations.sent} (${result.registrations.perSecond}/s) |`,
     );
   }
   lines.push(
@@ -942,7 +947,7 @@ function loadSections(report: RunReport): string {
 ${seedingTable(report)}
 ${cliStart ? `\n## CLI start\n\nWall time of the keys CLI listing the keys of the seeded data directory (the benchmark key), the service\nnot running: \`npm run keys -- list\` as an operator runs it (npm, the build check of\n\`scripts/build-if-stale.mjs\` on a current build, then the CLI), and the CLI alone (node start, open the\nembedded store in-process, list, close). One untimed run first, then the two alternately.\n\n${cliStart}\n` : ''}
 ${imports ? `\n## Import\n\n\`node dist/src/cli/import.js <file>\` beside the running service (it connects to the service's store), on an\nNDJSON file of every candidate of the store paged out of REST (\`includeEmployed=true\`, pages of 100) under other\npublicIds: first every line a new candidate, then the same file again (every line unchanged). Time is the\nprocess's wall time (node start to exit); peak RSS its VmHWM.\n\n${imports}\n` : ''}
-${backups ? `\n## Backup and restore\n\n\`node dist/src/cli/backup.js <size dir>/backup-<i>.tar.gz\` beside the running service (it reaches the store through\nits socket; the store copies one snapshot while it serves), ${BACKUP_ROUNDS} times, then \`node dist/src/cli/restore.js <last archive> --data-dir <new dir>\`\n(verify every file, unpack, recount every collection and index, re-apply the erasure log, rename), each the\nprocess's wall time. Meanwhile one client reads candidates by id, one request after another (requests in brackets), in windows\nthat alternate: without a backup for the run's --duration, then while a backup runs, and so on, ending without one (a shared\nmachine's load drifts: each backup has windows without one on both sides); hot: the ids of the id pool in turn, which the read caches hold after their first pass.\nThrough every window, ${REGISTRATIONS_PER_S} registrations a second are sent (one every ${1000 / REGISTRATIONS_PER_S} ms, not waiting for answers; unique e-mails).\nThen a service is started on the restored directory and every candidate it holds is read by id from it and from the original (see Goals).\n\n${backups}\n` : ''}
+${backups ? `\n## Backup and restore\n\n\`node dist/src/cli/backup.js <size dir>/backup-<i>.tar.gz\` beside the running service (it reaches the store through\nits socket; the store copies one snapshot while it serves), ${BACKUP_ROUNDS} times, then \`node dist/src/cli/restore.js <last archive> --data-dir <new dir>\`\n(verify every file, unpack, recount every collection and index, re-apply the erasure log, rename), each the\nprocess's wall time. Meanwhile one client reads candidates by id, one request after another (requests in brackets), in windows\nthat alternate: without a backup for the run's --duration, then while a backup runs, and so on, ending without one (a shared\nmachine's load drifts: each backup has windows without one on both sides); hot: the ids of the id pool in turn, which the read caches hold after their first pass.\nThrough every window, registrations are sent at the rate of the last column (the goal's: ${REGISTRATIONS_PER_S} a second; \`--backup-registrations <n>\` sets it), evenly spaced, not waiting for answers (unique e-mails).\nThen a service is started on the restored directory and every candidate it holds is read by id from it and from the original (see Goals).\n\n${backups}\n` : ''}
 ## Results
 
 Each scenario: one checked request (a failure there means the row is NOT RUN), a wait for an

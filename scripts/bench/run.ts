@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { DemoGenerator } from 'demo-data';
 import { BOOTSTRAP_SEED } from '../../src/app/demo-bootstrap';
 import { forkChild, killAllSync, leftovers, startReaper, stopChild, stopReaper } from './children';
-import { benchBackup } from './backup';
+import { benchBackup, REGISTRATIONS_PER_S } from './backup';
 import { benchImport } from './import';
 import { DEEP_QUERY_PAGE } from './graphql-operations';
 import { FOREIGN_CPU_NOTE, measure, stopLoad, type LoadSettings, type Measurement, type Target } from './load';
@@ -61,6 +61,7 @@ const USAGE = `Usage: npm run bench -- [options]
                          store-engine: a part of its own, not in the default run: per size a fresh seed (timed),
                          the first start, npm run keys -- list beside the service, store CPU and memory over cold
                          pages of 100 after the start, after 10,000 registrations and after a restart)
+  --backup-registrations <n>  registrations a second beside the backup row (default 50, the goal's)
   --no-baselines         skip the bare node:http and Express servers
   --compiled-off <ENV=VALUE>  the setting that switches compiled GraphQL execution off (default: found in src/config.ts)
   --env <NAME=VALUE>     an extra environment variable of the service (repeatable)
@@ -80,6 +81,7 @@ interface Options {
   keepData: boolean;
   out?: string;
   maxMinutes: number;
+  backupRegistrations: number;
 }
 
 function positive(name: string, text: string | undefined, fallback: number): number {
@@ -108,6 +110,7 @@ function parseOptions(argv: string[]): Options | 'help' {
       'keep-data': { type: 'boolean' },
       out: { type: 'string' },
       'max-minutes': { type: 'string' },
+      'backup-registrations': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -146,6 +149,7 @@ function parseOptions(argv: string[]): Options | 'help' {
     keepData: values['keep-data'] ?? false,
     out: values.out === '-' ? undefined : path.resolve(REPO, values.out ?? 'BENCHMARKS.md'),
     maxMinutes: positive('--max-minutes', values['max-minutes'], 30),
+    backupRegistrations: positive('--backup-registrations', values['backup-registrations'], REGISTRATIONS_PER_S),
   };
 }
 
@@ -660,6 +664,7 @@ async function benchmarkSize(
         sizeDir,
         env,
         options.load.durationS * 1000,
+        options.backupRegistrations,
         (line) => log(`size ${size}: ${line}`),
       );
       assertRunning(service, 'the backup');
