@@ -1049,7 +1049,7 @@ describes. Re-run with \`npm run bench\` (both sizes, every scenario, about 17 m
 or quicker with \`npm run bench -- --sizes 10000 --duration 5\`; the store engine part on its own with
 \`npm run bench -- --scenarios store-engine --sizes 2000,100000,1000000 --max-minutes 60\`. Options: \`--sizes <n,…>\`,
 \`--duration <s>\`, \`--warmup <s>\`, \`--connections <n>\`, \`--timeout <s>\`, \`--quiet-wait <s>\`, \`--scenarios <key,…>\`,
-\`--no-baselines\`, \`--env NAME=VALUE\`, \`--keep-data\`, \`--out <file>\`, \`--compiled-off ENV=VALUE\`.
+\`--no-baselines\`, \`--env NAME=VALUE\`, \`--keep-data\`, \`--out <file>\`, \`--compiled-off ENV=VALUE\`, \`--backup-registrations <n>\`.
 
 ## Run
 
