@@ -51,8 +51,11 @@ export interface BackupBenchResult {
   registrations: { perSecond: number; sent: number; created: number; failed: number };
   /** of the registrations answered 201 before the last backup's CLI was started, how many the restored store serves */
   consistency: { acknowledgedBefore: number; missing: number };
-  /** every candidate of the restored store read by id from it and from the original service, byte for byte */
-  comparison: { candidates: number; differing: number; ms: number };
+  /**
+   * the REST export of the restored service against the original's: every candidate of it, as the
+   * same JSON; and `byId` of them read by id from both, byte for byte
+   */
+  comparison: { candidates: number; differing: number; byId: number; byIdDiffering: number; ms: number };
 }
 
 /** The write load beside the backup row by default (the goal's), one registration every 1/n s (not waiting for answers). */
@@ -73,7 +76,7 @@ interface Timed {
  * machine's load falls on both. Through every window partners register `registrationsPerS`
  * candidates a second (unique e-mails). Then the last backup is restored (verify, unpack, recount,
  * erasures re-applied, rename) into a new data directory, a service is started on it, and every
- * candidate it holds is read by id from both services and compared byte for byte; the
+ * candidate it holds is compared with the original's (compareEveryCandidate); the
  * registrations acknowledged before that backup began must all be there. Run on a size after the
  * load scenarios and before the import (which doubles the candidates).
  */
@@ -175,7 +178,8 @@ export async function benchBackup(
     );
     const comparison = await compareEveryCandidate(url, restoredService.url, apiKey);
     log(
-      `every candidate of the restored store (${comparison.candidates}) read by id from both services: ${comparison.differing} differ (${(comparison.ms / 1000).toFixed(1)} s)`,
+      `every candidate of the restored store (${comparison.candidates}) in both REST exports: ${comparison.differing} differ; ` +
+        `${comparison.byId} read by id from both: ${comparison.byIdDiffering} differ (${(comparison.ms / 1000).toFixed(1)} s)`,
     );
     const pooled = (backup: boolean) =>
       sample(windows.filter((w) => w.backup === backup).flatMap((w) => w.readLatencies));
@@ -319,27 +323,26 @@ async function countMissing(url: string, apiKey: string, publicIds: readonly str
 }
 
 /**
- * Every candidate of the restored service (paged out of REST, employed ones included), read by id
- * from it and from the original, status and body compared byte for byte.
+ * The REST export of both services (every page of 100, employed candidates included): each
+ * candidate of the restored one must be in the original's, as the same JSON (the original holds
+ * the registrations made after the snapshot besides). Then `BY_ID_SAMPLE` candidates spread over
+ * the restored ones are read by id from both and compared as the bytes sent.
  */
 async function compareEveryCandidate(
   originalUrl: string,
   restoredUrl: string,
   apiKey: string,
-): Promise<{ candidates: number; differing: number; ms: number }> {
+): Promise<BackupBenchResult['comparison']> {
   const started = performance.now();
-  const ids: string[] = [];
-  for (let page = 0, pages = 1; page < pages; page++) {
-    const response = await fetch(`${restoredUrl}/v1/candidates?includeEmployed=true&limit=100&page=${page}`, {
-      headers: { 'x-api-key': apiKey },
-      signal: AbortSignal.timeout(60_000),
-    });
-    if (response.status !== 200) throw new Error(`the restored service's page ${page} answered ${response.status}`);
-    const body = (await response.json()) as { content: { publicId: string }[]; totalPages: number };
-    pages = body.totalPages;
-    for (const candidate of body.content) ids.push(candidate.publicId);
-  }
+  const [restored, original] = await Promise.all([exportOf(restoredUrl, apiKey), exportOf(originalUrl, apiKey)]);
   let differing = 0;
+  for (const [id, json] of restored) if (original.get(id) !== json) differing++;
+  const ids = [...restored.keys()];
+  const sample = Array.from(
+    { length: Math.min(BY_ID_SAMPLE, ids.length) },
+    (_, i) => ids[Math.floor((i * ids.length) / Math.min(BY_ID_SAMPLE, ids.length))],
+  );
+  let byIdDiffering = 0;
   const read = async (url: string, id: string) => {
     const response = await fetch(`${url}/v1/candidates/${id}`, {
       headers: { 'x-api-key': apiKey },
@@ -347,11 +350,36 @@ async function compareEveryCandidate(
     });
     return `${response.status} ${await response.text()}`;
   };
-  await inParallel(ids, 16, async (id) => {
-    const [original, copy] = await Promise.all([read(originalUrl, id), read(restoredUrl, id)]);
-    if (original !== copy || !original.startsWith('200 ')) differing++;
+  await inParallel(sample, 8, async (id) => {
+    const [fromOriginal, fromCopy] = await Promise.all([read(originalUrl, id), read(restoredUrl, id)]);
+    if (fromOriginal !== fromCopy || !fromOriginal.startsWith('200 ')) byIdDiffering++;
   });
-  return { candidates: ids.length, differing, ms: performance.now() - started };
+  return {
+    candidates: restored.size,
+    differing,
+    byId: sample.length,
+    byIdDiffering,
+    ms: performance.now() - started,
+  };
+}
+
+/** Candidates read by id from both services, byte for byte, after the export's comparison. */
+const BY_ID_SAMPLE = 2_000;
+
+/** Every candidate of a service's REST export (pages of 100, employed included): publicId → its JSON. */
+async function exportOf(url: string, apiKey: string): Promise<Map<string, string>> {
+  const candidates = new Map<string, string>();
+  for (let page = 0, pages = 1; page < pages; page++) {
+    const response = await fetch(`${url}/v1/candidates?includeEmployed=true&limit=100&page=${page}`, {
+      headers: { 'x-api-key': apiKey },
+      signal: AbortSignal.timeout(60_000),
+    });
+    if (response.status !== 200) throw new Error(`page ${page} of ${url} answered ${response.status}`);
+    const body = (await response.json()) as { content: { publicId: string }[]; totalPages: number };
+    pages = body.totalPages;
+    for (const candidate of body.content) candidates.set(candidate.publicId, JSON.stringify(candidate));
+  }
+  return candidates;
 }
 
 async function inParallel<T>(items: readonly T[], width: number, work: (item: T) => Promise<void>): Promise<void> {

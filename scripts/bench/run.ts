@@ -57,7 +57,7 @@ const USAGE = `Usage: npm run bench -- [options]
                          backup: npm run backup to a .tar.gz beside the service, 3 times, alternating with
                          windows without one (one client's by-id latency in each, 50 registrations/s
                          throughout), then npm run restore of the last into a new directory, a service on
-                         it, and every candidate read by id from both and compared;
+                         it, and its REST export compared with the original's;
                          store-engine: a part of its own, not in the default run: per size a fresh seed (timed),
                          the first start, npm run keys -- list beside the service, store CPU and memory over cold
                          pages of 100 after the start, after 10,000 registrations and after a restart)
