@@ -58,8 +58,8 @@ async function run(): Promise<void> {
         start = copy.transactionSync(() => copyEntries(db, into, snapshot!, start, (bytes) => (written += bytes)));
         unsynced += written;
         if (unsynced >= SYNC_EVERY_BYTES) {
-          // Flushed as it goes: a flush of the whole file at the end would hold up the store's
-          // own fsyncs (its commits) behind it on the same disk.
+          // Flushed as it goes: the disk never has the whole copy to write at once beside the
+          // store's own fsyncs (its commits).
           syncData(file);
           unsynced = 0;
         }
