@@ -29,9 +29,6 @@ function environment(directory: string, noSync: boolean): RootDatabase {
 
 async function run(): Promise<void> {
   const { source, target, spaces } = workerData as SnapshotCopyData;
-  // Linux gives each thread its own nice value (setpriority on the calling thread): the copy takes
-  // the CPU the store's thread and the service leave. Elsewhere it would be the whole process's.
-  if (process.platform === 'linux') os.setPriority(19);
   const store = environment(source, false);
   fs.mkdirSync(target, { recursive: true, mode: 0o700 });
   // Synced in steps and whole at the end (a copy cut short is thrown away, never used).
@@ -48,6 +45,11 @@ async function run(): Promise<void> {
     );
     snapshot = store.useReadTransaction();
     reply({ type: 'snapshot' });
+    // Only now: until the snapshot is open the store holds its writes for this thread, which must
+    // not wait for the CPU behind everything else. Linux gives each thread its own nice value
+    // (setpriority on the calling thread), so the copy takes the CPU the store's thread and the
+    // service leave; elsewhere it would be the whole process's, which must keep its own.
+    if (process.platform === 'linux') os.setPriority(os.constants.priority.PRIORITY_LOW);
     const file = path.join(target, 'data.mdb');
     let unsynced = 0;
     for (const { name, db } of from) {
