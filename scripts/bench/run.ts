@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { DemoGenerator } from 'demo-data';
 import { BOOTSTRAP_SEED } from '../../src/app/demo-bootstrap';
 import { forkChild, killAllSync, leftovers, startReaper, stopChild, stopReaper } from './children';
-import { benchBackup } from './backup';
+import { benchBackup, REGISTRATIONS_PER_S } from './backup';
 import { benchImport } from './import';
 import { DEEP_QUERY_PAGE } from './graphql-operations';
 import { FOREIGN_CPU_NOTE, measure, stopLoad, type LoadSettings, type Measurement, type Target } from './load';
@@ -54,12 +54,14 @@ const USAGE = `Usage: npm run bench -- [options]
                          rest-search-100-1c-deepest-caches-off; baseline-http, baseline-express, baseline-http-search-100;
                          cli-start: the wall time of npm run keys -- list on the seeded data directory;
                          import: npm run import of every candidate paged out of REST, beside the service;
-                         backup: npm run backup to a .tar.gz beside the service (with one client's by-id
-                         latency before and during it, 50 registrations/s throughout), then npm run restore
-                         of it into a new directory;
+                         backup: npm run backup to a .tar.gz beside the service, 3 times, alternating with
+                         windows without one (one client's by-id latency in each, 50 registrations/s
+                         throughout), then npm run restore of the last into a new directory, a service on
+                         it, and its REST export compared with the original's;
                          store-engine: a part of its own, not in the default run: per size a fresh seed (timed),
                          the first start, npm run keys -- list beside the service, store CPU and memory over cold
                          pages of 100 after the start, after 10,000 registrations and after a restart)
+  --backup-registrations <n>  registrations a second beside the backup row (default 50, the goal's)
   --no-baselines         skip the bare node:http and Express servers
   --compiled-off <ENV=VALUE>  the setting that switches compiled GraphQL execution off (default: found in src/config.ts)
   --env <NAME=VALUE>     an extra environment variable of the service (repeatable)
@@ -79,6 +81,7 @@ interface Options {
   keepData: boolean;
   out?: string;
   maxMinutes: number;
+  backupRegistrations: number;
 }
 
 function positive(name: string, text: string | undefined, fallback: number): number {
@@ -107,6 +110,7 @@ function parseOptions(argv: string[]): Options | 'help' {
       'keep-data': { type: 'boolean' },
       out: { type: 'string' },
       'max-minutes': { type: 'string' },
+      'backup-registrations': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -145,6 +149,7 @@ function parseOptions(argv: string[]): Options | 'help' {
     keepData: values['keep-data'] ?? false,
     out: values.out === '-' ? undefined : path.resolve(REPO, values.out ?? 'BENCHMARKS.md'),
     maxMinutes: positive('--max-minutes', values['max-minutes'], 30),
+    backupRegistrations: positive('--backup-registrations', values['backup-registrations'], REGISTRATIONS_PER_S),
   };
 }
 
@@ -652,12 +657,14 @@ async function benchmarkSize(
     // Before the import, which doubles the candidates of the store.
     if (!options.scenarios || options.scenarios.has(BACKUP)) {
       result.backup = await benchBackup(
-        service.url,
+        service,
         apiKey,
         candidateIds,
         dataDir,
         sizeDir,
+        env,
         options.load.durationS * 1000,
+        options.backupRegistrations,
         (line) => log(`size ${size}: ${line}`),
       );
       assertRunning(service, 'the backup');

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import { finishBackup, isArchiveName, prepareBackupTarget, type BackedUpCollection } from 'embedded-mongodb';
 import { COLLECTIONS } from '../app/indexes';
 import type { Clock } from '../common/clock';
@@ -19,6 +20,8 @@ when <target> ends in .tar.gz or .tgz. It runs beside the service, which goes on
 (through the store's socket), or on its own. The backup is one snapshot: every write
 acknowledged before it began is in it. It is written beside <target> under a temporary name,
 fsync'ed, then renamed: <target> never holds half a backup, and is never replaced.
+It runs at the lowest CPU priority (nice 19), as does the store's thread that copies the
+snapshot: the service keeps its speed, and on a busy machine the backup takes longer.
 
 The backup holds manifest.json (the snapshot's time, every collection with its documents and
 index entries, the SHA-256 of each file) and the store's files. Restore it with
@@ -88,4 +91,9 @@ export function runBackupCli(
   return runCli(BACKUP_TOOL, argv, output, { env, clock });
 }
 
-if (require.main === module) runAsCommand('backup', runBackupCli);
+if (require.main === module) {
+  // Before the first thread of the pool is started (they take the nice value of this one): the
+  // checksums and the gzip of the backup take only the CPU the service and its store leave.
+  os.setPriority(os.constants.priority.PRIORITY_LOW);
+  runAsCommand('backup', runBackupCli);
+}

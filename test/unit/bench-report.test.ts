@@ -1,5 +1,6 @@
 import type { Measurement } from '../../scripts/bench/load';
-import { cliStartTable, coldGoals, resultsTable, type RunReport } from '../../scripts/bench/report';
+import type { BackupBenchResult, BackupWindow } from '../../scripts/bench/backup';
+import { cliStartTable, coldGoals, goals, resultsTable, type RunReport } from '../../scripts/bench/report';
 import type { Heat, Scenario } from '../../scripts/bench/scenarios';
 
 /** The cold-read goals as BENCHMARKS.md states them, from a run's measurements (scripts/bench/report.ts). */
@@ -252,5 +253,73 @@ describe('the CLI start rows of the benchmark report', () => {
 
   test('when no size timed the CLI (--scenarios without cli-start), then there is no CLI start table', () => {
     expect(cliStartTable(report(baselines, { 10_000: [] }))).toBeUndefined();
+  });
+});
+
+function latency(p99Ms: number) {
+  return { requests: 100, p50Ms: p99Ms / 4, p99Ms };
+}
+
+function window(backup: boolean, p99Ms: number): BackupWindow {
+  return { backup, ms: 10_000, reads: latency(p99Ms), failedReads: 0, registrations: latency(40), otherCores: 0 };
+}
+
+/** A backup row of three backups between windows without one, the pooled p99s as given. */
+function backupRow(figures: {
+  without: number;
+  during: number;
+  perSecond?: number;
+  differing?: number;
+  missing?: number;
+}): BackupBenchResult {
+  const windows = [false, true, false, true, false, true, false].map((b) =>
+    window(b, b ? figures.during : figures.without),
+  );
+  const tool = { wallMs: 30_000, summary: '' };
+  return {
+    windows,
+    without: latency(figures.without),
+    during: latency(figures.during),
+    registrationsWithout: latency(40),
+    registrationsDuring: latency(45),
+    backups: [tool, tool, tool],
+    archiveBytes: 2 ** 27,
+    filesBytes: 2 ** 30,
+    restore: { wallMs: 20_000, summary: '' },
+    registrations: { perSecond: figures.perSecond ?? 50, sent: 3_000, created: 3_000, failed: 0 },
+    consistency: { acknowledgedBefore: 1_000, missing: figures.missing ?? 0 },
+    comparison: { candidates: 100_000, differing: figures.differing ?? 0, byId: 2_000, byIdDiffering: 0, ms: 1 },
+  };
+}
+
+function withBackup(row: BackupBenchResult): RunReport {
+  const run = report(baselines, { 100_000: [] });
+  run.sizes[0].backup = row;
+  return run;
+}
+
+describe('the backup goals of the benchmark report', () => {
+  test('when the by-id p99 during the backups is 2.5 times that of the windows without, then the goal is missed with each backup against its neighbours', () => {
+    const line = goal(goals(withBackup(backupRow({ without: 20, during: 50 }))), 'Service p99 during a backup');
+
+    expect(line).toMatch(
+      /\*\*MISSED\*\* \(100,000: p99 50\.0 ms during 3 backups vs 20\.0 ms .* = 2\.50×; .*50\.0 vs 20\.0\/20\.0 ms \(2\.50×\)/,
+    );
+  });
+
+  test("when the backups ran beside another registration rate than the goal's, then the p99 goal is not measured and the rate is said", () => {
+    const line = goal(
+      goals(withBackup(backupRow({ without: 20, during: 25, perSecond: 10 }))),
+      'Service p99 during a backup',
+    );
+
+    expect(line).toMatch(/\*\*not measured\*\* \(100,000 at 10 registrations\/s, not the goal's 50:/);
+  });
+
+  test('when one restored candidate differs from the original, then the consistency goal is missed even with every registration in it', () => {
+    const line = goal(goals(withBackup(backupRow({ without: 20, during: 25, differing: 1 }))), 'Backup under load');
+
+    expect(line).toMatch(/^- Backup under load.*: \*\*MISSED\*\* \(100,000: 1000 of the 1000 registrations/);
+    expect(line).toContain('1 differing');
   });
 });

@@ -1,90 +1,117 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import { open, type Database, type RootDatabase, type Transaction } from 'lmdb';
-import { fsyncFile } from './record-file';
-import { ENVIRONMENT_OPTIONS } from './secure-space';
+import { Worker } from 'node:worker_threads';
 
-/** How long one turn of a copy may hold the store's thread before it lets commands run. */
-const TURN_MS = 8;
-/** Entries copied between two looks at the clock. */
-const ENTRIES_PER_LOOK = 128;
-
-const BINARY = { keyEncoding: 'binary', encoding: 'binary' } as const;
-
-/** A key space of the file being copied, by name, as the storage engine opens it. */
-export interface NamedSpace {
-  readonly name: string;
-  readonly db: Database<Buffer, Buffer>;
+/** What the copy's thread is given. */
+export interface SnapshotCopyData {
+  /** the store's directory (its `data.mdb`) */
+  source: string;
+  /** the new directory the copy's `data.mdb` is written into */
+  target: string;
+  /** the key spaces of `data.mdb` to copy, by name */
+  spaces: readonly string[];
 }
 
+export type SnapshotCopyRequest = { type: 'snapshot' };
+
+export type SnapshotCopyReply =
+  { type: 'opened' } | { type: 'snapshot' } | { type: 'copied'; bytes: number } | { type: 'failed'; message: string };
+
 /**
- * Copies the key spaces `spaces` of `source` as one read transaction (`snapshot`) sees them into a
- * new LMDB environment in the directory `target` (its `data.mdb`), a few milliseconds at a time
- * (the store answers commands in between), then fsyncs it. Only entries are copied, in key order,
- * so the copy is compact: no free page, nothing deleted before the snapshot. `target` must not
- * hold an environment yet. Resolves with the bytes of the new file.
+ * A copy of the store's `data.mdb` as one read transaction sees it, written by a thread of its
+ * own (snapshot-copy-worker.ts) at the lowest priority: the store's thread goes on answering
+ * commands at full speed meanwhile, and the copy takes only the CPU they leave. Only entries are
+ * copied, in key order, so the copy is compact (no free page, nothing deleted before the
+ * snapshot) and fsync'ed before it is reported done.
+ *
+ * `start` opens both files; `snapshot` begins the read transaction (the caller holds the store's
+ * writes until it resolves: the copy holds exactly what was committed then); `copied` resolves
+ * with the new file's bytes once it is complete.
  */
-export async function copySnapshot(
-  source: readonly NamedSpace[],
-  snapshot: Transaction,
-  target: string,
-): Promise<number> {
-  fs.mkdirSync(target, { recursive: true, mode: 0o700 });
-  const copy: RootDatabase = open({
-    path: target,
-    noSubdir: false,
-    maxDbs: 5,
-    mapSize: 64 * 1024 ** 3,
-    // Synced once, whole, at the end (a copy cut short is thrown away, never used).
-    noSync: true,
-    ...ENVIRONMENT_OPTIONS,
-  });
-  try {
-    for (const { name, db } of source) {
-      const into = copy.openDB<Buffer, Buffer>({ name, ...BINARY });
-      let start: Buffer | undefined;
-      for (;;) {
-        start = copyOneTurn(db, into, copy, snapshot, start);
-        if (start === undefined) break;
-        await nextTurn();
-      }
-    }
-  } finally {
-    await copy.close();
+export class SnapshotCopy {
+  private readonly replies: SnapshotCopyReply[] = [];
+  private waiting: ((reply: SnapshotCopyReply) => void) | undefined;
+  private failure: Error | undefined;
+  private readonly exited: Promise<void>;
+
+  private constructor(private readonly worker: Worker) {
+    worker.on('message', (reply: SnapshotCopyReply) => this.deliver(reply));
+    worker.on('error', (error) => this.fail(error));
+    this.exited = new Promise((resolve) =>
+      worker.once('exit', (code) => {
+        this.fail(new Error(`the snapshot copy's thread ended before it was done (exit code ${code})`));
+        resolve();
+      }),
+    );
   }
-  const file = path.join(target, 'data.mdb');
-  fs.rmSync(path.join(target, 'lock.mdb'), { force: true });
-  fs.chmodSync(file, 0o600);
-  fsyncFile(file);
-  return fs.statSync(file).size;
+
+  static async start(data: SnapshotCopyData): Promise<SnapshotCopy> {
+    const { script, evaluate } = workerScript();
+    const copy = new SnapshotCopy(new Worker(script, { eval: evaluate, workerData: data }));
+    try {
+      await copy.next('opened');
+    } catch (error) {
+      await copy.stop();
+      throw error;
+    }
+    return copy;
+  }
+
+  /** Begins the copy's read transaction; resolves once it is open. */
+  async snapshot(): Promise<void> {
+    this.worker.postMessage({ type: 'snapshot' } satisfies SnapshotCopyRequest);
+    await this.next('snapshot');
+  }
+
+  /** Resolves with the bytes of the copy's `data.mdb` once it is written and fsync'ed. */
+  async copied(): Promise<number> {
+    const reply = await this.next('copied');
+    return reply.type === 'copied' ? reply.bytes : 0;
+  }
+
+  /** Ends the thread (a copy not done is abandoned: its read transaction ends with it). */
+  async stop(): Promise<void> {
+    await this.worker.terminate();
+    await this.exited;
+  }
+
+  private deliver(reply: SnapshotCopyReply): void {
+    if (reply.type === 'failed') return this.fail(new Error(`the snapshot copy failed: ${reply.message}`));
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    if (waiting) waiting(reply);
+    else this.replies.push(reply);
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.({ type: 'failed', message: error.message });
+  }
+
+  private async next(type: SnapshotCopyReply['type']): Promise<SnapshotCopyReply> {
+    const reply =
+      this.replies.shift() ??
+      (this.failure
+        ? undefined
+        : await new Promise<SnapshotCopyReply>((resolve) => {
+            this.waiting = resolve;
+          }));
+    if (reply === undefined || reply.type === 'failed') throw this.failure ?? new Error('the snapshot copy failed');
+    if (reply.type !== type) throw new Error(`the snapshot copy answered ${reply.type}, not ${type}`);
+    return reply;
+  }
 }
 
 /**
- * Copies entries of `from` from `start` on, for one turn, in one transaction of the copy; returns
- * the key to go on from, or undefined when every entry is copied.
+ * The compiled worker next to this module, or, when this module runs from source (tests, tsx),
+ * the TypeScript one behind tsx's require hook, which a worker does not inherit from its parent.
  */
-function copyOneTurn(
-  from: Database<Buffer, Buffer>,
-  into: Database<Buffer, Buffer>,
-  copy: RootDatabase,
-  snapshot: Transaction,
-  start: Buffer | undefined,
-): Buffer | undefined {
-  const began = performance.now();
-  let next: Buffer | undefined;
-  copy.transactionSync(() => {
-    let copied = 0;
-    for (const { key, value } of from.getRange({ ...(start ? { start } : {}), transaction: snapshot })) {
-      into.putSync(key, value, { append: true });
-      if (++copied % ENTRIES_PER_LOOK === 0 && performance.now() - began > TURN_MS) {
-        // The smallest key after `key`: the walk goes on from there.
-        next = Buffer.concat([key, ZERO]);
-        break;
-      }
-    }
-  });
-  return next;
+function workerScript(): { script: string; evaluate: boolean } {
+  const file = path.join(__dirname, `snapshot-copy-worker${path.extname(__filename)}`);
+  if (!__filename.endsWith('.ts')) return { script: file, evaluate: false };
+  return {
+    script: `require(${JSON.stringify(require.resolve('tsx/cjs'))});\nrequire(${JSON.stringify(file)});`,
+    evaluate: true,
+  };
 }
-
-const ZERO = Buffer.alloc(1);

@@ -1,12 +1,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ABORT, open, type Database, type RootDatabase, type Transaction } from 'lmdb';
+import { ABORT, open, type Database, type RootDatabase } from 'lmdb';
 import type { EngineSpace } from './engine-space';
 import { compactingCopy, ENVIRONMENT_OPTIONS, SECURE_FILE, SecureSpace } from './secure-space';
 import { fsyncDirectory } from './record-file';
 import { COMPACTING_FOLDER as COMPACTING } from './store-files';
-import { copySnapshot } from './snapshot-copy';
+import { SnapshotCopy } from './snapshot-copy';
+
+/** The key spaces of `data.mdb` by name, as a backup copies them. */
+const MAIN_SPACES = ['documents', 'entries', 'catalog', 'counts'] as const;
 
 /** The key spaces of `data.mdb`, reopened after a compaction. */
 interface MainFile {
@@ -201,37 +204,34 @@ export class StorageEngine implements EngineSpace {
    * store goes on: `data.mdb` as one read snapshot sees it, and the secure space's file at the
    * same moment (writes are held for as long as it takes to start both: the secure file is
    * copied whole then, by LMDB's compacting copy; `data.mdb` is copied from the snapshot
-   * afterwards, a few milliseconds at a time, while commands go on). Both copies hold only live
-   * pages. `atSnapshot` runs at the moment of the snapshot (nothing commits between it and the
-   * snapshot); its result comes back with the sizes of the files written.
+   * afterwards by a thread of its own, at the lowest priority, while this thread answers
+   * commands). Both copies hold only live pages. `atSnapshot` runs at the moment of the snapshot
+   * (nothing commits between it and the snapshot); its result comes back with the sizes of the
+   * files written.
    */
   async backupTo<T>(
     target: string,
     atSnapshot: () => T,
   ): Promise<{ taken: T; files: { name: string; bytes: number }[] }> {
     this.backups++;
-    let snapshot: Transaction | undefined;
+    let copy: SnapshotCopy | undefined;
     try {
       fs.mkdirSync(target, { recursive: true, mode: 0o700 });
+      copy = await SnapshotCopy.start({ source: this.directory, target, spaces: MAIN_SPACES });
       const files: { name: string; bytes: number }[] = [];
+      const started = copy;
       const taken = await this.hold(async () => {
-        snapshot = this.main.env.useReadTransaction();
+        await started.snapshot();
         const result = atSnapshot();
         const secure = this.secure;
         if (secure !== undefined)
           files.push({ name: SECURE_FILE, bytes: await secure.copyTo(path.join(target, SECURE_FILE)) });
         return result;
       });
-      const { documents, entries, catalog, counts } = this.main;
-      const spaces = { documents, entries, catalog, counts };
-      const bytes = await copySnapshot(
-        Object.entries(spaces).map(([name, db]) => ({ name, db })),
-        snapshot!,
-        target,
-      );
+      const bytes = await copy.copied();
       return { taken, files: [{ name: 'data.mdb', bytes }, ...files] };
     } finally {
-      snapshot?.done();
+      await copy?.stop();
       this.backups--;
     }
   }
