@@ -8,6 +8,7 @@ import type { ReadEpoch } from './cache/read-epoch';
 import type { CandidateDoc, JobOpportunityDoc } from 'candidate-documents';
 import type { CandidateQueryService } from './candidates/candidate-query-service';
 import type { CandidateRepository } from './candidates/candidate-repository';
+import type { SavedSearchService } from './candidates/saved-search-service';
 import type { JobOpportunityRepository } from './candidates/job-opportunity-repository';
 import type { OfferService } from './candidates/offer-service';
 import type { RegistrationService } from './candidates/registration-service';
@@ -51,6 +52,8 @@ export interface Services {
   readonly repositories: Repositories;
   readonly apiKeys: ApiKeyService;
   readonly candidateQueries: CandidateQueryService;
+  /** searches saved by API keys, run by candidateQueries (`savedSearch`) */
+  readonly savedSearches: SavedSearchService;
   readonly offers: OfferService;
   readonly registration: RegistrationService;
   readonly reference: ReferenceService;

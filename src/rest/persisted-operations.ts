@@ -31,6 +31,8 @@ import type {
   OfferToAssistMutationVariables,
   RegisterCandidateMutation,
   RegisterCandidateMutationVariables,
+  RunSavedSearchQuery,
+  RunSavedSearchQueryVariables,
 } from './generated/operations';
 import { compileJsonWriter, type JsonWriter } from './shape';
 import { compileTranscoder, type TranscoderCompilation } from './transcoder/compile-transcoder';
@@ -44,6 +46,7 @@ export const OPERATION_FILES = {
   OfferToAssist: 'offer-to-assist.graphql',
   RegisterCandidate: 'register-candidate.graphql',
   CandidateStatistics: 'candidate-statistics.graphql',
+  RunSavedSearch: 'run-saved-search.graphql',
 } as const;
 
 export type OperationName = keyof typeof OPERATION_FILES;
@@ -57,6 +60,7 @@ export interface OperationTypes {
   OfferToAssist: { variables: OfferToAssistMutationVariables; data: OfferToAssistMutation };
   RegisterCandidate: { variables: RegisterCandidateMutationVariables; data: RegisterCandidateMutation };
   CandidateStatistics: { variables: CandidateStatisticsQueryVariables; data: CandidateStatisticsQuery };
+  RunSavedSearch: { variables: RunSavedSearchQueryVariables; data: RunSavedSearchQuery };
 }
 
 export type VariablesOf<N extends OperationName> = OperationTypes[N]['variables'];

@@ -124,6 +124,11 @@ interface ReadRoute {
   path: string;
   operationId: string;
   pageOfCandidates: boolean;
+  /**
+   * The answer depends on the key, not only on the URL (a saved search or list of the key's
+   * own): kept between requests only for that key.
+   */
+  perKey?: true;
   answer: (req: Request, context: GraphQLContext) => Promise<string | Buffer>;
 }
 
@@ -145,6 +150,7 @@ export async function createRestRouter({
   const listPageJson = operations.jsonWriter('GetCandidatesByList', ['savedList', 'candidates']);
   const candidateJson = operations.jsonWriter('GetCandidate', ['candidate']);
   const statisticsJson = operations.jsonWriter('CandidateStatistics', ['candidateStatistics']);
+  const savedSearchJson = operations.jsonWriter('RunSavedSearch', ['candidates']);
   // The same bodies written from the stored bytes where the operation compiles; the executor
   // answers when it did not, or when a stored value is one the transcoder leaves to it.
   const raw = createRawReads(operations, services);
@@ -184,6 +190,18 @@ export async function createRestRouter({
       },
     },
     {
+      path: REST_ROUTES.savedSearchCandidates,
+      operationId: 'getSavedSearchCandidates',
+      pageOfCandidates: true,
+      perKey: true,
+      answer: async (req, context) => {
+        const { page, limit, sort } = parseQuery(req.originalUrl, SEARCH_PARAMETERS);
+        const savedSearch = parsePublicIdParameter(String(req.params.savedSearchId), 'savedSearchId');
+        const data = await operations.run('RunSavedSearch', defined({ savedSearch, page, limit, sort }), context);
+        return savedSearchJson(data.candidates);
+      },
+    },
+    {
       path: REST_ROUTES.candidate,
       operationId: 'getCandidateByPublicId',
       pageOfCandidates: false,
@@ -214,7 +232,7 @@ export async function createRestRouter({
    * reads of its size (pageReads), as in GraphQL; anything else one read.
    */
   const get =
-    ({ operationId, pageOfCandidates, answer: handle }: ReadRoute) =>
+    ({ operationId, pageOfCandidates, perKey, answer: handle }: ReadRoute) =>
     async (req: Request, res: Response) => {
       const context = contextOf(res);
       context.audit.describeOperation(operationId);
@@ -224,7 +242,8 @@ export async function createRestRouter({
       // The rate limit comes before the parameters are checked: the size is read as given, and a
       // malformed one weighs as the default page (it is answered 400 right after).
       await limit(res, 'reads', pageOfCandidates ? pageReads(pageSizeGiven(req.originalUrl)) : 1);
-      let answer = answers.get(req.originalUrl, context.readEpoch);
+      const kept = perKey ? `${context.apiKey.id} ${req.originalUrl}` : req.originalUrl;
+      let answer = answers.get(kept, context.readEpoch);
       if (answer !== undefined) {
         context.audit.addCandidates(answer.candidatePublicIds);
       } else {
@@ -232,7 +251,7 @@ export async function createRestRouter({
           ...serialisedAnswer(await handle(req, context)),
           candidatePublicIds: context.audit.candidatePublicIds(),
         };
-        answers.set(req.originalUrl, context.readEpoch, answer);
+        answers.set(kept, context.readEpoch, answer);
       }
       // With the ETag set, Express neither hashes the body again nor misses a conditional GET (304).
       res.vary('Accept-Encoding');

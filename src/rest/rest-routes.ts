@@ -7,6 +7,7 @@ export const REST_ROUTES = {
   offerToAssist: '/candidates/offer-to-assist',
   register: '/candidates/register',
   statistics: '/statistics',
+  savedSearchCandidates: '/saved-searches/:savedSearchId/candidates',
 } as const;
 
 /** Where the REST router is mounted. */

@@ -29,15 +29,24 @@ import { NodeQuery } from './NodeQuery';
 import { Occupation } from './Occupation';
 import { Query } from './Query';
 import { SavedList } from './SavedList';
+import { SavedSearchMutation, SavedSearchQuery } from './SavedSearchQuery';
 import { StatisticsQuery } from './StatisticsQuery';
 import { WebhookDelivery } from './WebhookDelivery';
 import { WebhookMutation, WebhookQuery } from './WebhookQuery';
 
 export const resolvers: Resolvers = {
   ...scalarResolvers,
-  Query: { ...Query, ...AdminQuery, ...NodeQuery, ...StatisticsQuery, ...CandidateChangesQuery, ...WebhookQuery },
+  Query: {
+    ...Query,
+    ...AdminQuery,
+    ...NodeQuery,
+    ...StatisticsQuery,
+    ...CandidateChangesQuery,
+    ...WebhookQuery,
+    ...SavedSearchQuery,
+  },
   Node,
-  Mutation: { ...Mutation, ...ErasureMutation, ...WebhookMutation },
+  Mutation: { ...Mutation, ...ErasureMutation, ...WebhookMutation, ...SavedSearchMutation },
   Candidate,
   CandidateOccupation,
   CandidateJobExperience,
