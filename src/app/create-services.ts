@@ -9,6 +9,7 @@ import { OfferService } from '../candidates/offer-service';
 import { RegistrationRepository } from '../candidates/registration-repository';
 import { RegistrationService } from '../candidates/registration-service';
 import { SavedListRepository } from '../candidates/saved-list-repository';
+import { SavedListService } from '../candidates/saved-list-service';
 import { SavedSearchRepository } from '../candidates/saved-search-repository';
 import { SavedSearchService } from '../candidates/saved-search-service';
 import { ReferenceCache } from '../reference/reference-cache';
@@ -155,6 +156,7 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
       savedSearches,
     ),
     savedSearches,
+    savedLists: new SavedListService(savedLists, candidates, clock),
     offers: new OfferService(candidates, withAvailability(new OfferRepository(db)), clock),
     registration: new RegistrationService(
       withAvailability(

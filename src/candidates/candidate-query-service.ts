@@ -9,6 +9,7 @@ import { systemClock, type Clock } from '../common/clock';
 import type { CandidatePosition, CandidateRepository } from './candidate-repository';
 import type { SavedListRepository } from './saved-list-repository';
 import { withSavedListMembers } from './saved-list-members';
+import { listReaderOf } from './saved-list-service';
 import type { CandidateOrder, CandidateSearchFilter, ResolvedSearchFilter } from './search-query';
 import {
   MAX_LIMIT,
@@ -109,7 +110,9 @@ export class CandidateQueryService {
     const asked = args.savedSearch == null ? args : await this.saved(caller, args.savedSearch, args.filter);
     const filter = toSearchFilter(asked.filter, asked.includeEmployed, vocabulary);
     const order = toOrder(args.sort, filter);
-    return { filter: await withSavedListMembers(filter, this.savedLists), order };
+    const reader = listReaderOf(caller);
+    const lists = { candidatesOf: (ids: readonly string[]) => this.savedLists.candidatesOf(ids, reader) };
+    return { filter: await withSavedListMembers(filter, lists), order };
   }
 
   /** The filter of the saved search `id`, which then stands for `filter` and `includeEmployed`. */
@@ -148,7 +151,9 @@ export class CandidateQueryService {
     authorize(caller, 'READ_CANDIDATE_DATA');
     const { page, limit } = toPage(args.page, args.limit);
     const { filter, order } = await this.selection(caller, args);
-    const key = cached && JSON.stringify([withoutMembers(filter), order, page, limit]);
+    // A filter of saved lists finds what its caller may read of them (a partner's lists are its own).
+    const reader = filter.inSavedLists || filter.notInSavedLists ? listReaderOf(caller) : undefined;
+    const key = cached && JSON.stringify([withoutMembers(filter), order, page, limit, reader]);
     const kept = cached && this.pages.get(key!, cached.readEpoch);
     if (kept) {
       const content = (await cached.load(kept.publicIds)).filter((doc): doc is CandidateDoc => doc !== null);
@@ -242,9 +247,10 @@ export class CandidateQueryService {
     return load(publicId);
   }
 
+  /** The list of this public id, when `caller` may read it: one loaded with the data, or its own (ADMIN: any). */
   findSavedList(caller: ApiKeyRecord, publicId: string): Promise<SavedListDoc | null> {
     authorize(caller, 'READ_CANDIDATE_DATA');
-    return this.savedLists.findByPublicId(publicId);
+    return this.savedLists.findByPublicId(publicId, listReaderOf(caller));
   }
 
   /**

@@ -27,6 +27,8 @@ import type {
   GetCandidatesByListQueryVariables,
   JobMatchMutation,
   JobMatchMutationVariables,
+  ListSavedListsQuery,
+  ListSavedListsQueryVariables,
   OfferToAssistMutation,
   OfferToAssistMutationVariables,
   RegisterCandidateMutation,
@@ -47,6 +49,7 @@ export const OPERATION_FILES = {
   RegisterCandidate: 'register-candidate.graphql',
   CandidateStatistics: 'candidate-statistics.graphql',
   RunSavedSearch: 'run-saved-search.graphql',
+  ListSavedLists: 'list-saved-lists.graphql',
 } as const;
 
 export type OperationName = keyof typeof OPERATION_FILES;
@@ -61,6 +64,7 @@ export interface OperationTypes {
   RegisterCandidate: { variables: RegisterCandidateMutationVariables; data: RegisterCandidateMutation };
   CandidateStatistics: { variables: CandidateStatisticsQueryVariables; data: CandidateStatisticsQuery };
   RunSavedSearch: { variables: RunSavedSearchQueryVariables; data: RunSavedSearchQuery };
+  ListSavedLists: { variables: ListSavedListsQueryVariables; data: ListSavedListsQuery };
 }
 
 export type VariablesOf<N extends OperationName> = OperationTypes[N]['variables'];

@@ -8,6 +8,7 @@ export const REST_ROUTES = {
   register: '/candidates/register',
   statistics: '/statistics',
   savedSearchCandidates: '/saved-searches/:savedSearchId/candidates',
+  savedLists: '/saved-lists',
 } as const;
 
 /** Where the REST router is mounted. */

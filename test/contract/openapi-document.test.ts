@@ -469,6 +469,7 @@ describeUnlessMissing(contractMissing)('OpenAPI document of /v1 (schema/rest/ope
           path: '/v1/saved-searches/{savedSearchId}/candidates',
           operationId: 'getSavedSearchCandidates',
         },
+        { method: 'GET', path: '/v1/saved-lists', operationId: 'getSavedLists' },
       ]);
       expect(
         operations
@@ -641,6 +642,7 @@ describeUnlessMissing(contractMissing)('OpenAPI document of /v1 (schema/rest/ope
           'getCandidateByPublicId 204 (no body)',
           'getCandidatesByPublicListId 200 application/json',
           'getCandidateStatistics 200 application/json,text/csv',
+          'getSavedLists 200 application/json',
           'getSavedSearchCandidates 200 application/json',
           'jobMatch 201 application/json',
           'offerToAssistCandidates 201 application/json',

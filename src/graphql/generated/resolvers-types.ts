@@ -2,6 +2,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { CandidateDoc, CandidateCertificationDoc, CandidateCitizenshipDoc, DestinationDoc, CandidateEducationDoc, CandidateExamDoc, CandidateLanguageDoc, CandidateOccupationDoc, CandidateJobExperienceDoc, CandidateSkillDoc, DependantDoc, CandidateVisaCheckDoc, CandidateVisaJobCheckDoc, JobOpportunityDoc, SavedListDoc } from 'candidate-documents';
 import type { SavedSearchRecord } from '../../candidates/saved-search-service';
+import type { SavedListOverview } from '../../candidates/saved-list-service';
 import type { CountryDoc, LanguageDoc, LanguageLevelDoc, OccupationDoc, EducationLevelDoc, EducationMajorDoc } from '../../reference/reference-data';
 import type { AuditEventDoc, AuditedStatisticsQueryDoc } from '../../audit/audit-event';
 import type { StatisticsQuestionDoc } from '../../statistics/privacy-ledger-repository';
@@ -993,6 +994,14 @@ export type CovidVaccinatedStatus =
   /** Partially vaccinated. */
   | 'PARTIAL';
 
+/** A new saved list. */
+export type CreateSavedListInput = {
+  /** The first candidates, in list order: 0 to 100 public ids. */
+  candidates?: InputMaybe<Array<Scalars['PublicId']['input']>>;
+  /** Name of the list, 1 to 100 characters of one line. */
+  name: Scalars['String']['input'];
+};
+
 /** What a new webhook is sent, where, and for whom. */
 export type CreateWebhookInput = {
   /** Id of the API key (`key_…`) the webhook serves: job matches and offers are sent only when they name a candidate this key registered or received. */
@@ -1524,12 +1533,25 @@ export type MaritalStatus =
 export type Mutation = {
   __typename?: 'Mutation';
   /**
+   * Appends candidates to a list of this key, after its members, in the order given (a member
+   * already in it stays where it is). NOT_FOUND names the candidates that do not exist (and nothing
+   * changes), or the list when it is not this key's; FORBIDDEN for a list loaded with the data.
+   */
+  addToSavedList: SavedList;
+  /**
    * Records an employer's or recruiter's interest in candidates for a job (REST
    * `POST /v1/candidates/job-match`). Fails with NOT_FOUND when a candidate is unknown (and
    * then records nothing) and with BAD_USER_INPUT when a value breaks a rule given in the
    * descriptions of the input.
    */
   createJobMatch: JobMatchResult;
+  /**
+   * Makes a saved list of this API key, readable only by it (and ADMIN keys) like any saved list
+   * (`savedList`, REST `GET /v1/candidates/by-list/{publicListId}`, the `inSavedLists` filter). A
+   * key keeps at most 50 lists, each of at most 1000 candidates. NOT_FOUND names the candidates that
+   * do not exist (and nothing is made). Needs READ_CANDIDATE_DATA.
+   */
+  createSavedList: SavedList;
   /**
    * Saves a search for this API key: its filter is checked as `candidates` checks it, and every
    * code it names must be active in the reference data (BAD_USER_INPUT otherwise). A key keeps at most
@@ -1544,6 +1566,8 @@ export type Mutation = {
    * The answer holds the signing secret, once: it cannot be read again.
    */
   createWebhook: CreatedWebhook;
+  /** Deletes a list of this key and returns it as it was; errors as `addToSavedList`. */
+  deleteSavedList: SavedList;
   /** Deletes a saved search of this key and returns it as it was. NOT_FOUND when no search of this key has the id. */
   deleteSavedSearch: SavedSearch;
   /**
@@ -1570,8 +1594,16 @@ export type Mutation = {
    * rule given in the descriptions of the input.
    */
   registerCandidate: RegisterCandidateResult;
+  /**
+   * Removes candidates from a list of this key. NOT_FOUND names the ids that are neither members
+   * nor candidates (and nothing changes), or the list when it is not this key's; FORBIDDEN for a
+   * list loaded with the data.
+   */
+  removeFromSavedList: SavedList;
   /** Removes a webhook and its deliveries; nothing more is sent to it. ADMIN only. */
   removeWebhook: Webhook;
+  /** Renames a list of this key; errors as `addToSavedList`. */
+  renameSavedList: SavedList;
   /**
    * Sends a dead-lettered delivery again, with a fresh series of attempts and the same
    * `webhook-id`. ADMIN only; NOT_FOUND unless that delivery is dead-lettered.
@@ -1590,8 +1622,29 @@ export type Mutation = {
  * REST request and returns the fields of its 201 response. All of them need an API key with the
  * matching permission; without it they fail with code FORBIDDEN.
  */
+export type MutationAddToSavedListArgs = {
+  candidates: Array<Scalars['PublicId']['input']>;
+  publicId: Scalars['PublicId']['input'];
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
 export type MutationCreateJobMatchArgs = {
   input: JobMatchInput;
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationCreateSavedListArgs = {
+  input: CreateSavedListInput;
 };
 
 
@@ -1612,6 +1665,16 @@ export type MutationCreateSavedSearchArgs = {
  */
 export type MutationCreateWebhookArgs = {
   input: CreateWebhookInput;
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationDeleteSavedListArgs = {
+  publicId: Scalars['PublicId']['input'];
 };
 
 
@@ -1660,8 +1723,30 @@ export type MutationRegisterCandidateArgs = {
  * REST request and returns the fields of its 201 response. All of them need an API key with the
  * matching permission; without it they fail with code FORBIDDEN.
  */
+export type MutationRemoveFromSavedListArgs = {
+  candidates: Array<Scalars['PublicId']['input']>;
+  publicId: Scalars['PublicId']['input'];
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
 export type MutationRemoveWebhookArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationRenameSavedListArgs = {
+  name: Scalars['String']['input'];
+  publicId: Scalars['PublicId']['input'];
 };
 
 
@@ -1982,6 +2067,11 @@ export type Query = {
    * give the REST `GET /v1/candidates/by-list/{publicListId}`.
    */
   savedList?: Maybe<SavedList>;
+  /**
+   * The saved lists this API key may read (REST `GET /v1/saved-lists`): those loaded with the data
+   * and the key's own (an ADMIN key: every key's), oldest first. Needs READ_CANDIDATE_DATA.
+   */
+  savedLists: Array<SavedListSummary>;
   /**
    * One saved search; null when no search has this id or it belongs to another key (an ADMIN key
    * reads every key's). Needs READ_CANDIDATE_DATA.
@@ -2373,6 +2463,19 @@ export type SavedList = Node & {
 export type SavedListCandidatesArgs = {
   limit?: InputMaybe<Scalars['Int']['input']>;
   page?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** A saved list as `savedLists` shows it: without its candidates. */
+export type SavedListSummary = {
+  __typename?: 'SavedListSummary';
+  /** Name of the list. */
+  name: Scalars['String']['output'];
+  /** Public identifier of the list (`savedList(publicId)`, REST `GET /v1/candidates/by-list/{publicListId}`). */
+  publicId: Scalars['PublicId']['output'];
+  /** True for a list loaded with the data, which no key can change; false for a key's own list. */
+  readOnly: Scalars['Boolean']['output'];
+  /** Number of candidates in the list. */
+  size: Scalars['Int']['output'];
 };
 
 /**
@@ -2826,6 +2929,7 @@ export type ResolversTypes = ResolversObject<{
   Country: ResolverTypeWrapper<CountryDoc>;
   CountryRefInput: CountryRefInput;
   CovidVaccinatedStatus: CovidVaccinatedStatus;
+  CreateSavedListInput: CreateSavedListInput;
   CreateWebhookInput: CreateWebhookInput;
   CreatedWebhook: ResolverTypeWrapper<Omit<CreatedWebhook, 'webhook'> & { webhook: ResolversTypes['Webhook'] }>;
   Date: ResolverTypeWrapper<Scalars['Date']['output']>;
@@ -2894,6 +2998,7 @@ export type ResolversTypes = ResolversObject<{
   SavedExamRequirement: ResolverTypeWrapper<SavedExamRequirement>;
   SavedLanguageRequirement: ResolverTypeWrapper<SavedLanguageRequirement>;
   SavedList: ResolverTypeWrapper<SavedListDoc>;
+  SavedListSummary: ResolverTypeWrapper<SavedListOverview>;
   SavedSearch: ResolverTypeWrapper<SavedSearchRecord>;
   SavedSearchInput: SavedSearchInput;
   SavedSearchUpdateInput: SavedSearchUpdateInput;
@@ -2956,6 +3061,7 @@ export type ResolversParentTypes = ResolversObject<{
   ChargedStatisticsQuery: Omit<ChargedStatisticsQuery, 'question'> & { question: ResolversParentTypes['StatisticsQuestion'] };
   Country: CountryDoc;
   CountryRefInput: CountryRefInput;
+  CreateSavedListInput: CreateSavedListInput;
   CreateWebhookInput: CreateWebhookInput;
   CreatedWebhook: Omit<CreatedWebhook, 'webhook'> & { webhook: ResolversParentTypes['Webhook'] };
   Date: Scalars['Date']['output'];
@@ -3002,6 +3108,7 @@ export type ResolversParentTypes = ResolversObject<{
   SavedExamRequirement: SavedExamRequirement;
   SavedLanguageRequirement: SavedLanguageRequirement;
   SavedList: SavedListDoc;
+  SavedListSummary: SavedListOverview;
   SavedSearch: SavedSearchRecord;
   SavedSearchInput: SavedSearchInput;
   SavedSearchUpdateInput: SavedSearchUpdateInput;
@@ -3416,14 +3523,19 @@ export interface LongScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
 }
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
+  addToSavedList?: Resolver<ResolversTypes['SavedList'], ParentType, ContextType, RequireFields<MutationAddToSavedListArgs, 'candidates' | 'publicId'>>;
   createJobMatch?: Resolver<ResolversTypes['JobMatchResult'], ParentType, ContextType, RequireFields<MutationCreateJobMatchArgs, 'input'>>;
+  createSavedList?: Resolver<ResolversTypes['SavedList'], ParentType, ContextType, RequireFields<MutationCreateSavedListArgs, 'input'>>;
   createSavedSearch?: Resolver<ResolversTypes['SavedSearch'], ParentType, ContextType, RequireFields<MutationCreateSavedSearchArgs, 'input'>>;
   createWebhook?: Resolver<ResolversTypes['CreatedWebhook'], ParentType, ContextType, RequireFields<MutationCreateWebhookArgs, 'input'>>;
+  deleteSavedList?: Resolver<ResolversTypes['SavedList'], ParentType, ContextType, RequireFields<MutationDeleteSavedListArgs, 'publicId'>>;
   deleteSavedSearch?: Resolver<ResolversTypes['SavedSearch'], ParentType, ContextType, RequireFields<MutationDeleteSavedSearchArgs, 'id'>>;
   eraseCandidate?: Resolver<ResolversTypes['ErasureResult'], ParentType, ContextType, RequireFields<MutationEraseCandidateArgs, 'publicId'>>;
   offerToAssist?: Resolver<ResolversTypes['OfferToAssistResult'], ParentType, ContextType, RequireFields<MutationOfferToAssistArgs, 'input'>>;
   registerCandidate?: Resolver<ResolversTypes['RegisterCandidateResult'], ParentType, ContextType, RequireFields<MutationRegisterCandidateArgs, 'input'>>;
+  removeFromSavedList?: Resolver<ResolversTypes['SavedList'], ParentType, ContextType, RequireFields<MutationRemoveFromSavedListArgs, 'candidates' | 'publicId'>>;
   removeWebhook?: Resolver<ResolversTypes['Webhook'], ParentType, ContextType, RequireFields<MutationRemoveWebhookArgs, 'id'>>;
+  renameSavedList?: Resolver<ResolversTypes['SavedList'], ParentType, ContextType, RequireFields<MutationRenameSavedListArgs, 'name' | 'publicId'>>;
   replayWebhookDelivery?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType, RequireFields<MutationReplayWebhookDeliveryArgs, 'seq' | 'webhookId'>>;
   updateSavedSearch?: Resolver<ResolversTypes['SavedSearch'], ParentType, ContextType, RequireFields<MutationUpdateSavedSearchArgs, 'id' | 'input'>>;
 }>;
@@ -3472,6 +3584,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   nodes?: Resolver<Array<Maybe<ResolversTypes['Node']>>, ParentType, ContextType, RequireFields<QueryNodesArgs, 'ids'>>;
   occupations?: Resolver<Array<ResolversTypes['Occupation']>, ParentType, ContextType, Partial<QueryOccupationsArgs>>;
   savedList?: Resolver<Maybe<ResolversTypes['SavedList']>, ParentType, ContextType, RequireFields<QuerySavedListArgs, 'publicId'>>;
+  savedLists?: Resolver<Array<ResolversTypes['SavedListSummary']>, ParentType, ContextType>;
   savedSearch?: Resolver<Maybe<ResolversTypes['SavedSearch']>, ParentType, ContextType, RequireFields<QuerySavedSearchArgs, 'id'>>;
   savedSearches?: Resolver<Array<ResolversTypes['SavedSearch']>, ParentType, ContextType>;
   statisticsBudget?: Resolver<ResolversTypes['StatisticsBudget'], ParentType, ContextType>;
@@ -3518,6 +3631,13 @@ export type SavedListResolvers<ContextType = GraphQLContext, ParentType extends 
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   publicId?: Resolver<ResolversTypes['PublicId'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type SavedListSummaryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SavedListSummary'] = ResolversParentTypes['SavedListSummary']> = ResolversObject<{
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  publicId?: Resolver<ResolversTypes['PublicId'], ParentType, ContextType>;
+  readOnly?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  size?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
 export type SavedSearchResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SavedSearch'] = ResolversParentTypes['SavedSearch']> = ResolversObject<{
@@ -3675,6 +3795,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   SavedExamRequirement?: SavedExamRequirementResolvers<ContextType>;
   SavedLanguageRequirement?: SavedLanguageRequirementResolvers<ContextType>;
   SavedList?: SavedListResolvers<ContextType>;
+  SavedListSummary?: SavedListSummaryResolvers<ContextType>;
   SavedSearch?: SavedSearchResolvers<ContextType>;
   StatisticsBudget?: StatisticsBudgetResolvers<ContextType>;
   StatisticsCell?: StatisticsCellResolvers<ContextType>;

@@ -981,6 +981,14 @@ export type CovidVaccinatedStatus =
   /** Partially vaccinated. */
   | 'PARTIAL';
 
+/** A new saved list. */
+export type CreateSavedListInput = {
+  /** The first candidates, in list order: 0 to 100 public ids. */
+  candidates?: InputMaybe<Array<Scalars['PublicId']['input']>>;
+  /** Name of the list, 1 to 100 characters of one line. */
+  name: Scalars['String']['input'];
+};
+
 /** What a new webhook is sent, where, and for whom. */
 export type CreateWebhookInput = {
   /** Id of the API key (`key_…`) the webhook serves: job matches and offers are sent only when they name a candidate this key registered or received. */
@@ -1512,12 +1520,25 @@ export type MaritalStatus =
 export type Mutation = {
   __typename?: 'Mutation';
   /**
+   * Appends candidates to a list of this key, after its members, in the order given (a member
+   * already in it stays where it is). NOT_FOUND names the candidates that do not exist (and nothing
+   * changes), or the list when it is not this key's; FORBIDDEN for a list loaded with the data.
+   */
+  addToSavedList: SavedList;
+  /**
    * Records an employer's or recruiter's interest in candidates for a job (REST
    * `POST /v1/candidates/job-match`). Fails with NOT_FOUND when a candidate is unknown (and
    * then records nothing) and with BAD_USER_INPUT when a value breaks a rule given in the
    * descriptions of the input.
    */
   createJobMatch: JobMatchResult;
+  /**
+   * Makes a saved list of this API key, readable only by it (and ADMIN keys) like any saved list
+   * (`savedList`, REST `GET /v1/candidates/by-list/{publicListId}`, the `inSavedLists` filter). A
+   * key keeps at most 50 lists, each of at most 1000 candidates. NOT_FOUND names the candidates that
+   * do not exist (and nothing is made). Needs READ_CANDIDATE_DATA.
+   */
+  createSavedList: SavedList;
   /**
    * Saves a search for this API key: its filter is checked as `candidates` checks it, and every
    * code it names must be active in the reference data (BAD_USER_INPUT otherwise). A key keeps at most
@@ -1532,6 +1553,8 @@ export type Mutation = {
    * The answer holds the signing secret, once: it cannot be read again.
    */
   createWebhook: CreatedWebhook;
+  /** Deletes a list of this key and returns it as it was; errors as `addToSavedList`. */
+  deleteSavedList: SavedList;
   /** Deletes a saved search of this key and returns it as it was. NOT_FOUND when no search of this key has the id. */
   deleteSavedSearch: SavedSearch;
   /**
@@ -1558,8 +1581,16 @@ export type Mutation = {
    * rule given in the descriptions of the input.
    */
   registerCandidate: RegisterCandidateResult;
+  /**
+   * Removes candidates from a list of this key. NOT_FOUND names the ids that are neither members
+   * nor candidates (and nothing changes), or the list when it is not this key's; FORBIDDEN for a
+   * list loaded with the data.
+   */
+  removeFromSavedList: SavedList;
   /** Removes a webhook and its deliveries; nothing more is sent to it. ADMIN only. */
   removeWebhook: Webhook;
+  /** Renames a list of this key; errors as `addToSavedList`. */
+  renameSavedList: SavedList;
   /**
    * Sends a dead-lettered delivery again, with a fresh series of attempts and the same
    * `webhook-id`. ADMIN only; NOT_FOUND unless that delivery is dead-lettered.
@@ -1578,8 +1609,29 @@ export type Mutation = {
  * REST request and returns the fields of its 201 response. All of them need an API key with the
  * matching permission; without it they fail with code FORBIDDEN.
  */
+export type MutationAddToSavedListArgs = {
+  candidates: Array<Scalars['PublicId']['input']>;
+  publicId: Scalars['PublicId']['input'];
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
 export type MutationCreateJobMatchArgs = {
   input: JobMatchInput;
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationCreateSavedListArgs = {
+  input: CreateSavedListInput;
 };
 
 
@@ -1600,6 +1652,16 @@ export type MutationCreateSavedSearchArgs = {
  */
 export type MutationCreateWebhookArgs = {
   input: CreateWebhookInput;
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationDeleteSavedListArgs = {
+  publicId: Scalars['PublicId']['input'];
 };
 
 
@@ -1648,8 +1710,30 @@ export type MutationRegisterCandidateArgs = {
  * REST request and returns the fields of its 201 response. All of them need an API key with the
  * matching permission; without it they fail with code FORBIDDEN.
  */
+export type MutationRemoveFromSavedListArgs = {
+  candidates: Array<Scalars['PublicId']['input']>;
+  publicId: Scalars['PublicId']['input'];
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
 export type MutationRemoveWebhookArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationRenameSavedListArgs = {
+  name: Scalars['String']['input'];
+  publicId: Scalars['PublicId']['input'];
 };
 
 
@@ -1970,6 +2054,11 @@ export type Query = {
    * give the REST `GET /v1/candidates/by-list/{publicListId}`.
    */
   savedList?: Maybe<SavedList>;
+  /**
+   * The saved lists this API key may read (REST `GET /v1/saved-lists`): those loaded with the data
+   * and the key's own (an ADMIN key: every key's), oldest first. Needs READ_CANDIDATE_DATA.
+   */
+  savedLists: Array<SavedListSummary>;
   /**
    * One saved search; null when no search has this id or it belongs to another key (an ADMIN key
    * reads every key's). Needs READ_CANDIDATE_DATA.
@@ -2361,6 +2450,19 @@ export type SavedList = Node & {
 export type SavedListCandidatesArgs = {
   limit?: InputMaybe<Scalars['Int']['input']>;
   page?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** A saved list as `savedLists` shows it: without its candidates. */
+export type SavedListSummary = {
+  __typename?: 'SavedListSummary';
+  /** Name of the list. */
+  name: Scalars['String']['output'];
+  /** Public identifier of the list (`savedList(publicId)`, REST `GET /v1/candidates/by-list/{publicListId}`). */
+  publicId: Scalars['PublicId']['output'];
+  /** True for a list loaded with the data, which no key can change; false for a key's own list. */
+  readOnly: Scalars['Boolean']['output'];
+  /** Number of candidates in the list. */
+  size: Scalars['Int']['output'];
 };
 
 /**

@@ -29,6 +29,7 @@ import { NodeQuery } from './NodeQuery';
 import { Occupation } from './Occupation';
 import { Query } from './Query';
 import { SavedList } from './SavedList';
+import { SavedListMutation, SavedListQuery, SavedListSummary } from './SavedListQuery';
 import { SavedSearchMutation, SavedSearchQuery } from './SavedSearchQuery';
 import { StatisticsQuery } from './StatisticsQuery';
 import { WebhookDelivery } from './WebhookDelivery';
@@ -44,9 +45,10 @@ export const resolvers: Resolvers = {
     ...CandidateChangesQuery,
     ...WebhookQuery,
     ...SavedSearchQuery,
+    ...SavedListQuery,
   },
   Node,
-  Mutation: { ...Mutation, ...ErasureMutation, ...WebhookMutation, ...SavedSearchMutation },
+  Mutation: { ...Mutation, ...ErasureMutation, ...WebhookMutation, ...SavedSearchMutation, ...SavedListMutation },
   Candidate,
   CandidateOccupation,
   CandidateJobExperience,
@@ -59,6 +61,7 @@ export const resolvers: Resolvers = {
   JobOpportunity,
   EmployerEntity,
   SavedList,
+  SavedListSummary,
   CandidatePage,
   CandidateEdge,
   CandidateChange,

@@ -989,6 +989,11 @@ export type JobMatchMutationVariables = Exact<{
 
 export type JobMatchMutation = { createJobMatch: { message: string, jobMatchId: string } };
 
+export type ListSavedListsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ListSavedListsQuery = { savedLists: Array<{ publicId: string, name: string, size: number, readOnly: boolean }> };
+
 export type OfferToAssistMutationVariables = Exact<{
   input: OfferToAssistInput;
 }>;

@@ -55,7 +55,7 @@ export interface paths {
         };
         /**
          * Get the candidates of a saved list
-         * @description Returns a page of the anonymised candidates in the saved list, in the list's order; totals count the whole list. A page past the end has empty `content`. An unknown query parameter gives 400.
+         * @description Returns a page of the anonymised candidates in the saved list, in the list's order; totals count the whole list. A page past the end has empty `content`. An unknown query parameter gives 400. A list a partner's key made is read only by that key (and ADMIN keys); for any other key it does not exist (404).
          */
         get: operations["getCandidatesByPublicListId"];
         put?: never;
@@ -160,6 +160,26 @@ export interface paths {
          * @description Runs a saved search of this API key (an extension beyond the contract): the page, its order and its errors are those of `GET /v1/candidates` with the saved filter and `includeEmployed`. A search saved by another key, or none, gives 404 (never 403). Codes of the filter that the reference data no longer lists as active are still asked for: read the search's `inactiveCodes` in GraphQL. An unknown query parameter gives 400.
          */
         get: operations["getSavedSearchCandidates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/saved-lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the saved lists this key may read
+         * @description The saved lists this API key may read (an extension beyond the contract): those loaded with the data, and the key's own lists (an ADMIN key: every key's), oldest first. A key makes its own lists with GraphQL (`createSavedList`): at most 50 per key, each of at most 1000 candidates. An unknown query parameter gives 400.
+         */
+        get: operations["getSavedLists"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1344,6 +1364,17 @@ export interface components {
              * @description When this answer was computed; a repeat of the question gets the same answer and the same time.
              */
             answeredAt: string;
+        };
+        /** @description A saved list the API key may read, without its candidates (read them with `GET /v1/candidates/by-list/{publicListId}`). */
+        SavedListSummary: {
+            /** @description Public identifier of the list (`publicListId` of `GET /v1/candidates/by-list/{publicListId}`). */
+            publicId: components["schemas"]["PublicId"];
+            /** @description Name of the list. */
+            name: string;
+            /** @description Number of candidates in the list. */
+            size: number;
+            /** @description True for a list loaded with the data, which no key can change; false for the key's own list (changed with GraphQL: `addToSavedList`, `removeFromSavedList`, `renameSavedList`, `deleteSavedList`). */
+            readOnly: boolean;
         };
     };
     responses: {
@@ -4044,6 +4075,69 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSavedLists: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lists, without their candidates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "publicId": "nJK3Xw9NTbadisPaXEoF-w",
+                     *         "name": "Nurses for the Canada pilot",
+                     *         "size": 12,
+                     *         "readOnly": true
+                     *       },
+                     *       {
+                     *         "publicId": "Vb0kz1M3QfWq8c2xJtR9yA",
+                     *         "name": "Shortlist: ICU nurses",
+                     *         "size": 3,
+                     *         "readOnly": false
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["SavedListSummary"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The API key lacks the READ_CANDIDATE_DATA permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://candidate-directory.example/problems/forbidden",
+                     *       "title": "Permission denied",
+                     *       "status": 403,
+                     *       "detail": "This API key lacks the READ_CANDIDATE_DATA permission.",
+                     *       "instance": "/v1/saved-lists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["RouteNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
