@@ -27,6 +27,7 @@ import { bootstrapDemo, type DemoBootstrap } from './demo-bootstrap';
 import { showStartBanner, startFailureMessage } from './start-banner';
 import { loadReferenceData } from '../reference/load-reference-data';
 import { createServices, serviceOptions } from './create-services';
+import { attachSubscriptionServer } from '../graphql/subscription-server';
 import { createGraphQLEndpoint } from '../graphql/graphql-server';
 import { servePlayground } from '../graphql/playground';
 import { createSchema } from '../graphql/schema';
@@ -192,6 +193,8 @@ export async function createApp(
     ),
   );
   server.on('clientError', answerClientError);
+  // Subscriptions: the upgrades of /graphql to WebSocket, on the same port.
+  const subscriptions = attachSubscriptionServer(server, { config, schema, services, logger });
   // The webhooks command registers endpoints by the rules this service delivers by.
   await new WebhookRepository(database.db).recordEndpointPolicy(webhookEndpoints(config), clock.now());
   const webhooks = createWebhookDispatcher(database, config, clock, logger);
@@ -215,6 +218,8 @@ export async function createApp(
       }),
     stop: () =>
       (stopped ??= (async () => {
+        // Subscriptions end first: their connections would keep the server from draining.
+        await subscriptions.close();
         // Requests in flight finish (up to SHUTDOWN_GRACE_MS) while they still have Apollo and the pool.
         await health.drain(server, config.shutdownGraceMs);
         // An attempt in flight finishes (bounded by WEBHOOK_TIMEOUT_MS); what it did not confirm is sent after the restart.

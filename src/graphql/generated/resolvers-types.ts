@@ -2682,6 +2682,36 @@ export type Status =
   /** No longer offered for new data; existing references remain valid. */
   | 'INACTIVE';
 
+/**
+ * Live events, over WebSocket (protocol `graphql-transport-ws`, the `graphql-ws` package's, at
+ * `/graphql` on the same port). The API key goes in the connection's `connectionParams` as
+ * `x-api-key` (or the upgrade request's `X-API-Key` header); it is checked on connect and again
+ * before every event, so a revoked key gets nothing more. Each event is an edge with a cursor: a
+ * client that subscribes again with the last cursor it received misses nothing and gets nothing
+ * twice, whatever happened meanwhile.
+ */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /**
+   * The change feed as it happens: every change to a candidate committed after `after`, in commit
+   * order, one event each (as `candidateChanges` pages them). Needs READ_CANDIDATE_DATA.
+   */
+  candidateChanged: CandidateChangeEdge;
+};
+
+
+/**
+ * Live events, over WebSocket (protocol `graphql-transport-ws`, the `graphql-ws` package's, at
+ * `/graphql` on the same port). The API key goes in the connection's `connectionParams` as
+ * `x-api-key` (or the upgrade request's `X-API-Key` header); it is checked on connect and again
+ * before every event, so a revoked key gets nothing more. Each event is an edge with a cursor: a
+ * client that subscribes again with the last cursor it received misses nothing and gets nothing
+ * twice, whatever happened meanwhile.
+ */
+export type SubscriptionCandidateChangedArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+};
+
 /** State of a candidate's travel documents. */
 export type TravelDocumentStatus =
   /** Expired travel documents. */
@@ -3011,6 +3041,7 @@ export type ResolversTypes = ResolversObject<{
   StatisticsQuestion: ResolverTypeWrapper<StatisticsQuestionDoc>;
   Status: Status;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   TravelDocumentStatus: TravelDocumentStatus;
   Webhook: ResolverTypeWrapper<WebhookStatus>;
   WebhookDelivery: ResolverTypeWrapper<DeliveryDoc>;
@@ -3120,6 +3151,7 @@ export type ResolversParentTypes = ResolversObject<{
   StatisticsPreview: Omit<StatisticsPreview, 'question'> & { question: ResolversParentTypes['StatisticsQuestion'] };
   StatisticsQuestion: StatisticsQuestionDoc;
   String: Scalars['String']['output'];
+  Subscription: Record<PropertyKey, never>;
   Webhook: WebhookStatus;
   WebhookDelivery: DeliveryDoc;
 }>;
@@ -3716,6 +3748,10 @@ export type StatisticsQuestionResolvers<ContextType = GraphQLContext, ParentType
   occupations?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
+export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
+  candidateChanged?: SubscriptionResolver<ResolversTypes['CandidateChangeEdge'], "candidateChanged", ParentType, ContextType, Partial<SubscriptionCandidateChangedArgs>>;
+}>;
+
 export type WebhookResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Webhook'] = ResolversParentTypes['Webhook']> = ResolversObject<{
   apiKeyId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   createdDate?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -3804,6 +3840,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   StatisticsLanguageRequirement?: StatisticsLanguageRequirementResolvers<ContextType>;
   StatisticsPreview?: StatisticsPreviewResolvers<ContextType>;
   StatisticsQuestion?: StatisticsQuestionResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
   Webhook?: WebhookResolvers<ContextType>;
   WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
 }>;

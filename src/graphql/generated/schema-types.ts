@@ -2669,6 +2669,36 @@ export type Status =
   /** No longer offered for new data; existing references remain valid. */
   | 'INACTIVE';
 
+/**
+ * Live events, over WebSocket (protocol `graphql-transport-ws`, the `graphql-ws` package's, at
+ * `/graphql` on the same port). The API key goes in the connection's `connectionParams` as
+ * `x-api-key` (or the upgrade request's `X-API-Key` header); it is checked on connect and again
+ * before every event, so a revoked key gets nothing more. Each event is an edge with a cursor: a
+ * client that subscribes again with the last cursor it received misses nothing and gets nothing
+ * twice, whatever happened meanwhile.
+ */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /**
+   * The change feed as it happens: every change to a candidate committed after `after`, in commit
+   * order, one event each (as `candidateChanges` pages them). Needs READ_CANDIDATE_DATA.
+   */
+  candidateChanged: CandidateChangeEdge;
+};
+
+
+/**
+ * Live events, over WebSocket (protocol `graphql-transport-ws`, the `graphql-ws` package's, at
+ * `/graphql` on the same port). The API key goes in the connection's `connectionParams` as
+ * `x-api-key` (or the upgrade request's `X-API-Key` header); it is checked on connect and again
+ * before every event, so a revoked key gets nothing more. Each event is an edge with a cursor: a
+ * client that subscribes again with the last cursor it received misses nothing and gets nothing
+ * twice, whatever happened meanwhile.
+ */
+export type SubscriptionCandidateChangedArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+};
+
 /** State of a candidate's travel documents. */
 export type TravelDocumentStatus =
   /** Expired travel documents. */

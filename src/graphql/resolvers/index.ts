@@ -32,6 +32,7 @@ import { SavedList } from './SavedList';
 import { SavedListMutation, SavedListQuery, SavedListSummary } from './SavedListQuery';
 import { SavedSearchMutation, SavedSearchQuery } from './SavedSearchQuery';
 import { StatisticsQuery } from './StatisticsQuery';
+import { Subscription } from './Subscription';
 import { WebhookDelivery } from './WebhookDelivery';
 import { WebhookMutation, WebhookQuery } from './WebhookQuery';
 
@@ -48,6 +49,7 @@ export const resolvers: Resolvers = {
     ...SavedListQuery,
   },
   Node,
+  Subscription,
   Mutation: { ...Mutation, ...ErasureMutation, ...WebhookMutation, ...SavedSearchMutation, ...SavedListMutation },
   Candidate,
   CandidateOccupation,
