@@ -28,6 +28,7 @@ import { showStartBanner, startFailureMessage } from './start-banner';
 import { loadReferenceData } from '../reference/load-reference-data';
 import { createServices, serviceOptions } from './create-services';
 import { attachSubscriptionServer } from '../graphql/subscription-server';
+import { createLiveOperations } from '../graphql/live-operations';
 import { createGraphQLEndpoint } from '../graphql/graphql-server';
 import { servePlayground } from '../graphql/playground';
 import { createSchema } from '../graphql/schema';
@@ -194,7 +195,8 @@ export async function createApp(
   );
   server.on('clientError', answerClientError);
   // Subscriptions: the upgrades of /graphql to WebSocket, on the same port.
-  const subscriptions = attachSubscriptionServer(server, { config, schema, services, logger });
+  const live = createLiveOperations({ config, schema, services, logger });
+  const subscriptions = attachSubscriptionServer(server, live);
   // The webhooks command registers endpoints by the rules this service delivers by.
   await new WebhookRepository(database.db).recordEndpointPolicy(webhookEndpoints(config), clock.now());
   const webhooks = createWebhookDispatcher(database, config, clock, logger);
