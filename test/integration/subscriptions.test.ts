@@ -1,3 +1,4 @@
+import { createClient as createSseClient } from 'graphql-sse';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { createApiKeyRepository } from '../../src/auth/api-key-repository';
@@ -7,7 +8,7 @@ import { recordSecret } from '../support/log-capture';
 import { rest } from '../support/rest-client';
 
 /**
- * GraphQL subscriptions over WebSocket (graphql-ws's own client): `candidateChanged` delivers
+ * GraphQL subscriptions over WebSocket and Server-Sent Events (graphql-ws's and graphql-sse's own clients): `candidateChanged` delivers
  * every change after a cursor once, in commit order; a client that subscribes again with its
  * last cursor misses nothing and gets nothing twice; the key is checked on connect and before
  * every event, so a revoked key gets no later change.
@@ -24,7 +25,7 @@ interface Changed {
   };
 }
 
-describe('subscriptions over WebSocket (graphql-transport-ws)', () => {
+describe('subscriptions over WebSocket (graphql-transport-ws), then as Server-Sent Events', () => {
   let service: AppUnderTest;
   let reader: string;
   let registrar: string;
@@ -129,5 +130,56 @@ describe('subscriptions over WebSocket (graphql-transport-ws)', () => {
   test('when a query is sent over WebSocket, then it is refused: only subscriptions are served there', async () => {
     const events = connect(reader).iterate({ query: '{ candidateChangesPosition }' });
     await expect(events.next()).rejects.toEqual([expect.objectContaining({ extensions: { code: 'BAD_REQUEST' } })]);
+  });
+
+  describe('as Server-Sent Events (POST /graphql/stream)', () => {
+    const stream = (key: string, after: string) =>
+      createSseClient({
+        url: `${service.url}/graphql/stream`,
+        headers: { 'x-api-key': key },
+        retryAttempts: 0,
+      }).iterate<Changed>({ query: CHANGED, variables: { after } });
+
+    test('when a stream is opened after a cursor, then it gets the changes after it in order, then the live ones', async () => {
+      const start = await position();
+      const earlier = [await register(), await register()];
+      const events = stream(reader, start);
+      const got = [(await next(events)).data!.candidateChanged, (await next(events)).data!.candidateChanged];
+      expect(got.map((edge) => edge.node.publicId)).toEqual(earlier);
+      const live = await register();
+      expect((await next(events)).data!.candidateChanged.node).toEqual({
+        kind: 'REGISTERED',
+        publicId: live,
+        candidate: { publicId: live },
+      });
+      await events.return?.();
+    });
+
+    test('when the key is revoked, then the last event of the stream is UNAUTHENTICATED and no later change comes', async () => {
+      const key = await service.key('READ_CANDIDATE_DATA');
+      const events = stream(key, await position());
+      const before = await register();
+      expect((await next(events)).data!.candidateChanged.node.publicId).toBe(before);
+      const keys = new ApiKeyService(createApiKeyRepository(service.db));
+      await keys.revokeKey((await keys.authenticate(key)).id);
+      await register();
+
+      expect((await next(events)).errors).toEqual([
+        expect.objectContaining({ message: 'A valid API key is required.', extensions: { code: 'UNAUTHENTICATED' } }),
+      ]);
+      expect((await events.next()).done).toBe(true);
+    });
+
+    test('when a stream is asked for without a valid key, then it is refused 401 before it opens', async () => {
+      const response = await fetch(`${service.url}/graphql/stream`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'x-api-key': 'cdk_not-a-key' },
+        body: JSON.stringify({ query: CHANGED }),
+      });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual({
+        errors: [expect.objectContaining({ extensions: { code: 'UNAUTHENTICATED' } })],
+      });
+    });
   });
 });
