@@ -1,3 +1,7 @@
+import { ApolloClient, ApolloLink, HttpLink, InMemoryCache, gql } from '@apollo/client';
+import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
+import { getMainDefinition } from '@apollo/client/utilities';
+import { OperationTypeNode } from 'graphql';
 import { createClient as createSseClient } from 'graphql-sse';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
@@ -130,6 +134,44 @@ describe('subscriptions over WebSocket (graphql-transport-ws), then as Server-Se
   test('when a query is sent over WebSocket, then it is refused: only subscriptions are served there', async () => {
     const events = connect(reader).iterate({ query: '{ candidateChangesPosition }' });
     await expect(events.next()).rejects.toEqual([expect.objectContaining({ extensions: { code: 'BAD_REQUEST' } })]);
+  });
+
+  test('when Apollo Client splits its link (queries over HTTP, subscriptions over graphql-ws), then it receives the change it subscribed to', async () => {
+    const isSubscription = ({ query }: ApolloLink.Operation) => {
+      const definition = getMainDefinition(query);
+      return definition.kind === 'OperationDefinition' && definition.operation === OperationTypeNode.SUBSCRIPTION;
+    };
+    const apollo = new ApolloClient({
+      link: ApolloLink.split(
+        isSubscription,
+        new GraphQLWsLink(connect(reader)),
+        new HttpLink({ uri: `${service.url}/graphql`, headers: { 'x-api-key': reader } }),
+      ),
+      cache: new InMemoryCache(),
+    });
+    const { data } = await apollo.query<{ candidateChangesPosition: string }>({
+      query: gql`
+        query Position {
+          candidateChangesPosition
+        }
+      `,
+    });
+
+    const first = new Promise<Changed>((resolve, reject) => {
+      const subscription = apollo
+        .subscribe<Changed>({ query: gql(CHANGED), variables: { after: data!.candidateChangesPosition } })
+        .subscribe({
+          next: (result) => {
+            subscription.unsubscribe();
+            if (result.data) resolve(result.data as Changed);
+            else reject(new Error(JSON.stringify(result.error)));
+          },
+          error: reject,
+        });
+    });
+    const registeredNow = await register();
+    expect((await first).candidateChanged.node).toMatchObject({ kind: 'REGISTERED', publicId: registeredNow });
+    apollo.stop();
   });
 
   describe('as Server-Sent Events (POST /graphql/stream)', () => {
