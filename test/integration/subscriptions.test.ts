@@ -1,7 +1,7 @@
 import { ApolloClient, ApolloLink, HttpLink, InMemoryCache, gql } from '@apollo/client';
 import { GraphQLWsLink } from '@apollo/client/link/subscriptions';
 import { getMainDefinition } from '@apollo/client/utilities';
-import { OperationTypeNode } from 'graphql';
+import { Kind, OperationTypeNode } from 'graphql';
 import { createClient as createSseClient } from 'graphql-sse';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
@@ -139,7 +139,7 @@ describe('subscriptions over WebSocket (graphql-transport-ws), then as Server-Se
   test('when Apollo Client splits its link (queries over HTTP, subscriptions over graphql-ws), then it receives the change it subscribed to', async () => {
     const isSubscription = ({ query }: ApolloLink.Operation) => {
       const definition = getMainDefinition(query);
-      return definition.kind === 'OperationDefinition' && definition.operation === OperationTypeNode.SUBSCRIPTION;
+      return definition.kind === Kind.OPERATION_DEFINITION && definition.operation === OperationTypeNode.SUBSCRIPTION;
     };
     const apollo = new ApolloClient({
       link: ApolloLink.split(
@@ -163,7 +163,7 @@ describe('subscriptions over WebSocket (graphql-transport-ws), then as Server-Se
         .subscribe({
           next: (result) => {
             subscription.unsubscribe();
-            if (result.data) resolve(result.data as Changed);
+            if (result.data) resolve(result.data);
             else reject(new Error(JSON.stringify(result.error)));
           },
           error: reject,
