@@ -4,8 +4,9 @@ import { decodeCursor, encodeCursor } from '../common/cursor';
 import { BadUserInputError } from '../errors';
 import { CANDIDATE_CHANGE_KINDS, type ChangeEvent, type ChangeEventReader } from './change-events';
 import { followChanges, type FollowedChange } from './change-follower';
+import { FeedTip } from './feed-tip';
 
-/** How often a live follower reads the feed while nothing is new, and checks its key while idle. */
+/** How often the feed's tip is read while live followers wait, and how often each checks its key while idle. */
 export const FOLLOW_POLL_MS = 200;
 export const FOLLOW_KEY_CHECK_MS = 1000;
 
@@ -30,7 +31,12 @@ export interface CandidateChangePage {
  * export and then follows, so that no change made during the export is missed.
  */
 export class CandidateChangeService {
-  constructor(private readonly changes: ChangeEventReader) {}
+  /** the feed's tip, polled once for every live follower of this process */
+  private readonly tip: FeedTip;
+
+  constructor(private readonly changes: ChangeEventReader) {
+    this.tip = new FeedTip(() => changes.lastSeq(), FOLLOW_POLL_MS);
+  }
 
   /**
    * The feed as it happens (subscription `candidateChanged`): every change after `after` (absent:
@@ -50,7 +56,7 @@ export class CandidateChangeService {
       start,
       cursorOf: (event) => encodeChangeCursor(event.seq),
       check,
-      pollMs: FOLLOW_POLL_MS,
+      tip: this.tip,
       checkEveryMs: FOLLOW_KEY_CHECK_MS,
       // Waits of the transport, not a rule of the product: the monotonic clock, not the app's.
       now: () => performance.now(),

@@ -1,4 +1,5 @@
 import type { ChangeEvent } from './change-events';
+import type { FeedTip } from './feed-tip';
 
 /** One event of a followed feed, with the cursor to resume after it. */
 export interface FollowedChange {
@@ -15,8 +16,8 @@ export interface FollowOptions {
   cursorOf: (event: ChangeEvent) => string;
   /** run before each event is handed over (and at least every `checkEveryMs` while idle): throws to end the follow */
   check: () => Promise<void>;
-  /** how long to wait before reading again when nothing was new */
-  pollMs: number;
+  /** the feed's tip as last seen, and a wait for it to pass a seq (feed-tip.ts) */
+  tip: Pick<FeedTip, 'current' | 'wait'>;
   checkEveryMs: number;
   /** what the waits are timed by */
   now: () => number;
@@ -24,8 +25,8 @@ export interface FollowOptions {
 
 /**
  * An endless iterator over a feed numbered by seq: reads a page after the last seq handed over,
- * hands its events over one at a time (each after `check`), and reads again after `pollMs` when
- * nothing was new. It reads only when asked for the next event, so a consumer that stops asking
+ * hands its events over one at a time (each after `check`), and when nothing was new reads again
+ * once the feed's tip has moved (one poll for the whole process: feed-tip.ts). It reads only when asked for the next event, so a consumer that stops asking
  * holds at most one page. `return` ends it at once, a wait included (an async generator would
  * finish its wait first, and keep polling for a client that is gone).
  */
@@ -34,14 +35,16 @@ export function followChanges(options: FollowOptions): AsyncIterableIterator<Fol
   let pending: ChangeEvent[] = [];
   let closed = false;
   let lastCheck = -Infinity;
-  let wake: (() => void) | undefined;
-  let timer: NodeJS.Timeout | undefined;
-
-  const pause = () =>
-    new Promise<void>((resolve) => {
-      wake = resolve;
-      timer = setTimeout(resolve, options.pollMs);
-    });
+  let cancelWait: (() => void) | undefined;
+  /** the tip before the last read: every event up to it had been read */
+  let seen: number | undefined;
+  let lastReadFound = false;
+  // Waits for the tip to pass what was seen before the read, and at most until the next key check is due.
+  const pause = async (beyond: number) => {
+    const { done, cancel } = options.tip.wait(beyond, options.checkEveryMs);
+    cancelWait = cancel;
+    await done;
+  };
   const done = (): IteratorResult<FollowedChange> => ({ done: true, value: undefined });
 
   const iterator: AsyncIterableIterator<FollowedChange> = {
@@ -54,9 +57,16 @@ export function followChanges(options: FollowOptions): AsyncIterableIterator<Fol
             await options.check();
             lastCheck = options.now();
           }
-          pending = await options.read(after);
+          // Read again after a read that found events (a page may not hold them all), else only once
+          // the tip has passed what the last read saw (a wait may end on its bound).
+          const tip = await options.tip.current();
+          if (seen === undefined || tip > seen || lastReadFound) {
+            seen = tip;
+            pending = await options.read(after);
+            lastReadFound = pending.length > 0;
+          }
           if (pending.length === 0) {
-            await pause();
+            await pause(seen);
             continue;
           }
         }
@@ -70,8 +80,7 @@ export function followChanges(options: FollowOptions): AsyncIterableIterator<Fol
     },
     async return() {
       closed = true;
-      clearTimeout(timer);
-      wake?.();
+      cancelWait?.();
       return done();
     },
     [Symbol.asyncIterator]() {
