@@ -86,6 +86,15 @@ describe("partners' saved lists", () => {
     expect((await rest(service.url, 'GET', '/v1/saved-lists', { key: other })).body).toEqual([
       { publicId: loaded.publicId, name: 'Loaded with the data', size: 1, readOnly: true },
     ]);
+    const searchByList = (key: string) =>
+      graphql<{ candidates: { totalElements: number } }>(
+        service.url,
+        'query($id: ID!) { candidates(filter: { inSavedLists: [$id] }) { totalElements } }',
+        { id: list!.publicId },
+        key,
+      );
+    expect((await searchByList(owner)).body.data?.candidates.totalElements).toBe(2);
+    expect((await searchByList(other)).body.data?.candidates.totalElements).toBe(0);
     const read = await graphql(
       service.url,
       'query($id: PublicId!) { savedList(publicId: $id) { name } }',
