@@ -8,6 +8,8 @@ import type { ReadEpoch } from './cache/read-epoch';
 import type { CandidateDoc, JobOpportunityDoc } from 'candidate-documents';
 import type { CandidateQueryService } from './candidates/candidate-query-service';
 import type { CandidateRepository } from './candidates/candidate-repository';
+import type { SavedListService } from './candidates/saved-list-service';
+import type { SavedSearchService } from './candidates/saved-search-service';
 import type { JobOpportunityRepository } from './candidates/job-opportunity-repository';
 import type { OfferService } from './candidates/offer-service';
 import type { RegistrationService } from './candidates/registration-service';
@@ -51,6 +53,10 @@ export interface Services {
   readonly repositories: Repositories;
   readonly apiKeys: ApiKeyService;
   readonly candidateQueries: CandidateQueryService;
+  /** searches saved by API keys, run by candidateQueries (`savedSearch`) */
+  readonly savedSearches: SavedSearchService;
+  /** partners' own saved lists (the lists of the data are read through candidateQueries) */
+  readonly savedLists: SavedListService;
   readonly offers: OfferService;
   readonly registration: RegistrationService;
   readonly reference: ReferenceService;

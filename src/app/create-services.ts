@@ -9,6 +9,9 @@ import { OfferService } from '../candidates/offer-service';
 import { RegistrationRepository } from '../candidates/registration-repository';
 import { RegistrationService } from '../candidates/registration-service';
 import { SavedListRepository } from '../candidates/saved-list-repository';
+import { SavedListService } from '../candidates/saved-list-service';
+import { SavedSearchRepository } from '../candidates/saved-search-repository';
+import { SavedSearchService } from '../candidates/saved-search-service';
 import { ReferenceCache } from '../reference/reference-cache';
 import { ReferenceRepository } from '../reference/reference-repository';
 import { ReferenceService } from '../reference/reference-service';
@@ -122,6 +125,7 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
   const referenceCache = new ReferenceCache(reference);
   const jobOpportunities = withAvailability(new JobOpportunityRepository(db));
   const savedLists = withAvailability(new SavedListRepository(db));
+  const savedSearches = new SavedSearchService(withAvailability(new SavedSearchRepository(db)), referenceCache, clock);
   return {
     repositories: {
       candidates,
@@ -143,7 +147,16 @@ export function createServices(db: Db, options: ServiceOptions = {}): Services {
       jobOpportunityRawCache: new EpochCache(cached),
     },
     apiKeys: new ApiKeyService(withAvailability(createApiKeyRepository(db)), clock, cached),
-    candidateQueries: new CandidateQueryService(candidates, savedLists, Math.ceil(cached / 10), referenceCache, clock),
+    candidateQueries: new CandidateQueryService(
+      candidates,
+      savedLists,
+      Math.ceil(cached / 10),
+      referenceCache,
+      clock,
+      savedSearches,
+    ),
+    savedSearches,
+    savedLists: new SavedListService(savedLists, candidates, clock),
     offers: new OfferService(candidates, withAvailability(new OfferRepository(db)), clock),
     registration: new RegistrationService(
       withAvailability(

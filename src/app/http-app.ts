@@ -12,6 +12,8 @@ import type { HttpHygiene } from '../http/security';
 export interface HttpRoutes {
   /** Apollo's handler for /graphql */
   graphql: RequestHandler;
+  /** subscriptions as Server-Sent Events, POST /graphql/stream (src/graphql/subscription-stream.ts) */
+  graphqlStream: RequestHandler;
   /** the analysts' playground for GET /graphql from a browser, and its assets (GET /graphql/assets/:file) */
   playground: RequestHandler;
   /** the REST /v1 router (src/rest/rest-router.ts) */
@@ -21,6 +23,7 @@ export interface HttpRoutes {
 }
 
 const GRAPHQL_PATH = '/graphql';
+const GRAPHQL_STREAM_PATH = `${GRAPHQL_PATH}/stream`;
 /** The playground's static files (content-hashed names): src/graphql/playground.ts. */
 const PLAYGROUND_ASSETS_PATH = `${GRAPHQL_PATH}/assets/:file`;
 const OPENAPI_PATH = '/openapi.json';
@@ -33,6 +36,7 @@ const METRICS_PATH = '/metrics';
 export const ROUTE_LABELS: readonly string[] = [
   ...Object.values(HEALTH_ROUTES),
   GRAPHQL_PATH,
+  GRAPHQL_STREAM_PATH,
   PLAYGROUND_ASSETS_PATH,
   REST_MOUNT,
   ...Object.values(REST_ROUTES).map((route) => `${REST_MOUNT}${route}`),
@@ -59,6 +63,10 @@ export function createHttpApp(routes: HttpRoutes, logger: Logger, metrics: Metri
     .get(...graphql)
     .post(...graphql)
     .all(graphqlMethods);
+  app
+    .route(GRAPHQL_STREAM_PATH)
+    .post(routeTemplate(GRAPHQL_STREAM_PATH), express.json({ limit: JSON_BODY_LIMIT }), routes.graphqlStream)
+    .all(methodNotAllowed('POST'));
   // An asset name the playground does not know is a 404, not a GraphQL request.
   app.get(PLAYGROUND_ASSETS_PATH, routes.playground, notFound);
   app.use(REST_MOUNT, routes.rest);

@@ -43,6 +43,7 @@ export const COLLECTIONS = {
   educationMajors: REFERENCE_DATA_COLLECTIONS.educationMajors,
   jobOpportunities: CANDIDATE_COLLECTIONS.jobOpportunities,
   savedLists: CANDIDATE_COLLECTIONS.savedLists,
+  savedSearches: CANDIDATE_COLLECTIONS.savedSearches,
   offers: CANDIDATE_COLLECTIONS.offers,
   apiKeys: API_KEY_COLLECTION,
   idempotencyKeys: IDEMPOTENCY_COLLECTION,

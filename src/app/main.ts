@@ -27,6 +27,9 @@ import { bootstrapDemo, type DemoBootstrap } from './demo-bootstrap';
 import { showStartBanner, startFailureMessage } from './start-banner';
 import { loadReferenceData } from '../reference/load-reference-data';
 import { createServices, serviceOptions } from './create-services';
+import { attachSubscriptionServer } from '../graphql/subscription-server';
+import { createLiveOperations } from '../graphql/live-operations';
+import { createSubscriptionStream } from '../graphql/subscription-stream';
 import { createGraphQLEndpoint } from '../graphql/graphql-server';
 import { servePlayground } from '../graphql/playground';
 import { createSchema } from '../graphql/schema';
@@ -182,16 +185,27 @@ export async function createApp(
     timeoutMs: config.mongodbTimeoutMs,
     onReset: () => logger.warn('reconnected to the store: it answered a new connection while ours did not'),
   });
+  // Subscriptions: Server-Sent Events at POST /graphql/stream, WebSocket upgrades of /graphql (below).
+  const live = createLiveOperations({ config, schema, services, logger });
+  const stream = createSubscriptionStream(live);
   const server = http.createServer(
     httpServerOptions(config.requestTimeoutMs),
     createHttpApp(
-      { graphql: graphql.handler, playground: servePlayground('/graphql'), rest, health: health.router },
+      {
+        graphql: graphql.handler,
+        graphqlStream: stream.handler,
+        playground: servePlayground('/graphql'),
+        rest,
+        health: health.router,
+      },
       logger,
       metrics,
       httpHygiene(config, logger),
     ),
   );
   server.on('clientError', answerClientError);
+  // Subscriptions: the upgrades of /graphql to WebSocket, on the same port.
+  const subscriptions = attachSubscriptionServer(server, live);
   // The webhooks command registers endpoints by the rules this service delivers by.
   await new WebhookRepository(database.db).recordEndpointPolicy(webhookEndpoints(config), clock.now());
   const webhooks = createWebhookDispatcher(database, config, clock, logger);
@@ -215,6 +229,9 @@ export async function createApp(
       }),
     stop: () =>
       (stopped ??= (async () => {
+        // Subscriptions end first: their connections would keep the server from draining.
+        stream.close();
+        await subscriptions.close();
         // Requests in flight finish (up to SHUTDOWN_GRACE_MS) while they still have Apollo and the pool.
         await health.drain(server, config.shutdownGraceMs);
         // An attempt in flight finishes (bounded by WEBHOOK_TIMEOUT_MS); what it did not confirm is sent after the restart.

@@ -11,6 +11,7 @@ export const CANDIDATE_COLLECTIONS = {
   candidateIdentityKeys: 'candidateIdentityKeys',
   jobOpportunities: 'jobOpportunities',
   savedLists: 'savedLists',
+  savedSearches: 'savedSearches',
   offers: 'offers',
 } as const;
 
@@ -157,6 +158,22 @@ export const candidateIndexes: readonly IndexSpec[] = [
     collection: CANDIDATE_COLLECTIONS.savedLists,
     key: { publicId: 1 },
     options: { name: 'savedLists_publicId_unique', unique: true },
+  },
+  // A key's lists and searches are listed by owner, oldest first, and counted against its limit.
+  {
+    collection: CANDIDATE_COLLECTIONS.savedLists,
+    key: { ownerKeyId: 1, createdDate: 1 },
+    options: { name: 'savedLists_ownerKeyId_createdDate' },
+  },
+  {
+    collection: CANDIDATE_COLLECTIONS.savedSearches,
+    key: { id: 1 },
+    options: { name: 'savedSearches_id_unique', unique: true },
+  },
+  {
+    collection: CANDIDATE_COLLECTIONS.savedSearches,
+    key: { ownerKeyId: 1, createdDate: 1 },
+    options: { name: 'savedSearches_ownerKeyId_createdDate' },
   },
   {
     collection: CANDIDATE_COLLECTIONS.offers,

@@ -3,12 +3,13 @@ import type { ApiKeyRecord } from '../auth/api-key-repository';
 import { EpochCache } from '../cache/epoch-cache';
 import { authorize } from '../auth/authorize';
 import { decodeCursor, encodeCursor } from '../common/cursor';
-import { BadUserInputError } from '../errors';
+import { BadUserInputError, NotFoundError } from '../errors';
 import type { CandidateDoc, JobOpportunityDoc, SavedListDoc } from 'candidate-documents';
 import { systemClock, type Clock } from '../common/clock';
 import type { CandidatePosition, CandidateRepository } from './candidate-repository';
 import type { SavedListRepository } from './saved-list-repository';
 import { withSavedListMembers } from './saved-list-members';
+import { listReaderOf } from './saved-list-service';
 import type { CandidateOrder, CandidateSearchFilter, ResolvedSearchFilter } from './search-query';
 import {
   MAX_LIMIT,
@@ -41,6 +42,8 @@ export interface CandidateConnection {
 
 export interface SearchArgs {
   filter?: FilterInput | null;
+  /** a saved search of the caller to run instead of `filter` and `includeEmployed` */
+  savedSearch?: string | null;
   includeEmployed?: boolean | null;
   page?: number | null;
   limit?: number | null;
@@ -70,6 +73,11 @@ export interface ConnectionArgs {
   sort?: CandidateOrder | null;
 }
 
+/** Where a saved search's filter is read (SavedSearchService): NOT_FOUND unless the caller may see it. */
+export interface SavedSearchSource {
+  searchOf(caller: ApiKeyRecord, id: string): Promise<{ filter: FilterInput; includeEmployed: boolean }>;
+}
+
 /** The read rules of candidates: searches, saved lists and cursors. */
 export class CandidateQueryService {
   /** search pages by filter and page, each valid for the read epoch it was searched under */
@@ -84,6 +92,8 @@ export class CandidateQueryService {
     private readonly reference?: VocabularySource,
     /** the current year of the ages of a filter */
     private readonly clock: Clock = systemClock,
+    /** the saved searches `savedSearch` names; absent: none can be named */
+    private readonly savedSearches?: SavedSearchSource,
   ) {
     this.pages = new EpochCache(keptPages);
   }
@@ -93,12 +103,27 @@ export class CandidateQueryService {
    * (search-input.ts, the rules of both transports), its saved lists read.
    */
   private async selection(
-    args: Pick<SearchArgs, 'filter' | 'includeEmployed' | 'sort'>,
+    caller: ApiKeyRecord,
+    args: Pick<SearchArgs, 'filter' | 'includeEmployed' | 'sort' | 'savedSearch'>,
   ): Promise<{ filter: ResolvedSearchFilter; order: CandidateOrder }> {
     const vocabulary = this.reference && searchVocabulary(this.reference, this.clock.now());
-    const filter = toSearchFilter(args.filter, args.includeEmployed, vocabulary);
+    const asked = args.savedSearch == null ? args : await this.saved(caller, args.savedSearch, args.filter);
+    const filter = toSearchFilter(asked.filter, asked.includeEmployed, vocabulary);
     const order = toOrder(args.sort, filter);
-    return { filter: await withSavedListMembers(filter, this.savedLists), order };
+    const reader = listReaderOf(caller);
+    const lists = { candidatesOf: (ids: readonly string[]) => this.savedLists.candidatesOf(ids, reader) };
+    return { filter: await withSavedListMembers(filter, lists), order };
+  }
+
+  /** The filter of the saved search `id`, which then stands for `filter` and `includeEmployed`. */
+  private async saved(
+    caller: ApiKeyRecord,
+    id: string,
+    filter: FilterInput | null | undefined,
+  ): Promise<{ filter: FilterInput; includeEmployed: boolean }> {
+    if (filter != null) throwIfAny([{ parameter: 'filter', rule: 'absent together with savedSearch' }]);
+    if (this.savedSearches === undefined) throw new NotFoundError('No saved search of this API key has this id.');
+    return this.savedSearches.searchOf(caller, id);
   }
 
   /** One candidate by public id (null when unknown), through the request's loader. */
@@ -125,8 +150,10 @@ export class CandidateQueryService {
   ): Promise<CandidatePage> {
     authorize(caller, 'READ_CANDIDATE_DATA');
     const { page, limit } = toPage(args.page, args.limit);
-    const { filter, order } = await this.selection(args);
-    const key = cached && JSON.stringify([withoutMembers(filter), order, page, limit]);
+    const { filter, order } = await this.selection(caller, args);
+    // A filter of saved lists finds what its caller may read of them (a partner's lists are its own).
+    const reader = filter.inSavedLists || filter.notInSavedLists ? listReaderOf(caller) : undefined;
+    const key = cached && JSON.stringify([withoutMembers(filter), order, page, limit, reader]);
     const kept = cached && this.pages.get(key!, cached.readEpoch);
     if (kept) {
       const content = (await cached.load(kept.publicIds)).filter((doc): doc is CandidateDoc => doc !== null);
@@ -145,7 +172,7 @@ export class CandidateQueryService {
   async searchRaw(caller: ApiKeyRecord, args: SearchArgs, fields: readonly string[]): Promise<RawCandidatePage> {
     authorize(caller, 'READ_CANDIDATE_DATA');
     const { page, limit } = toPage(args.page, args.limit);
-    const { filter, order } = await this.selection(args);
+    const { filter, order } = await this.selection(caller, args);
     const { items, total } = await this.candidates.searchRaw(filter, { skip: page * limit, limit }, fields, order);
     return pageOf(items, total, page, limit);
   }
@@ -175,7 +202,7 @@ export class CandidateQueryService {
     if (!Number.isSafeInteger(first) || first < MIN_LIMIT || first > MAX_LIMIT) {
       throwIfAny([{ parameter: 'first', rule: `an integer from ${MIN_LIMIT} to ${MAX_LIMIT}` }]);
     }
-    const { filter, order } = await this.selection(args);
+    const { filter, order } = await this.selection(caller, args);
     const fingerprint = filterFingerprint(filter, order);
     // One extra candidate tells whether another page follows without a second query.
     let items: CandidateDoc[];
@@ -220,9 +247,10 @@ export class CandidateQueryService {
     return load(publicId);
   }
 
+  /** The list of this public id, when `caller` may read it: one loaded with the data, or its own (ADMIN: any). */
   findSavedList(caller: ApiKeyRecord, publicId: string): Promise<SavedListDoc | null> {
     authorize(caller, 'READ_CANDIDATE_DATA');
-    return this.savedLists.findByPublicId(publicId);
+    return this.savedLists.findByPublicId(publicId, listReaderOf(caller));
   }
 
   /**

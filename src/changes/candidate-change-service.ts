@@ -3,6 +3,12 @@ import { authorize } from '../auth/authorize';
 import { decodeCursor, encodeCursor } from '../common/cursor';
 import { BadUserInputError } from '../errors';
 import { CANDIDATE_CHANGE_KINDS, type ChangeEvent, type ChangeEventReader } from './change-events';
+import { followChanges, type FollowedChange } from './change-follower';
+import { FeedTip } from './feed-tip';
+
+/** How often the feed's tip is read while live followers wait, and how often each checks its key while idle. */
+export const FOLLOW_POLL_MS = 200;
+export const FOLLOW_KEY_CHECK_MS = 1000;
 
 export const DEFAULT_CHANGES_PAGE = 100;
 export const MAX_CHANGES_PAGE = 100;
@@ -25,7 +31,37 @@ export interface CandidateChangePage {
  * export and then follows, so that no change made during the export is missed.
  */
 export class CandidateChangeService {
-  constructor(private readonly changes: ChangeEventReader) {}
+  /** the feed's tip, polled once for every live follower of this process */
+  private readonly tip: FeedTip;
+
+  constructor(private readonly changes: ChangeEventReader) {
+    this.tip = new FeedTip(() => changes.lastSeq(), FOLLOW_POLL_MS);
+  }
+
+  /**
+   * The feed as it happens (subscription `candidateChanged`): every change after `after` (absent:
+   * after now), one at a time, for as long as the consumer asks. `caller` is asked for the key as
+   * it is now before every event, and at least every FOLLOW_KEY_CHECK_MS while idle: a key revoked
+   * (UnauthenticatedError) or without READ_CANDIDATE_DATA any more (ForbiddenError) ends it.
+   */
+  async follow(
+    caller: () => Promise<ApiKeyRecord>,
+    args: { after?: string | null },
+  ): Promise<AsyncIterableIterator<FollowedChange>> {
+    const check = async () => authorize(await caller(), 'READ_CANDIDATE_DATA');
+    await check();
+    const start = args.after == null ? await this.changes.lastSeq() : decodeChangeCursor(args.after);
+    return followChanges({
+      read: (after) => this.changes.readAfter(after, MAX_CHANGES_PAGE, CANDIDATE_CHANGE_KINDS),
+      start,
+      cursorOf: (event) => encodeChangeCursor(event.seq),
+      check,
+      tip: this.tip,
+      checkEveryMs: FOLLOW_KEY_CHECK_MS,
+      // Waits of the transport, not a rule of the product: the monotonic clock, not the app's.
+      now: () => performance.now(),
+    });
+  }
 
   /** The cursor of the feed as it is now: what follows it is every change committed from now on. */
   async position(caller: ApiKeyRecord): Promise<string> {

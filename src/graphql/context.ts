@@ -33,6 +33,11 @@ export interface GraphQLContext {
    * context factory); REST adds the answer kept for the request's Idempotency-Key.
    */
   writeCompanions: ((outcome: WriteOutcome) => CompanionWrite)[];
+  /**
+   * For a subscription (src/graphql/subscription-server.ts): the caller's key as it is now,
+   * authenticated again (UnauthenticatedError once revoked); what every event is checked by.
+   */
+  liveKey?: () => Promise<ApiKeyRecord>;
 }
 
 /** What the services' writes take from the request: its retry token and its companions. */

@@ -27,10 +27,14 @@ import type {
   GetCandidatesByListQueryVariables,
   JobMatchMutation,
   JobMatchMutationVariables,
+  ListSavedListsQuery,
+  ListSavedListsQueryVariables,
   OfferToAssistMutation,
   OfferToAssistMutationVariables,
   RegisterCandidateMutation,
   RegisterCandidateMutationVariables,
+  RunSavedSearchQuery,
+  RunSavedSearchQueryVariables,
 } from './generated/operations';
 import { compileJsonWriter, type JsonWriter } from './shape';
 import { compileTranscoder, type TranscoderCompilation } from './transcoder/compile-transcoder';
@@ -44,6 +48,8 @@ export const OPERATION_FILES = {
   OfferToAssist: 'offer-to-assist.graphql',
   RegisterCandidate: 'register-candidate.graphql',
   CandidateStatistics: 'candidate-statistics.graphql',
+  RunSavedSearch: 'run-saved-search.graphql',
+  ListSavedLists: 'list-saved-lists.graphql',
 } as const;
 
 export type OperationName = keyof typeof OPERATION_FILES;
@@ -57,6 +63,8 @@ export interface OperationTypes {
   OfferToAssist: { variables: OfferToAssistMutationVariables; data: OfferToAssistMutation };
   RegisterCandidate: { variables: RegisterCandidateMutationVariables; data: RegisterCandidateMutation };
   CandidateStatistics: { variables: CandidateStatisticsQueryVariables; data: CandidateStatisticsQuery };
+  RunSavedSearch: { variables: RunSavedSearchQueryVariables; data: RunSavedSearchQuery };
+  ListSavedLists: { variables: ListSavedListsQueryVariables; data: ListSavedListsQuery };
 }
 
 export type VariablesOf<N extends OperationName> = OperationTypes[N]['variables'];

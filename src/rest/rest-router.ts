@@ -124,6 +124,11 @@ interface ReadRoute {
   path: string;
   operationId: string;
   pageOfCandidates: boolean;
+  /**
+   * Whether the answer to `req` depends on the key, not only on the URL (a saved search, or
+   * lists a partner's key made for itself): then it is kept between requests for that key only.
+   */
+  perKey?: (req: Request) => boolean;
   answer: (req: Request, context: GraphQLContext) => Promise<string | Buffer>;
 }
 
@@ -145,6 +150,8 @@ export async function createRestRouter({
   const listPageJson = operations.jsonWriter('GetCandidatesByList', ['savedList', 'candidates']);
   const candidateJson = operations.jsonWriter('GetCandidate', ['candidate']);
   const statisticsJson = operations.jsonWriter('CandidateStatistics', ['candidateStatistics']);
+  const savedSearchJson = operations.jsonWriter('RunSavedSearch', ['candidates']);
+  const savedListsJson = operations.jsonWriter('ListSavedLists', ['savedLists']);
   // The same bodies written from the stored bytes where the operation compiles; the executor
   // answers when it did not, or when a stored value is one the transcoder leaves to it.
   const raw = createRawReads(operations, services);
@@ -154,6 +161,7 @@ export async function createRestRouter({
       path: REST_ROUTES.search,
       operationId: 'findCandidates',
       pageOfCandidates: true,
+      perKey: namesSavedLists,
       answer: async (req, context) => {
         const { filter, includeEmployed, values } = parseFilteredQuery(req.originalUrl, SEARCH_PARAMETERS);
         const { page, limit, sort } = values;
@@ -168,6 +176,7 @@ export async function createRestRouter({
       path: REST_ROUTES.byList,
       operationId: 'getCandidatesByPublicListId',
       pageOfCandidates: true,
+      perKey: () => true,
       answer: async (req, context) => {
         const { page, limit } = parseQuery(req.originalUrl, PAGE_PARAMETERS);
         const publicListId = parsePublicIdParameter(String(req.params.publicListId), 'publicListId');
@@ -181,6 +190,29 @@ export async function createRestRouter({
         const data = await operations.run('GetCandidatesByList', variables, context);
         if (data.savedList === null) throw new RestProblem(PROBLEM_TYPES.notFound, 'No saved list has this public id.');
         return listPageJson(data.savedList.candidates);
+      },
+    },
+    {
+      path: REST_ROUTES.savedSearchCandidates,
+      operationId: 'getSavedSearchCandidates',
+      pageOfCandidates: true,
+      perKey: () => true,
+      answer: async (req, context) => {
+        const { page, limit, sort } = parseQuery(req.originalUrl, SEARCH_PARAMETERS);
+        const savedSearch = parsePublicIdParameter(String(req.params.savedSearchId), 'savedSearchId');
+        const data = await operations.run('RunSavedSearch', defined({ savedSearch, page, limit, sort }), context);
+        return savedSearchJson(data.candidates);
+      },
+    },
+    {
+      path: REST_ROUTES.savedLists,
+      operationId: 'getSavedLists',
+      pageOfCandidates: false,
+      perKey: () => true,
+      answer: async (req, context) => {
+        parseQuery(req.originalUrl, {});
+        const data = await operations.run('ListSavedLists', {}, context);
+        return savedListsJson(data.savedLists);
       },
     },
     {
@@ -214,7 +246,7 @@ export async function createRestRouter({
    * reads of its size (pageReads), as in GraphQL; anything else one read.
    */
   const get =
-    ({ operationId, pageOfCandidates, answer: handle }: ReadRoute) =>
+    ({ operationId, pageOfCandidates, perKey, answer: handle }: ReadRoute) =>
     async (req: Request, res: Response) => {
       const context = contextOf(res);
       context.audit.describeOperation(operationId);
@@ -224,7 +256,8 @@ export async function createRestRouter({
       // The rate limit comes before the parameters are checked: the size is read as given, and a
       // malformed one weighs as the default page (it is answered 400 right after).
       await limit(res, 'reads', pageOfCandidates ? pageReads(pageSizeGiven(req.originalUrl)) : 1);
-      let answer = answers.get(req.originalUrl, context.readEpoch);
+      const kept = perKey?.(req) ? `${context.apiKey.id} ${req.originalUrl}` : req.originalUrl;
+      let answer = answers.get(kept, context.readEpoch);
       if (answer !== undefined) {
         context.audit.addCandidates(answer.candidatePublicIds);
       } else {
@@ -232,7 +265,7 @@ export async function createRestRouter({
           ...serialisedAnswer(await handle(req, context)),
           candidatePublicIds: context.audit.candidatePublicIds(),
         };
-        answers.set(req.originalUrl, context.readEpoch, answer);
+        answers.set(kept, context.readEpoch, answer);
       }
       // With the ETag set, Express neither hashes the body again nor misses a conditional GET (304).
       res.vary('Accept-Encoding');
@@ -406,6 +439,12 @@ function bodyProblem(error: unknown): RestProblem {
     default:
       return new RestProblem(PROBLEM_TYPES.malformedJson, 'The request body is not valid JSON.');
   }
+}
+
+/** A search of saved lists finds what its key may read of them (a partner's lists are its own). */
+function namesSavedLists(req: Request): boolean {
+  const query = new URL(req.originalUrl, 'http://localhost').searchParams;
+  return query.has('inSavedLists') || query.has('notInSavedLists');
 }
 
 /** Variables without undefined entries: an absent variable takes the argument's default. */

@@ -7,6 +7,8 @@ export const REST_ROUTES = {
   offerToAssist: '/candidates/offer-to-assist',
   register: '/candidates/register',
   statistics: '/statistics',
+  savedSearchCandidates: '/saved-searches/:savedSearchId/candidates',
+  savedLists: '/saved-lists',
 } as const;
 
 /** Where the REST router is mounted. */

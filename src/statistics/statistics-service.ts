@@ -5,6 +5,7 @@ import { authorize } from '../auth/authorize';
 import type { CandidateSearchFilter, ResolvedSearchFilter } from '../candidates/candidate-repository';
 import { withSavedListMembers } from '../candidates/saved-list-members';
 import type { SavedListRepository } from '../candidates/saved-list-repository';
+import { listReaderOf } from '../candidates/saved-list-service';
 import { searchVocabulary, throwIfAny, toSearchFilter, type FilterInput } from '../candidates/search-input';
 import { PrivacyBudgetExhaustedError, type InputIssue } from '../errors';
 import type { ReferenceCache } from '../reference/reference-cache';
@@ -215,7 +216,12 @@ export class StatisticsService {
         );
       }
 
-      const selected = await withSavedListMembers(filter, this.savedLists ?? { candidatesOf: async () => [] });
+      // The lists the caller may read: those of the data and its own (another key's are unknown to it).
+      const reader = listReaderOf(caller);
+      const lists = this.savedLists;
+      const selected = await withSavedListMembers(filter, {
+        candidatesOf: async (ids) => (lists === undefined ? [] : lists.candidatesOf(ids, reader)),
+      });
       const fresh = await this.noisyAnswer(selected, groupBy, epsilonMilli, now);
       // Two instances answering the same query at once: each charges once, the first answer stored is the answer.
       const first = await this.ledger.storeAnswer(answerId, caller.id, period, fresh, renewsAt);

@@ -462,7 +462,15 @@ describeUnlessMissing(contractMissing)('OpenAPI document of /v1 (schema/rest/ope
         .map(({ method, path, operationId }) => ({ method, path, operationId }));
 
       expect(endpoints).toHaveLength(6);
-      expect(extensions).toEqual([{ method: 'GET', path: '/v1/statistics', operationId: 'getCandidateStatistics' }]);
+      expect(extensions).toEqual([
+        { method: 'GET', path: '/v1/statistics', operationId: 'getCandidateStatistics' },
+        {
+          method: 'GET',
+          path: '/v1/saved-searches/{savedSearchId}/candidates',
+          operationId: 'getSavedSearchCandidates',
+        },
+        { method: 'GET', path: '/v1/saved-lists', operationId: 'getSavedLists' },
+      ]);
       expect(
         operations
           .filter((operation) => !isExtension(operation))
@@ -634,6 +642,8 @@ describeUnlessMissing(contractMissing)('OpenAPI document of /v1 (schema/rest/ope
           'getCandidateByPublicId 204 (no body)',
           'getCandidatesByPublicListId 200 application/json',
           'getCandidateStatistics 200 application/json,text/csv',
+          'getSavedLists 200 application/json',
+          'getSavedSearchCandidates 200 application/json',
           'jobMatch 201 application/json',
           'offerToAssistCandidates 201 application/json',
           'registerCandidate 201 application/json',

@@ -87,7 +87,7 @@ describe('compiled execution (GRAPHQL_JIT)', () => {
     await jit?.stop();
   });
 
-  test('when the compiled app starts, then it compiles the seven persisted REST operations and the graphql-js app compiles nothing', () => {
+  test('when the compiled app starts, then it compiles the nine persisted REST operations and the graphql-js app compiles nothing', () => {
     expect(compiled.mock.calls.map((call) => call[2]).sort()).toEqual(
       [
         'CandidateStatistics',
@@ -95,8 +95,10 @@ describe('compiled execution (GRAPHQL_JIT)', () => {
         'GetCandidate',
         'GetCandidatesByList',
         'JobMatch',
+        'ListSavedLists',
         'OfferToAssist',
         'RegisterCandidate',
+        'RunSavedSearch',
       ].sort(),
     );
   });

@@ -451,6 +451,7 @@ describe('GraphQL schema (schema/*.graphql)', () => {
         'page: Int = 0',
         'limit: Int = 10',
         'sort: CandidateOrder = "CREATED"',
+        'savedSearch: ID',
       ]);
       expect(String(query().candidates.type)).toBe('CandidatePage!');
       expect(

@@ -444,6 +444,10 @@ export interface SavedListDoc {
   name: string;
   candidatePublicIds: string[];
   createdDate: Date;
+  /** the API key that made the list (a partner's own list); absent: loaded with the data, read-only, readable by every key */
+  ownerKeyId?: string;
+  /** when a partner's list last changed */
+  updatedDate?: Date;
 }
 
 export type OfferReason =

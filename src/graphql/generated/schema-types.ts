@@ -981,6 +981,14 @@ export type CovidVaccinatedStatus =
   /** Partially vaccinated. */
   | 'PARTIAL';
 
+/** A new saved list. */
+export type CreateSavedListInput = {
+  /** The first candidates, in list order: 0 to 100 public ids. */
+  candidates?: InputMaybe<Array<Scalars['PublicId']['input']>>;
+  /** Name of the list, 1 to 100 characters of one line. */
+  name: Scalars['String']['input'];
+};
+
 /** What a new webhook is sent, where, and for whom. */
 export type CreateWebhookInput = {
   /** Id of the API key (`key_…`) the webhook serves: job matches and offers are sent only when they name a candidate this key registered or received. */
@@ -1297,6 +1305,15 @@ export type IdentityInput = {
   lastName?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** A code of a saved filter that the reference data no longer lists as active. */
+export type InactiveCode = {
+  __typename?: 'InactiveCode';
+  /** The code, as saved. */
+  code: Scalars['String']['output'];
+  /** The filter field that names it: `location`, `nationality`, `occupation` or `languages`. */
+  field: Scalars['String']['output'];
+};
+
 /** Reason why a candidate seeks international recruitment. */
 export type IntRecruitReason =
   /** Cannot return home. */
@@ -1503,6 +1520,12 @@ export type MaritalStatus =
 export type Mutation = {
   __typename?: 'Mutation';
   /**
+   * Appends candidates to a list of this key, after its members, in the order given (a member
+   * already in it stays where it is). NOT_FOUND names the candidates that do not exist (and nothing
+   * changes), or the list when it is not this key's; FORBIDDEN for a list loaded with the data.
+   */
+  addToSavedList: SavedList;
+  /**
    * Records an employer's or recruiter's interest in candidates for a job (REST
    * `POST /v1/candidates/job-match`). Fails with NOT_FOUND when a candidate is unknown (and
    * then records nothing) and with BAD_USER_INPUT when a value breaks a rule given in the
@@ -1510,12 +1533,30 @@ export type Mutation = {
    */
   createJobMatch: JobMatchResult;
   /**
+   * Makes a saved list of this API key, readable only by it (and ADMIN keys) like any saved list
+   * (`savedList`, REST `GET /v1/candidates/by-list/{publicListId}`, the `inSavedLists` filter). A
+   * key keeps at most 50 lists, each of at most 1000 candidates. NOT_FOUND names the candidates that
+   * do not exist (and nothing is made). Needs READ_CANDIDATE_DATA.
+   */
+  createSavedList: SavedList;
+  /**
+   * Saves a search for this API key: its filter is checked as `candidates` checks it, and every
+   * code it names must be active in the reference data (BAD_USER_INPUT otherwise). A key keeps at most
+   * 100 saved searches. Run it with `candidates(savedSearch: id)` or REST
+   * `GET /v1/saved-searches/{id}/candidates`. Needs READ_CANDIDATE_DATA.
+   */
+  createSavedSearch: SavedSearch;
+  /**
    * Registers an endpoint that is sent the chosen change events, signed per the Standard Webhooks
    * specification. ADMIN only. The endpoint must be https and its host must not be or resolve to
    * a loopback, private, link-local or other non-public address (unless the service allows them).
    * The answer holds the signing secret, once: it cannot be read again.
    */
   createWebhook: CreatedWebhook;
+  /** Deletes a list of this key and returns it as it was; errors as `addToSavedList`. */
+  deleteSavedList: SavedList;
+  /** Deletes a saved search of this key and returns it as it was. NOT_FOUND when no search of this key has the id. */
+  deleteSavedSearch: SavedSearch;
   /**
    * Erases a candidate (the right to erasure): identity data, the candidate document and its
    * saved-list memberships, in one transaction. Afterwards the candidate is unknown to every read
@@ -1540,13 +1581,37 @@ export type Mutation = {
    * rule given in the descriptions of the input.
    */
   registerCandidate: RegisterCandidateResult;
+  /**
+   * Removes candidates from a list of this key. NOT_FOUND names the ids that are neither members
+   * nor candidates (and nothing changes), or the list when it is not this key's; FORBIDDEN for a
+   * list loaded with the data.
+   */
+  removeFromSavedList: SavedList;
   /** Removes a webhook and its deliveries; nothing more is sent to it. ADMIN only. */
   removeWebhook: Webhook;
+  /** Renames a list of this key; errors as `addToSavedList`. */
+  renameSavedList: SavedList;
   /**
    * Sends a dead-lettered delivery again, with a fresh series of attempts and the same
    * `webhook-id`. ADMIN only; NOT_FOUND unless that delivery is dead-lettered.
    */
   replayWebhookDelivery: WebhookDelivery;
+  /**
+   * Changes a saved search of this key: the fields given replace the saved ones (a `filter` given
+   * replaces the whole filter). NOT_FOUND when no search of this key has the id.
+   */
+  updateSavedSearch: SavedSearch;
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationAddToSavedListArgs = {
+  candidates: Array<Scalars['PublicId']['input']>;
+  publicId: Scalars['PublicId']['input'];
 };
 
 
@@ -1565,8 +1630,48 @@ export type MutationCreateJobMatchArgs = {
  * REST request and returns the fields of its 201 response. All of them need an API key with the
  * matching permission; without it they fail with code FORBIDDEN.
  */
+export type MutationCreateSavedListArgs = {
+  input: CreateSavedListInput;
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationCreateSavedSearchArgs = {
+  input: SavedSearchInput;
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
 export type MutationCreateWebhookArgs = {
   input: CreateWebhookInput;
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationDeleteSavedListArgs = {
+  publicId: Scalars['PublicId']['input'];
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationDeleteSavedSearchArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -1605,8 +1710,30 @@ export type MutationRegisterCandidateArgs = {
  * REST request and returns the fields of its 201 response. All of them need an API key with the
  * matching permission; without it they fail with code FORBIDDEN.
  */
+export type MutationRemoveFromSavedListArgs = {
+  candidates: Array<Scalars['PublicId']['input']>;
+  publicId: Scalars['PublicId']['input'];
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
 export type MutationRemoveWebhookArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationRenameSavedListArgs = {
+  name: Scalars['String']['input'];
+  publicId: Scalars['PublicId']['input'];
 };
 
 
@@ -1618,6 +1745,17 @@ export type MutationRemoveWebhookArgs = {
 export type MutationReplayWebhookDeliveryArgs = {
   seq: Scalars['Int']['input'];
   webhookId: Scalars['ID']['input'];
+};
+
+
+/**
+ * Operations that record something. Each takes one `input` shaped like the body of the matching
+ * REST request and returns the fields of its 201 response. All of them need an API key with the
+ * matching permission; without it they fail with code FORBIDDEN.
+ */
+export type MutationUpdateSavedSearchArgs = {
+  id: Scalars['ID']['input'];
+  input: SavedSearchUpdateInput;
 };
 
 /**
@@ -1864,6 +2002,10 @@ export type Query = {
    * Bounds: `page` below 0 or `limit` outside 1 to 100 fails with BAD_USER_INPUT (values are
    * not clamped), as does any filter field outside its bounds, a minimum above its maximum, or
    * `sort: RELEVANCE` without a keyword. A page past the end has empty `content`.
+   *
+   * Saved searches: with `savedSearch`, the filter and `includeEmployed` are those saved
+   * (`includeEmployed` given here is not read, and `filter` given too fails with BAD_USER_INPUT);
+   * a search that is not this key's fails with NOT_FOUND.
    */
   candidates: CandidatePage;
   /**
@@ -1912,6 +2054,21 @@ export type Query = {
    * give the REST `GET /v1/candidates/by-list/{publicListId}`.
    */
   savedList?: Maybe<SavedList>;
+  /**
+   * The saved lists this API key may read (REST `GET /v1/saved-lists`): those loaded with the data
+   * and the key's own (an ADMIN key: every key's), oldest first. Needs READ_CANDIDATE_DATA.
+   */
+  savedLists: Array<SavedListSummary>;
+  /**
+   * One saved search; null when no search has this id or it belongs to another key (an ADMIN key
+   * reads every key's). Needs READ_CANDIDATE_DATA.
+   */
+  savedSearch?: Maybe<SavedSearch>;
+  /**
+   * The saved searches this API key made, oldest first (an ADMIN key: every key's). Needs
+   * READ_CANDIDATE_DATA.
+   */
+  savedSearches: Array<SavedSearch>;
   /**
    * The calling key's privacy budget in the current period: what it may spend, what it spent, and
    * on which queries. Reading it changes nothing. Needs READ_STATISTICS.
@@ -2007,6 +2164,7 @@ export type QueryCandidatesArgs = {
   includeEmployed?: InputMaybe<Scalars['Boolean']['input']>;
   limit?: InputMaybe<Scalars['Int']['input']>;
   page?: InputMaybe<Scalars['Int']['input']>;
+  savedSearch?: InputMaybe<Scalars['ID']['input']>;
   sort?: InputMaybe<CandidateOrder>;
 };
 
@@ -2068,6 +2226,17 @@ export type QueryOccupationsArgs = {
  */
 export type QuerySavedListArgs = {
   publicId: Scalars['PublicId']['input'];
+};
+
+
+/**
+ * Read operations. Every candidate returned is anonymised: no identity data is ever part of a
+ * result. All of them need a valid API key. Other areas add their fields with `extend type
+ * Query` (the audit trail in admin.graphql, `node` and `nodes` in node.graphql); API keys are
+ * administered with `npm run keys`, not through GraphQL.
+ */
+export type QuerySavedSearchArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -2206,6 +2375,59 @@ export type RiskLevel =
   /** Not assessed. */
   | 'NO_RESPONSE';
 
+/** A saved `CandidateFilter`: the same fields, as given when saved (absent fields are null). */
+export type SavedCandidateFilter = {
+  __typename?: 'SavedCandidateFilter';
+  /** As `CandidateFilter.exams`. */
+  exams?: Maybe<Array<SavedExamRequirement>>;
+  /** As `CandidateFilter.inSavedLists`. */
+  inSavedLists?: Maybe<Array<Scalars['ID']['output']>>;
+  /** As `CandidateFilter.keyword`. */
+  keyword?: Maybe<Scalars['String']['output']>;
+  /** As `CandidateFilter.languages`. */
+  languages?: Maybe<Array<SavedLanguageRequirement>>;
+  /** As `CandidateFilter.location`. */
+  location?: Maybe<Array<Scalars['String']['output']>>;
+  /** As `CandidateFilter.maxAge`. */
+  maxAge?: Maybe<Scalars['Int']['output']>;
+  /** As `CandidateFilter.maxEducationLevel`. */
+  maxEducationLevel?: Maybe<Scalars['Int']['output']>;
+  /** As `CandidateFilter.maxYearsExperience`. */
+  maxYearsExperience?: Maybe<Scalars['Int']['output']>;
+  /** As `CandidateFilter.minAge`. */
+  minAge?: Maybe<Scalars['Int']['output']>;
+  /** As `CandidateFilter.minEducationLevel`. */
+  minEducationLevel?: Maybe<Scalars['Int']['output']>;
+  /** As `CandidateFilter.minYearsExperience`. */
+  minYearsExperience?: Maybe<Scalars['Int']['output']>;
+  /** As `CandidateFilter.nationality`. */
+  nationality?: Maybe<Array<Scalars['String']['output']>>;
+  /** As `CandidateFilter.notInSavedLists`. */
+  notInSavedLists?: Maybe<Array<Scalars['ID']['output']>>;
+  /** As `CandidateFilter.occupation`. */
+  occupation?: Maybe<Array<Scalars['String']['output']>>;
+};
+
+/** A saved `ExamRequirement`. */
+export type SavedExamRequirement = {
+  __typename?: 'SavedExamRequirement';
+  /** The exam. */
+  exam: Exam;
+  /** Minimum score; null: any. */
+  minScore?: Maybe<Scalars['Float']['output']>;
+};
+
+/** A saved `LanguageRequirement`. */
+export type SavedLanguageRequirement = {
+  __typename?: 'SavedLanguageRequirement';
+  /** ISO 639-1 code of the language. */
+  language: Scalars['String']['output'];
+  /** Minimum spoken level; null: any. */
+  minSpokenLevel?: Maybe<CefrLevel>;
+  /** Minimum written level; null: any. */
+  minWrittenLevel?: Maybe<CefrLevel>;
+};
+
 /** A saved list of candidates, kept in the platform and shared by its public identifier. */
 export type SavedList = Node & {
   __typename?: 'SavedList';
@@ -2228,6 +2450,65 @@ export type SavedList = Node & {
 export type SavedListCandidatesArgs = {
   limit?: InputMaybe<Scalars['Int']['input']>;
   page?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** A saved list as `savedLists` shows it: without its candidates. */
+export type SavedListSummary = {
+  __typename?: 'SavedListSummary';
+  /** Name of the list. */
+  name: Scalars['String']['output'];
+  /** Public identifier of the list (`savedList(publicId)`, REST `GET /v1/candidates/by-list/{publicListId}`). */
+  publicId: Scalars['PublicId']['output'];
+  /** True for a list loaded with the data, which no key can change; false for a key's own list. */
+  readOnly: Scalars['Boolean']['output'];
+  /** Number of candidates in the list. */
+  size: Scalars['Int']['output'];
+};
+
+/**
+ * A search saved by an API key: a filter to run again with `candidates(savedSearch: id)`. Visible
+ * only to the key that saved it (and to ADMIN keys).
+ */
+export type SavedSearch = {
+  __typename?: 'SavedSearch';
+  /** When the search was saved. */
+  createdDate: Scalars['DateTime']['output'];
+  /** The filter as saved (its ages and levels are read again each time the search runs). */
+  filter: SavedCandidateFilter;
+  /** Id of the saved search (22 characters of A-Z, a-z, 0-9, _ or -). */
+  id: Scalars['ID']['output'];
+  /**
+   * Codes of the filter that the reference data no longer lists as active: the search still asks for
+   * them (and so finds no candidate by them), so that a search is never widened silently.
+   * Empty while every code is listed.
+   */
+  inactiveCodes: Array<InactiveCode>;
+  /** Whether candidates with status EMPLOYED are included. */
+  includeEmployed: Scalars['Boolean']['output'];
+  /** Name of the search. */
+  name: Scalars['String']['output'];
+  /** When the search was last changed (its creation date until then). */
+  updatedDate: Scalars['DateTime']['output'];
+};
+
+/** A new saved search. */
+export type SavedSearchInput = {
+  /** The filter, as `candidates` takes it; absent: every candidate. */
+  filter?: InputMaybe<CandidateFilter>;
+  /** Whether candidates with status EMPLOYED are included. */
+  includeEmployed?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Name of the search, 1 to 100 characters of one line. */
+  name: Scalars['String']['input'];
+};
+
+/** The fields of a saved search to change; absent fields stay as saved. */
+export type SavedSearchUpdateInput = {
+  /** New filter, replacing the whole saved filter. */
+  filter?: InputMaybe<CandidateFilter>;
+  /** Whether candidates with status EMPLOYED are included. */
+  includeEmployed?: InputMaybe<Scalars['Boolean']['input']>;
+  /** New name, 1 to 100 characters of one line. */
+  name?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** The calling key's privacy budget in the current period. */
@@ -2387,6 +2668,36 @@ export type Status =
   | 'DELETED'
   /** No longer offered for new data; existing references remain valid. */
   | 'INACTIVE';
+
+/**
+ * Live events, over WebSocket (protocol `graphql-transport-ws`, the `graphql-ws` package's, at
+ * `/graphql` on the same port). The API key goes in the connection's `connectionParams` as
+ * `x-api-key` (or the upgrade request's `X-API-Key` header); it is checked on connect and again
+ * before every event, so a revoked key gets nothing more. Each event is an edge with a cursor: a
+ * client that subscribes again with the last cursor it received misses nothing and gets nothing
+ * twice, whatever happened meanwhile.
+ */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /**
+   * The change feed as it happens: every change to a candidate committed after `after`, in commit
+   * order, one event each (as `candidateChanges` pages them). Needs READ_CANDIDATE_DATA.
+   */
+  candidateChanged: CandidateChangeEdge;
+};
+
+
+/**
+ * Live events, over WebSocket (protocol `graphql-transport-ws`, the `graphql-ws` package's, at
+ * `/graphql` on the same port). The API key goes in the connection's `connectionParams` as
+ * `x-api-key` (or the upgrade request's `X-API-Key` header); it is checked on connect and again
+ * before every event, so a revoked key gets nothing more. Each event is an edge with a cursor: a
+ * client that subscribes again with the last cursor it received misses nothing and gets nothing
+ * twice, whatever happened meanwhile.
+ */
+export type SubscriptionCandidateChangedArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+};
 
 /** State of a candidate's travel documents. */
 export type TravelDocumentStatus =

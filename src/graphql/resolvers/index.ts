@@ -29,15 +29,28 @@ import { NodeQuery } from './NodeQuery';
 import { Occupation } from './Occupation';
 import { Query } from './Query';
 import { SavedList } from './SavedList';
+import { SavedListMutation, SavedListQuery, SavedListSummary } from './SavedListQuery';
+import { SavedSearchMutation, SavedSearchQuery } from './SavedSearchQuery';
 import { StatisticsQuery } from './StatisticsQuery';
+import { Subscription } from './Subscription';
 import { WebhookDelivery } from './WebhookDelivery';
 import { WebhookMutation, WebhookQuery } from './WebhookQuery';
 
 export const resolvers: Resolvers = {
   ...scalarResolvers,
-  Query: { ...Query, ...AdminQuery, ...NodeQuery, ...StatisticsQuery, ...CandidateChangesQuery, ...WebhookQuery },
+  Query: {
+    ...Query,
+    ...AdminQuery,
+    ...NodeQuery,
+    ...StatisticsQuery,
+    ...CandidateChangesQuery,
+    ...WebhookQuery,
+    ...SavedSearchQuery,
+    ...SavedListQuery,
+  },
   Node,
-  Mutation: { ...Mutation, ...ErasureMutation, ...WebhookMutation },
+  Subscription,
+  Mutation: { ...Mutation, ...ErasureMutation, ...WebhookMutation, ...SavedSearchMutation, ...SavedListMutation },
   Candidate,
   CandidateOccupation,
   CandidateJobExperience,
@@ -50,6 +63,7 @@ export const resolvers: Resolvers = {
   JobOpportunity,
   EmployerEntity,
   SavedList,
+  SavedListSummary,
   CandidatePage,
   CandidateEdge,
   CandidateChange,

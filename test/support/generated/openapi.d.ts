@@ -55,7 +55,7 @@ export interface paths {
         };
         /**
          * Get the candidates of a saved list
-         * @description Returns a page of the anonymised candidates in the saved list, in the list's order; totals count the whole list. A page past the end has empty `content`. An unknown query parameter gives 400.
+         * @description Returns a page of the anonymised candidates in the saved list, in the list's order; totals count the whole list. A page past the end has empty `content`. An unknown query parameter gives 400. A list a partner's key made is read only by that key (and ADMIN keys); for any other key it does not exist (404).
          */
         get: operations["getCandidatesByPublicListId"];
         put?: never;
@@ -140,6 +140,46 @@ export interface paths {
          *     The answer is JSON (`CandidateStatistics`), or CSV when the request prefers `text/csv` in `Accept`: a header row; one column per dimension, named as the dimension, holding the code; then one `<dimension>_label` column each; `count`, `low` and `high` (the interval); then `epsilon`, `sensitivity`, `confidence`, `query` (this question as a `/v1/statistics` URL) and `answeredAt`, the same on every row. The first row is the total, with empty dimension columns; then each listed cell. Lines end in CRLF. Answers are never cached (`Cache-Control: no-store`).
          */
         get: operations["getCandidateStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/saved-searches/{savedSearchId}/candidates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Run a saved search
+         * @description Runs a saved search of this API key (an extension beyond the contract): the page, its order and its errors are those of `GET /v1/candidates` with the saved filter and `includeEmployed`. A search saved by another key, or none, gives 404 (never 403). Codes of the filter that the reference data no longer lists as active are still asked for: read the search's `inactiveCodes` in GraphQL. An unknown query parameter gives 400.
+         */
+        get: operations["getSavedSearchCandidates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/saved-lists": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the saved lists this key may read
+         * @description The saved lists this API key may read (an extension beyond the contract): those loaded with the data, and the key's own lists (an ADMIN key: every key's), oldest first. A key makes its own lists with GraphQL (`createSavedList`): at most 50 per key, each of at most 1000 candidates. An unknown query parameter gives 400.
+         */
+        get: operations["getSavedLists"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1325,6 +1365,17 @@ export interface components {
              */
             answeredAt: string;
         };
+        /** @description A saved list the API key may read, without its candidates (read them with `GET /v1/candidates/by-list/{publicListId}`). */
+        SavedListSummary: {
+            /** @description Public identifier of the list (`publicListId` of `GET /v1/candidates/by-list/{publicListId}`). */
+            publicId: components["schemas"]["PublicId"];
+            /** @description Name of the list. */
+            name: string;
+            /** @description Number of candidates in the list. */
+            size: number;
+            /** @description True for a list loaded with the data, which no key can change; false for the key's own list (changed with GraphQL: `addToSavedList`, `removeFromSavedList`, `renameSavedList`, `deleteSavedList`). */
+            readOnly: boolean;
+        };
     };
     responses: {
         /** @description Invalid parameter: a query or path parameter is malformed, out of bounds or repeated, or a query parameter is not one of the operation. The HTTP server itself answers 400 of type `malformed-request` to a request line or headers it cannot parse. */
@@ -1614,6 +1665,8 @@ export interface components {
         GroupBy: string;
         /** @description The privacy cost ε of the query, from 0.001 to 10 with at most three decimals; absent: the service's default (1 unless configured otherwise). A larger ε means less noise and a larger charge to the key's privacy budget. */
         Epsilon: number;
+        /** @description Id of a saved search of this API key (GraphQL `createSavedSearch`). */
+        SavedSearchId: components["schemas"]["PublicId"];
     };
     requestBodies: never;
     headers: {
@@ -3611,6 +3664,483 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            431: components["responses"]["RequestHeaderTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSavedSearchCandidates: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number. */
+                page?: components["parameters"]["Page"];
+                /** @description Number of candidates per page, 1 to 100. */
+                limit?: components["parameters"]["Limit"];
+                /** @description An extension of the contract: optional, and a request without it is answered as the contract says. The order of the page: `created` (by creation date, then public ID; stable across pages) or `relevance` (the best keyword matches first, by MongoDB's text score, then as `created`; only together with `keyword`). Case-insensitive. */
+                sort?: components["parameters"]["Sort"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of a saved search of this API key (GraphQL `createSavedSearch`). */
+                savedSearchId: components["parameters"]["SavedSearchId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the candidates the saved search finds. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "content": [
+                     *         {
+                     *           "publicId": "ri0ycUMIRraeqOua7dqQuQ",
+                     *           "createdDate": "2023-04-30T16:02:46.000Z",
+                     *           "status": "ACTIVE",
+                     *           "gender": "FEMALE",
+                     *           "yearOfBirth": 1988,
+                     *           "city": "Mbarara",
+                     *           "country": {
+                     *             "isoCode": "UG",
+                     *             "name": "Uganda",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "birthCountry": {
+                     *             "isoCode": "CD",
+                     *             "name": "Democratic Republic of the Congo",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "nationality": {
+                     *             "isoCode": "CD",
+                     *             "name": "Democratic Republic of the Congo",
+                     *             "status": "ACTIVE"
+                     *           },
+                     *           "maritalStatus": "SINGLE",
+                     *           "candidateMessage": "I can start quickly and I am willing to relocate anywhere the job is. I am motivated, reliable and used to working in a team.",
+                     *           "yearOfArrival": 2020,
+                     *           "homeLocation": "Uvira",
+                     *           "hostChallenges": "Refugees are not allowed to work in my profession here.",
+                     *           "hostEntryLegally": "NO",
+                     *           "hostEntryYear": 2020,
+                     *           "residenceStatus": "LEGAL_RES",
+                     *           "mediaWillingness": "Yes, without showing my face",
+                     *           "howHeardAboutUs": "NGO",
+                     *           "contactConsentPlatformPartners": false,
+                     *           "contactConsentRegistration": true,
+                     *           "refugeeAgencyConsent": "YES",
+                     *           "monitoringEvaluationConsent": "NO_RESPONSE",
+                     *           "availDate": "2023-12-04",
+                     *           "availImmediate": "NO",
+                     *           "availImmediateJobOps": "Only jobs that allow my family to move with me",
+                     *           "availImmediateReason": "STUDIES",
+                     *           "arrestImprison": "NO",
+                     *           "asylumYear": "2020-05-04",
+                     *           "canDrive": "NO_RESPONSE",
+                     *           "conflict": "NO",
+                     *           "crimeConvict": "NO",
+                     *           "destLimit": "YES",
+                     *           "drivingLicense": "NO_RESPONSE",
+                     *           "familyMove": "YES",
+                     *           "healthIssues": "YES",
+                     *           "covidVaccinated": "NO",
+                     *           "covidVaccinatedStatus": "NO_RESPONSE",
+                     *           "militaryService": "NO",
+                     *           "militaryWanted": "NO",
+                     *           "intRecruitReasons": [
+                     *             "CHILDREN",
+                     *             "CANT_RETURN_HOME",
+                     *             "CITIZENSHIP"
+                     *           ],
+                     *           "intRecruitRural": "NO",
+                     *           "leftHomeReasons": [
+                     *             "SAFETY"
+                     *           ],
+                     *           "returnedHome": "NO",
+                     *           "returnHomeSafe": "NO",
+                     *           "returnHomeFuture": "UNSURE",
+                     *           "resettleThird": "NO",
+                     *           "visaIssues": "NO_RESPONSE",
+                     *           "visaReject": "NO",
+                     *           "workAbroad": "YES",
+                     *           "workPermit": "YES_DESIRED",
+                     *           "workPermitDesired": "NO",
+                     *           "miniIntakeCompletedDate": "2023-06-06T14:07:19.000Z",
+                     *           "englishAssessmentScoreIelts": "6.5",
+                     *           "ieltsScore": 6.5,
+                     *           "frenchAssessmentScoreNclc": 12,
+                     *           "refugeeAgencyRegistered": "NO_RESPONSE",
+                     *           "refugeeAgencyStatus": "NO_RESPONSE",
+                     *           "refugeeAgencyNotRegStatus": "REGISTERING",
+                     *           "reliefAgencyRegistered": "NO",
+                     *           "reliefAgencyNotRegStatus": "NA",
+                     *           "numberDependants": 0,
+                     *           "candidateCertifications": [
+                     *             {
+                     *               "name": "Good Pharmacy Practice",
+                     *               "institution": "International Pharmaceutical Federation",
+                     *               "dateCompleted": "2015-10-18"
+                     *             }
+                     *           ],
+                     *           "candidateCitizenships": [
+                     *             {
+                     *               "hasPassport": "VALID_PASSPORT",
+                     *               "passportExp": "2027-09-13",
+                     *               "nationality": {
+                     *                 "isoCode": "CD",
+                     *                 "name": "Democratic Republic of the Congo",
+                     *                 "status": "ACTIVE"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "candidateDestinations": [
+                     *             {
+                     *               "country": {
+                     *                 "isoCode": "IE",
+                     *                 "name": "Ireland",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "interest": "YES"
+                     *             },
+                     *             {
+                     *               "country": {
+                     *                 "isoCode": "AU",
+                     *                 "name": "Australia",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "interest": "YES"
+                     *             },
+                     *             {
+                     *               "country": {
+                     *                 "isoCode": "CA",
+                     *                 "name": "Canada",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "interest": "YES"
+                     *             }
+                     *           ],
+                     *           "candidateEducations": [
+                     *             {
+                     *               "educationType": "BACHELOR",
+                     *               "country": {
+                     *                 "isoCode": "CD",
+                     *                 "name": "Democratic Republic of the Congo",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "educationMajor": {
+                     *                 "id": 916,
+                     *                 "iscedCode": "0916",
+                     *                 "name": "Pharmacy",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "lengthOfCourseYears": 4,
+                     *               "institution": "Uvira University",
+                     *               "courseName": "Bachelor of Pharmacy",
+                     *               "yearCompleted": 2013,
+                     *               "incomplete": false
+                     *             }
+                     *           ],
+                     *           "candidateExams": [
+                     *             {
+                     *               "exam": "IELTS_GEN",
+                     *               "score": "6.5",
+                     *               "year": 2019
+                     *             }
+                     *           ],
+                     *           "candidateLanguages": [
+                     *             {
+                     *               "language": {
+                     *                 "isoCode": "fr",
+                     *                 "name": "French",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "writtenLevel": {
+                     *                 "level": 6,
+                     *                 "name": "Proficient or native",
+                     *                 "cefrLevel": "C2"
+                     *               },
+                     *               "spokenLevel": {
+                     *                 "level": 6,
+                     *                 "name": "Proficient or native",
+                     *                 "cefrLevel": "C2"
+                     *               }
+                     *             },
+                     *             {
+                     *               "language": {
+                     *                 "isoCode": "sw",
+                     *                 "name": "Swahili",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "writtenLevel": {
+                     *                 "level": 3,
+                     *                 "name": "Intermediate",
+                     *                 "cefrLevel": "B1"
+                     *               },
+                     *               "spokenLevel": {
+                     *                 "level": 5,
+                     *                 "name": "Advanced",
+                     *                 "cefrLevel": "C1"
+                     *               }
+                     *             },
+                     *             {
+                     *               "language": {
+                     *                 "isoCode": "en",
+                     *                 "name": "English",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "writtenLevel": {
+                     *                 "level": 4,
+                     *                 "name": "Upper intermediate",
+                     *                 "cefrLevel": "B2"
+                     *               },
+                     *               "spokenLevel": {
+                     *                 "level": 4,
+                     *                 "name": "Upper intermediate",
+                     *                 "cefrLevel": "B2"
+                     *               }
+                     *             }
+                     *           ],
+                     *           "candidateOccupations": [
+                     *             {
+                     *               "occupation": {
+                     *                 "isco08Code": "2262",
+                     *                 "name": "Pharmacists",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "yearsExperience": 4,
+                     *               "candidateJobExperiences": [
+                     *                 {
+                     *                   "country": {
+                     *                     "isoCode": "CD",
+                     *                     "name": "Democratic Republic of the Congo",
+                     *                     "status": "ACTIVE"
+                     *                   },
+                     *                   "companyName": "Uvira Community Clinic",
+                     *                   "role": "Hospital pharmacist",
+                     *                   "startDate": "2014-05-03",
+                     *                   "endDate": "2018-07-25",
+                     *                   "fullTime": true,
+                     *                   "paid": true,
+                     *                   "description": "Checked prescriptions on the wards and prepared intravenous medicines. Ran the cold chain for vaccines."
+                     *                 },
+                     *                 {
+                     *                   "country": {
+                     *                     "isoCode": "UG",
+                     *                     "name": "Uganda",
+                     *                     "status": "ACTIVE"
+                     *                   },
+                     *                   "companyName": "Red Crescent Clinic Mbarara",
+                     *                   "role": "Hospital pharmacist",
+                     *                   "startDate": "2020-04-01",
+                     *                   "endDate": "2021-01-29",
+                     *                   "fullTime": false,
+                     *                   "paid": true,
+                     *                   "description": "Advised doctors on dosing, drug interactions and the choice of antibiotics."
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "candidateSkills": [
+                     *             {
+                     *               "skill": "Dispensing",
+                     *               "timePeriod": "3 years"
+                     *             },
+                     *             {
+                     *               "skill": "Pharmacology",
+                     *               "timePeriod": "3 years"
+                     *             },
+                     *             {
+                     *               "skill": "Patient counselling",
+                     *               "timePeriod": "3 years"
+                     *             },
+                     *             {
+                     *               "skill": "Drug interactions",
+                     *               "timePeriod": "more than 10 years"
+                     *             },
+                     *             {
+                     *               "skill": "Inventory management",
+                     *               "timePeriod": "6 months"
+                     *             }
+                     *           ],
+                     *           "candidateDependants": [],
+                     *           "candidateVisaChecks": [
+                     *             {
+                     *               "country": {
+                     *                 "isoCode": "CA",
+                     *                 "name": "Canada",
+                     *                 "status": "ACTIVE"
+                     *               },
+                     *               "protection": "NO",
+                     *               "englishThreshold": "NO",
+                     *               "healthAssessment": "NO",
+                     *               "characterAssessment": "YES",
+                     *               "securityRisk": "NO",
+                     *               "overallRisk": "LOW",
+                     *               "validTravelDocs": "NONE",
+                     *               "pathwayAssessment": "NO",
+                     *               "destinationFamily": "NO_RELATION",
+                     *               "candidateVisaJobChecks": [
+                     *                 {
+                     *                   "jobOpp": {
+                     *                     "country": {
+                     *                       "isoCode": "CA",
+                     *                       "name": "Canada",
+                     *                       "status": "ACTIVE"
+                     *                     },
+                     *                     "employerEntity": {
+                     *                       "country": {
+                     *                         "isoCode": "CA",
+                     *                         "name": "Canada",
+                     *                         "status": "ACTIVE"
+                     *                       },
+                     *                       "hasHiredInternationally": true
+                     *                     },
+                     *                     "evergreen": false,
+                     *                     "publishedDate": "2023-05-15T18:43:58.000Z",
+                     *                     "stage": "MOU_ISSUE",
+                     *                     "submissionDueDate": "2023-08-07",
+                     *                     "hiringCommitment": 17,
+                     *                     "employerHiredInternationally": "Yes"
+                     *                   },
+                     *                   "interest": "NO",
+                     *                   "qualification": "YES",
+                     *                   "occupation": {
+                     *                     "isco08Code": "2341",
+                     *                     "name": "Primary School Teachers",
+                     *                     "status": "ACTIVE"
+                     *                   },
+                     *                   "regional": "NO_RESPONSE",
+                     *                   "eligibleOther": "POINTS_INDEP",
+                     *                   "putForward": "SEEK_ADVICE",
+                     *                   "platformEligibility": "DISCUSS",
+                     *                   "ageRequirement": "Meets the age requirement (under 45)",
+                     *                   "languagesThresholdMet": "YES"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "maxEducationLevel": {
+                     *             "level": 6,
+                     *             "status": "ACTIVE"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "totalElements": 5,
+                     *       "totalPages": 5,
+                     *       "size": 1,
+                     *       "number": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CandidatePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The API key lacks the READ_CANDIDATE_DATA permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://candidate-directory.example/problems/forbidden",
+                     *       "title": "Permission denied",
+                     *       "status": 403,
+                     *       "detail": "This API key lacks the READ_CANDIDATE_DATA permission.",
+                     *       "instance": "/v1/saved-searches/Qm3b7cVx1kS0fHq2Zt9LwA/candidates"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No saved search of this API key has this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://candidate-directory.example/problems/not-found",
+                     *       "title": "Resource not found",
+                     *       "status": 404,
+                     *       "detail": "No saved search of this API key has this id.",
+                     *       "instance": "/v1/saved-searches/Qm3b7cVx1kS0fHq2Zt9LwA/candidates"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSavedLists: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lists, without their candidates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "publicId": "nJK3Xw9NTbadisPaXEoF-w",
+                     *         "name": "Nurses for the Canada pilot",
+                     *         "size": 12,
+                     *         "readOnly": true
+                     *       },
+                     *       {
+                     *         "publicId": "Vb0kz1M3QfWq8c2xJtR9yA",
+                     *         "name": "Shortlist: ICU nurses",
+                     *         "size": 3,
+                     *         "readOnly": false
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["SavedListSummary"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The API key lacks the READ_CANDIDATE_DATA permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://candidate-directory.example/problems/forbidden",
+                     *       "title": "Permission denied",
+                     *       "status": 403,
+                     *       "detail": "This API key lacks the READ_CANDIDATE_DATA permission.",
+                     *       "instance": "/v1/saved-lists"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["RouteNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["RequestHeaderTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
