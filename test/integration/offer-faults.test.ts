@@ -40,13 +40,12 @@ interface Rig {
   /** The commands of one job match, from a run without faults. */
   readonly steps: readonly string[];
   readonly match: (notes: string, requestId?: string) => Promise<RestResult>;
+  close(): Promise<void>;
 }
 
 async function startRig(label: string, standalone: boolean, point: FaultPoint): Promise<Rig> {
   const store: EmbeddedStore = await startEmbeddedStore({ memory: true, port: 0, standalone });
-  toClose.push(() => store.close());
   const proxy = await startCommandProxy(store.port);
-  toClose.push(() => proxy.close());
   const mongodbDb = testDatabaseName('offerfaults');
   const logs = appLogDestination(mongodbDb);
   // As in registration-faults.test.ts: a short database timeout, and rate-limit units and audit
@@ -68,10 +67,8 @@ async function startRig(label: string, standalone: boolean, point: FaultPoint): 
   const app: CandidateDirectory = await createApp(config, createLogger(config, logs.destination), {
     now: () => new Date(++last),
   });
-  toClose.push(() => app.stop());
   const url = await app.start();
   const direct = await MongoClient.connect(store.uri);
-  toClose.push(() => direct.close());
   const db = direct.db(mongodbDb);
   const { key: apiKey } = await new ApiKeyService(createApiKeyRepository(db)).createKey({
     name: 'offer faults',
@@ -107,48 +104,41 @@ async function startRig(label: string, standalone: boolean, point: FaultPoint): 
     db,
     steps,
     match,
+    close: async () => {
+      await app.stop();
+      await direct.close();
+      await proxy.close();
+      await store.close();
+    },
   };
 }
 
 /** The rigs started, one per store kind and fault point; each test that needs one starts it. */
 const rigs = new Map<string, Promise<Rig>>();
-/** What the rigs opened, closed after the file's tests (a rig that failed to start included). */
-const toClose: (() => Promise<unknown>)[] = [];
-/** Rigs start one after the other (a start is busy, the runs after it mostly wait). */
-let starting: Promise<unknown> = Promise.resolve();
-/** A test that waits for its rig waits for those started before it too (each a few seconds, more on a busy machine). */
-const RIG_TIMEOUT_MS = 120_000;
-/** A point's runs: its rig, then a struck request per step, each mostly waiting (about 40 s under a load of 15 on 2 cores). */
-const FAULTS_TIMEOUT_MS = 240_000;
 
 function rigFor(label: string, standalone: boolean, point: FaultPoint): Promise<Rig> {
   const key = `${label} ${point}`;
   let rig = rigs.get(key);
   if (rig === undefined) {
-    rig = starting.then(() => startRig(label, standalone, point));
-    starting = rig.catch(() => undefined);
+    rig = startRig(label, standalone, point);
     rigs.set(key, rig);
   }
   return rig;
 }
 
 afterAll(async () => {
-  for (const close of toClose.reverse()) await close();
+  for (const rig of rigs.values()) await (await rig.catch(() => undefined))?.close();
 });
 
 describe.each([
   ['a store with transactions', false],
   ['a standalone store', true],
 ])('a job match struck at every step, on %s', (label, standalone) => {
-  it(
-    'when a job match runs without faults, then it writes the job match and its audit event',
-    async () => {
-      const { steps } = await rigFor(label, standalone, 'before');
-      expect(steps.filter((name) => name === 'insert').length).toBeGreaterThanOrEqual(2);
-      if (!standalone) expect(steps).toContain('commitTransaction');
-    },
-    RIG_TIMEOUT_MS,
-  );
+  it('when a job match runs without faults, then it writes the job match and its audit event', async () => {
+    const { steps } = await rigFor(label, standalone, 'before');
+    expect(steps.filter((name) => name === 'insert').length).toBeGreaterThanOrEqual(2);
+    if (!standalone) expect(steps).toContain('commitTransaction');
+  });
 
   // Concurrent: the two points' runs (each on its own rig) go side by side.
   it.concurrent.each<FaultPoint>(['before', 'after'])(
@@ -199,6 +189,6 @@ describe.each([
       // Every write was struck; at most a read a cached run no longer made was not.
       expect(missed.filter((step) => !step.startsWith('find'))).toEqual([]);
     },
-    FAULTS_TIMEOUT_MS,
+    120_000,
   );
 });

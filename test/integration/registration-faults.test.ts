@@ -49,13 +49,12 @@ interface Rig {
   readonly register: (email: string, idempotencyKey: string) => Promise<RestResult>;
   /** Waits for the audit record the answer `requestId` is followed by, so it cannot land in the next count. */
   readonly untilAudited: (requestId: string | null) => Promise<void>;
+  close(): Promise<void>;
 }
 
 async function startRig(label: string, standalone: boolean, point: FaultPoint): Promise<Rig> {
   const store: EmbeddedStore = await startEmbeddedStore({ memory: true, port: 0, standalone });
-  toClose.push(() => store.close());
   const proxy = await startCommandProxy(store.port);
-  toClose.push(() => proxy.close());
   const mongodbDb = testDatabaseName('faults');
   const logs = appLogDestination(mongodbDb);
   // A short database timeout: a request during the "outage" fails fast (503).
@@ -81,10 +80,8 @@ async function startRig(label: string, standalone: boolean, point: FaultPoint): 
   let last = Date.parse('2030-05-06T12:00:00.000Z');
   const clock = { now: () => new Date(++last) };
   const app: CandidateDirectory = await createApp(config, createLogger(config, logs.destination), clock);
-  toClose.push(() => app.stop());
   const url = await app.start();
   const direct = await MongoClient.connect(store.uri);
-  toClose.push(() => direct.close());
   const db = direct.db(mongodbDb);
   const { key: apiKey } = await new ApiKeyService(createApiKeyRepository(db)).createKey({
     name: 'faults',
@@ -118,6 +115,12 @@ async function startRig(label: string, standalone: boolean, point: FaultPoint): 
         async () => (await db.collection(AUDIT_COLLECTION).countDocuments({ requestId: requestId ?? '' })) === 1,
       );
     },
+    close: async () => {
+      await app.stop();
+      await direct.close();
+      await proxy.close();
+      await store.close();
+    },
   };
 
   // The second of two clean runs: the first also fills the caches (API key, read epoch).
@@ -134,43 +137,30 @@ async function startRig(label: string, standalone: boolean, point: FaultPoint): 
 
 /** The rigs started, one per store kind and fault point; each test that needs one starts it. */
 const rigs = new Map<string, Promise<Rig>>();
-/** What the rigs opened, closed after the file's tests (a rig that failed to start included). */
-const toClose: (() => Promise<unknown>)[] = [];
-/** Rigs start one after the other (a start is busy, the runs after it mostly wait). */
-let starting: Promise<unknown> = Promise.resolve();
-/** A test that waits for its rig waits for those started before it too (each a few seconds, more on a busy machine). */
-const RIG_TIMEOUT_MS = 120_000;
-/** A point's runs: its rig, then a struck request per step, each mostly waiting (about 40 s under a load of 15 on 2 cores). */
-const FAULTS_TIMEOUT_MS = 240_000;
 
 function rigFor(label: string, standalone: boolean, point: FaultPoint): Promise<Rig> {
   const key = `${label} ${point}`;
   let rig = rigs.get(key);
   if (rig === undefined) {
-    rig = starting.then(() => startRig(label, standalone, point));
-    starting = rig.catch(() => undefined);
+    rig = startRig(label, standalone, point);
     rigs.set(key, rig);
   }
   return rig;
 }
 
 afterAll(async () => {
-  for (const close of toClose.reverse()) await close();
+  for (const rig of rigs.values()) await (await rig.catch(() => undefined))?.close();
 });
 
 describe.each([
   ['a store with transactions', false],
   ['a standalone store', true],
 ])('a registration struck at every step, on %s', (label, standalone) => {
-  it(
-    'when a registration runs without faults, then it sends the writes of both documents',
-    async () => {
-      const { steps } = await rigFor(label, standalone, 'before');
-      expect(steps.filter((name) => name === 'insert').length).toBeGreaterThanOrEqual(2);
-      if (!standalone) expect(steps).toContain('commitTransaction');
-    },
-    RIG_TIMEOUT_MS,
-  );
+  it('when a registration runs without faults, then it sends the writes of both documents', async () => {
+    const { steps } = await rigFor(label, standalone, 'before');
+    expect(steps.filter((name) => name === 'insert').length).toBeGreaterThanOrEqual(2);
+    if (!standalone) expect(steps).toContain('commitTransaction');
+  });
 
   // Concurrent: the two points' runs (each on its own rig) go side by side.
   it.concurrent.each<FaultPoint>(['before', 'after'])(
@@ -233,6 +223,6 @@ describe.each([
       // Every write was struck; at most a read a cached run no longer made was not.
       expect(missed.filter((step) => !step.startsWith('find'))).toEqual([]);
     },
-    FAULTS_TIMEOUT_MS,
+    120_000,
   );
 });
