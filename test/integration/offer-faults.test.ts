@@ -10,7 +10,7 @@ import { COLLECTIONS } from '../../src/app/indexes';
 import { testDatabaseName } from '../support/builders';
 import { startCommandProxy, type CommandProxy, type FaultPoint } from '../support/command-proxy';
 import { appLogDestination, recordSecret } from '../support/log-capture';
-import { rest, type RestResult } from '../support/rest-client';
+import { rest } from '../support/rest-client';
 
 /**
  * A job match with an Idempotency-Key with a fault at each of its store commands, on a store
@@ -19,10 +19,6 @@ import { rest, type RestResult } from '../support/rest-client';
  * The retry with the same key is 201, with the id of the first answer when there was one, and
  * one job match is stored: on a standalone too, where the write and the answer kept for its key
  * are separate writes (the id, derived from the request, is what refuses a second copy).
- *
- * Each store kind and fault point has a store, proxy and service of its own (a rig), so that the
- * two points' runs go side by side: each spends most of its time waiting, for the service's
- * database timeout in the outage and for the driver to find the store again.
  */
 async function eventually(check: () => boolean | Promise<boolean>): Promise<boolean> {
   for (let attempt = 0; attempt < 100; attempt++) {
@@ -32,125 +28,98 @@ async function eventually(check: () => boolean | Promise<boolean>): Promise<bool
   return check();
 }
 
-/** A store, a proxy before it and a service through the proxy, for the runs of one fault point. */
-interface Rig {
-  readonly proxy: CommandProxy;
-  readonly url: string;
-  readonly db: Db;
-  /** The commands of one job match, from a run without faults. */
-  readonly steps: readonly string[];
-  readonly match: (notes: string, requestId?: string) => Promise<RestResult>;
-  close(): Promise<void>;
-}
-
-async function startRig(label: string, standalone: boolean, point: FaultPoint): Promise<Rig> {
-  const store: EmbeddedStore = await startEmbeddedStore({ memory: true, port: 0, standalone });
-  const proxy = await startCommandProxy(store.port);
-  const mongodbDb = testDatabaseName('offerfaults');
-  const logs = appLogDestination(mongodbDb);
-  // As in registration-faults.test.ts: a short database timeout, and rate-limit units and audit
-  // events written per request, so that a job match's commands are one fixed sequence.
-  const config = loadConfig(
-    {},
-    {
-      port: 0,
-      mongodbUri: `${proxy.uri}&heartbeatFrequencyMS=500`,
-      mongodbDb,
-      logLevel: logs.level,
-      writeLeaseMs: 1,
-      mongodbTimeoutMs: 1000,
-      rateLimitFlushMs: 0,
-      auditFlushMs: 0,
-    },
-  );
-  let last = Date.parse('2030-05-06T12:00:00.000Z');
-  const app: CandidateDirectory = await createApp(config, createLogger(config, logs.destination), {
-    now: () => new Date(++last),
-  });
-  const url = await app.start();
-  const direct = await MongoClient.connect(store.uri);
-  const db = direct.db(mongodbDb);
-  const { key: apiKey } = await new ApiKeyService(createApiKeyRepository(db)).createKey({
-    name: 'offer faults',
-    permissions: ['REGISTER_CANDIDATES', 'SUBMIT_JOB_MATCHES'],
-  });
-  recordSecret(apiKey);
-  const email = `offer-faults-${standalone ? 'standalone' : 'transactions'}-${point}@example.org`;
-  recordSecret(email);
-  const registered = await rest(url, 'POST', '/v1/candidates/register', {
-    key: apiKey,
-    body: { registrarId: 'fault-test', registrationData: { identity: { email, lastName: 'Fault' } } },
-  });
-  expect(registered.status).toBe(201);
-  const candidate = registered.body.publicId as string;
-
-  const match = (notes: string, requestId = `${notes}-${standalone ? 'standalone' : 'transactions'}`) =>
-    rest(url, 'POST', '/v1/candidates/job-match', {
-      key: apiKey,
-      body: { candidates: [{ publicId: candidate }], additionalNotes: notes },
-      headers: { 'Idempotency-Key': `key-${label}-${notes}`, 'X-Request-Id': requestId },
-    });
-
-  for (const run of ['first', 'second']) {
-    proxy.arm();
-    const clean = await match(`clean-${run}`);
-    expect(clean.status).toBe(201);
-  }
-  const steps = [...proxy.counted];
-  process.stdout.write(`job match on ${label} (rig of the faults ${point}): ${steps.join(', ')}\n`);
-  return {
-    proxy,
-    url,
-    db,
-    steps,
-    match,
-    close: async () => {
-      await app.stop();
-      await direct.close();
-      await proxy.close();
-      await store.close();
-    },
-  };
-}
-
-/** The rigs started, one per store kind and fault point; each test that needs one starts it. */
-const rigs = new Map<string, Promise<Rig>>();
-
-function rigFor(label: string, standalone: boolean, point: FaultPoint): Promise<Rig> {
-  const key = `${label} ${point}`;
-  let rig = rigs.get(key);
-  if (rig === undefined) {
-    rig = startRig(label, standalone, point);
-    rigs.set(key, rig);
-  }
-  return rig;
-}
-
-afterAll(async () => {
-  for (const rig of rigs.values()) await (await rig.catch(() => undefined))?.close();
-});
-
 describe.each([
   ['a store with transactions', false],
   ['a standalone store', true],
 ])('a job match struck at every step, on %s', (label, standalone) => {
-  it('when a job match runs without faults, then it writes the job match and its audit event', async () => {
-    const { steps } = await rigFor(label, standalone, 'before');
+  let store: EmbeddedStore;
+  let proxy: CommandProxy;
+  let app: CandidateDirectory;
+  let url: string;
+  let apiKey: string;
+  let direct: MongoClient;
+  let db: Db;
+  let candidate: string;
+  /** The commands of one job match, from a run without faults. */
+  let steps: string[];
+
+  beforeAll(async () => {
+    store = await startEmbeddedStore({ memory: true, port: 0, standalone });
+    proxy = await startCommandProxy(store.port);
+    const mongodbDb = testDatabaseName('offerfaults');
+    const logs = appLogDestination(mongodbDb);
+    // As in registration-faults.test.ts: a short database timeout, and rate-limit units and audit
+    // events written per request, so that a job match's commands are one fixed sequence.
+    const config = loadConfig(
+      {},
+      {
+        port: 0,
+        mongodbUri: `${proxy.uri}&heartbeatFrequencyMS=500`,
+        mongodbDb,
+        logLevel: logs.level,
+        writeLeaseMs: 1,
+        mongodbTimeoutMs: 1000,
+        rateLimitFlushMs: 0,
+        auditFlushMs: 0,
+      },
+    );
+    let last = Date.parse('2030-05-06T12:00:00.000Z');
+    app = await createApp(config, createLogger(config, logs.destination), { now: () => new Date(++last) });
+    url = await app.start();
+    direct = await MongoClient.connect(store.uri);
+    db = direct.db(mongodbDb);
+    ({ key: apiKey } = await new ApiKeyService(createApiKeyRepository(db)).createKey({
+      name: 'offer faults',
+      permissions: ['REGISTER_CANDIDATES', 'SUBMIT_JOB_MATCHES'],
+    }));
+    recordSecret(apiKey);
+    const email = `offer-faults-${standalone ? 'standalone' : 'transactions'}@example.org`;
+    recordSecret(email);
+    const registered = await rest(url, 'POST', '/v1/candidates/register', {
+      key: apiKey,
+      body: { registrarId: 'fault-test', registrationData: { identity: { email, lastName: 'Fault' } } },
+    });
+    expect(registered.status).toBe(201);
+    candidate = registered.body.publicId as string;
+
+    for (const run of ['first', 'second']) {
+      proxy.arm();
+      const clean = await match(`clean-${run}`);
+      expect(clean.status).toBe(201);
+    }
+    steps = [...proxy.counted];
+    process.stdout.write(`job match on ${label}: ${steps.join(', ')}\n`);
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+    await direct?.close();
+    await proxy?.close();
+    await store?.close();
+  });
+
+  function match(notes: string, requestId = `${notes}-${standalone ? 'standalone' : 'transactions'}`) {
+    return rest(url, 'POST', '/v1/candidates/job-match', {
+      key: apiKey,
+      body: { candidates: [{ publicId: candidate }], additionalNotes: notes },
+      headers: { 'Idempotency-Key': `key-${label}-${notes}`, 'X-Request-Id': requestId },
+    });
+  }
+
+  const offersWith = (notes: string) =>
+    db
+      .collection(COLLECTIONS.offers)
+      .find({ additionalNotes: notes }, { projection: { _id: 0, publicId: 1 } })
+      .toArray();
+
+  it('when a job match runs without faults, then it writes the job match and its audit event', () => {
     expect(steps.filter((name) => name === 'insert').length).toBeGreaterThanOrEqual(2);
     if (!standalone) expect(steps).toContain('commitTransaction');
   });
 
-  // Concurrent: the two points' runs (each on its own rig) go side by side.
-  it.concurrent.each<FaultPoint>(['before', 'after'])(
+  it.each<FaultPoint>(['before', 'after'])(
     'when the fault strikes %s each command, then the retry with the key answers the same id and one copy is stored',
     async (point) => {
-      const { proxy, url, db, steps, match } = await rigFor(label, standalone, point);
-      const offersWith = (notes: string) =>
-        db
-          .collection(COLLECTIONS.offers)
-          .find({ additionalNotes: notes }, { projection: { _id: 0, publicId: 1 } })
-          .toArray();
-
       const missed: string[] = [];
       for (let step = 0; step < steps.length; step++) {
         // Arrange

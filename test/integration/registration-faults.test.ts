@@ -9,7 +9,7 @@ import { testDatabaseName } from '../support/builders';
 import { startCommandProxy, type CommandProxy, type FaultPoint } from '../support/command-proxy';
 import { appLogDestination, recordSecret } from '../support/log-capture';
 import { expectWholeRegistrations } from '../support/registrations';
-import { rest, type RestResult } from '../support/rest-client';
+import { rest } from '../support/rest-client';
 import { AUDIT_COLLECTION } from '../../src/audit/audit-indexes';
 import { COLLECTIONS } from '../../src/app/indexes';
 import { registrationsOfEmail } from '../support/identities';
@@ -24,10 +24,6 @@ import { registrationsOfEmail } from '../support/identities';
  * On a store with transactions the two writes are one transaction; on a standalone they are
  * two writes, and what a fault between them leaves is cleared by the retry once the lease
  * (WRITE_LEASE_MS, 1 ms here so the retry finds it passed) is over.
- *
- * Each store kind and fault point has a store, proxy and service of its own (a rig), so that the
- * two points' runs go side by side: each spends most of its time waiting, for the service's
- * database timeout in the outage and for the driver to find the store again.
  */
 /** Polls `check` for up to five seconds; its last answer. */
 async function eventually(check: () => boolean | Promise<boolean>): Promise<boolean> {
@@ -38,142 +34,115 @@ async function eventually(check: () => boolean | Promise<boolean>): Promise<bool
   return check();
 }
 
-/** A store, a proxy before it and a service through the proxy, for the runs of one fault point. */
-interface Rig {
-  readonly proxy: CommandProxy;
-  readonly url: string;
-  readonly db: Db;
-  /** The commands of one registration, from a run without faults. */
-  readonly steps: readonly string[];
-  readonly nextEmail: () => string;
-  readonly register: (email: string, idempotencyKey: string) => Promise<RestResult>;
-  /** Waits for the audit record the answer `requestId` is followed by, so it cannot land in the next count. */
-  readonly untilAudited: (requestId: string | null) => Promise<void>;
-  close(): Promise<void>;
-}
-
-async function startRig(label: string, standalone: boolean, point: FaultPoint): Promise<Rig> {
-  const store: EmbeddedStore = await startEmbeddedStore({ memory: true, port: 0, standalone });
-  const proxy = await startCommandProxy(store.port);
-  const mongodbDb = testDatabaseName('faults');
-  const logs = appLogDestination(mongodbDb);
-  // A short database timeout: a request during the "outage" fails fast (503).
-  // Rate-limit counting per request (RATE_LIMIT_FLUSH_MS=0): a buffered flush would add its commands at any moment, not as steps of the registration.
-  const config = loadConfig(
-    {},
-    {
-      port: 0,
-      mongodbUri: `${proxy.uri}&heartbeatFrequencyMS=500`,
-      mongodbDb,
-      logLevel: logs.level,
-      writeLeaseMs: 1,
-      mongodbTimeoutMs: 1000,
-      rateLimitFlushMs: 0,
-    },
-  );
-  // A clock that moves 1 ms at every reading: with the 1 ms lease, the standalone's check after
-  // its second write (has the lease passed?) then runs in every registration, so it is a step of
-  // every run and is struck like the others (the wall clock may not have moved). It starts early
-  // in a minute and stays in it (a few thousand readings): a new rate-limit window would add its
-  // best-effort clean-up (a `delete`) to whichever request opens it, as the wall clock's next
-  // minute did to the clean run now and then.
-  let last = Date.parse('2030-05-06T12:00:00.000Z');
-  const clock = { now: () => new Date(++last) };
-  const app: CandidateDirectory = await createApp(config, createLogger(config, logs.destination), clock);
-  const url = await app.start();
-  const direct = await MongoClient.connect(store.uri);
-  const db = direct.db(mongodbDb);
-  const { key: apiKey } = await new ApiKeyService(createApiKeyRepository(db)).createKey({
-    name: 'faults',
-    permissions: ['REGISTER_CANDIDATES'],
-  });
-  recordSecret(apiKey);
-  let sequence = 0;
-
-  const rig: Omit<Rig, 'steps'> = {
-    proxy,
-    url,
-    db,
-    nextEmail: () => {
-      const email = `fault-${standalone ? 'standalone' : 'transactions'}-${point}-${++sequence}@example.org`;
-      recordSecret(email);
-      return email;
-    },
-    register: (email, idempotencyKey) => {
-      const body = {
-        registrarId: 'fault-test',
-        registrationData: { identity: { email, firstName: 'Fault' }, candidateMessage: 'struck' },
-      };
-      return rest(url, 'POST', '/v1/candidates/register', {
-        key: apiKey,
-        body,
-        headers: { 'Idempotency-Key': idempotencyKey },
-      });
-    },
-    untilAudited: async (requestId) => {
-      await eventually(
-        async () => (await db.collection(AUDIT_COLLECTION).countDocuments({ requestId: requestId ?? '' })) === 1,
-      );
-    },
-    close: async () => {
-      await app.stop();
-      await direct.close();
-      await proxy.close();
-      await store.close();
-    },
-  };
-
-  // The second of two clean runs: the first also fills the caches (API key, read epoch).
-  for (const run of ['first', 'second']) {
-    proxy.arm();
-    const clean = await rig.register(rig.nextEmail(), `clean-${label}-${point}-${run}`);
-    await rig.untilAudited(clean.headers.get('x-request-id'));
-    expect(clean.status).toBe(201);
-  }
-  const steps = [...proxy.counted];
-  process.stdout.write(`registration on ${label} (rig of the faults ${point}): ${steps.join(', ')}\n`);
-  return { ...rig, steps };
-}
-
-/** The rigs started, one per store kind and fault point; each test that needs one starts it. */
-const rigs = new Map<string, Promise<Rig>>();
-
-function rigFor(label: string, standalone: boolean, point: FaultPoint): Promise<Rig> {
-  const key = `${label} ${point}`;
-  let rig = rigs.get(key);
-  if (rig === undefined) {
-    rig = startRig(label, standalone, point);
-    rigs.set(key, rig);
-  }
-  return rig;
-}
-
-afterAll(async () => {
-  for (const rig of rigs.values()) await (await rig.catch(() => undefined))?.close();
-});
-
 describe.each([
   ['a store with transactions', false],
   ['a standalone store', true],
 ])('a registration struck at every step, on %s', (label, standalone) => {
-  it('when a registration runs without faults, then it sends the writes of both documents', async () => {
-    const { steps } = await rigFor(label, standalone, 'before');
+  let store: EmbeddedStore;
+  let proxy: CommandProxy;
+  let app: CandidateDirectory;
+  let url: string;
+  let apiKey: string;
+  let direct: MongoClient;
+  let db: Db;
+  /** The commands of one registration, from a run without faults. */
+  let steps: string[];
+  let sequence = 0;
+
+  beforeAll(async () => {
+    store = await startEmbeddedStore({ memory: true, port: 0, standalone });
+    proxy = await startCommandProxy(store.port);
+    const mongodbDb = testDatabaseName('faults');
+    const logs = appLogDestination(mongodbDb);
+    // A short database timeout: a request during the "outage" fails fast (503).
+    // Rate-limit counting per request (RATE_LIMIT_FLUSH_MS=0): a buffered flush would add its commands at any moment, not as steps of the registration.
+    const config = loadConfig(
+      {},
+      {
+        port: 0,
+        mongodbUri: `${proxy.uri}&heartbeatFrequencyMS=500`,
+        mongodbDb,
+        logLevel: logs.level,
+        writeLeaseMs: 1,
+        mongodbTimeoutMs: 1000,
+        rateLimitFlushMs: 0,
+      },
+    );
+    // A clock that moves 1 ms at every reading: with the 1 ms lease, the standalone's check after
+    // its second write (has the lease passed?) then runs in every registration, so it is a step of
+    // every run and is struck like the others (the wall clock may not have moved). It starts early
+    // in a minute and stays in it (a few thousand readings): a new rate-limit window would add its
+    // best-effort clean-up (a `delete`) to whichever request opens it, as the wall clock's next
+    // minute did to the clean run now and then.
+    let last = Date.parse('2030-05-06T12:00:00.000Z');
+    const clock = { now: () => new Date(++last) };
+    app = await createApp(config, createLogger(config, logs.destination), clock);
+    url = await app.start();
+    direct = await MongoClient.connect(store.uri);
+    db = direct.db(mongodbDb);
+    ({ key: apiKey } = await new ApiKeyService(createApiKeyRepository(db)).createKey({
+      name: 'faults',
+      permissions: ['REGISTER_CANDIDATES'],
+    }));
+    recordSecret(apiKey);
+
+    // The second of two clean runs: the first also fills the caches (API key, read epoch).
+    for (const run of ['first', 'second']) {
+      proxy.arm();
+      const clean = await register(nextEmail(), `clean-${label}-${run}`);
+      await untilAudited(clean.headers.get('x-request-id'));
+      expect(clean.status).toBe(201);
+    }
+    steps = [...proxy.counted];
+    process.stdout.write(`registration on ${label}: ${steps.join(', ')}\n`);
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+    await direct?.close();
+    await proxy?.close();
+    await store?.close();
+  });
+
+  function nextEmail(): string {
+    const email = `fault-${standalone ? 'standalone' : 'transactions'}-${++sequence}@example.org`;
+    recordSecret(email);
+    return email;
+  }
+
+  function register(email: string, idempotencyKey: string) {
+    const body = {
+      registrarId: 'fault-test',
+      registrationData: { identity: { email, firstName: 'Fault' }, candidateMessage: 'struck' },
+    };
+    return rest(url, 'POST', '/v1/candidates/register', {
+      key: apiKey,
+      body,
+      headers: { 'Idempotency-Key': idempotencyKey },
+    });
+  }
+
+  /** Waits until the service reaches the store again (the driver rediscovers it on its own). */
+  async function untilReady(): Promise<void> {
+    if (!(await eventually(async () => (await fetch(`${url}/readyz`)).status === 200)))
+      throw new Error('the service did not reach the store again');
+  }
+
+  it('when a registration runs without faults, then it sends the writes of both documents', () => {
     expect(steps.filter((name) => name === 'insert').length).toBeGreaterThanOrEqual(2);
     if (!standalone) expect(steps).toContain('commitTransaction');
   });
 
-  // Concurrent: the two points' runs (each on its own rig) go side by side.
-  it.concurrent.each<FaultPoint>(['before', 'after'])(
+  /** Waits for the audit record the answer `requestId` is followed by, so it cannot land in the next count. */
+  async function untilAudited(requestId: string | null): Promise<void> {
+    await eventually(
+      async () => (await db.collection(AUDIT_COLLECTION).countDocuments({ requestId: requestId ?? '' })) === 1,
+    );
+  }
+
+  it.each<FaultPoint>(['before', 'after'])(
     'when the fault strikes %s each command, then nothing is half-written and the retry registers the person',
     async (point) => {
-      const { proxy, url, db, steps, nextEmail, register, untilAudited } = await rigFor(label, standalone, point);
-
-      /** Waits until the service reaches the store again (the driver rediscovers it on its own). */
-      async function untilReady(): Promise<void> {
-        if (!(await eventually(async () => (await fetch(`${url}/readyz`)).status === 200)))
-          throw new Error('the service did not reach the store again');
-      }
-
       const missed: string[] = [];
       // Step i of the clean run is the n-th command of its name: struck as such, since how many
       // reads a registration makes depends on what is cached (a run with fewer finds is not
