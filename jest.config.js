@@ -51,7 +51,4 @@ module.exports = {
   // waiting (process restarts, the driver finding the store again), so a third keeps the cores busy
   // (measured: 77 % of two cores used with two workers).
   maxWorkers: 3,
-  // Longest files first, by the times measured in test/support/test-durations.json when jest has
-  // none of its own (a fresh clone): by size, jest started the small, long fault and crash files last.
-  testSequencer: '<rootDir>/test/support/test-sequencer.js',
 };
