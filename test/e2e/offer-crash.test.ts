@@ -28,6 +28,8 @@ import { startServiceProcess, type ServiceProcess } from '../support/service-pro
 const MAX_STEPS = 20;
 const DB = 'offer_crash_test';
 const LEASE_MS = 1500;
+/** About 11 starts of `npm start` from sources a kind: 74-92 s under a load of 11-18 on 2 cores. */
+const TIMEOUT_MS = 300_000;
 
 interface Kind {
   readonly label: string;
@@ -148,66 +150,70 @@ describe.each(KINDS)('$label under kill -9 of the service at every step', (kind)
         .toArray(),
     );
 
-  it('when the service is killed after each store command of the request, then the retry with the key answers the same id, one copy is stored, and a stored write has its audit event', async () => {
-    // Arrange: a first request fills the service's caches (API key, read epoch, transactions).
-    proxy.arm();
-    const warmUp = await post(`${kind.idField}-warm-up`, `${kind.idField}-warm-up`);
-    expect(warmUp?.status).toBe(201);
-    const commandsOfOne = [...proxy.counted];
-
-    // Act: struck at command 1, 2, ... until a request ends before it is struck.
-    const attempts: Attempt[] = [];
-    for (let at = 1; at <= MAX_STEPS; at++) {
-      const notes = `${kind.idField}-step-${at}`;
-      proxy.arm({
-        at,
-        point: 'after',
-        strike: async () => {
-          service.child.kill('SIGKILL');
-          await service.exited;
-        },
-      });
-      const first = await post(notes, `${notes}-first`);
-      await until(() => proxy.struck || first?.status === 201, 'the kill or the answer');
-      if (!proxy.struck) {
-        proxy.arm();
-        break;
-      }
-      attempts.push({ notes, killed: `service after command ${at} (${proxy.counted.join(', ')})`, first });
+  it(
+    'when the service is killed after each store command of the request, then the retry with the key answers the same id, one copy is stored, and a stored write has its audit event',
+    async () => {
+      // Arrange: a first request fills the service's caches (API key, read epoch, transactions).
       proxy.arm();
-      service = await startService();
-      await until(ready, 'the service reaches the store again');
-    }
+      const warmUp = await post(`${kind.idField}-warm-up`, `${kind.idField}-warm-up`);
+      expect(warmUp?.status).toBe(201);
+      const commandsOfOne = [...proxy.counted];
 
-    // Assert: struck after each of its writes (the commit among them), then the retries.
-    const writes = commandsOfOne.filter((name) => name !== 'find' && name !== 'delete');
-    expect(writes).toEqual(expect.arrayContaining(['insert', 'update', 'commitTransaction']));
-    expect(attempts.length).toBeGreaterThanOrEqual(writes.length);
-    expect(attempts.length).toBeLessThan(MAX_STEPS);
-    const storedAtKill = new Set<number>();
-    for (const { notes, killed, first } of attempts) {
-      const storedBefore = await offersWith(notes);
-      storedAtKill.add(storedBefore.length);
-      const answers: (number | undefined)[] = [];
-      let retry: RestResult | undefined;
-      for (let round = 0; round < 40; round++) {
-        retry = await post(notes, `${notes}-retry-${round}`);
-        answers.push(retry?.status);
-        if (retry?.status !== 409) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
+      // Act: struck at command 1, 2, ... until a request ends before it is struck.
+      const attempts: Attempt[] = [];
+      for (let at = 1; at <= MAX_STEPS; at++) {
+        const notes = `${kind.idField}-step-${at}`;
+        proxy.arm({
+          at,
+          point: 'after',
+          strike: async () => {
+            service.child.kill('SIGKILL');
+            await service.exited;
+          },
+        });
+        const first = await post(notes, `${notes}-first`);
+        await until(() => proxy.struck || first?.status === 201, 'the kill or the answer');
+        if (!proxy.struck) {
+          proxy.arm();
+          break;
+        }
+        attempts.push({ notes, killed: `service after command ${at} (${proxy.counted.join(', ')})`, first });
+        proxy.arm();
+        service = await startService();
+        await until(ready, 'the service reaches the store again');
       }
-      const stored = await offersWith(notes);
-      const outcome = { killed, first: first?.status, answers, stored: stored.length };
-      expect(outcome).toEqual({ ...outcome, answers: [...answers.slice(0, -1), 201], stored: 1 });
-      expect({ killed, id: retry?.body[kind.idField] }).toEqual({ killed, id: stored[0].publicId });
-      if (first?.status === 201) expect(retry?.body).toEqual(first.body);
-      if (storedBefore.length === 1) {
-        // Stored before the kill: answered at once, and audited with the write.
-        expect({ killed, answers }).toEqual({ killed, answers: [201] });
-        expect({ killed, audited: await auditedAs(`${notes}-first`, 201) }).toEqual({ killed, audited: 1 });
+
+      // Assert: struck after each of its writes (the commit among them), then the retries.
+      const writes = commandsOfOne.filter((name) => name !== 'find' && name !== 'delete');
+      expect(writes).toEqual(expect.arrayContaining(['insert', 'update', 'commitTransaction']));
+      expect(attempts.length).toBeGreaterThanOrEqual(writes.length);
+      expect(attempts.length).toBeLessThan(MAX_STEPS);
+      const storedAtKill = new Set<number>();
+      for (const { notes, killed, first } of attempts) {
+        const storedBefore = await offersWith(notes);
+        storedAtKill.add(storedBefore.length);
+        const answers: (number | undefined)[] = [];
+        let retry: RestResult | undefined;
+        for (let round = 0; round < 40; round++) {
+          retry = await post(notes, `${notes}-retry-${round}`);
+          answers.push(retry?.status);
+          if (retry?.status !== 409) break;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        const stored = await offersWith(notes);
+        const outcome = { killed, first: first?.status, answers, stored: stored.length };
+        expect(outcome).toEqual({ ...outcome, answers: [...answers.slice(0, -1), 201], stored: 1 });
+        expect({ killed, id: retry?.body[kind.idField] }).toEqual({ killed, id: stored[0].publicId });
+        if (first?.status === 201) expect(retry?.body).toEqual(first.body);
+        if (storedBefore.length === 1) {
+          // Stored before the kill: answered at once, and audited with the write.
+          expect({ killed, answers }).toEqual({ killed, answers: [201] });
+          expect({ killed, audited: await auditedAs(`${notes}-first`, 201) }).toEqual({ killed, audited: 1 });
+        }
       }
-    }
-    // Both sides of the commit were struck: some kills left the write stored, some did not.
-    expect([...storedAtKill].sort()).toEqual([0, 1]);
-  }, 180_000);
+      // Both sides of the commit were struck: some kills left the write stored, some did not.
+      expect([...storedAtKill].sort()).toEqual([0, 1]);
+    },
+    TIMEOUT_MS,
+  );
 });

@@ -156,6 +156,8 @@ describe('traces', () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cd-traces-'));
     service = await startServiceProcess({
       DATA_DIR: path.join(dataDir, 'cd.data'),
+      // A few demo candidates, not 2,000: seeding them (traced, too) took most of the file's minute.
+      DEMO_CANDIDATES: '20',
       OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_BSP_SCHEDULE_DELAY: '100',
