@@ -457,6 +457,16 @@ describe('GraphQL playground', () => {
         .locator('.CodeMirror-code')
         .filter({ visible: true, hasText: 'candidateStatistics' })
         .waitFor();
+      // GraphiQL takes the operation's name from the editor after a debounce (100 ms) and stores the
+      // tabs after another (500 ms): an Execute sooner than that can send the new tab's query under
+      // the old tab's operation name. Wait until the stored tabs say the Statistics tab is active.
+      await page.waitForFunction(() => {
+        const stored = JSON.parse(localStorage.getItem('graphiql:tabState') ?? 'null') as {
+          activeTabIndex?: number;
+          tabs?: { query?: string | null }[];
+        } | null;
+        return stored?.activeTabIndex === 1 && (stored.tabs?.[1]?.query ?? '').includes('candidateStatistics');
+      });
       const answered = page.waitForResponse(
         (r) => r.url() === `${baseUrl}/graphql` && /"operationName":"Statistics"/.test(r.request().postData() ?? ''),
         { timeout: STEP_MS },
