@@ -7,7 +7,8 @@ import { logRecords, startServiceProcess, type ServiceProcess } from '../support
 /**
  * The store child killed (SIGKILL) again and again at random moments under `npm start`: right
  * after the service or a restarted store came up, while idle, under a load of reads and writes.
- * Each time the service answers 200 again within 10 seconds without anyone's help, and no
+ * Each time the service answers 200 again without anyone's help (within 30 s: a bound on
+ * liveness, not a speed figure; the heal times are printed), and no
  * request is ever answered 500 (an outage is 503 with Retry-After). Kills are spaced further
  * apart than STORE_RESTART_WINDOW_MS, so none is part of a crash loop and the back-off stays
  * short. The moments come from a seeded generator; the seed is printed.
@@ -17,7 +18,12 @@ const KEY = `cdk_${randomBytes(32).toString('base64url')}`;
 /** Kills per service start: 12 in the suite (about 35 s a start); STRESS_KILLS=<n> runs a longer stress by hand. */
 const KILLS_PER_START = Number(process.env.STRESS_KILLS ?? 12);
 const STARTS = 2;
-const HEAL_LIMIT_MS = 10_000;
+/**
+ * A kill that has not healed by then never heals by itself. Not a speed goal (speed is `npm run bench`'s):
+ * heals took 0.55-0.6 s on a quiet machine and took 11-14 s under a load of 15 or more on 2 cores, so
+ * 30 s is twice the slowest seen on a busy machine (issue 39: no test within 2x of its limit).
+ */
+const HEAL_LIMIT_MS = 30_000;
 
 function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
@@ -67,7 +73,7 @@ describe('the store child killed at random moments', () => {
   });
 
   test.each(Array.from({ length: STARTS }, (_, i) => i + 1))(
-    'when the store child is killed again and again (service start %i), then every kill heals within 10 s and no answer is a 500',
+    'when the store child is killed again and again (service start %i), then every kill heals by itself and no answer is a 500',
     async (start) => {
       const random = mulberry32(seed + start);
       service = await startServiceProcess({
@@ -120,7 +126,7 @@ describe('the store child killed at random moments', () => {
           process.kill(pids[pids.length - 1], 'SIGKILL');
           const killedAt = Date.now();
           let healed: number | undefined;
-          while (healed === undefined && Date.now() - killedAt < HEAL_LIMIT_MS + 5_000) {
+          while (healed === undefined && Date.now() - killedAt <= HEAL_LIMIT_MS) {
             const { status } = await statusOf(`${url}/v1/candidates?limit=1`, { headers });
             if (status === 200 && storePids(service).length > pids.length) healed = Date.now() - killedAt;
             else await sleep(50);
@@ -139,6 +145,7 @@ describe('the store child killed at random moments', () => {
       expect(answers.filter(({ status }) => status === 200 || status === 201).length).toBeGreaterThan(KILLS_PER_START);
       expect(service.child.exitCode).toBeNull();
     },
-    240_000,
+    // Twelve kills spaced up to 1.5 s, each healed within HEAL_LIMIT_MS at worst, and the start.
+    KILLS_PER_START * (1_500 + HEAL_LIMIT_MS) + 60_000,
   );
 });
