@@ -21,7 +21,7 @@ const STARTS = 2;
 /**
  * A kill that has not healed by then never heals by itself. Not a speed goal (speed is `npm run bench`'s):
  * heals took 0.55-0.6 s on a quiet machine and took 11-14 s under a load of 15 or more on 2 cores, so
- * 30 s is twice the slowest seen on a busy machine (issue 39: no test within 2x of its limit).
+ * 30 s is twice the slowest seen on a busy machine.
  */
 const HEAL_LIMIT_MS = 30_000;
 

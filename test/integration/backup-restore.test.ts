@@ -49,8 +49,8 @@ describe('npm run backup and npm run restore', () => {
   beforeAll(async () => {
     temp = makeTempDir('backup-restore');
     // The writers register for as long as a backup runs (the CLI at nice 19: longer on a busy
-    // machine), so the write budget is lifted: it is not what this file tests (with a second copy
-    // of the suite running beside it, registrations past the 60 a minute got 429 and failed it).
+    // machine, past the default 60 writes a minute), so the write budget is lifted: rate limiting
+    // is not what this file tests.
     service = await startDurableApp(path.join(temp.dir, 'cd.data'), {
       candidates: 15,
       seed: 7,
