@@ -1,5 +1,5 @@
-import { MongoClient, type Collection, type Db, type Document } from 'mongodb';
-import { startStoreUnderTest, type StoreUnderTest } from './support/store-under-test';
+import type { Collection, Document } from 'mongodb';
+import { storeUnderTestForSuite } from './support/store-under-test';
 import { serverError } from './support/server-error';
 
 /**
@@ -12,29 +12,15 @@ import { serverError } from './support/server-error';
 type Keyed = Document & { _id: number };
 
 describe('embedded store: commands as mongod answers them', () => {
-  let store: StoreUnderTest;
-  let client: MongoClient;
-  let db: Db;
+  const suite = storeUnderTestForSuite('command_semantics');
   let items: Collection<Keyed>;
 
-  beforeAll(async () => {
-    store = await startStoreUnderTest();
-    client = await MongoClient.connect(store.uri);
-    db = client.db('command_semantics');
-  });
-
-  afterAll(async () => {
-    await client?.close();
-    await store?.stop();
-  });
-
-  beforeEach(async () => {
-    await db.dropDatabase();
-    items = db.collection<Keyed>('items');
+  beforeEach(() => {
+    items = suite.db.collection<Keyed>('items');
   });
 
   async function collectionNames(): Promise<string[]> {
-    return (await db.listCollections({}, { nameOnly: true }).toArray()).map((collection) => collection.name);
+    return (await suite.db.listCollections({}, { nameOnly: true }).toArray()).map((collection) => collection.name);
   }
 
   describe('the _id index', () => {
@@ -114,7 +100,7 @@ describe('embedded store: commands as mongod answers them', () => {
         { _id: 1, tags: [1], owner: 10 },
         { _id: 2, tags: [[1]], owner: 20 },
       ]);
-      await db.collection<Keyed>('owners').insertMany([
+      await suite.db.collection<Keyed>('owners').insertMany([
         { _id: 10, min: 1 },
         { _id: 20, min: 5 },
       ]);

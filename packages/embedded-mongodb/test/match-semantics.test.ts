@@ -1,5 +1,5 @@
-import { BSONRegExp, Long, MongoClient, MongoServerError, type Collection, type Db, type Document } from 'mongodb';
-import { embeddedStoreForSuite, startStoreUnderTest, type StoreUnderTest } from './support/store-under-test';
+import { BSONRegExp, Long, MongoServerError, type Collection, type Document } from 'mongodb';
+import { embeddedStoreForSuite, storeUnderTestForSuite } from './support/store-under-test';
 import { serverError } from './support/server-error';
 
 /**
@@ -21,25 +21,11 @@ function pathOfParts(parts: number): string {
 }
 
 describe('embedded store: which documents a filter matches', () => {
-  let store: StoreUnderTest;
-  let client: MongoClient;
-  let db: Db;
+  const suite = storeUnderTestForSuite('match_semantics');
   let items: Collection<Keyed>;
 
-  beforeAll(async () => {
-    store = await startStoreUnderTest();
-    client = await MongoClient.connect(store.uri);
-    db = client.db('match_semantics');
-  });
-
-  afterAll(async () => {
-    await client?.close();
-    await store?.stop();
-  });
-
-  beforeEach(async () => {
-    await db.dropDatabase();
-    items = db.collection<Keyed>('items');
+  beforeEach(() => {
+    items = suite.db.collection<Keyed>('items');
   });
 
   /** The error a filter is refused with. */
@@ -507,14 +493,14 @@ describe('embedded store: which documents a filter matches', () => {
   describe('a collection that does not exist', () => {
     it('when a command filters it with a malformed filter, then the filter is refused as mongod parses it first', async () => {
       // Arrange
-      const absent = db.collection<Keyed>('absent');
+      const absent = suite.db.collection<Keyed>('absent');
       const malformed: Document = { $and: [] };
 
       // Act
       const errors = await Promise.all([
         serverError(absent.find(malformed).toArray()),
         serverError(absent.countDocuments(malformed)),
-        serverError(db.command({ count: 'absent', query: malformed })),
+        serverError(suite.db.command({ count: 'absent', query: malformed })),
         serverError(absent.distinct('a', malformed)),
         serverError(absent.aggregate([{ $match: malformed }]).toArray()),
         serverError(absent.deleteMany(malformed)),
@@ -524,7 +510,7 @@ describe('embedded store: which documents a filter matches', () => {
 
       // Assert
       expect(errors.map((error) => error.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 2]);
-      expect(await db.listCollections({ name: 'absent' }).toArray()).toEqual([]);
+      expect(await suite.db.listCollections({ name: 'absent' }).toArray()).toEqual([]);
     });
   });
 

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Decimal128, Double, Int32, Long, MongoClient, type Collection, type Db, type Document } from 'mongodb';
+import { Decimal128, Double, Int32, Long, MongoClient, type Collection, type Document } from 'mongodb';
 import { startEmbeddedStore } from '../src/index';
-import { startStoreUnderTest, type StoreUnderTest } from './support/store-under-test';
+import { storeUnderTestForSuite } from './support/store-under-test';
 import { serverError } from './support/server-error';
 
 /**
@@ -39,25 +39,11 @@ function numberOf(value: unknown): number {
 }
 
 describe('embedded store: number types as stored', () => {
-  let store: StoreUnderTest;
-  let client: MongoClient;
-  let db: Db;
+  const suite = storeUnderTestForSuite('number_types');
   let items: Collection<Keyed>;
 
-  beforeAll(async () => {
-    store = await startStoreUnderTest();
-    client = await MongoClient.connect(store.uri);
-    db = client.db('number_types');
-  });
-
-  afterAll(async () => {
-    await client?.close();
-    await store?.stop();
-  });
-
-  beforeEach(async () => {
-    await db.dropDatabase();
-    items = db.collection<Keyed>('items');
+  beforeEach(() => {
+    items = suite.db.collection<Keyed>('items');
   });
 
   /** The sorted _ids of the documents a filter matches. */
@@ -480,7 +466,7 @@ describe('embedded store: number types as stored', () => {
     it('when a transaction inserts and updates typed numbers, then they are committed with their types', async () => {
       // Arrange
       await items.insertOne({ _id: 1, n: new Int32(1) });
-      const session = client.startSession();
+      const session = suite.client.startSession();
 
       // Act
       try {

@@ -1,5 +1,5 @@
-import { MongoClient, type Collection, type Db, type Document } from 'mongodb';
-import { startStoreUnderTest, type StoreUnderTest } from './support/store-under-test';
+import type { Collection, Document } from 'mongodb';
+import { storeUnderTestForSuite } from './support/store-under-test';
 import { serverError } from './support/server-error';
 
 /**
@@ -12,25 +12,11 @@ import { serverError } from './support/server-error';
 type Keyed = Document & { _id: number };
 
 describe('embedded store: updates as mongod applies them', () => {
-  let store: StoreUnderTest;
-  let client: MongoClient;
-  let db: Db;
+  const suite = storeUnderTestForSuite('update_semantics');
   let items: Collection<Keyed>;
 
-  beforeAll(async () => {
-    store = await startStoreUnderTest();
-    client = await MongoClient.connect(store.uri);
-    db = client.db('update_semantics');
-  });
-
-  afterAll(async () => {
-    await client?.close();
-    await store?.stop();
-  });
-
-  beforeEach(async () => {
-    await db.dropDatabase();
-    items = db.collection<Keyed>('items');
+  beforeEach(() => {
+    items = suite.db.collection<Keyed>('items');
   });
 
   /** Applies an update to the document with _id 1 (the update as a Document, which the driver's types cannot check). */
@@ -395,7 +381,7 @@ describe('embedded store: updates as mongod applies them', () => {
     it('when findAndModify removes with array filters, then it is refused', async () => {
       // Act
       const error = await serverError(
-        db.command({ findAndModify: 'items', query: {}, remove: true, arrayFilters: [{ i: 0 }] }),
+        suite.db.command({ findAndModify: 'items', query: {}, remove: true, arrayFilters: [{ i: 0 }] }),
       );
 
       // Assert
@@ -409,7 +395,7 @@ describe('embedded store: updates as mongod applies them', () => {
       await items.insertMany([{ _id: 1 }, { _id: 2 }]);
 
       // Act
-      const reply = await db.command({ findAndModify: 'items', query: { _id: 1 }, remove: 1 });
+      const reply = await suite.db.command({ findAndModify: 'items', query: { _id: 1 }, remove: 1 });
 
       // Assert
       expect(reply.value).toEqual({ _id: 1 });
@@ -418,7 +404,7 @@ describe('embedded store: updates as mongod applies them', () => {
 
     it('when findAndModify gets new: 1 and upsert: 1, then it upserts and answers the new document', async () => {
       // Act
-      const reply = await db.command({
+      const reply = await suite.db.command({
         findAndModify: 'items',
         query: { _id: 1 },
         update: { $set: { a: 1 } },
@@ -432,7 +418,7 @@ describe('embedded store: updates as mongod applies them', () => {
 
     it('when findAndModify gets remove: "yes", then it is refused as the wrong type', async () => {
       // Act
-      const error = await serverError(db.command({ findAndModify: 'items', query: {}, remove: 'yes' }));
+      const error = await serverError(suite.db.command({ findAndModify: 'items', query: {}, remove: 'yes' }));
 
       // Assert
       expect(error.code).toBe(14);
@@ -446,7 +432,7 @@ describe('embedded store: updates as mongod applies them', () => {
       ]);
 
       // Act
-      const reply = await db.command({
+      const reply = await suite.db.command({
         update: 'items',
         updates: [
           { q: { a: 1 }, u: { $set: { b: 1 } }, multi: 1 },

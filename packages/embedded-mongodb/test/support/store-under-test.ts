@@ -1,4 +1,4 @@
-import { MongoClient } from 'mongodb';
+import { MongoClient, type Db } from 'mongodb';
 import { startEmbeddedStore, type EmbeddedStore } from '../../src/index';
 import { storeSocket } from '../../src/store-socket';
 
@@ -69,6 +69,44 @@ export function embeddedStoreForSuite(): SuiteStore {
     },
     get client() {
       return running().client;
+    },
+  };
+}
+
+/** The store under test of one describe block, its client and the database its tests write to. */
+export interface SuiteDatabase {
+  readonly client: MongoClient;
+  readonly db: Db;
+}
+
+/**
+ * The store under test (startStoreUnderTest: MONGODB_URI's MongoDB, else the embedded store) for
+ * the tests of one describe block, one client of it and the database `name`, dropped before each
+ * test. Registers the hooks; read the two from the returned object inside hooks and tests.
+ */
+export function storeUnderTestForSuite(name: string): SuiteDatabase {
+  let started: { store: StoreUnderTest; client: MongoClient } | undefined;
+  beforeAll(async () => {
+    const store = await startStoreUnderTest();
+    started = { store, client: await MongoClient.connect(store.uri) };
+  });
+  afterAll(async () => {
+    await started?.client.close();
+    await started?.store.stop();
+  });
+  const running = (): { store: StoreUnderTest; client: MongoClient } => {
+    if (!started) throw new Error('the suite store starts in beforeAll: read it inside hooks and tests');
+    return started;
+  };
+  beforeEach(async () => {
+    await running().client.db(name).dropDatabase();
+  });
+  return {
+    get client() {
+      return running().client;
+    },
+    get db() {
+      return running().client.db(name);
     },
   };
 }
